@@ -1,0 +1,221 @@
+package templates
+
+import "sync"
+
+// GEMM in plain Go, blocked the GotoBLAS way: B is packed into KC x NC
+// panels NR columns wide, A into MC x KC panels MR rows tall (pre-scaled by
+// alpha), and a 4x4 register-blocked micro-kernel walks both. sgemm is the
+// single entry point the float32 kernels use, so an assembly version can
+// replace it without touching its callers.
+
+const (
+	gemmMR = 4
+	gemmNR = 4
+	gemmKC = 256
+	gemmMC = 64
+	gemmNC = 256
+)
+
+type gemmBufs[T nnFloat] struct {
+	a []T
+	b []T
+}
+
+// Pack buffers come from pools so concurrent sessions never share them and
+// steady-state calls do not allocate.
+var (
+	sgemmPool = sync.Pool{New: func() any {
+		return &gemmBufs[float32]{a: make([]float32, gemmMC*gemmKC), b: make([]float32, gemmKC*gemmNC)}
+	}}
+	dgemmPool = sync.Pool{New: func() any {
+		return &gemmBufs[float64]{a: make([]float64, gemmMC*gemmKC), b: make([]float64, gemmKC*gemmNC)}
+	}}
+)
+
+// sgemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices,
+// where op(A) is m x k (A is k x m when transA) and op(B) is k x n (B is
+// n x k when transB). With beta == 0, C is overwritten (NaNs in C vanish).
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	bufs := sgemmPool.Get().(*gemmBufs[float32])
+	gemmGo(bufs, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemmPool.Put(bufs)
+}
+
+// dgemm is sgemm for float64.
+func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	bufs := dgemmPool.Get().(*gemmBufs[float64])
+	gemmGo(bufs, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	dgemmPool.Put(bufs)
+}
+
+// gemmT dispatches to sgemm or dgemm by element type.
+func gemmT[T nnFloat](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	switch av := any(a).(type) {
+	case []float32:
+		sgemm(transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		dgemm(transA, transB, m, n, k, float64(alpha), av, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
+
+func gemmGo[T nnFloat](bufs *gemmBufs[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+	}
+	if k <= 0 || alpha == 0 {
+		return
+	}
+	for jc := 0; jc < n; jc += gemmNC {
+		nc := min(gemmNC, n-jc)
+		for pc := 0; pc < k; pc += gemmKC {
+			kc := min(gemmKC, k-pc)
+			gemmPackB(bufs.b, transB, b, ldb, pc, jc, kc, nc)
+			for ic := 0; ic < m; ic += gemmMC {
+				mc := min(gemmMC, m-ic)
+				gemmPackA(bufs.a, transA, a, lda, ic, pc, mc, kc, alpha)
+				for jr := 0; jr < nc; jr += gemmNR {
+					nr := min(gemmNR, nc-jr)
+					bp := bufs.b[jr*kc : jr*kc+gemmNR*kc]
+					for ir := 0; ir < mc; ir += gemmMR {
+						mr := min(gemmMR, mc-ir)
+						ap := bufs.a[ir*kc : ir*kc+gemmMR*kc]
+						off := (ic+ir)*ldc + jc + jr
+						gemmMicro(kc, ap, bp, c[off:], ldc, mr, nr)
+					}
+				}
+			}
+		}
+	}
+}
+
+// gemmPackB stores op(B)[pc:pc+kc, jc:jc+nc] as panels of NR columns, each
+// panel kc rows of NR values, zero-padded past nc.
+func gemmPackB[T nnFloat](dst []T, transB bool, b []T, ldb, pc, jc, kc, nc int) {
+	for j0 := 0; j0 < nc; j0 += gemmNR {
+		nr := min(gemmNR, nc-j0)
+		panel := dst[j0*kc : j0*kc+gemmNR*kc]
+		if !transB && nr == gemmNR {
+			for p := 0; p < kc; p++ {
+				src := b[(pc+p)*ldb+jc+j0 : (pc+p)*ldb+jc+j0+gemmNR]
+				d := panel[p*gemmNR : p*gemmNR+gemmNR]
+				d[0], d[1], d[2], d[3] = src[0], src[1], src[2], src[3]
+			}
+			continue
+		}
+		for p := 0; p < kc; p++ {
+			d := panel[p*gemmNR : p*gemmNR+gemmNR]
+			for j := 0; j < gemmNR; j++ {
+				if j >= nr {
+					d[j] = 0
+				} else if transB {
+					d[j] = b[(jc+j0+j)*ldb+pc+p]
+				} else {
+					d[j] = b[(pc+p)*ldb+jc+j0+j]
+				}
+			}
+		}
+	}
+}
+
+// gemmPackA stores alpha*op(A)[ic:ic+mc, pc:pc+kc] as panels of MR rows,
+// each panel kc columns of MR values, zero-padded past mc.
+func gemmPackA[T nnFloat](dst []T, transA bool, a []T, lda, ic, pc, mc, kc int, alpha T) {
+	for i0 := 0; i0 < mc; i0 += gemmMR {
+		mr := min(gemmMR, mc-i0)
+		panel := dst[i0*kc : i0*kc+gemmMR*kc]
+		if !transA && mr == gemmMR {
+			r0 := a[(ic+i0)*lda+pc : (ic+i0)*lda+pc+kc]
+			r1 := a[(ic+i0+1)*lda+pc : (ic+i0+1)*lda+pc+kc]
+			r2 := a[(ic+i0+2)*lda+pc : (ic+i0+2)*lda+pc+kc]
+			r3 := a[(ic+i0+3)*lda+pc : (ic+i0+3)*lda+pc+kc]
+			for p := range r0 {
+				d := panel[p*gemmMR : p*gemmMR+gemmMR]
+				d[0], d[1], d[2], d[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
+			}
+			continue
+		}
+		for p := 0; p < kc; p++ {
+			d := panel[p*gemmMR : p*gemmMR+gemmMR]
+			for i := 0; i < gemmMR; i++ {
+				if i >= mr {
+					d[i] = 0
+				} else if transA {
+					d[i] = alpha * a[(pc+p)*lda+ic+i0+i]
+				} else {
+					d[i] = alpha * a[(ic+i0+i)*lda+pc+p]
+				}
+			}
+		}
+	}
+}
+
+// gemmMicro adds the 4x4 product of packed panels ap and bp into the mr x nr
+// corner of c.
+func gemmMicro[T nnFloat](kc int, ap, bp []T, c []T, ldc, mr, nr int) {
+	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
+	ap = ap[:kc*gemmMR]
+	bp = bp[:kc*gemmNR]
+	for len(ap) >= 4 && len(bp) >= 4 {
+		a0, a1, a2, a3 := ap[0], ap[1], ap[2], ap[3]
+		b0, b1, b2, b3 := bp[0], bp[1], bp[2], bp[3]
+		c00 += a0 * b0
+		c01 += a0 * b1
+		c02 += a0 * b2
+		c03 += a0 * b3
+		c10 += a1 * b0
+		c11 += a1 * b1
+		c12 += a1 * b2
+		c13 += a1 * b3
+		c20 += a2 * b0
+		c21 += a2 * b1
+		c22 += a2 * b2
+		c23 += a2 * b3
+		c30 += a3 * b0
+		c31 += a3 * b1
+		c32 += a3 * b2
+		c33 += a3 * b3
+		ap = ap[4:]
+		bp = bp[4:]
+	}
+	if mr == gemmMR && nr == gemmNR {
+		r := c[0:4:4]
+		r[0] += c00
+		r[1] += c01
+		r[2] += c02
+		r[3] += c03
+		r = c[ldc : ldc+4 : ldc+4]
+		r[0] += c10
+		r[1] += c11
+		r[2] += c12
+		r[3] += c13
+		r = c[2*ldc : 2*ldc+4 : 2*ldc+4]
+		r[0] += c20
+		r[1] += c21
+		r[2] += c22
+		r[3] += c23
+		r = c[3*ldc : 3*ldc+4 : 3*ldc+4]
+		r[0] += c30
+		r[1] += c31
+		r[2] += c32
+		r[3] += c33
+		return
+	}
+	acc := [16]T{c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33}
+	for i := 0; i < mr; i++ {
+		for j := 0; j < nr; j++ {
+			c[i*ldc+j] += acc[i*4+j]
+		}
+	}
+}
