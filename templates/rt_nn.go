@@ -83,7 +83,7 @@ func nnViaF32(n *Node, k Kernel) (bool, error) {
 			continue
 		}
 		w := &c.tmpIn[i]
-		w.Resize(F32, t.Shape...)
+		nnResize(w, F32, t.Shape...)
 		nnWiden(w.F32(), t.U16(), t.DType)
 		s.In[i] = w
 	}
@@ -103,11 +103,11 @@ func nnViaF32(n *Node, k Kernel) (bool, error) {
 		}
 		w := &c.tmpOut[i]
 		if w.DType == F32 {
-			t.Resize(half, w.Shape...)
+			nnResize(t, half, w.Shape...)
 			nnNarrow(t.U16(), w.F32(), half)
 			continue
 		}
-		t.Resize(w.DType, w.Shape...)
+		nnResize(t, w.DType, w.Shape...)
 		nnCopyData(t, w)
 	}
 	return true, nil
@@ -210,3 +210,44 @@ func nnTensorInts(t *Tensor, dst []int) []int {
 }
 
 func nnSqrt[T nnFloat](x T) T { return T(math.Sqrt(float64(x))) }
+
+// nnResize is Tensor.Resize that skips the call when t already has dtype dt
+// and the right length: Resize re-boxes the slice into Data, which costs an
+// allocation per run.
+func nnResize(t *Tensor, dt DType, shape ...int) {
+	if t.DType == dt && t.Data != nil && nnDataLen(t.Data) == nnProd(shape) {
+		t.SetShape(shape)
+		return
+	}
+	t.Resize(dt, shape...)
+}
+
+func nnDataLen(d any) int {
+	switch d := d.(type) {
+	case []float32:
+		return len(d)
+	case []float64:
+		return len(d)
+	case []uint16:
+		return len(d)
+	case []int64:
+		return len(d)
+	case []int32:
+		return len(d)
+	case []int8:
+		return len(d)
+	case []uint8:
+		return len(d)
+	case []int16:
+		return len(d)
+	case []uint32:
+		return len(d)
+	case []uint64:
+		return len(d)
+	case []bool:
+		return len(d)
+	case []string:
+		return len(d)
+	}
+	return -1
+}

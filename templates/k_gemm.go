@@ -1,0 +1,276 @@
+package templates
+
+// Gemm computes Y = alpha*op(A)*op(B) + beta*C (versions 1-13). C is
+// broadcast to M x N (unidirectional; versions 1-6 also accept it through
+// the broadcast attribute) and optional since version 11.
+func Gemm(n *Node) error {
+	if ok, err := nnViaF32(n, Gemm); ok {
+		return err
+	}
+	A, B, C := n.Input(0), n.Input(1), n.Input(2)
+	if A == nil || B == nil {
+		return n.Errorf("needs inputs A and B")
+	}
+	if len(A.Shape) != 2 || len(B.Shape) != 2 {
+		return n.Errorf("A %v and B %v must be 2-D", A.ShapeString(), B.ShapeString())
+	}
+	if C != nil && C.DType != A.DType || B.DType != A.DType {
+		return n.Errorf("inputs must share one dtype")
+	}
+	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
+	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
+	m, k := A.Shape[0], A.Shape[1]
+	if transA {
+		m, k = k, m
+	}
+	kb, nn := B.Shape[0], B.Shape[1]
+	if transB {
+		kb, nn = nn, kb
+	}
+	if k != kb {
+		return n.Errorf("inner dimensions differ: A %v, B %v (transA=%v transB=%v)", A.ShapeString(), B.ShapeString(), transA, transB)
+	}
+	// C's strides when broadcast to m x nn.
+	var csi, csj int
+	if C != nil {
+		cm, cn := 1, 1
+		switch len(C.Shape) {
+		case 0:
+		case 1:
+			cn = C.Shape[0]
+		case 2:
+			cm, cn = C.Shape[0], C.Shape[1]
+		default:
+			return n.Errorf("C %v has rank > 2", C.ShapeString())
+		}
+		if (cm != 1 && cm != m) || (cn != 1 && cn != nn) {
+			return n.Errorf("C %v does not broadcast to [%d,%d]", C.ShapeString(), m, nn)
+		}
+		if cm != 1 {
+			csi = cn
+		}
+		if cn != 1 {
+			csj = 1
+		}
+	}
+	Y := n.Out[0]
+	nnResize(Y, A.DType, m, nn)
+	lda, ldb := A.Shape[1], B.Shape[1]
+	switch a := A.Data.(type) {
+	case []float32:
+		gemmFloat(transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, C, csi, csj, Y.F32())
+	case []float64:
+		gemmFloat(transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), C, csi, csj, Y.F64())
+	case []int32:
+		gemmInt(transA, transB, m, nn, k, alpha, a, lda, B.I32(), ldb, beta, C, csi, csj, Y.I32())
+	case []int64:
+		gemmInt(transA, transB, m, nn, k, alpha, a, lda, B.I64(), ldb, beta, C, csi, csj, Y.I64())
+	case []uint32:
+		gemmInt(transA, transB, m, nn, k, alpha, a, lda, B.Data.([]uint32), ldb, beta, C, csi, csj, Y.Data.([]uint32))
+	case []uint64:
+		gemmInt(transA, transB, m, nn, k, alpha, a, lda, B.Data.([]uint64), ldb, beta, C, csi, csj, Y.Data.([]uint64))
+	default:
+		return n.Errorf("unsupported dtype %v", A.DType)
+	}
+	return nil
+}
+
+func gemmFloat[T nnFloat](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, C *Tensor, csi, csj int, y []T) {
+	if C == nil || beta == 0 {
+		beta = 0
+	} else {
+		c := C.Data.([]T)
+		for i := 0; i < m; i++ {
+			row := y[i*n : i*n+n]
+			for j := range row {
+				row[j] = c[i*csi+j*csj]
+			}
+		}
+	}
+	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, y, n)
+}
+
+func gemmInt[T nnNum](transA, transB bool, m, n, k int, alpha float32, a []T, lda int, b []T, ldb int, beta float32, C *Tensor, csi, csj int, y []T) {
+	var c []T
+	if C != nil {
+		c = C.Data.([]T)
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s T
+			for p := 0; p < k; p++ {
+				var av, bv T
+				if transA {
+					av = a[p*lda+i]
+				} else {
+					av = a[i*lda+p]
+				}
+				if transB {
+					bv = b[j*ldb+p]
+				} else {
+					bv = b[p*ldb+j]
+				}
+				s += av * bv
+			}
+			if alpha != 1 {
+				s = T(float64(alpha) * float64(s))
+			}
+			if c != nil && beta != 0 {
+				s += T(float64(beta) * float64(c[i*csi+j*csj]))
+			}
+			y[i*n+j] = s
+		}
+	}
+}
+
+// MatMul is numpy matmul (versions 1-13): 1-D operands are promoted (and
+// the promoted dimension dropped), leading batch dimensions broadcast.
+func MatMul(n *Node) error {
+	if ok, err := nnViaF32(n, MatMul); ok {
+		return err
+	}
+	A, B := n.Input(0), n.Input(1)
+	if A == nil || B == nil {
+		return n.Errorf("needs inputs A and B")
+	}
+	if A.DType != B.DType {
+		return n.Errorf("A is %v but B is %v", A.DType, B.DType)
+	}
+	ra, rb := len(A.Shape), len(B.Shape)
+	if ra == 0 || rb == 0 {
+		return n.Errorf("scalars are not allowed: A %v, B %v", A.ShapeString(), B.ShapeString())
+	}
+	m, k, kb, nn := 1, A.Shape[ra-1], B.Shape[0], 1
+	if ra >= 2 {
+		m = A.Shape[ra-2]
+	}
+	if rb >= 2 {
+		kb, nn = B.Shape[rb-2], B.Shape[rb-1]
+	}
+	if k != kb {
+		return n.Errorf("inner dimensions differ: A %v, B %v", A.ShapeString(), B.ShapeString())
+	}
+	ba, bb := A.Shape[:max(ra-2, 0)], B.Shape[:max(rb-2, 0)]
+	nb := max(len(ba), len(bb))
+	// scratch: out shape (nb+2) | batch dims (nb) | A strides (nb) | B strides (nb) | index (nb)
+	sc := n.ScratchInts(5*nb + 2)
+	shape, bdims, sa, sb, idx := sc[:0], sc[nb+2:2*nb+2], sc[2*nb+2:3*nb+2], sc[3*nb+2:4*nb+2], sc[4*nb+2:5*nb+2]
+	strideA, strideB := m*k, k*nn
+	for i := nb - 1; i >= 0; i-- {
+		da, db := 1, 1
+		if j := i - (nb - len(ba)); j >= 0 {
+			da = ba[j]
+		}
+		if j := i - (nb - len(bb)); j >= 0 {
+			db = bb[j]
+		}
+		if da != db && da != 1 && db != 1 {
+			return n.Errorf("batch dimensions of A %v and B %v do not broadcast", A.ShapeString(), B.ShapeString())
+		}
+		bdims[i] = max(da, db)
+		if da == 1 {
+			sa[i] = 0
+		} else {
+			sa[i] = strideA
+		}
+		if db == 1 {
+			sb[i] = 0
+		} else {
+			sb[i] = strideB
+		}
+		strideA *= da
+		strideB *= db
+	}
+	shape = append(shape, bdims...)
+	if ra >= 2 {
+		shape = append(shape, m)
+	}
+	if rb >= 2 {
+		shape = append(shape, nn)
+	}
+	Y := n.Out[0]
+	nnResize(Y, A.DType, shape...)
+	switch a := A.Data.(type) {
+	case []float32:
+		matmulFloat(a, B.F32(), Y.F32(), m, nn, k, bdims, sa, sb, idx)
+	case []float64:
+		matmulFloat(a, B.F64(), Y.F64(), m, nn, k, bdims, sa, sb, idx)
+	case []int32:
+		matmulInt(a, B.I32(), Y.I32(), m, nn, k, bdims, sa, sb, idx)
+	case []int64:
+		matmulInt(a, B.I64(), Y.I64(), m, nn, k, bdims, sa, sb, idx)
+	case []uint32:
+		matmulInt(a, B.Data.([]uint32), Y.Data.([]uint32), m, nn, k, bdims, sa, sb, idx)
+	case []uint64:
+		matmulInt(a, B.Data.([]uint64), Y.Data.([]uint64), m, nn, k, bdims, sa, sb, idx)
+	default:
+		return n.Errorf("unsupported dtype %v", A.DType)
+	}
+	return nil
+}
+
+func matmulFloat[T nnFloat](a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
+	// When B is shared by every batch and A's batches are contiguous, the
+	// batches stack into one tall GEMM.
+	shared, contig := true, true
+	stride := m * k
+	for i := len(bdims) - 1; i >= 0; i-- {
+		if sb[i] != 0 {
+			shared = false
+		}
+		if bdims[i] != 1 && sa[i] != stride {
+			contig = false
+		}
+		stride *= bdims[i]
+	}
+	if shared && contig {
+		gemmT(false, false, m*nnProd(bdims), n, k, 1, a, k, b, n, 0, y, n)
+		return
+	}
+	clear(idx)
+	total := nnProd(bdims)
+	for bi := 0; bi < total; bi++ {
+		ao, bo := 0, 0
+		for i, v := range idx {
+			ao += v * sa[i]
+			bo += v * sb[i]
+		}
+		gemmT(false, false, m, n, k, 1, a[ao:], k, b[bo:], n, 0, y[bi*m*n:], n)
+		for i := len(idx) - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < bdims[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+}
+
+func matmulInt[T nnNum](a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
+	clear(idx)
+	total := nnProd(bdims)
+	for bi := 0; bi < total; bi++ {
+		ao, bo := 0, 0
+		for i, v := range idx {
+			ao += v * sa[i]
+			bo += v * sb[i]
+		}
+		yb := y[bi*m*n : bi*m*n+m*n]
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				var s T
+				for p := 0; p < k; p++ {
+					s += a[ao+i*k+p] * b[bo+p*n+j]
+				}
+				yb[i*n+j] = s
+			}
+		}
+		for i := len(idx) - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < bdims[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+}

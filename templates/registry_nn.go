@@ -1,0 +1,6 @@
+package templates
+
+func init() {
+	register("Gemm", Gemm)
+	register("MatMul", MatMul)
+}
