@@ -1,0 +1,7 @@
+package templates
+
+func init() {
+	register("LSTM", LSTM)
+	register("GRU", GRU)
+	register("RNN", RNN)
+}
