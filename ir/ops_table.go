@@ -1,0 +1,440 @@
+package ir
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The default ONNX domain (ai.onnx), opsets 1 to 17 (ONNX 1.12), including
+// operators later opsets removed or deprecated (Upsample, Scatter). Each
+// entry gives every since_version, the formals and attributes of the latest
+// version up to opset 17, the attributes older versions had (bounded by
+// <N: versions before N, and >=N: versions from N), and the arity of older
+// versions whose formals do not line up with the latest.
+//
+// The little languages, read by parseOpDef when the package loads:
+//
+//	in/out  name:L      one value of constraint letter L
+//	        name:L?     optional
+//	        name:L...   variadic (last only), values share one dtype
+//	        name:L[]    variadic, heterogeneous (Loop, Scan, If)
+//	        name:L?...  zero or more
+//	types   L=dtypes    comma list of dtypes and $sets
+//	        L=seq:dts   sequences of tensors of those dtypes;
+//	        L=t,seq,opt:dts for several kinds
+//	attrs   name:kind[=default][!][<N][>=N]  (! = required; list defaults
+//	        are comma separated)
+var opDefs = []opDef{
+	{"Abs", "1 6 13", "X:T", "Y:T", "T=$nb", "consumed_inputs:ints<6", "ew", "Absolute value.", nil},
+	{"Acos", "7", "input:T", "output:T", "T=$f", "", "ew", "Arccosine.", nil},
+	{"Acosh", "9", "input:T", "output:T", "T=$f", "", "ew", "Hyperbolic arccosine.", nil},
+	{"Add", "1 6 7 13 14", "A:T B:T", "C:T", "T=$nb", "axis:int<7 broadcast:int=0<7 consumed_inputs:ints<6", "ew comm", "Sum with multidirectional broadcasting.", nil},
+	{"And", "1 7", "A:T B:T", "C:T1", "T=bool T1=bool", "axis:int<7 broadcast:int=0<7", "ew comm", "Logical and.", nil},
+	{"ArgMax", "1 11 12 13", "data:T", "reduced:I", "T=$nb I=i64", "axis:int=0 keepdims:int=1 select_last_index:int=0>=12", "", "Indices of the maximum along an axis.", nil},
+	{"ArgMin", "1 11 12 13", "data:T", "reduced:I", "T=$nb I=i64", "axis:int=0 keepdims:int=1 select_last_index:int=0>=12", "", "Indices of the minimum along an axis.", nil},
+	{"Asin", "7", "input:T", "output:T", "T=$f", "", "ew", "Arcsine.", nil},
+	{"Asinh", "9", "input:T", "output:T", "T=$f", "", "ew", "Hyperbolic arcsine.", nil},
+	{"Atan", "7", "input:T", "output:T", "T=$f", "", "ew", "Arctangent.", nil},
+	{"Atanh", "9", "input:T", "output:T", "T=$f", "", "ew", "Hyperbolic arctangent.", nil},
+	{"AveragePool", "1 7 10 11", "X:T", "Y:T", "T=$f", "auto_pad:string=NOTSET ceil_mode:int=0>=10 count_include_pad:int=0>=7 kernel_shape:ints! pads:ints strides:ints", "", "Average pooling over spatial windows.", nil},
+	{"BatchNormalization", "1 6 7 9 14 15", "X:T scale:T1 B:T1 input_mean:T2 input_var:T2", "Y:T running_mean:T2? running_var:T2?", "T=$fb T1=$fb T2=$fb",
+		"consumed_inputs:ints<6 epsilon:float=1e-05 is_test:int=0<7 momentum:float=0.9 spatial:int=1<9 training_mode:int=0>=14", "", "Batch normalization with given or running statistics.",
+		[]OlderArity{{Until: 14, MinIn: 5, MaxIn: 5, MinOut: 1, MaxOut: 5}}},
+	{"Bernoulli", "15", "input:T1", "output:T2", "T1=$fb T2=$nb,bool", "dtype:int seed:float", "", "Draws binary samples with the given probabilities.", nil},
+	{"BitShift", "11", "X:T Y:T", "Z:T", "T=u8,u16,u32,u64", "direction:string!", "ew", "Bitwise shift left or right.", nil},
+	{"BlackmanWindow", "17", "size:T1", "output:T2", "T1=i32,i64 T2=$nb", "output_datatype:int=1 periodic:int=1", "", "Blackman window of a given size.", nil},
+	{"Cast", "1 6 9 13", "input:T1", "output:T2", "T1=$all T2=$all", "to:string!<6 to:int!>=6", "ew", "Converts elements to another dtype.", nil},
+	{"CastLike", "15", "input:T1 target_type:T2", "output:T2", "T1=$all T2=$all", "", "ew", "Converts elements to the dtype of a second input.", nil},
+	{"Ceil", "1 6 13", "X:T", "Y:T", "T=$fb", "consumed_inputs:ints<6", "ew", "Rounds up.", nil},
+	{"Celu", "12", "X:T", "Y:T", "T=f32", "alpha:float=1", "ew", "Continuously differentiable exponential linear unit.", nil},
+	{"Clip", "1 6 11 12 13", "input:T min:T? max:T?", "output:T", "T=$nb", "consumed_inputs:ints<6 max:float<11 min:float<11", "ew", "Limits values to [min, max].",
+		[]OlderArity{{Until: 11, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 1}}},
+	{"Compress", "9 11", "input:T condition:T1", "output:T", "T=$all T1=bool", "axis:int", "", "Selects slices where a condition is true.", nil},
+	{"Concat", "1 4 11 13", "inputs:T...", "concat_result:T", "T=$all", "axis:int=1<4 axis:int!>=4", "", "Joins tensors along an axis.", nil},
+	{"ConcatFromSequence", "11", "input_sequence:S", "concat_result:T", "S=seq:$all T=$all", "axis:int! new_axis:int=0", "", "Joins the tensors of a sequence along an axis.", nil},
+	{"Constant", "1 9 11 12 13", "", "output:T", "T=$all", "sparse_value:tensor>=11 value:tensor value_float:float>=12 value_floats:floats>=12 value_int:int>=12 value_ints:ints>=12 value_string:string>=12 value_strings:strings>=12", "", "A constant tensor.", nil},
+	{"ConstantOfShape", "9", "input:T1", "output:T2", "T1=i64 T2=$n,bool", "value:tensor", "", "Tensor of a given shape filled with one value.", nil},
+	{"Conv", "1 11", "X:T W:T B:T?", "Y:T", "T=$f", "auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints", "", "Convolution.", nil},
+	{"ConvInteger", "10", "x:T1 w:T2 x_zero_point:T1? w_zero_point:T2?", "y:T3", "T1=i8,u8 T2=i8,u8 T3=i32", "auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints", "", "Integer convolution with zero points.", nil},
+	{"ConvTranspose", "1 11", "X:T W:T B:T?", "Y:T", "T=$f", "auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints output_padding:ints output_shape:ints pads:ints strides:ints", "", "Transposed convolution.", nil},
+	{"Cos", "7", "input:T", "output:T", "T=$f", "", "ew", "Cosine.", nil},
+	{"Cosh", "9", "input:T", "output:T", "T=$f", "", "ew", "Hyperbolic cosine.", nil},
+	{"CumSum", "11 14", "x:T axis:T2", "y:T", "T=u32,u64,i32,i64,$fb T2=i32,i64", "exclusive:int=0 reverse:int=0", "", "Cumulative sum along an axis.", nil},
+	{"DFT", "17", "input:T1 dft_length:T2?", "output:T1", "T1=$fb T2=i32,i64", "axis:int=1 inverse:int=0 onesided:int=0", "", "Discrete Fourier transform.", nil},
+	{"DepthToSpace", "1 11 13", "input:T", "output:T", "T=$all", "blocksize:int! mode:string=DCR>=11", "", "Moves depth blocks into spatial blocks.", nil},
+	{"DequantizeLinear", "10 13", "x:T x_scale:F x_zero_point:T?", "y:F", "T=i8,u8,i32 F=f32", "axis:int=1>=13", "", "Converts quantized integers to float.", nil},
+	{"Det", "11", "X:T", "Y:T", "T=$f", "", "", "Determinant of square matrices.", nil},
+	{"Div", "1 6 7 13 14", "A:T B:T", "C:T", "T=$nb", "axis:int<7 broadcast:int=0<7 consumed_inputs:ints<6", "ew", "Quotient with multidirectional broadcasting.", nil},
+	{"Dropout", "1 6 7 10 12 13", "data:T ratio:T1? training_mode:T2?", "output:T mask:T2?", "T=$fb T1=$fb T2=bool", "consumed_inputs:ints<6 is_test:int=0<7 ratio:float=0.5<12 seed:int>=12", "", "Randomly zeroes elements when training; identity otherwise.",
+		[]OlderArity{{Until: 12, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 2}}},
+	{"DynamicQuantizeLinear", "11", "x:T1", "y:T2 y_scale:F y_zero_point:T2", "T1=f32 T2=u8 F=f32", "", "", "Quantizes to uint8 with computed scale and zero point.", nil},
+	{"Einsum", "12", "Inputs:T...", "Output:T", "T=$n", "equation:string!", "", "Einstein summation.", nil},
+	{"Elu", "1 6", "X:T", "Y:T", "T=$f", "alpha:float=1 consumed_inputs:ints<6", "ew", "Exponential linear unit.", nil},
+	{"Equal", "1 7 11 13", "A:T B:T", "C:T1", "T=$nb,bool T1=bool", "axis:int<7 broadcast:int=0<7", "ew comm", "Elementwise equality.", nil},
+	{"Erf", "9 13", "input:T", "output:T", "T=$nb", "", "ew", "Error function.", nil},
+	{"Exp", "1 6 13", "input:T", "output:T", "T=$fb", "consumed_inputs:ints<6", "ew", "Exponential.", nil},
+	{"Expand", "8 13", "input:T shape:I", "output:T", "T=$all I=i64", "", "", "Broadcasts a tensor to a shape.", nil},
+	{"EyeLike", "9", "input:T1", "output:T2", "T1=$n,bool T2=$n,bool", "dtype:int k:int=0", "", "2-D tensor with ones on a diagonal.", nil},
+	{"Flatten", "1 9 11 13", "input:T", "output:T", "T=$all", "axis:int=1", "", "Reshapes to 2-D around an axis.", nil},
+	{"Floor", "1 6 13", "X:T", "Y:T", "T=$fb", "consumed_inputs:ints<6", "ew", "Rounds down.", nil},
+	{"GRU", "1 3 7 14", "X:T W:T R:T B:T? sequence_lens:T1? initial_h:T?", "Y:T? Y_h:T?", "T=$f T1=i32",
+		"activation_alpha:floats activation_beta:floats activations:strings clip:float direction:string=forward hidden_size:int layout:int=0>=14 linear_before_reset:int=0>=3 output_sequence:int=0<7", "", "Gated recurrent unit layer.", nil},
+	{"Gather", "1 11 13", "data:T indices:I", "output:T", "T=$all I=i32,i64", "axis:int=0", "", "Gathers slices along an axis by index.", nil},
+	{"GatherElements", "11 13", "data:T indices:I", "output:T", "T=$all I=i32,i64", "axis:int=0", "", "Gathers elements along an axis by an index tensor.", nil},
+	{"GatherND", "11 12 13", "data:T indices:I", "output:T", "T=$all I=i64", "batch_dims:int=0>=12", "", "Gathers slices by N-dimensional indices.", nil},
+	{"Gemm", "1 6 7 9 11 13", "A:T B:T C:T?", "Y:T", "T=$fb,u32,u64,i32,i64", "alpha:float=1 beta:float=1 broadcast:int=0<7 transA:int=0 transB:int=0", "", "General matrix multiply: alpha*A'*B' + beta*C.",
+		[]OlderArity{{Until: 11, MinIn: 3, MaxIn: 3, MinOut: 1, MaxOut: 1}}},
+	{"GlobalAveragePool", "1", "X:T", "Y:T", "T=$f", "", "", "Average over all spatial positions.", nil},
+	{"GlobalLpPool", "1 2", "X:T", "Y:T", "T=$f", "p:float=2<2 p:int=2>=2", "", "Lp norm over all spatial positions.", nil},
+	{"GlobalMaxPool", "1", "X:T", "Y:T", "T=$f", "", "", "Maximum over all spatial positions.", nil},
+	{"Greater", "1 7 9 13", "A:T B:T", "C:T1", "T=$nb T1=bool", "axis:int<7 broadcast:int=0<7", "ew", "Elementwise a > b.", nil},
+	{"GreaterOrEqual", "12 16", "A:T B:T", "C:T1", "T=$nb T1=bool", "", "ew", "Elementwise a >= b.", nil},
+	{"GridSample", "16", "X:T1 grid:T2", "Y:T1", "T1=$all T2=$f", "align_corners:int=0 mode:string=bilinear padding_mode:string=zeros", "", "Samples an input at grid locations.", nil},
+	{"HammingWindow", "17", "size:T1", "output:T2", "T1=i32,i64 T2=$nb", "output_datatype:int=1 periodic:int=1", "", "Hamming window of a given size.", nil},
+	{"HannWindow", "17", "size:T1", "output:T2", "T1=i32,i64 T2=$nb", "output_datatype:int=1 periodic:int=1", "", "Hann window of a given size.", nil},
+	{"HardSigmoid", "1 6", "X:T", "Y:T", "T=$f", "alpha:float=0.2 beta:float=0.5 consumed_inputs:ints<6", "ew", "max(0, min(1, alpha*x + beta)).", nil},
+	{"HardSwish", "14", "X:T", "Y:T", "T=$f", "", "ew", "x * max(0, min(1, x/6 + 1/2)).", nil},
+	{"Hardmax", "1 11 13", "input:T", "output:T", "T=$fb", "axis:int=1<13 axis:int=-1>=13", "", "One-hot of the maximum along an axis.", nil},
+	{"Identity", "1 13 14 16", "input:V", "output:V", "V=t,seq,opt:$all", "", "ew", "Copies its input.", nil},
+	{"If", "1 11 13 16", "cond:B", "outputs:V[]", "B=bool V=t,seq,opt:$all", "else_branch:graph! then_branch:graph!", "", "Runs one of two subgraphs.", nil},
+	{"InstanceNormalization", "1 6", "input:T scale:T B:T", "output:T", "T=$f", "consumed_inputs:ints<6 epsilon:float=1e-05", "", "Normalizes each instance and channel.", nil},
+	{"IsInf", "10", "X:T1", "Y:T2", "T1=f32,f64 T2=bool", "detect_negative:int=1 detect_positive:int=1", "ew", "Elementwise test for infinity.", nil},
+	{"IsNaN", "9 13", "X:T1", "Y:T2", "T1=$fb T2=bool", "", "ew", "Elementwise test for NaN.", nil},
+	{"LRN", "1 13", "X:T", "Y:T", "T=$fb", "alpha:float=0.0001 beta:float=0.75 bias:float=1 size:int!", "", "Local response normalization across channels.", nil},
+	{"LSTM", "1 7 14", "X:T W:T R:T B:T? sequence_lens:T1? initial_h:T? initial_c:T? P:T?", "Y:T? Y_h:T? Y_c:T?", "T=$f T1=i32",
+		"activation_alpha:floats activation_beta:floats activations:strings clip:float direction:string=forward hidden_size:int input_forget:int=0 layout:int=0>=14 output_sequence:int=0<7", "", "Long short-term memory layer.", nil},
+	{"LayerNormalization", "17", "X:T Scale:T B:T?", "Y:T Mean:U? InvStdDev:U?", "T=$fb U=f32,bf16", "axis:int=-1 epsilon:float=1e-05 stash_type:int=1", "", "Normalizes over the trailing axes.", nil},
+	{"LeakyRelu", "1 6 16", "X:T", "Y:T", "T=$fb", "alpha:float=0.01 consumed_inputs:ints<6", "ew", "x if x >= 0 else alpha*x.", nil},
+	{"Less", "1 7 9 13", "A:T B:T", "C:T1", "T=$nb T1=bool", "axis:int<7 broadcast:int=0<7", "ew", "Elementwise a < b.", nil},
+	{"LessOrEqual", "12 16", "A:T B:T", "C:T1", "T=$nb T1=bool", "", "ew", "Elementwise a <= b.", nil},
+	{"Log", "1 6 13", "input:T", "output:T", "T=$fb", "consumed_inputs:ints<6", "ew", "Natural logarithm.", nil},
+	{"LogSoftmax", "1 11 13", "input:T", "output:T", "T=$fb", "axis:int=1<13 axis:int=-1>=13", "", "Log of softmax along an axis.", nil},
+	{"Loop", "1 11 13 16", "M:I? cond:B? v_initial:V?[]", "v_final_and_scan_outputs:V[]", "I=i64 B=bool V=t,seq,opt:$all", "body:graph!", "", "Runs a subgraph while a condition holds, up to M times.", nil},
+	{"LpNormalization", "1", "input:T", "output:T", "T=$f", "axis:int=-1 p:int=2", "", "Lp-normalizes along an axis.", nil},
+	{"LpPool", "1 2 11", "X:T", "Y:T", "T=$f", "auto_pad:string=NOTSET kernel_shape:ints!>=2 kernel_shape:ints<2 p:float=2<2 p:int=2>=2 pads:ints strides:ints", "", "Lp norm pooling over spatial windows.", nil},
+	{"MatMul", "1 9 13", "A:T B:T", "Y:T", "T=$fb,u32,u64,i32,i64", "", "", "Matrix product with numpy semantics.", nil},
+	{"MatMulInteger", "10", "A:T1 B:T2 a_zero_point:T1? b_zero_point:T2?", "Y:T3", "T1=i8,u8 T2=i8,u8 T3=i32", "", "", "Integer matrix product with zero points.", nil},
+	{"Max", "1 6 8 12 13", "data_0:T...", "max:T", "T=$nb", "consumed_inputs:ints<6", "ew comm", "Elementwise maximum of the inputs.", nil},
+	{"MaxPool", "1 8 10 11 12", "X:T", "Y:T Indices:I?", "T=$f,i8,u8 I=i64", "auto_pad:string=NOTSET ceil_mode:int=0>=10 dilations:ints>=10 kernel_shape:ints! pads:ints storage_order:int=0>=8 strides:ints", "", "Maximum pooling over spatial windows.", nil},
+	{"MaxRoiPool", "1", "X:T rois:T", "Y:T", "T=$f", "pooled_shape:ints! spatial_scale:float=1", "", "Max pooling over regions of interest.", nil},
+	{"MaxUnpool", "9 11", "X:T1 I:T2 output_shape:T2?", "output:T1", "T1=$f T2=i64", "kernel_shape:ints! pads:ints strides:ints", "", "Partial inverse of MaxPool.", nil},
+	{"Mean", "1 6 8 13", "data_0:T...", "mean:T", "T=$fb", "consumed_inputs:ints<6", "ew comm", "Elementwise mean of the inputs.", nil},
+	{"MeanVarianceNormalization", "9 13", "X:T", "Y:T", "T=$fb", "axes:ints=0,2,3", "", "Normalizes to zero mean and unit variance over axes.", nil},
+	{"MelWeightMatrix", "17", "num_mel_bins:T1 dft_length:T1 sample_rate:T1 lower_edge_hertz:T2 upper_edge_hertz:T2", "output:T3", "T1=i32,i64 T2=$fb T3=$nb", "output_datatype:int=1", "", "Mel filter bank matrix.", nil},
+	{"Min", "1 6 8 12 13", "data_0:T...", "min:T", "T=$nb", "consumed_inputs:ints<6", "ew comm", "Elementwise minimum of the inputs.", nil},
+	{"Mod", "10 13", "A:T B:T", "C:T", "T=$nb", "fmod:int=0", "ew", "Remainder (integer or fmod semantics).", nil},
+	{"Mul", "1 6 7 13 14", "A:T B:T", "C:T", "T=$nb", "axis:int<7 broadcast:int=0<7 consumed_inputs:ints<6", "ew comm", "Product with multidirectional broadcasting.", nil},
+	{"Multinomial", "7", "input:T1", "output:T2", "T1=$f T2=i32,i64", "dtype:int=6 sample_size:int=1 seed:float", "", "Samples from multinomial distributions.", nil},
+	{"Neg", "1 6 13", "X:T", "Y:T", "T=f32,i32,i8,i16,i64,f16,f64,bf16", "consumed_inputs:ints<6", "ew", "Negation.", nil},
+	{"NegativeLogLikelihoodLoss", "12 13", "input:T target:Tind weight:T?", "loss:T", "T=$f Tind=i32,i64", "ignore_index:int reduction:string=mean", "", "Negative log likelihood loss.", nil},
+	{"NonMaxSuppression", "10 11", "boxes:F scores:F max_output_boxes_per_class:I? iou_threshold:F? score_threshold:F?", "selected_indices:I", "F=f32 I=i64", "center_point_box:int=0", "", "Selects boxes by score, pruning overlaps.", nil},
+	{"NonZero", "9 13", "X:T", "Y:I", "T=$all I=i64", "", "", "Indices of the non-zero elements.", nil},
+	{"Not", "1", "X:T", "Y:T", "T=bool", "", "ew", "Logical not.", nil},
+	{"OneHot", "9 11", "indices:T1 depth:T2 values:T3", "output:T3", "T1=$n T2=$n T3=$all", "axis:int=-1", "", "One-hot encoding.", nil},
+	{"Optional", "15", "input:V?", "output:O", "V=t,seq:$all O=opt:$all", "type:type", "", "Makes an optional value, empty or holding the input.", nil},
+	{"OptionalGetElement", "15", "input:O", "output:V", "O=opt:$all V=t,seq:$all", "", "", "The value an optional holds.", nil},
+	{"OptionalHasElement", "15", "input:O", "output:B", "O=opt:$all B=bool", "", "", "Whether an optional holds a value.", nil},
+	{"Or", "1 7", "A:T B:T", "C:T1", "T=bool T1=bool", "axis:int<7 broadcast:int=0<7", "ew comm", "Logical or.", nil},
+	{"PRelu", "1 6 7 9 16", "X:T slope:T", "Y:T", "T=$fb,u32,u64,i32,i64", "consumed_inputs:ints<6", "ew", "x if x >= 0 else slope*x.", nil},
+	{"Pad", "1 2 11 13", "data:T pads:I constant_value:T?", "output:T", "T=$all I=i64", "mode:string=constant paddings:ints<2 pads:ints>=2<11 value:float=0<11", "", "Pads a tensor (constant, reflect or edge).",
+		[]OlderArity{{Until: 11, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 1}}},
+	{"Pow", "1 7 12 13 15", "X:T Y:T1", "Z:T", "T=i32,i64,$fb T1=$nb", "axis:int<7 broadcast:int=0<7", "ew", "x raised to the power y.", nil},
+	{"QLinearConv", "10", "x:T1 x_scale:F x_zero_point:T1 w:T2 w_scale:F w_zero_point:T2 y_scale:F y_zero_point:T3 B:T4?", "y:T3", "T1=i8,u8 T2=i8,u8 T3=i8,u8 T4=i32 F=f32",
+		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints", "", "Quantized convolution.", nil},
+	{"QLinearMatMul", "10", "a:T1 a_scale:F a_zero_point:T1 b:T2 b_scale:F b_zero_point:T2 y_scale:F y_zero_point:T3", "y:T3", "T1=i8,u8 T2=i8,u8 T3=i8,u8 F=f32", "", "", "Quantized matrix product.", nil},
+	{"QuantizeLinear", "10 13", "x:T1 y_scale:F y_zero_point:T2?", "y:T2", "T1=f32,i32 F=f32 T2=i8,u8", "axis:int=1>=13", "", "Converts to quantized integers.", nil},
+	{"RNN", "1 7 14", "X:T W:T R:T B:T? sequence_lens:T1? initial_h:T?", "Y:T? Y_h:T?", "T=$f T1=i32",
+		"activation_alpha:floats activation_beta:floats activations:strings=Tanh,Tanh clip:float direction:string=forward hidden_size:int layout:int=0>=14 output_sequence:int=0<7", "", "Simple recurrent layer.", nil},
+	{"RandomNormal", "1", "", "output:T", "T=$f", "dtype:int=1 mean:float=0 scale:float=1 seed:float shape:ints!", "", "Tensor of normal random samples.", nil},
+	{"RandomNormalLike", "1", "input:T1", "output:T2", "T1=$all T2=$f", "dtype:int mean:float=0 scale:float=1 seed:float", "", "Normal random samples shaped like the input.", nil},
+	{"RandomUniform", "1", "", "output:T", "T=$f", "dtype:int=1 high:float=1 low:float=0 seed:float shape:ints!", "", "Tensor of uniform random samples.", nil},
+	{"RandomUniformLike", "1", "input:T1", "output:T2", "T1=$all T2=$f", "dtype:int high:float=1 low:float=0 seed:float", "", "Uniform random samples shaped like the input.", nil},
+	{"Range", "11", "start:T limit:T delta:T", "output:T", "T=f32,f64,i16,i32,i64", "", "", "Sequence of numbers from start to limit by delta.", nil},
+	{"Reciprocal", "1 6 13", "X:T", "Y:T", "T=$fb", "consumed_inputs:ints<6", "ew", "1/x.", nil},
+	{"ReduceL1", "1 11 13", "data:T", "reduced:T", "T=$red", "axes:ints keepdims:int=1", "", "L1 norm over axes.", nil},
+	{"ReduceL2", "1 11 13", "data:T", "reduced:T", "T=$red", "axes:ints keepdims:int=1", "", "L2 norm over axes.", nil},
+	{"ReduceLogSum", "1 11 13", "data:T", "reduced:T", "T=$red", "axes:ints keepdims:int=1", "", "Log of the sum over axes.", nil},
+	{"ReduceLogSumExp", "1 11 13", "data:T", "reduced:T", "T=$red", "axes:ints keepdims:int=1", "", "Log of the sum of exponentials over axes.", nil},
+	{"ReduceMax", "1 11 12 13", "data:T", "reduced:T", "T=$red,i8,u8", "axes:ints keepdims:int=1", "", "Maximum over axes.", nil},
+	{"ReduceMean", "1 11 13", "data:T", "reduced:T", "T=$red", "axes:ints keepdims:int=1", "", "Mean over axes.", nil},
+	{"ReduceMin", "1 11 12 13", "data:T", "reduced:T", "T=$red,i8,u8", "axes:ints keepdims:int=1", "", "Minimum over axes.", nil},
+	{"ReduceProd", "1 11 13", "data:T", "reduced:T", "T=$red", "axes:ints keepdims:int=1", "", "Product over axes.", nil},
+	{"ReduceSum", "1 11 13", "data:T axes:I?", "reduced:T", "T=$red I=i64", "axes:ints<13 keepdims:int=1 noop_with_empty_axes:int=0>=13", "", "Sum over axes.",
+		[]OlderArity{{Until: 13, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 1}}},
+	{"ReduceSumSquare", "1 11 13", "data:T", "reduced:T", "T=$red", "axes:ints keepdims:int=1", "", "Sum of squares over axes.", nil},
+	{"Relu", "1 6 13 14", "X:T", "Y:T", "T=$fb,i8,i16,i32,i64", "consumed_inputs:ints<6", "ew", "max(0, x).", nil},
+	{"Reshape", "1 5 13 14", "data:T shape:I", "reshaped:T", "T=$all I=i64", "allowzero:int=0>=14 consumed_inputs:ints<5 shape:ints<5", "", "Gives a tensor a new shape.",
+		[]OlderArity{{Until: 5, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 1}}},
+	{"Resize", "10 11 13", "X:T1 roi:T2? scales:F? sizes:I?", "Y:T1", "T1=$all T2=$f F=f32 I=i64",
+		"coordinate_transformation_mode:string=half_pixel>=11 cubic_coeff_a:float=-0.75>=11 exclude_outside:int=0>=11 extrapolation_value:float=0>=11 mode:string=nearest nearest_mode:string=round_prefer_floor>=11", "", "Resizes by interpolation.",
+		[]OlderArity{{Until: 11, MinIn: 2, MaxIn: 2, MinOut: 1, MaxOut: 1}}},
+	{"ReverseSequence", "10", "input:T sequence_lens:I", "Y:T", "T=$all I=i64", "batch_axis:int=1 time_axis:int=0", "", "Reverses variable-length sequences in a batch.", nil},
+	{"RoiAlign", "10 16", "X:T1 rois:T1 batch_indices:T2", "Y:T1", "T1=$f T2=i64",
+		"coordinate_transformation_mode:string=half_pixel>=16 mode:string=avg output_height:int=1 output_width:int=1 sampling_ratio:int=0 spatial_scale:float=1", "", "Pools regions of interest by bilinear sampling.", nil},
+	{"Round", "11", "X:T", "Y:T", "T=$f", "", "ew", "Rounds half to even.", nil},
+	{"STFT", "17", "signal:T1 frame_step:T2 window:T1? frame_length:T2?", "output:T1", "T1=$fb T2=i32,i64", "onesided:int=1", "", "Short-time Fourier transform.", nil},
+	{"Scan", "8 9 11 16", "initial_state_and_scan_inputs:V[]", "final_state_and_scan_outputs:V[]", "V=$all",
+		"body:graph! directions:ints<9 num_scan_inputs:int! scan_input_axes:ints>=9 scan_input_directions:ints>=9 scan_output_axes:ints>=9 scan_output_directions:ints>=9", "", "Runs a subgraph over slices of its inputs.",
+		[]OlderArity{{Until: 9, MinIn: 1, MaxIn: -1, MinOut: 1, MaxOut: -1}}},
+	{"Scatter", "9 11", "data:T indices:I updates:T", "output:T", "T=$all I=i32,i64", "axis:int=0", "", "Deprecated ScatterElements.", nil},
+	{"ScatterElements", "11 13 16", "data:T indices:I updates:T", "output:T", "T=$all I=i32,i64", "axis:int=0 reduction:string=none>=16", "", "Writes updates at positions given by an index tensor.", nil},
+	{"ScatterND", "11 13 16", "data:T indices:I updates:T", "output:T", "T=$all I=i64", "reduction:string=none>=16", "", "Writes updates at N-dimensional indices.", nil},
+	{"Selu", "1 6", "X:T", "Y:T", "T=$f", "alpha:float=1.6732632 consumed_inputs:ints<6 gamma:float=1.050701", "ew", "Scaled exponential linear unit.", nil},
+	{"SequenceAt", "11", "input_sequence:S position:I", "tensor:T", "S=seq:$all T=$all I=i32,i64", "", "", "The tensor at a position of a sequence.", nil},
+	{"SequenceConstruct", "11", "inputs:T...", "output_sequence:S", "T=$all S=seq:$all", "", "", "A sequence of the inputs.", nil},
+	{"SequenceEmpty", "11", "", "output:S", "S=seq:$all", "dtype:int", "", "An empty sequence.", nil},
+	{"SequenceErase", "11", "input_sequence:S position:I?", "output_sequence:S", "S=seq:$all I=i32,i64", "", "", "A sequence without the tensor at a position.", nil},
+	{"SequenceInsert", "11", "input_sequence:S tensor:T position:I?", "output_sequence:S", "S=seq:$all T=$all I=i32,i64", "", "", "A sequence with a tensor inserted.", nil},
+	{"SequenceLength", "11", "input_sequence:S", "length:I", "S=seq:$all I=i64", "", "", "Number of tensors in a sequence.", nil},
+	{"SequenceMap", "17", "input_sequence:S additional_inputs:V?[]", "out_sequence:S[]", "S=seq:$all V=t,seq:$all", "body:graph!", "", "Applies a subgraph to each element of sequences.", nil},
+	{"Shape", "1 13 15", "data:T", "shape:I", "T=$all I=i64", "end:int>=15 start:int=0>=15", "", "The shape of a tensor (or a slice of it).", nil},
+	{"Shrink", "9", "input:T", "output:T", "T=$n", "bias:float=0 lambd:float=0.5", "ew", "Shrinks values near zero.", nil},
+	{"Sigmoid", "1 6 13", "X:T", "Y:T", "T=$fb", "consumed_inputs:ints<6", "ew", "1/(1+exp(-x)).", nil},
+	{"Sign", "9 13", "input:T", "output:T", "T=$nb", "", "ew", "Sign of each element.", nil},
+	{"Sin", "7", "input:T", "output:T", "T=$f", "", "ew", "Sine.", nil},
+	{"Sinh", "9", "input:T", "output:T", "T=$f", "", "ew", "Hyperbolic sine.", nil},
+	{"Size", "1 13", "data:T", "size:I", "T=$all I=i64", "", "", "Number of elements of a tensor.", nil},
+	{"Slice", "1 10 11 13", "data:T starts:I ends:I axes:I? steps:I?", "output:T", "T=$all I=i32,i64", "axes:ints<10 ends:ints!<10 starts:ints!<10", "", "Extracts a strided slice.",
+		[]OlderArity{{Until: 10, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 1}}},
+	{"Softmax", "1 11 13", "input:T", "output:T", "T=$fb", "axis:int=1<13 axis:int=-1>=13", "", "Softmax along an axis.", nil},
+	{"SoftmaxCrossEntropyLoss", "12 13", "scores:T labels:Tind weights:T?", "output:T log_prob:T?", "T=$fb Tind=i32,i64", "ignore_index:int reduction:string=mean", "", "Softmax cross-entropy loss.", nil},
+	{"Softplus", "1", "X:T", "Y:T", "T=$f", "", "ew", "log(exp(x) + 1).", nil},
+	{"Softsign", "1", "input:T", "output:T", "T=$f", "", "ew", "x/(1+|x|).", nil},
+	{"SpaceToDepth", "1 13", "input:T", "output:T", "T=$all", "blocksize:int!", "", "Moves spatial blocks into depth.", nil},
+	{"Split", "1 2 11 13", "input:T split:I?", "outputs:T...", "T=$all I=i64", "axis:int=0 split:ints<13", "", "Splits a tensor into parts along an axis.", nil},
+	{"SplitToSequence", "11", "input:T split:I?", "output_sequence:S", "T=$all I=i32,i64 S=seq:$all", "axis:int=0 keepdims:int=1", "", "Splits a tensor into a sequence.", nil},
+	{"Sqrt", "1 6 13", "X:T", "Y:T", "T=$fb", "consumed_inputs:ints<6", "ew", "Square root.", nil},
+	{"Squeeze", "1 11 13", "data:T axes:I?", "squeezed:T", "T=$all I=i64", "axes:ints<13", "", "Removes dims of size one.",
+		[]OlderArity{{Until: 13, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 1}}},
+	{"StringNormalizer", "10", "X:T", "Y:T", "T=string", "case_change_action:string=NONE is_case_sensitive:int=0 locale:string stopwords:strings", "", "Normalizes case and removes stop words.", nil},
+	{"Sub", "1 6 7 13 14", "A:T B:T", "C:T", "T=$nb", "axis:int<7 broadcast:int=0<7 consumed_inputs:ints<6", "ew", "Difference with multidirectional broadcasting.", nil},
+	{"Sum", "1 6 8 13", "data_0:T...", "sum:T", "T=$fb", "consumed_inputs:ints<6", "ew comm", "Elementwise sum of the inputs.", nil},
+	{"Tan", "7", "input:T", "output:T", "T=$f", "", "ew", "Tangent.", nil},
+	{"Tanh", "1 6 13", "input:T", "output:T", "T=$fb", "consumed_inputs:ints<6", "ew", "Hyperbolic tangent.", nil},
+	{"TfIdfVectorizer", "9", "X:T", "Y:T1", "T=string,i32,i64 T1=f32",
+		"max_gram_length:int! max_skip_count:int! min_gram_length:int! mode:string! ngram_counts:ints! ngram_indexes:ints! pool_int64s:ints pool_strings:strings weights:floats", "", "N-gram TF-IDF features.", nil},
+	{"ThresholdedRelu", "10", "X:T", "Y:T", "T=$f", "alpha:float=1", "ew", "x if x > alpha else 0.", nil},
+	{"Tile", "1 6 13", "input:T repeats:I", "output:T", "T=$all I=i64", "", "", "Repeats a tensor along each axis.",
+		[]OlderArity{{Until: 6, MinIn: 3, MaxIn: 3, MinOut: 1, MaxOut: 1}}},
+	{"TopK", "1 10 11", "X:T K:I", "Values:T Indices:I", "T=$n I=i64", "axis:int=-1 k:int!<10 largest:int=1>=11 sorted:int=1>=11", "", "The k largest (or smallest) elements along an axis.",
+		[]OlderArity{{Until: 10, MinIn: 1, MaxIn: 1, MinOut: 2, MaxOut: 2}}},
+	{"Transpose", "1 13", "data:T", "transposed:T", "T=$all", "perm:ints", "", "Permutes the axes.", nil},
+	{"Trilu", "14", "input:T k:I?", "output:T", "T=$all I=i64", "upper:int=1", "", "Upper or lower triangular part of matrices.", nil},
+	{"Unique", "11", "X:T", "Y:T indices:I? inverse_indices:I? counts:I?", "T=$all I=i64", "axis:int sorted:int=1", "", "Unique elements or slices.", nil},
+	{"Unsqueeze", "1 11 13", "data:T axes:I", "expanded:T", "T=$all I=i64", "axes:ints!<13", "", "Inserts dims of size one.",
+		[]OlderArity{{Until: 13, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 1}}},
+	{"Upsample", "1 7 9 10", "X:T scales:F", "Y:T", "T=$all F=f32", "height_scale:float<7 mode:string=nearest scales:floats<9 width_scale:float<7", "", "Deprecated Resize.",
+		[]OlderArity{{Until: 9, MinIn: 1, MaxIn: 1, MinOut: 1, MaxOut: 1}}},
+	{"Where", "9 16", "condition:B X:T Y:T", "output:T", "B=bool T=$all", "", "ew", "Picks from X where condition holds, else from Y.", nil},
+	{"Xor", "1 7", "A:T B:T", "C:T1", "T=bool T1=bool", "axis:int<7 broadcast:int=0<7", "ew comm", "Logical exclusive or.", nil},
+}
+
+// dtypeSets are the $names the type column may use.
+var dtypeSets = map[string][]DType{
+	"f":   {F16, F32, F64},
+	"fb":  {BF16, F16, F32, F64},
+	"i":   {I8, I16, I32, I64, U8, U16, U32, U64},
+	"n":   {I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64},
+	"nb":  {I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, BF16},
+	"red": {U32, U64, I32, I64, BF16, F16, F32, F64},
+	"all": {I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, BF16, Bool, String, C64, C128},
+}
+
+// opDef is one row of opDefs: name, since_versions, inputs, outputs, type
+// constraints, attributes, flags ("ew", "comm"), doc, older arities.
+type opDef struct {
+	name, versions, in, out, types, attrs, flags, doc string
+	older                                             []OlderArity
+}
+
+func init() {
+	for _, d := range opDefs {
+		s, err := parseOpDef(d)
+		if err != nil {
+			panic(err)
+		}
+		register(s)
+	}
+}
+
+func parseOpDef(d opDef) (*OpSchema, error) {
+	s := &OpSchema{Name: d.name, Doc: d.doc, Older: d.older, Types: map[string][]DType{}}
+	bad := func(format string, args ...any) (*OpSchema, error) {
+		return nil, fmt.Errorf("op table: %s: "+format, append([]any{d.name}, args...)...)
+	}
+	for _, f := range strings.Fields(d.versions) {
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 1 || v > MaxOpset || (len(s.Versions) > 0 && v <= s.Versions[len(s.Versions)-1]) {
+			return bad("bad version list %q", d.versions)
+		}
+		s.Versions = append(s.Versions, v)
+	}
+	if len(s.Versions) == 0 {
+		return bad("no versions")
+	}
+	for _, f := range strings.Fields(d.types) {
+		letter, spec, ok := strings.Cut(f, "=")
+		if !ok {
+			return bad("bad type constraint %q", f)
+		}
+		if kinds, dts, ok := strings.Cut(spec, ":"); ok {
+			spec = dts
+			for _, k := range strings.Split(kinds, ",") {
+				kind, ok := map[string]TypeKind{"t": TensorKind, "seq": SequenceKind, "opt": OptionalKind}[k]
+				if !ok {
+					return bad("bad kind %q in %q", k, f)
+				}
+				if s.Kinds == nil {
+					s.Kinds = map[string][]TypeKind{}
+				}
+				s.Kinds[letter] = append(s.Kinds[letter], kind)
+			}
+		}
+		for _, name := range strings.Split(spec, ",") {
+			if set, ok := dtypeSets[strings.TrimPrefix(name, "$")]; ok && strings.HasPrefix(name, "$") {
+				s.Types[letter] = append(s.Types[letter], set...)
+				continue
+			}
+			dt, ok := ParseDType(name)
+			if !ok || dt == Undefined {
+				return bad("bad dtype %q in %q", name, f)
+			}
+			s.Types[letter] = append(s.Types[letter], dt)
+		}
+	}
+	var err error
+	if s.Inputs, err = parseArgs(d.in, s.Types); err != nil {
+		return bad("inputs: %v", err)
+	}
+	if s.Outputs, err = parseArgs(d.out, s.Types); err != nil {
+		return bad("outputs: %v", err)
+	}
+	for _, f := range strings.Fields(d.attrs) {
+		a, err := parseAttrSpec(f)
+		if err != nil {
+			return bad("%v", err)
+		}
+		s.Attrs = append(s.Attrs, a)
+	}
+	for _, f := range strings.Fields(d.flags) {
+		switch f {
+		case "ew":
+			s.Elementwise = true
+		case "comm":
+			s.Commutative = true
+		default:
+			return bad("bad flag %q", f)
+		}
+	}
+	return s, nil
+}
+
+func parseArgs(text string, types map[string][]DType) ([]ArgSpec, error) {
+	var out []ArgSpec
+	fields := strings.Fields(text)
+	for i, f := range fields {
+		name, t, ok := strings.Cut(f, ":")
+		if !ok {
+			return nil, fmt.Errorf("bad formal %q", f)
+		}
+		a := ArgSpec{Name: name}
+		if s, ok := strings.CutSuffix(t, "[]"); ok {
+			t, a.Variadic, a.Heterogeneous = s, true, true
+		} else if s, ok := strings.CutSuffix(t, "..."); ok {
+			t, a.Variadic = s, true
+		}
+		if s, ok := strings.CutSuffix(t, "?"); ok {
+			t, a.Optional = s, true
+		}
+		if _, ok := types[t]; !ok {
+			return nil, fmt.Errorf("formal %q uses undeclared constraint %q", name, t)
+		}
+		if a.Variadic && i != len(fields)-1 {
+			return nil, fmt.Errorf("variadic formal %q is not last", name)
+		}
+		a.Type = t
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// ParseAttrKind is the inverse of AttrKind.String.
+func ParseAttrKind(s string) (AttrKind, bool) {
+	for k, n := range attrKindNames {
+		if n == s {
+			return AttrKind(k), true
+		}
+	}
+	return AttrUndefined, false
+}
+
+// parseAttrSpec reads name:kind[=default][!][<N][>=N].
+func parseAttrSpec(f string) (AttrSpec, error) {
+	var a AttrSpec
+	rest := f
+	for {
+		i := strings.LastIndexAny(rest, "<>")
+		if i < 0 {
+			break
+		}
+		num := rest[i+1:]
+		if rest[i] == '>' {
+			num = strings.TrimPrefix(num, "=")
+		}
+		n, err := strconv.Atoi(num)
+		if err != nil {
+			return a, fmt.Errorf("bad attribute %q", f)
+		}
+		if rest[i] == '<' {
+			a.Until = n
+		} else {
+			a.Since = n
+		}
+		rest = rest[:i]
+	}
+	if s, ok := strings.CutSuffix(rest, "!"); ok {
+		a.Required, rest = true, s
+	}
+	name, rest, ok := strings.Cut(rest, ":")
+	if !ok {
+		return a, fmt.Errorf("bad attribute %q", f)
+	}
+	kind, def, hasDef := strings.Cut(rest, "=")
+	a.Name = name
+	if a.Kind, ok = ParseAttrKind(kind); !ok || a.Kind == AttrUndefined {
+		return a, fmt.Errorf("attribute %q: bad kind %q", f, kind)
+	}
+	if !hasDef {
+		return a, nil
+	}
+	var err error
+	switch a.Kind {
+	case AttrInt:
+		a.Default, err = strconv.ParseInt(def, 10, 64)
+	case AttrFloat:
+		var x float64
+		x, err = strconv.ParseFloat(def, 32)
+		a.Default = float32(x)
+	case AttrString:
+		a.Default = def
+	case AttrInts:
+		var v []int64
+		for _, p := range strings.Split(def, ",") {
+			n, e := strconv.ParseInt(p, 10, 64)
+			if e != nil {
+				err = e
+			}
+			v = append(v, n)
+		}
+		a.Default = v
+	case AttrStrings:
+		a.Default = strings.Split(def, ",")
+	default:
+		err = fmt.Errorf("no default for kind %s", a.Kind)
+	}
+	if err != nil {
+		return a, fmt.Errorf("attribute %q: %v", f, err)
+	}
+	return a, nil
+}
