@@ -1,0 +1,49 @@
+//go:build amd64 && !purego
+
+package templates
+
+// cpuHasAVX2FMA reports whether the CPU has AVX2 and FMA and the OS saves
+// YMM state across context switches (XCR0 bits 1 and 2), read once at init
+// through the generated cpuidAsm and xgetbvAsm.
+var cpuHasAVX2FMA = detectAVX2FMA()
+
+func detectAVX2FMA() bool {
+	maxLeaf, _, _, _ := cpuidAsm(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	_, _, ecx1, _ := cpuidAsm(1, 0)
+	const (
+		fma     = 1 << 12
+		osxsave = 1 << 27
+		avx     = 1 << 28
+	)
+	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
+		return false
+	}
+	if xcr0, _ := xgetbvAsm(); xcr0&6 != 6 {
+		return false
+	}
+	_, ebx7, _, _ := cpuidAsm(7, 0)
+	const avx2 = 1 << 5
+	return ebx7&avx2 != 0
+}
+
+// sgemmMicro runs one micro-tile: the assembly kernels when the CPU allows,
+// the full kernel for whole 6x16 tiles and the masked one for edges.
+func sgemmMicro(kc int, a, b []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
+	if !cpuHasAVX2FMA || kc <= 0 {
+		sgemmMicroGo(kc, a, b, c, ldc, alpha, beta, mr, nr)
+		return
+	}
+	// The assembly reads and writes through raw pointers: check the bounds
+	// it will touch once here.
+	_ = a[kc*sgemmPkMR-1]
+	_ = b[kc*sgemmPkNR-1]
+	_ = c[(mr-1)*ldc+nr-1]
+	if mr == sgemmPkMR && nr == sgemmPkNR {
+		sgemmKernel6x16AVX2(kc, &a[0], &b[0], &c[0], ldc, alpha, beta)
+		return
+	}
+	sgemmKernel6x16EdgeAVX2(kc, &a[0], &b[0], &c[0], ldc, alpha, beta, mr, nr)
+}

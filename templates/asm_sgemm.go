@@ -1,0 +1,313 @@
+package templates
+
+import "sync"
+
+// Packed SGEMM around a 6x16 micro-kernel (generated AVX2/FMA assembly on
+// amd64, asm_sgemm_amd64.s; the pure-Go twin sgemmMicroGo elsewhere and the
+// reference in tests). The driver blocks the GotoBLAS/BLIS way:
+//
+//	jc: NC columns of C        (B block, KC x NC, lives in L3)
+//	  pc: KC steps of k         (pack op(B)[pc:pc+KC, jc:jc+NC])
+//	    ic: MC rows of C        (pack op(A)[ic:ic+MC, pc:pc+KC], lives in L2)
+//	      jr: 16 columns        (one B micro-panel, KC x 16, stays in L1)
+//	        ir: 6 rows          (one A micro-panel streamed from L2)
+//	          micro-kernel: C[6x16] = alpha*Apanel*Bpanel + beta*C
+//
+// Packed layouts (also the layout of prepacked constant weights, so gen can
+// pack at compile time): a packed A block for k steps [pc, pc+kc) is a run
+// of micro-panels of 6 rows, each kc steps of 6 contiguous values (rows past
+// m are zero); a packed B block is a run of micro-panels of 16 columns, each
+// kc steps of 16 contiguous values (columns past n are zero). A whole packed
+// matrix (sgemmPackA, sgemmPackB) is its KC blocks one after another.
+
+const (
+	sgemmPkMR = 6  // rows of the micro-tile
+	sgemmPkNR = 16 // columns of the micro-tile (two YMM vectors)
+	// KC: a B micro-panel (KC x 16 floats = 16 KiB) and the A micro-panel
+	// in flight (6 KiB) fit the 32 KiB L1d.
+	sgemmPkKC = 256
+	// MC: the packed A block (MC x KC floats = 144 KiB) sits in the 512 KiB
+	// L2 beside the B micro-panels streaming through. Multiple of MR.
+	sgemmPkMC = 144
+	// NC: the packed B block (KC x NC floats = 4 MiB at most) sits in L3.
+	// Multiple of NR.
+	sgemmPkNC = 4080
+)
+
+type sgemmPkBufs struct {
+	a []float32 // MC x KC
+	b []float32 // KC x NC
+}
+
+// Pack buffers come from a pool: concurrent sessions never share them and
+// steady-state calls do not allocate.
+var sgemmPkPool = sync.Pool{New: func() any {
+	return &sgemmPkBufs{a: make([]float32, sgemmPkMC*sgemmPkKC), b: make([]float32, sgemmPkKC*sgemmPkNC)}
+}}
+
+// sgemmPacked computes C = alpha*op(A)*op(B) + beta*C for row-major matrices,
+// where op(A) is m x k (A is k x m when transA) and op(B) is k x n (B is
+// n x k when transB). It has the semantics of sgemm: with beta == 0, C is
+// overwritten (NaNs in C vanish); with alpha == 0 or k == 0, C = beta*C.
+func sgemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmDrive(m, n, k, alpha,
+		sgemmOperand{trans: transA, data: a, ld: lda},
+		sgemmOperand{trans: transB, data: b, ld: ldb},
+		beta, c, ldc)
+}
+
+// sgemmPrepackedB is sgemmPacked with op(B) already packed by sgemmPackB
+// (constant weights packed at compile time).
+func sgemmPrepackedB(transA bool, m, n, k int, alpha float32, a []float32, lda int, bp []float32, beta float32, c []float32, ldc int) {
+	if len(bp) < sgemmPackedBSize(k, n) {
+		panic("templates: prepacked B is too short for its shape")
+	}
+	sgemmDrive(m, n, k, alpha,
+		sgemmOperand{trans: transA, data: a, ld: lda},
+		sgemmOperand{data: bp, packed: true},
+		beta, c, ldc)
+}
+
+// sgemmPrepackedA is sgemmPacked with op(A) already packed by sgemmPackA
+// (convolution weights are the A operand of an im2col GEMM).
+func sgemmPrepackedA(transB bool, m, n, k int, alpha float32, ap []float32, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if len(ap) < sgemmPackedASize(m, k) {
+		panic("templates: prepacked A is too short for its shape")
+	}
+	sgemmDrive(m, n, k, alpha,
+		sgemmOperand{data: ap, packed: true},
+		sgemmOperand{trans: transB, data: b, ld: ldb},
+		beta, c, ldc)
+}
+
+// sgemmPackedBSize is the length of sgemmPackB's result.
+func sgemmPackedBSize(k, n int) int { return k * sgemmRoundUp(n, sgemmPkNR) }
+
+// sgemmPackedASize is the length of sgemmPackA's result.
+func sgemmPackedASize(m, k int) int { return k * sgemmRoundUp(m, sgemmPkMR) }
+
+// sgemmPackB packs op(B) (k x n; B is n x k when transB) for sgemmPrepackedB.
+func sgemmPackB(transB bool, k, n int, b []float32, ldb int) []float32 {
+	dst := make([]float32, sgemmPackedBSize(k, n))
+	npad := sgemmRoundUp(n, sgemmPkNR)
+	for pc := 0; pc < k; pc += sgemmPkKC {
+		kc := min(sgemmPkKC, k-pc)
+		sgemmPackBBlock(dst[pc*npad:], transB, b, ldb, pc, 0, kc, n)
+	}
+	return dst
+}
+
+// sgemmPackA packs op(A) (m x k; A is k x m when transA) for sgemmPrepackedA.
+func sgemmPackA(transA bool, m, k int, a []float32, lda int) []float32 {
+	dst := make([]float32, sgemmPackedASize(m, k))
+	mpad := sgemmRoundUp(m, sgemmPkMR)
+	for pc := 0; pc < k; pc += sgemmPkKC {
+		kc := min(sgemmPkKC, k-pc)
+		sgemmPackABlock(dst[pc*mpad:], transA, a, lda, 0, pc, m, kc)
+	}
+	return dst
+}
+
+// sgemmOperand is one GEMM input: a row-major matrix (transposed or not), or
+// a whole matrix packed by sgemmPackA/sgemmPackB.
+type sgemmOperand struct {
+	trans  bool
+	data   []float32
+	ld     int
+	packed bool
+}
+
+func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c []float32, ldc int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if k <= 0 || alpha == 0 {
+		sgemmScaleC(m, n, beta, c, ldc)
+		return
+	}
+	var bufs *sgemmPkBufs
+	if !A.packed || !B.packed {
+		bufs = sgemmPkPool.Get().(*sgemmPkBufs)
+		defer sgemmPkPool.Put(bufs)
+	}
+	mpad := sgemmRoundUp(m, sgemmPkMR)
+	npad := sgemmRoundUp(n, sgemmPkNR)
+	for jc := 0; jc < n; jc += sgemmPkNC {
+		nc := min(sgemmPkNC, n-jc)
+		for pc := 0; pc < k; pc += sgemmPkKC {
+			kc := min(sgemmPkKC, k-pc)
+			var bp []float32
+			if B.packed {
+				bp = B.data[pc*npad+jc*kc:]
+			} else {
+				sgemmPackBBlock(bufs.b, B.trans, B.data, B.ld, pc, jc, kc, nc)
+				bp = bufs.b
+			}
+			// Later k blocks accumulate into what the first one wrote.
+			cbeta := beta
+			if pc > 0 {
+				cbeta = 1
+			}
+			for ic := 0; ic < m; ic += sgemmPkMC {
+				mc := min(sgemmPkMC, m-ic)
+				var ap []float32
+				if A.packed {
+					ap = A.data[pc*mpad+ic*kc:]
+				} else {
+					sgemmPackABlock(bufs.a, A.trans, A.data, A.ld, ic, pc, mc, kc)
+					ap = bufs.a
+				}
+				sgemmMacro(mc, nc, kc, alpha, ap, bp, cbeta, c[ic*ldc+jc:], ldc)
+			}
+		}
+	}
+}
+
+// sgemmMacro runs the micro-kernel over an mc x nc block of C from a packed
+// A block and a packed B block. The B micro-panel is the outer loop so it
+// stays in L1 while the A micro-panels stream past it.
+func sgemmMacro(mc, nc, kc int, alpha float32, ap, bp []float32, beta float32, c []float32, ldc int) {
+	for jr := 0; jr < nc; jr += sgemmPkNR {
+		nr := min(sgemmPkNR, nc-jr)
+		b := bp[jr*kc : jr*kc+sgemmPkNR*kc]
+		for ir := 0; ir < mc; ir += sgemmPkMR {
+			mr := min(sgemmPkMR, mc-ir)
+			a := ap[ir*kc : ir*kc+sgemmPkMR*kc]
+			sgemmMicro(kc, a, b, c[ir*ldc+jr:], ldc, alpha, beta, mr, nr)
+		}
+	}
+}
+
+// sgemmScaleC sets C = beta*C (C = 0 when beta is 0, whatever C held).
+func sgemmScaleC(m, n int, beta float32, c []float32, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// sgemmPackBBlock packs op(B)[pc:pc+kc, jc:jc+nc] into dst as micro-panels
+// of 16 columns, each kc steps of 16 values, zero past nc.
+func sgemmPackBBlock(dst []float32, transB bool, b []float32, ldb, pc, jc, kc, nc int) {
+	const NR = sgemmPkNR
+	for j0 := 0; j0 < nc; j0 += NR {
+		nr := min(NR, nc-j0)
+		panel := dst[j0*kc : j0*kc+NR*kc]
+		switch {
+		case !transB && nr == NR:
+			for p := 0; p < kc; p++ {
+				src := (pc+p)*ldb + jc + j0
+				*(*[NR]float32)(panel[p*NR:]) = *(*[NR]float32)(b[src : src+NR])
+			}
+		case !transB:
+			for p := 0; p < kc; p++ {
+				src := (pc+p)*ldb + jc + j0
+				d := panel[p*NR : p*NR+NR]
+				copy(d, b[src:src+nr])
+				clear(d[nr:])
+			}
+		default:
+			// B is n x k: column j of op(B) is row j of B, contiguous in p.
+			for j := 0; j < NR; j++ {
+				if j >= nr {
+					for p := 0; p < kc; p++ {
+						panel[p*NR+j] = 0
+					}
+					continue
+				}
+				row := b[(jc+j0+j)*ldb+pc : (jc+j0+j)*ldb+pc+kc]
+				for p, v := range row {
+					panel[p*NR+j] = v
+				}
+			}
+		}
+	}
+}
+
+// sgemmPackABlock packs op(A)[ic:ic+mc, pc:pc+kc] into dst as micro-panels
+// of 6 rows, each kc steps of 6 values, zero past mc.
+func sgemmPackABlock(dst []float32, transA bool, a []float32, lda, ic, pc, mc, kc int) {
+	const MR = sgemmPkMR
+	for i0 := 0; i0 < mc; i0 += MR {
+		mr := min(MR, mc-i0)
+		panel := dst[i0*kc : i0*kc+MR*kc]
+		switch {
+		case !transA && mr == MR:
+			r := (ic+i0)*lda + pc
+			r0 := a[r : r+kc]
+			r1 := a[r+lda : r+lda+kc]
+			r2 := a[r+2*lda : r+2*lda+kc]
+			r3 := a[r+3*lda : r+3*lda+kc]
+			r4 := a[r+4*lda : r+4*lda+kc]
+			r5 := a[r+5*lda : r+5*lda+kc]
+			for p := range r0 {
+				d := (*[MR]float32)(panel[p*MR:])
+				d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+			}
+		case !transA:
+			for i := 0; i < MR; i++ {
+				if i >= mr {
+					for p := 0; p < kc; p++ {
+						panel[p*MR+i] = 0
+					}
+					continue
+				}
+				row := a[(ic+i0+i)*lda+pc : (ic+i0+i)*lda+pc+kc]
+				for p, v := range row {
+					panel[p*MR+i] = v
+				}
+			}
+		default:
+			// A is k x m: step p of the panel is a contiguous run of row pc+p.
+			for p := 0; p < kc; p++ {
+				src := (pc+p)*lda + ic + i0
+				d := panel[p*MR : p*MR+MR]
+				copy(d, a[src:src+mr])
+				clear(d[mr:])
+			}
+		}
+	}
+}
+
+// sgemmMicroGo is the pure-Go twin of the assembly micro-kernels: for the
+// mr x nr corner (mr <= 6, nr <= 16) of the tile at c it sets
+// C = alpha*Apanel*Bpanel + beta*C, reading C only when beta != 0. a holds
+// kc steps of 6 values, b kc steps of 16.
+func sgemmMicroGo(kc int, a, b []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
+	const MR, NR = sgemmPkMR, sgemmPkNR
+	var acc [MR * NR]float32
+	a = a[:kc*MR]
+	b = b[:kc*NR]
+	for p := 0; p < kc; p++ {
+		bp := (*[NR]float32)(b[p*NR:])
+		ap := (*[MR]float32)(a[p*MR:])
+		for i := 0; i < MR; i++ {
+			ai := ap[i]
+			row := (*[NR]float32)(acc[i*NR:])
+			for j := 0; j < NR; j++ {
+				row[j] += ai * bp[j]
+			}
+		}
+	}
+	for i := 0; i < mr; i++ {
+		row := c[i*ldc : i*ldc+nr]
+		for j := range row {
+			v := alpha * acc[i*NR+j]
+			if beta != 0 {
+				v += beta * row[j]
+			}
+			row[j] = v
+		}
+	}
+}
+
+func sgemmRoundUp(x, to int) int { return (x + to - 1) / to * to }

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package templates
+
+// sgemmMicro runs one micro-tile with the pure-Go twin: this build has no
+// assembly kernels (purego tag, or an architecture without them yet).
+func sgemmMicro(kc int, a, b []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
+	sgemmMicroGo(kc, a, b, c, ldc, alpha, beta, mr, nr)
+}
