@@ -4,3 +4,8 @@ func init() {
 	register("Gemm", Gemm)
 	register("MatMul", MatMul)
 }
+
+func init() {
+	register("Conv", Conv)
+	register("ConvTranspose", ConvTranspose)
+}

@@ -251,3 +251,68 @@ func nnDataLen(d any) int {
 	}
 	return -1
 }
+
+// nnWin is the geometry of a sliding window over nd spatial dims (Conv and
+// the pools): kernel size, strides, dilations, begin/end pads and output
+// size per dim. Its slices live in node scratch.
+type nnWin struct{ k, s, d, pb, pe, out []int }
+
+// nnWindow fills a window geometry for spatial input sizes in from the
+// node's strides, dilations, pads and auto_pad attributes; kernel gives the
+// kernel size per dim. ceil selects ceil_mode rounding of the output size
+// (windows that would start in the end padding are dropped). sc must hold
+// 6*len(in) ints.
+func nnWindow(n *Node, in, kernel []int, ceil bool, sc []int) (nnWin, error) {
+	nd := len(in)
+	w := nnWin{k: sc[:nd], s: sc[nd : 2*nd], d: sc[2*nd : 3*nd], pb: sc[3*nd : 4*nd], pe: sc[4*nd : 5*nd], out: sc[5*nd : 6*nd]}
+	copy(w.k, kernel)
+	strides, dil, pads := n.Attrs.Ints("strides"), n.Attrs.Ints("dilations"), n.Attrs.Ints("pads")
+	if len(strides) != 0 && len(strides) != nd || len(dil) != 0 && len(dil) != nd || len(pads) != 0 && len(pads) != 2*nd {
+		return w, n.Errorf("strides %v, dilations %v or pads %v do not match %d spatial dims", strides, dil, pads, nd)
+	}
+	autoPad := n.Attrs.String("auto_pad", "NOTSET")
+	for i := 0; i < nd; i++ {
+		w.s[i], w.d[i], w.pb[i], w.pe[i] = 1, 1, 0, 0
+		if strides != nil {
+			w.s[i] = int(strides[i])
+		}
+		if dil != nil {
+			w.d[i] = int(dil[i])
+		}
+		if w.s[i] < 1 || w.d[i] < 1 || w.k[i] < 1 {
+			return w, n.Errorf("kernel %v, strides %v and dilations %v must be positive", kernel, strides, dil)
+		}
+		ek := (w.k[i]-1)*w.d[i] + 1
+		switch autoPad {
+		case "SAME_UPPER", "SAME_LOWER":
+			w.out[i] = (in[i] + w.s[i] - 1) / w.s[i]
+			total := max(0, (w.out[i]-1)*w.s[i]+ek-in[i])
+			if autoPad == "SAME_UPPER" {
+				w.pb[i] = total / 2
+			} else {
+				w.pb[i] = (total + 1) / 2
+			}
+			w.pe[i] = total - w.pb[i]
+			continue
+		case "VALID":
+		case "NOTSET", "":
+			if pads != nil {
+				w.pb[i], w.pe[i] = int(pads[i]), int(pads[i+nd])
+			}
+		default:
+			return w, n.Errorf("unknown auto_pad %q", autoPad)
+		}
+		span := in[i] + w.pb[i] + w.pe[i] - ek
+		if span < 0 {
+			return w, n.Errorf("window of extent %d does not fit input size %d with pads %d+%d", ek, in[i], w.pb[i], w.pe[i])
+		}
+		w.out[i] = span/w.s[i] + 1
+		if ceil && span%w.s[i] != 0 {
+			w.out[i]++
+			if (w.out[i]-1)*w.s[i] >= in[i]+w.pb[i] {
+				w.out[i]--
+			}
+		}
+	}
+	return w, nil
+}

@@ -1,0 +1,346 @@
+package templates
+
+// Conv is ONNX Conv (versions 1-11) over any number of spatial dims. Each
+// group is an im2col followed by one GEMM; 1x1 unit-stride convolutions
+// skip the im2col.
+func Conv(n *Node) error {
+	if ok, err := nnViaF32(n, Conv); ok {
+		return err
+	}
+	X, W, B := n.Input(0), n.Input(1), n.Input(2)
+	if X == nil || W == nil {
+		return n.Errorf("needs inputs X and W")
+	}
+	r := len(X.Shape)
+	if r < 3 || len(W.Shape) != r {
+		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), W.ShapeString())
+	}
+	if W.DType != X.DType || B != nil && B.DType != X.DType {
+		return n.Errorf("inputs must share one dtype")
+	}
+	nd := r - 2
+	group := int(n.Attrs.Int("group", 1))
+	N, C, M := X.Shape[0], X.Shape[1], W.Shape[0]
+	if group < 1 || C%group != 0 || M%group != 0 || W.Shape[1]*group != C {
+		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), W.ShapeString(), group)
+	}
+	if B != nil && (len(B.Shape) != 1 || B.Shape[0] != M) {
+		return n.Errorf("B %v must have shape [%d]", B.ShapeString(), M)
+	}
+	if ks := n.Attrs.Ints("kernel_shape"); ks != nil {
+		for i, k := range ks {
+			if i >= nd || int(k) != W.Shape[2+i] {
+				return n.Errorf("kernel_shape %v does not match W %v", ks, W.ShapeString())
+			}
+		}
+	}
+	sc := n.ScratchInts(7*nd + 2)
+	win, err := nnWindow(n, X.Shape[2:], W.Shape[2:], false, sc[:6*nd])
+	if err != nil {
+		return err
+	}
+	shape := sc[6*nd : 7*nd+2]
+	shape[0], shape[1] = N, M
+	copy(shape[2:], win.out)
+	Y := n.Out[0]
+	nnResize(Y, X.DType, shape...)
+	switch x := X.Data.(type) {
+	case []float32:
+		convFloat(n, x, W.F32(), B, Y.F32(), X.Shape, M, group, win)
+	case []float64:
+		convFloat(n, x, W.F64(), B, Y.F64(), X.Shape, M, group, win)
+	default:
+		return n.Errorf("unsupported dtype %v", X.DType)
+	}
+	return nil
+}
+
+func convFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, group int, win nnWin) {
+	N, C := xs[0], xs[1]
+	in := xs[2:]
+	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
+	Cg, Mg := C/group, M/group
+	rows := Cg * kSize
+	pointwise := kSize == 1
+	for i := range in {
+		pointwise = pointwise && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
+	}
+	var col []T
+	if !pointwise {
+		col = nnBuf[T](n, 0, rows*outSize)
+	}
+	var bias []T
+	if B != nil {
+		bias = B.Data.([]T)
+	}
+	for b := 0; b < N; b++ {
+		for g := 0; g < group; g++ {
+			xg := x[(b*C+g*Cg)*inSize : (b*C+g*Cg+Cg)*inSize]
+			yg := y[(b*M+g*Mg)*outSize : (b*M+g*Mg+Mg)*outSize]
+			beta := T(0)
+			if bias != nil {
+				beta = 1
+				for m := 0; m < Mg; m++ {
+					bv := bias[g*Mg+m]
+					row := yg[m*outSize : m*outSize+outSize]
+					for j := range row {
+						row[j] = bv
+					}
+				}
+			}
+			src := xg
+			if !pointwise {
+				if len(in) <= 2 {
+					im2col2D(xg, col, Cg, in, win)
+				} else {
+					im2colND(n, xg, col, Cg, in, win)
+				}
+				src = col
+			}
+			gemmT(false, false, Mg, outSize, rows, 1, w[g*Mg*rows:], rows, src, outSize, beta, yg, outSize)
+		}
+	}
+}
+
+// im2col2D lays out the 1-D or 2-D receptive fields of x ([C, H, W], or
+// [C, W]) as col [C*KH*KW, OH*OW], zero where a window covers padding.
+func im2col2D[T nnFloat](x, col []T, C int, in []int, win nnWin) {
+	H, W, KH, KW, OH, OW := 1, in[0], 1, win.k[0], 1, win.out[0]
+	sh, sw, dh, dw, ph, pw := 1, win.s[0], 1, win.d[0], 0, win.pb[0]
+	if len(in) == 2 {
+		H, W, KH, KW, OH, OW = in[0], in[1], win.k[0], win.k[1], win.out[0], win.out[1]
+		sh, sw, dh, dw, ph, pw = win.s[0], win.s[1], win.d[0], win.d[1], win.pb[0], win.pb[1]
+	}
+	for c := 0; c < C; c++ {
+		xc := x[c*H*W : (c+1)*H*W]
+		for kh := 0; kh < KH; kh++ {
+			for kw := 0; kw < KW; kw++ {
+				row := col[((c*KH+kh)*KW+kw)*OH*OW:][:OH*OW]
+				// Output columns whose input column lies inside [0, W).
+				off := kw*dw - pw
+				lo, hi := 0, OW
+				for lo < OW && lo*sw+off < 0 {
+					lo++
+				}
+				for hi > lo && (hi-1)*sw+off >= W {
+					hi--
+				}
+				for oh := 0; oh < OH; oh++ {
+					ih := oh*sh - ph + kh*dh
+					dst := row[oh*OW : oh*OW+OW]
+					if ih < 0 || ih >= H {
+						clear(dst)
+						continue
+					}
+					xr := xc[ih*W : ih*W+W]
+					clear(dst[:lo])
+					if sw == 1 {
+						copy(dst[lo:hi], xr[lo+off:hi+off])
+					} else {
+						for ow := lo; ow < hi; ow++ {
+							dst[ow] = xr[ow*sw+off]
+						}
+					}
+					clear(dst[hi:])
+				}
+			}
+		}
+	}
+}
+
+// im2colND is im2col for any number of spatial dims.
+func im2colND[T nnFloat](n *Node, x, col []T, C int, in []int, win nnWin) {
+	nd := len(in)
+	idx := nnBuf[int](n, 1, 2*nd)
+	kidx, oidx := idx[:nd], idx[nd:]
+	kSize, outSize := nnProd(win.k), nnProd(win.out)
+	inSize := nnProd(in)
+	for c := 0; c < C; c++ {
+		xc := x[c*inSize : (c+1)*inSize]
+		clear(kidx)
+		for kf := 0; kf < kSize; kf++ {
+			row := col[(c*kSize+kf)*outSize:][:outSize]
+			clear(oidx)
+			for p := range row {
+				off, ok := 0, true
+				for d := 0; d < nd; d++ {
+					i := oidx[d]*win.s[d] - win.pb[d] + kidx[d]*win.d[d]
+					if i < 0 || i >= in[d] {
+						ok = false
+						break
+					}
+					off = off*in[d] + i
+				}
+				if ok {
+					row[p] = xc[off]
+				} else {
+					row[p] = 0
+				}
+				nnNext(oidx, win.out)
+			}
+			nnNext(kidx, win.k)
+		}
+	}
+}
+
+// nnNext advances a row-major multi-index over dims, wrapping to zero.
+func nnNext(idx, dims []int) {
+	for d := len(idx) - 1; d >= 0; d-- {
+		idx[d]++
+		if idx[d] < dims[d] {
+			return
+		}
+		idx[d] = 0
+	}
+}
+
+// ConvTranspose is ONNX ConvTranspose (versions 1-11): one GEMM per group
+// into column form, then a scatter-add (col2im) into the output.
+func ConvTranspose(n *Node) error {
+	if ok, err := nnViaF32(n, ConvTranspose); ok {
+		return err
+	}
+	X, W, B := n.Input(0), n.Input(1), n.Input(2)
+	if X == nil || W == nil {
+		return n.Errorf("needs inputs X and W")
+	}
+	r := len(X.Shape)
+	if r < 3 || len(W.Shape) != r {
+		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), W.ShapeString())
+	}
+	if W.DType != X.DType || B != nil && B.DType != X.DType {
+		return n.Errorf("inputs must share one dtype")
+	}
+	nd := r - 2
+	group := int(n.Attrs.Int("group", 1))
+	N, C := X.Shape[0], X.Shape[1]
+	if group < 1 || W.Shape[0] != C || C%group != 0 {
+		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), W.ShapeString(), group)
+	}
+	M := W.Shape[1] * group
+	if B != nil && (len(B.Shape) != 1 || B.Shape[0] != M) {
+		return n.Errorf("B %v must have shape [%d]", B.ShapeString(), M)
+	}
+	sc := n.ScratchInts(8*nd + 2)
+	win := nnWin{k: sc[:nd], s: sc[nd : 2*nd], d: sc[2*nd : 3*nd], pb: sc[3*nd : 4*nd], pe: sc[4*nd : 5*nd], out: sc[5*nd : 6*nd]}
+	idx := sc[6*nd : 7*nd]
+	shape := sc[7*nd : 8*nd+2]
+	copy(win.k, W.Shape[2:])
+	strides, dil, pads := n.Attrs.Ints("strides"), n.Attrs.Ints("dilations"), n.Attrs.Ints("pads")
+	outPad, outShape := n.Attrs.Ints("output_padding"), n.Attrs.Ints("output_shape")
+	if len(outShape) == nd+2 {
+		outShape = outShape[2:]
+	}
+	if len(strides) != 0 && len(strides) != nd || len(dil) != 0 && len(dil) != nd || len(pads) != 0 && len(pads) != 2*nd ||
+		len(outPad) != 0 && len(outPad) != nd || len(outShape) != 0 && len(outShape) != nd {
+		return n.Errorf("strides %v, dilations %v, pads %v, output_padding %v or output_shape %v do not match %d spatial dims",
+			strides, dil, pads, outPad, outShape, nd)
+	}
+	autoPad := n.Attrs.String("auto_pad", "NOTSET")
+	same := autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"
+	in := X.Shape[2:]
+	for i := 0; i < nd; i++ {
+		win.s[i], win.d[i] = 1, 1
+		if strides != nil {
+			win.s[i] = int(strides[i])
+		}
+		if dil != nil {
+			win.d[i] = int(dil[i])
+		}
+		op := 0
+		if outPad != nil {
+			op = int(outPad[i])
+		}
+		full := win.s[i]*(in[i]-1) + op + (win.k[i]-1)*win.d[i] + 1
+		switch {
+		case outShape != nil || same:
+			out := in[i] * win.s[i]
+			if outShape != nil {
+				out = int(outShape[i])
+			}
+			total := full - out
+			half := total >> 1 // floor division: total may be negative
+			if autoPad == "SAME_UPPER" {
+				win.pb[i], win.pe[i] = half, total-half
+			} else {
+				win.pb[i], win.pe[i] = total-half, half
+			}
+			win.out[i] = out
+		default:
+			win.pb[i], win.pe[i] = 0, 0
+			if pads != nil && autoPad != "VALID" {
+				win.pb[i], win.pe[i] = int(pads[i]), int(pads[i+nd])
+			}
+			win.out[i] = full - win.pb[i] - win.pe[i]
+		}
+		if win.out[i] <= 0 {
+			return n.Errorf("output size %d in spatial dim %d is not positive", win.out[i], i)
+		}
+	}
+	shape[0], shape[1] = N, M
+	copy(shape[2:], win.out)
+	Y := n.Out[0]
+	nnResize(Y, X.DType, shape...)
+	switch x := X.Data.(type) {
+	case []float32:
+		convTransposeFloat(n, x, W.F32(), B, Y.F32(), X.Shape, M, group, win, idx)
+	case []float64:
+		convTransposeFloat(n, x, W.F64(), B, Y.F64(), X.Shape, M, group, win, idx)
+	default:
+		return n.Errorf("unsupported dtype %v", X.DType)
+	}
+	return nil
+}
+
+func convTransposeFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, group int, win nnWin, idx []int) {
+	N, C := xs[0], xs[1]
+	in := xs[2:]
+	nd := len(in)
+	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
+	Cg, Mg := C/group, M/group
+	rows := Mg * kSize
+	col := nnBuf[T](n, 0, rows*inSize)
+	var bias []T
+	if B != nil {
+		bias = B.Data.([]T)
+	}
+	iidx := nnBuf[int](n, 1, nd)
+	for b := 0; b < N; b++ {
+		for g := 0; g < group; g++ {
+			xg := x[(b*C+g*Cg)*inSize : (b*C+g*Cg+Cg)*inSize]
+			yg := y[(b*M+g*Mg)*outSize : (b*M+g*Mg+Mg)*outSize]
+			gemmT(true, false, rows, inSize, Cg, 1, w[g*Cg*rows:], rows, xg, inSize, 0, col, inSize)
+			for m := 0; m < Mg; m++ {
+				ym := yg[m*outSize : (m+1)*outSize]
+				bv := T(0)
+				if bias != nil {
+					bv = bias[g*Mg+m]
+				}
+				for j := range ym {
+					ym[j] = bv
+				}
+				clear(idx)
+				for kf := 0; kf < kSize; kf++ {
+					row := col[(m*kSize+kf)*inSize:][:inSize]
+					clear(iidx)
+					for _, v := range row {
+						off, ok := 0, true
+						for d := 0; d < nd; d++ {
+							o := iidx[d]*win.s[d] - win.pb[d] + idx[d]*win.d[d]
+							if o < 0 || o >= win.out[d] {
+								ok = false
+								break
+							}
+							off = off*win.out[d] + o
+						}
+						if ok {
+							ym[off] += v
+						}
+						nnNext(iidx, in)
+					}
+					nnNext(idx, win.k)
+				}
+			}
+		}
+	}
+}
