@@ -5,3 +5,8 @@ func init() {
 	register("GRU", GRU)
 	register("RNN", RNN)
 }
+
+func init() {
+	register("Resize", Resize)
+	register("Upsample", Upsample)
+}

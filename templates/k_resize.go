@@ -1,0 +1,440 @@
+package templates
+
+import "math"
+
+// Resize (v10, v11, v13) and Upsample (v7, v9; v1's height/width scales).
+// Each output coordinate maps, per axis, to a short list of (input index,
+// weight) pairs: one for nearest, two for linear, four for cubic. The
+// lists are built per axis, then every output element sums the products
+// over axes, which covers N-D inputs and any combination of modes.
+
+// Resize is ONNX Resize.
+func Resize(n *Node) error { return miscResizeOp(n, false) }
+
+// Upsample is ONNX Upsample (deprecated in v10 in favour of Resize).
+func Upsample(n *Node) error { return miscResizeOp(n, true) }
+
+const (
+	miscCoordHalfPixel = iota
+	miscCoordPytorchHalfPixel
+	miscCoordAlignCorners
+	miscCoordAsymmetric
+	miscCoordTFHalfPixelNN
+	miscCoordTFCropAndResize
+)
+
+const (
+	miscNearestRoundFloor = iota
+	miscNearestRoundCeil
+	miscNearestFloor
+	miscNearestCeil
+	miscNearestSimple // Resize-10 and Upsample: ceil when shrinking, else truncate
+)
+
+type miscResizeCfg struct {
+	mode      int // 0 nearest, 1 linear, 2 cubic
+	coord     int
+	nearest   int
+	cubicA    float64
+	exclude   bool
+	extrap    float64
+	outShape  []int
+	scales    []float64 // per axis
+	outWidths []float64 // scale*in, or the requested size
+	roi       *Tensor
+}
+
+func miscResizeOp(n *Node, upsample bool) error {
+	self := Resize
+	if upsample {
+		self = Upsample
+	}
+	if ok, err := miscViaF32(n, self); ok {
+		return err
+	}
+	x := n.Input(0)
+	if x == nil {
+		return n.Errorf("missing input X")
+	}
+	rank := len(x.Shape)
+	st := miscScr[float64](n)
+	cfg := miscResizeCfg{coord: miscCoordHalfPixel, nearest: miscNearestRoundFloor, cubicA: -0.75}
+	switch m := n.Attrs.String("mode", "nearest"); m {
+	case "nearest":
+	case "linear", "bilinear", "trilinear":
+		cfg.mode = 1
+	case "cubic", "bicubic":
+		cfg.mode = 2
+	default:
+		return n.Errorf("unknown mode %q", m)
+	}
+	cfg.outShape = st.getInts(0, rank)
+	cfg.scales = st.getF64(0, rank)
+	cfg.outWidths = st.getF64(1, rank)
+
+	legacy := upsample || n.Version < 11
+	var scales, sizes *Tensor
+	switch {
+	case upsample && n.Version < 9:
+		if a := n.Attrs.Floats("scales"); a != nil {
+			if len(a) != rank {
+				return n.Errorf("scales has %d entries, want %d", len(a), rank)
+			}
+			for i, s := range a {
+				cfg.scales[i] = float64(s)
+			}
+		} else if n.Attrs.Has("height_scale") || n.Attrs.Has("width_scale") {
+			if rank != 4 {
+				return n.Errorf("height_scale/width_scale need a 4-D input")
+			}
+			cfg.scales[0], cfg.scales[1] = 1, 1
+			cfg.scales[2] = float64(n.Attrs.Float("height_scale", 1))
+			cfg.scales[3] = float64(n.Attrs.Float("width_scale", 1))
+		} else {
+			return n.Errorf("missing scales attribute")
+		}
+	case legacy:
+		scales = n.Input(1)
+	default:
+		cfg.roi = n.Input(1)
+		scales, sizes = n.Input(2), n.Input(3)
+		if sizes != nil && sizes.Len() == 0 {
+			sizes = nil
+		}
+		if scales != nil && scales.Len() == 0 {
+			scales = nil
+		}
+	}
+	switch {
+	case sizes != nil:
+		if scales != nil {
+			return n.Errorf("only one of scales and sizes may be given")
+		}
+		if sizes.Len() != rank {
+			return n.Errorf("sizes has %d entries, want %d", sizes.Len(), rank)
+		}
+		for i := range rank {
+			cfg.outShape[i] = int(miscIntAt(sizes, i))
+			cfg.outWidths[i] = float64(cfg.outShape[i])
+			cfg.scales[i] = float64(cfg.outShape[i]) / float64(x.Shape[i])
+		}
+	case scales != nil:
+		if scales.Len() != rank {
+			return n.Errorf("scales has %d entries, want %d", scales.Len(), rank)
+		}
+		for i := range rank {
+			cfg.scales[i] = miscAt(scales, i)
+		}
+		fallthrough
+	case upsample && n.Version < 9:
+		for i := range rank {
+			s := cfg.scales[i]
+			if !(s > 0) {
+				return n.Errorf("scale %v on axis %d must be positive", s, i)
+			}
+			cfg.outWidths[i] = s * float64(x.Shape[i])
+			cfg.outShape[i] = int(math.Floor(cfg.outWidths[i]))
+		}
+	default:
+		return n.Errorf("needs scales or sizes")
+	}
+
+	if legacy {
+		cfg.coord = miscCoordAsymmetric
+		cfg.nearest = miscNearestSimple
+		if cfg.mode == 2 {
+			return n.Errorf("mode cubic needs Resize-11 or later")
+		}
+	} else {
+		switch c := n.Attrs.String("coordinate_transformation_mode", "half_pixel"); c {
+		case "half_pixel":
+		case "pytorch_half_pixel":
+			cfg.coord = miscCoordPytorchHalfPixel
+		case "align_corners":
+			cfg.coord = miscCoordAlignCorners
+		case "asymmetric":
+			cfg.coord = miscCoordAsymmetric
+		case "tf_half_pixel_for_nn":
+			cfg.coord = miscCoordTFHalfPixelNN
+		case "tf_crop_and_resize":
+			cfg.coord = miscCoordTFCropAndResize
+			if cfg.roi == nil || cfg.roi.Len() != 2*rank {
+				return n.Errorf("tf_crop_and_resize needs roi with %d entries", 2*rank)
+			}
+		default:
+			return n.Errorf("unknown coordinate_transformation_mode %q", c)
+		}
+		switch m := n.Attrs.String("nearest_mode", "round_prefer_floor"); m {
+		case "round_prefer_floor":
+		case "round_prefer_ceil":
+			cfg.nearest = miscNearestRoundCeil
+		case "floor":
+			cfg.nearest = miscNearestFloor
+		case "ceil":
+			cfg.nearest = miscNearestCeil
+		default:
+			return n.Errorf("unknown nearest_mode %q", m)
+		}
+		cfg.cubicA = float64(n.Attrs.Float("cubic_coeff_a", -0.75))
+		cfg.exclude = n.Attrs.Int("exclude_outside", 0) != 0
+		cfg.extrap = float64(n.Attrs.Float("extrapolation_value", 0))
+	}
+	y := n.Out[0]
+	if y == nil {
+		return nil
+	}
+	miscResize(y, x.DType, cfg.outShape...)
+	switch x.DType {
+	case F32:
+		miscResizeRun(n, &cfg, x, x.F32(), y.F32())
+	case F64:
+		miscResizeRun(n, &cfg, x, x.F64(), y.F64())
+	case I8:
+		miscResizeRun(n, &cfg, x, x.I8(), y.I8())
+	case U8:
+		miscResizeRun(n, &cfg, x, x.U8(), y.U8())
+	case I16:
+		miscResizeRun(n, &cfg, x, x.Data.([]int16), y.Data.([]int16))
+	case U16:
+		miscResizeRun(n, &cfg, x, x.U16(), y.U16())
+	case I32:
+		miscResizeRun(n, &cfg, x, x.I32(), y.I32())
+	case I64:
+		miscResizeRun(n, &cfg, x, x.I64(), y.I64())
+	case U32:
+		miscResizeRun(n, &cfg, x, x.Data.([]uint32), y.Data.([]uint32))
+	case U64:
+		miscResizeRun(n, &cfg, x, x.Data.([]uint64), y.Data.([]uint64))
+	default:
+		return n.Errorf("unsupported dtype %s", x.DType)
+	}
+	return nil
+}
+
+// miscNum is every numeric element type.
+type miscNum interface {
+	~float32 | ~float64 | ~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~int64 | ~uint32 | ~uint64
+}
+
+// miscFromF64 converts v to E: as is for floats, rounded half to even and
+// saturated for integers.
+func miscFromF64[E miscNum](v float64) E {
+	var z E
+	switch any(z).(type) {
+	case float32, float64:
+		return E(v)
+	}
+	v = math.RoundToEven(v)
+	lo, hi := miscIntRange(any(z))
+	if v < lo {
+		v = lo
+	}
+	if v > hi {
+		v = hi
+	}
+	return E(v)
+}
+
+func miscIntRange(z any) (float64, float64) {
+	switch z.(type) {
+	case int8:
+		return math.MinInt8, math.MaxInt8
+	case uint8:
+		return 0, math.MaxUint8
+	case int16:
+		return math.MinInt16, math.MaxInt16
+	case uint16:
+		return 0, math.MaxUint16
+	case int32:
+		return math.MinInt32, math.MaxInt32
+	case uint32:
+		return 0, math.MaxUint32
+	case uint64:
+		return 0, 18446744073709549568 // largest float64 below 2^64
+	}
+	return -9223372036854775808, 9223372036854774784 // int64
+}
+
+// miscResizeCoord maps output coordinate o on one axis to the input.
+func miscResizeCoord(cfg *miscResizeCfg, axis, o, inLen int) float64 {
+	x, scale, outW := float64(o), cfg.scales[axis], cfg.outWidths[axis]
+	in := float64(inLen)
+	switch cfg.coord {
+	case miscCoordPytorchHalfPixel:
+		if outW <= 1 {
+			return 0
+		}
+		return (x+0.5)/scale - 0.5
+	case miscCoordAlignCorners:
+		if outW == 1 {
+			return 0
+		}
+		return x * (in - 1) / (outW - 1)
+	case miscCoordAsymmetric:
+		return x / scale
+	case miscCoordTFHalfPixelNN:
+		return (x + 0.5) / scale
+	case miscCoordTFCropAndResize:
+		rank := len(cfg.scales)
+		start, end := miscAt(cfg.roi, axis), miscAt(cfg.roi, rank+axis)
+		if outW == 1 {
+			return (end-start)*(in-1)/2 + start*(in-1)
+		}
+		return start*(in-1) + x*(end-start)*(in-1)/(outW-1)
+	}
+	return (x+0.5)/scale - 0.5
+}
+
+func miscCubic(t, a float64) [4]float64 {
+	c := func(x float64) float64 {
+		x = math.Abs(x)
+		if x <= 1 {
+			return ((a+2)*x-(a+3))*x*x + 1
+		}
+		if x < 2 {
+			return ((a*x-5*a)*x+8*a)*x - 4*a
+		}
+		return 0
+	}
+	return [4]float64{c(1 + t), c(t), c(1 - t), c(2 - t)}
+}
+
+func miscResizeRun[E miscNum](n *Node, cfg *miscResizeCfg, x *Tensor, xd, yd []E) {
+	rank := len(x.Shape)
+	st := miscScr[float64](n)
+	per := [...]int{1, 2, 4}[cfg.mode]
+	total := 0
+	for _, o := range cfg.outShape {
+		total += o
+	}
+	// For axis d and output coordinate o (row r = base[d]+o): cnt[r]
+	// entries at idx/wt[r*per:], cnt -1 meaning "outside the crop".
+	base := st.getInts(1, rank)
+	cnt := st.getInts(2, total)
+	idx := st.getInts(3, total*per)
+	wt := st.getF64(2, total*per)
+	b := 0
+	for d := 0; d < rank; d++ {
+		base[d] = b
+		inLen := x.Shape[d]
+		for o := 0; o < cfg.outShape[d]; o++ {
+			r := b + o
+			xo := miscResizeCoord(cfg, d, o, inLen)
+			if cfg.coord == miscCoordTFCropAndResize && (xo < 0 || xo > float64(inLen-1)) {
+				cnt[r] = -1
+				continue
+			}
+			ix, w := idx[r*per:(r+1)*per], wt[r*per:(r+1)*per]
+			switch cfg.mode {
+			case 0:
+				var i float64
+				switch cfg.nearest {
+				case miscNearestRoundFloor:
+					i = math.Ceil(xo - 0.5)
+				case miscNearestRoundCeil:
+					i = math.Floor(xo + 0.5)
+				case miscNearestFloor:
+					i = math.Floor(xo)
+				case miscNearestCeil:
+					i = math.Ceil(xo)
+				case miscNearestSimple:
+					if cfg.scales[d] < 1 {
+						i = math.Ceil(xo)
+					} else {
+						i = math.Trunc(xo)
+					}
+				}
+				ix[0], w[0] = int(i), 1
+			case 1:
+				f := math.Floor(xo)
+				t := xo - f
+				ix[0], ix[1] = int(f), int(f)+1
+				w[0], w[1] = 1-t, t
+			case 2:
+				f := math.Floor(xo)
+				c := miscCubic(xo-f, cfg.cubicA)
+				for k := 0; k < 4; k++ {
+					ix[k] = int(f) - 1 + k
+					w[k] = c[k]
+				}
+			}
+			if cfg.exclude && per > 1 {
+				sum := 0.0
+				for k := range ix {
+					if ix[k] < 0 || ix[k] >= inLen {
+						w[k] = 0
+					}
+					sum += w[k]
+				}
+				for k := range w {
+					w[k] /= sum
+				}
+			}
+			// Clamp to the edge and drop zero weights.
+			m := 0
+			for k := range ix {
+				if w[k] == 0 && per > 1 {
+					continue
+				}
+				ix[m], w[m] = min(max(ix[k], 0), inLen-1), w[k]
+				m++
+			}
+			cnt[r] = m
+		}
+		b += cfg.outShape[d]
+	}
+
+	inStr := miscStrides(x.Shape, st.getInts(4, rank))
+	coord := st.getInts(5, rank)
+	sel := st.getInts(6, rank)
+	clear(coord)
+	extrap := miscFromF64[E](cfg.extrap)
+	for oi := range yd {
+		outside, empty := false, false
+		for d := 0; d < rank; d++ {
+			c := cnt[base[d]+coord[d]]
+			if c < 0 {
+				outside = true
+			}
+			if c == 0 {
+				empty = true
+			}
+		}
+		if outside {
+			yd[oi] = extrap
+		} else if empty {
+			yd[oi] = 0
+		} else {
+			clear(sel)
+			sum := 0.0
+			for {
+				w, off := 1.0, 0
+				for d := 0; d < rank; d++ {
+					e := (base[d]+coord[d])*per + sel[d]
+					w *= wt[e]
+					off += idx[e] * inStr[d]
+				}
+				sum += w * float64(xd[off])
+				d := rank - 1
+				for ; d >= 0; d-- {
+					sel[d]++
+					if sel[d] < cnt[base[d]+coord[d]] {
+						break
+					}
+					sel[d] = 0
+				}
+				if d < 0 {
+					break
+				}
+			}
+			yd[oi] = miscFromF64[E](sum)
+		}
+		for d := rank - 1; d >= 0; d-- {
+			coord[d]++
+			if coord[d] < cfg.outShape[d] {
+				break
+			}
+			coord[d] = 0
+		}
+	}
+}
