@@ -174,3 +174,26 @@ func (t Type) Clone() Type {
 }
 
 func (t Type) GoString() string { return fmt.Sprintf("ir.Type(%s)", t) }
+
+var typeKindNames = [...]string{TensorKind: "tensor", SequenceKind: "seq", OptionalKind: "opt", MapKind: "map"}
+
+func (k TypeKind) String() string {
+	if int(k) < len(typeKindNames) {
+		return typeKindNames[k]
+	}
+	return fmt.Sprintf("typekind(%d)", uint8(k))
+}
+
+// ElemDType is the dtype of the innermost tensor: the tensor's own dtype,
+// or that of a sequence's or optional's elements (Undefined when unknown).
+func (t Type) ElemDType() DType {
+	switch t.Kind {
+	case TensorKind:
+		return t.DType
+	case SequenceKind, OptionalKind:
+		if t.Elem != nil {
+			return t.Elem.ElemDType()
+		}
+	}
+	return Undefined
+}
