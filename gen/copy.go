@@ -1,0 +1,194 @@
+package gen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/cuvil/cuvil/templates"
+)
+
+// source is one file of templates/ as gen sees it.
+type source struct {
+	name  string
+	text  []byte
+	file  *ast.File
+	decls   []string // top-level identifiers it declares
+	methods []string // methods it declares, by name
+	uses  map[string]bool
+}
+
+// library is the parsed set of copyable template files.
+type library struct {
+	files   map[string]*source
+	defined map[string][]string // identifier -> files declaring it
+	funcs   map[string]string   // top-level function name -> file
+}
+
+// copyable reports whether a templates/ file may go into a generated package.
+func copyable(name string) bool {
+	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") &&
+		!strings.HasPrefix(name, "registry") && name != "doc.go" &&
+		(strings.HasPrefix(name, "rt_") || strings.HasPrefix(name, "k_"))
+}
+
+func loadLibrary() (*library, error) {
+	entries, err := fs.ReadDir(templates.Sources, ".")
+	if err != nil {
+		return nil, fmt.Errorf("gen: reading embedded templates: %v", err)
+	}
+	lib := &library{files: map[string]*source{}, defined: map[string][]string{}, funcs: map[string]string{}}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if e.IsDir() || !copyable(e.Name()) {
+			continue
+		}
+		text, err := fs.ReadFile(templates.Sources, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("gen: reading templates/%s: %v", e.Name(), err)
+		}
+		f, err := parser.ParseFile(fset, e.Name(), text, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("gen: parsing templates/%s: %v", e.Name(), err)
+		}
+		src := &source{name: e.Name(), text: text, file: f, uses: map[string]bool{}}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Name.Name == "init" {
+					continue
+				}
+				if d.Recv != nil {
+					src.methods = append(src.methods, d.Name.Name)
+					continue
+				}
+				src.decls = append(src.decls, d.Name.Name)
+				lib.funcs[d.Name.Name] = e.Name()
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						src.decls = append(src.decls, s.Name.Name)
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.Name != "_" {
+								src.decls = append(src.decls, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				src.uses[id.Name] = true
+			}
+			return true
+		})
+		for _, d := range append(src.decls, src.methods...) {
+			lib.defined[d] = append(lib.defined[d], e.Name())
+		}
+		lib.files[e.Name()] = src
+	}
+	return lib, nil
+}
+
+// kernelFunc returns the Go function that implements op in templates (the
+// registered function's own name, which is the op's name for ai.onnx ops).
+func (lib *library) kernelFunc(key, op string) (string, bool) {
+	k, ok := templates.Kernels[key]
+	if !ok {
+		return "", false
+	}
+	full := runtime.FuncForPC(reflect.ValueOf(k).Pointer()).Name()
+	name := full[strings.LastIndex(full, ".")+1:]
+	if _, ok := lib.funcs[name]; ok && !strings.Contains(full, ".func") {
+		return name, true
+	}
+	if _, ok := lib.funcs[op]; ok {
+		return op, true
+	}
+	return "", false
+}
+
+// closure returns, sorted, the runtime files plus the files defining the
+// given functions and every file they reach through top-level identifiers.
+func (lib *library) closure(funcs []string) []string {
+	want := map[string]bool{}
+	var queue []string
+	add := func(name string) {
+		if !want[name] {
+			want[name] = true
+			queue = append(queue, name)
+		}
+	}
+	for name := range lib.files {
+		if strings.HasPrefix(name, "rt_") {
+			add(name)
+		}
+	}
+	for _, f := range funcs {
+		if file, ok := lib.funcs[f]; ok {
+			add(file)
+		}
+	}
+	sort.Strings(queue)
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		uses := make([]string, 0, len(lib.files[name].uses))
+		for id := range lib.files[name].uses {
+			uses = append(uses, id)
+		}
+		sort.Strings(uses)
+		for _, id := range uses {
+			for _, f := range lib.defined[id] {
+				add(f)
+			}
+		}
+	}
+	out := make([]string, 0, len(want))
+	for name := range want {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// declared returns every top-level identifier of the given files.
+func (lib *library) declared(files []string) map[string]string {
+	out := map[string]string{}
+	for _, f := range files {
+		for _, d := range lib.files[f].decls {
+			out[d] = f
+		}
+	}
+	return out
+}
+
+// renamed returns a file's text with its package clause changed to pkg and
+// the generated-code header in front.
+func (lib *library) renamed(name, pkg, header string) []byte {
+	src := lib.files[name]
+	fset := token.NewFileSet()
+	// Re-parse for positions: the library's FileSet is not kept.
+	f, err := parser.ParseFile(fset, name, src.text, parser.PackageClauseOnly)
+	if err != nil {
+		panic("gen: templates file stopped parsing: " + err.Error())
+	}
+	start := fset.Position(f.Name.Pos()).Offset
+	end := fset.Position(f.Name.End()).Offset
+	var b []byte
+	b = append(b, header...)
+	b = append(b, "\n\n"...)
+	b = append(b, src.text[:start]...)
+	b = append(b, pkg...)
+	b = append(b, src.text[end:]...)
+	return b
+}

@@ -1,0 +1,466 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cuvil/cuvil/ir"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// lineComment renders lines as // comments, one per line.
+func lineComment(lines ...string) *jen.Statement {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		l = commentText(l)
+		if l == "" {
+			b.WriteString("//")
+		} else {
+			b.WriteString("// " + l)
+		}
+	}
+	return jen.Comment(b.String())
+}
+
+func dtypeID(dt ir.DType) jen.Code {
+	switch dt {
+	case ir.F32:
+		return jen.Id("F32")
+	case ir.U8:
+		return jen.Id("U8")
+	case ir.I8:
+		return jen.Id("I8")
+	case ir.U16:
+		return jen.Id("U16")
+	case ir.I16:
+		return jen.Id("I16")
+	case ir.I32:
+		return jen.Id("I32")
+	case ir.I64:
+		return jen.Id("I64")
+	case ir.String:
+		return jen.Id("String")
+	case ir.Bool:
+		return jen.Id("Bool")
+	case ir.F16:
+		return jen.Id("F16")
+	case ir.F64:
+		return jen.Id("F64")
+	case ir.U32:
+		return jen.Id("U32")
+	case ir.U64:
+		return jen.Id("U64")
+	case ir.BF16:
+		return jen.Id("BF16")
+	}
+	return jen.Id("DType").Call(jen.Lit(int(dt)))
+}
+
+func intsLit(v []int64) *jen.Statement {
+	items := make([]jen.Code, len(v))
+	for i, x := range v {
+		items[i] = jen.Lit(int(x))
+	}
+	return jen.Index().Int().Values(items...)
+}
+
+// floatCode writes a float32 constant exactly (shortest round-trip form).
+func floatCode(f float32) jen.Code {
+	switch {
+	case math.IsNaN(float64(f)):
+		return jen.Float32().Call(jen.Qual("math", "NaN").Call())
+	case math.IsInf(float64(f), 1):
+		return jen.Float32().Call(jen.Qual("math", "Inf").Call(jen.Lit(1)))
+	case math.IsInf(float64(f), -1):
+		return jen.Float32().Call(jen.Qual("math", "Inf").Call(jen.Lit(-1)))
+	}
+	s := strconv.FormatFloat(float64(f), 'g', -1, 32)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return jen.Id(s)
+}
+
+// attrValue renders one attribute as the Go value templates.Attrs holds.
+func (c *compiled) attrValue(a *ir.Attr) jen.Code {
+	switch a.Kind {
+	case ir.AttrInt:
+		return jen.Int64().Call(jen.Lit(a.I))
+	case ir.AttrFloat:
+		return jen.Float32().Call(floatCode(a.F))
+	case ir.AttrString:
+		return jen.Lit(a.S)
+	case ir.AttrInts:
+		items := make([]jen.Code, len(a.Ints))
+		for i, x := range a.Ints {
+			items[i] = jen.Lit(x)
+		}
+		return jen.Index().Int64().Values(items...)
+	case ir.AttrFloats:
+		items := make([]jen.Code, len(a.Floats))
+		for i, x := range a.Floats {
+			items[i] = floatCode(x)
+		}
+		return jen.Index().Float32().Values(items...)
+	case ir.AttrStrings:
+		items := make([]jen.Code, len(a.Strings))
+		for i, x := range a.Strings {
+			items[i] = jen.Lit(x)
+		}
+		return jen.Index().String().Values(items...)
+	case ir.AttrTensor:
+		return jen.Op("&").Id("m").Dot("consts").Index(jen.Lit(c.tensorIndex[a.T]))
+	}
+	panic("gen: attribute kind checked in lower: " + a.Kind.String())
+}
+
+// valueRef is the expression NewSession uses for a value's tensor.
+func (c *compiled) valueRef(v *ir.Value) jen.Code {
+	if v == nil {
+		return jen.Nil()
+	}
+	if k, ok := c.constIndex[v]; ok {
+		return jen.Op("&").Id("m").Dot("consts").Index(jen.Lit(k))
+	}
+	for i, in := range c.inputs {
+		if in == v {
+			return jen.Op("&").Id("s").Dot("inputs").Index(jen.Lit(i))
+		}
+	}
+	return jen.Op("&").Id("s").Dot("slots").Index(jen.Lit(c.plan.slot[v]))
+}
+
+// outputRef is the expression Run returns for output i.
+func (c *compiled) outputRef(i int) jen.Code {
+	if c.outCopy[i] {
+		return jen.Op("&").Id("s").Dot("outs").Index(jen.Lit(i))
+	}
+	return jen.Op("&").Id("s").Dot("slots").Index(jen.Lit(c.plan.slot[c.outputs[i]]))
+}
+
+func valueNames(vs []*ir.Value) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		if v == nil {
+			parts[i] = "_"
+		} else {
+			parts[i] = v.Name
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
+	f := jen.NewFile(pkg)
+	f.HeaderComment(header)
+
+	f.Anon("embed")
+
+	// Input and Output.
+	f.Comment("Input holds the model's inputs. Every field must be set.")
+	f.Type().Id("Input").StructFunc(func(g *jen.Group) {
+		for i, v := range c.inputs {
+			g.Add(lineComment(fmt.Sprintf("%s is ONNX input %q: %s.", c.inNames[i], v.Name, v.Type)))
+			g.Id(c.inNames[i]).Op("*").Id("Tensor")
+		}
+	})
+	f.Line()
+	f.Comment("Output holds the model's outputs.")
+	f.Type().Id("Output").StructFunc(func(g *jen.Group) {
+		for i, v := range c.outputs {
+			g.Add(lineComment(fmt.Sprintf("%s is ONNX output %q: %s.", c.outNames[i], v.Name, v.Type)))
+			g.Id(c.outNames[i]).Op("*").Id("Tensor")
+		}
+	})
+	f.Line()
+
+	// Tables.
+	f.Comment("//go:embed weights.bin")
+	f.Var().Id("cuvilWeights").Index().Byte()
+	f.Line()
+	f.Comment("cuvilConsts says where each constant lives in weights.bin.")
+	f.Var().Id("cuvilConsts").Op("=").Index(jen.Op("...")).Id("cuvilConst").ValuesFunc(func(g *jen.Group) {
+		for _, e := range c.table {
+			g.Line().Values(
+				jen.Id("name").Op(":").Lit(e.name),
+				jen.Id("dtype").Op(":").Add(dtypeID(e.dtype)),
+				jen.Id("shape").Op(":").Add(intsLit(e.shape)),
+				jen.Id("off").Op(":").Lit(int(e.off)),
+				jen.Id("size").Op(":").Lit(int(e.size)),
+			)
+		}
+		if len(c.table) > 0 {
+			g.Line()
+		}
+	})
+	f.Line()
+	f.Comment("cuvilSymNames are the symbolic dims of the inputs.")
+	f.Var().Id("cuvilSymNames").Op("=").Index().String().ValuesFunc(func(g *jen.Group) {
+		for _, s := range c.syms {
+			g.Lit(s)
+		}
+	})
+	f.Line()
+	f.Comment("cuvilInputs are the inputs as declared, for the shape guards.")
+	f.Var().Id("cuvilInputs").Op("=").Index(jen.Op("...")).Id("cuvilInputSpec").ValuesFunc(func(g *jen.Group) {
+		for _, v := range c.inputs {
+			dims := make([]jen.Code, len(v.Type.Shape))
+			for i, d := range v.Type.Shape {
+				if d.IsConst() {
+					dims[i] = jen.Values(jen.Id("size").Op(":").Lit(int(d.Size)), jen.Id("sym").Op(":").Lit(-1))
+				} else {
+					dims[i] = jen.Values(jen.Id("sym").Op(":").Lit(c.symIndex[d.Sym]))
+				}
+			}
+			g.Line().Values(
+				jen.Id("name").Op(":").Lit(v.Name),
+				jen.Id("dtype").Op(":").Add(dtypeID(v.Type.DType)),
+				jen.Id("dims").Op(":").Index().Id("cuvilDim").Values(dims...),
+			)
+		}
+		if len(c.inputs) > 0 {
+			g.Line()
+		}
+	})
+	f.Line()
+
+	// Model.
+	f.Comment("Model is the compiled model: its decoded weights. It is immutable after\nNew and safe for concurrent use.")
+	f.Type().Id("Model").Struct(
+		jen.Id("consts").Index(jen.Lit(len(c.constTensors))).Id("Tensor"),
+		jen.Id("pool").Qual("sync", "Pool"),
+	)
+	f.Line()
+	f.Comment("New decodes the embedded weights. Call it once and share the Model.")
+	f.Func().Id("New").Params().Params(jen.Op("*").Id("Model"), jen.Error()).Block(
+		jen.Id("m").Op(":=").Op("&").Id("Model").Values(),
+		jen.If(jen.Err().Op(":=").Id("cuvilDecode").Call(jen.Id("cuvilWeights"), jen.Id("cuvilConsts").Index(jen.Op(":")), jen.Id("m").Dot("consts").Index(jen.Op(":"))), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Err()),
+		),
+		jen.Id("m").Dot("pool").Dot("New").Op("=").Func().Params().Any().Block(jen.Return(jen.Id("m").Dot("NewSession").Call())),
+		jen.Return(jen.Id("m"), jen.Nil()),
+	)
+	f.Line()
+
+	// Session.
+	f.Comment("Session holds the memory of one run: input headers, intermediate\ntensors (shared according to the memory plan, see doc.go) and kernel\nscratch. It is not safe for concurrent use.")
+	f.Type().Id("Session").Struct(
+		jen.Id("model").Op("*").Id("Model"),
+		jen.Id("closed").Bool(),
+		jen.Id("inputs").Index(jen.Lit(len(c.inputs))).Id("Tensor"),
+		jen.Id("slots").Index(jen.Lit(len(c.plan.slots))).Id("Tensor"),
+		jen.Id("outs").Index(jen.Lit(len(c.outputs))).Id("Tensor"),
+		jen.Id("nodes").Index(jen.Lit(len(c.nodes))).Id("Node"),
+	)
+	f.Line()
+	f.Comment("NewSession returns a session that runs the model. Memory grows on the\nfirst Run at a given input shape and is reused afterwards.")
+	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("NewSession").Params().Op("*").Id("Session").BlockFunc(func(g *jen.Group) {
+		g.Id("s").Op(":=").Op("&").Id("Session").Values(jen.Id("model").Op(":").Id("m"))
+		for i, ln := range c.nodes {
+			n := ln.n
+			fields := []jen.Code{
+				jen.Id("Name").Op(":").Lit(n.Name),
+				jen.Id("Op").Op(":").Lit(n.Op),
+				jen.Id("Version").Op(":").Lit(n.Version),
+			}
+			if len(n.Attrs) > 0 {
+				dict := make([]jen.Code, len(n.Attrs))
+				for j, a := range n.Attrs {
+					dict[j] = jen.Lit(a.Name).Op(":").Add(c.attrValue(a))
+				}
+				fields = append(fields, jen.Id("Attrs").Op(":").Id("Attrs").Values(dict...))
+			}
+			ins := make([]jen.Code, len(n.Inputs))
+			for j, v := range n.Inputs {
+				ins[j] = c.valueRef(v)
+			}
+			outs := make([]jen.Code, len(n.Outputs))
+			for j, v := range n.Outputs {
+				outs[j] = c.valueRef(v)
+			}
+			fields = append(fields,
+				jen.Id("In").Op(":").Index().Op("*").Id("Tensor").Values(ins...),
+				jen.Id("Out").Op(":").Index().Op("*").Id("Tensor").Values(outs...),
+			)
+			g.Id("s").Dot("nodes").Index(jen.Lit(i)).Op("=").Id("Node").Values(fields...)
+		}
+		g.Return(jen.Id("s"))
+	})
+	f.Line()
+
+	fail := jen.Return(jen.Id("Output").Values(), jen.Err())
+	f.Comment("Run checks the inputs against the declared dtypes and shapes and runs\nthe model. The outputs point into the session's memory: they are valid\nuntil the next Run or Close. Run does not allocate once the session has\nrun at the same input shapes.")
+	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Run").Params(jen.Id("in").Id("Input")).Params(jen.Id("Output"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.If(jen.Id("s").Dot("closed")).Block(jen.Return(jen.Id("Output").Values(), jen.Id("errCuvilClosed")))
+		symsArg := jen.Nil()
+		if len(c.syms) > 0 {
+			minus := make([]jen.Code, len(c.syms))
+			for i := range minus {
+				minus[i] = jen.Lit(-1)
+			}
+			g.Id("syms").Op(":=").Index(jen.Lit(len(c.syms))).Int().Values(minus...)
+			symsArg = jen.Id("syms").Index(jen.Op(":"))
+		}
+		for i := range c.inputs {
+			field := jen.Id("in").Dot(c.inNames[i])
+			g.If(jen.Err().Op(":=").Id("cuvilCheckInput").Call(jen.Op("&").Id("cuvilInputs").Index(jen.Lit(i)), field, symsArg), jen.Err().Op("!=").Nil()).Block(fail)
+			g.Id("s").Dot("inputs").Index(jen.Lit(i)).Op("=").Op("*").Add(jen.Id("in").Dot(c.inNames[i]))
+		}
+		for i, ln := range c.nodes {
+			n := ln.n
+			g.Line()
+			g.Add(lineComment(fmt.Sprintf("%s: %s(%s) -> %s", n.Name, n.Op, valueNames(n.Inputs), valueNames(n.Outputs))))
+			g.If(jen.Err().Op(":=").Id(ln.fn).Call(jen.Op("&").Id("s").Dot("nodes").Index(jen.Lit(i))), jen.Err().Op("!=").Nil()).Block(fail)
+		}
+		for i := range c.outputs {
+			if !c.outCopy[i] {
+				continue
+			}
+			g.Id("cuvilCopyInto").Call(jen.Op("&").Id("s").Dot("outs").Index(jen.Lit(i)), c.valueRef(c.outputs[i]))
+		}
+		g.Line()
+		vals := make([]jen.Code, len(c.outputs))
+		for i := range c.outputs {
+			vals[i] = jen.Id(c.outNames[i]).Op(":").Add(c.outputRef(i))
+		}
+		g.Return(jen.Id("Output").Values(vals...), jen.Nil())
+	})
+	f.Line()
+
+	f.Comment("Close releases the session's memory. The session must not be used\nafterwards; outputs it returned become invalid.")
+	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Close").Params().Block(
+		jen.Id("s").Dot("closed").Op("=").True(),
+		jen.For(jen.Id("i").Op(":=").Range().Id("s").Dot("slots")).Block(
+			jen.Id("s").Dot("slots").Index(jen.Id("i")).Op("=").Id("Tensor").Values(),
+		),
+		jen.For(jen.Id("i").Op(":=").Range().Id("s").Dot("outs")).Block(
+			jen.Id("s").Dot("outs").Index(jen.Id("i")).Op("=").Id("Tensor").Values(),
+		),
+		jen.For(jen.Id("i").Op(":=").Range().Id("s").Dot("nodes")).Block(
+			jen.Id("s").Dot("nodes").Index(jen.Id("i")).Op("=").Id("Node").Values(),
+		),
+	)
+	f.Line()
+
+	f.Comment("Run runs the model on a session from a pool and returns copies of the\noutputs. It is safe for concurrent use.")
+	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Run").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id("Input")).Params(jen.Id("Output"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.If(jen.Err().Op(":=").Id("ctx").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(fail)
+		g.Id("s").Op(":=").Id("m").Dot("pool").Dot("Get").Call().Assert(jen.Op("*").Id("Session"))
+		g.Defer().Id("m").Dot("pool").Dot("Put").Call(jen.Id("s"))
+		g.List(jen.Id("out"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in"))
+		g.If(jen.Err().Op("!=").Nil()).Block(fail)
+		vals := make([]jen.Code, len(c.outputs))
+		for i := range c.outputs {
+			vals[i] = jen.Id(c.outNames[i]).Op(":").Id("cuvilClone").Call(jen.Id("out").Dot(c.outNames[i]))
+		}
+		g.Return(jen.Id("Output").Values(vals...), jen.Nil())
+	})
+
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("gen: rendering model.go: %v", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, error) {
+	dimOf := func(d ir.Dim) (int, bool) {
+		if d.IsConst() {
+			return int(d.Size), true
+		}
+		if _, ok := c.symIndex[d.Sym]; !ok {
+			return -1, false
+		}
+		if v, ok := dims[d.Sym]; ok {
+			return v, true
+		}
+		return 1, true
+	}
+	f := jen.NewFile(pkg)
+	f.HeaderComment(header)
+
+	inputs := make([]jen.Code, len(c.inputs))
+	for i, v := range c.inputs {
+		shape := make([]jen.Code, len(v.Type.Shape))
+		for j, d := range v.Type.Shape {
+			n, _ := dimOf(d)
+			shape[j] = jen.Lit(n)
+		}
+		inputs[i] = jen.Id(c.inNames[i]).Op(":").Id("cuvilTestTensor").Call(dtypeID(v.Type.DType), jen.Index().Int().Values(shape...), jen.Lit(i+1))
+	}
+	f.Comment("cuvilTestInput is a deterministic pseudo-random input at the declared\nshapes (symbolic dims as given to cuvil, else 1).")
+	f.Func().Id("cuvilTestInput").Params().Id("Input").Block(jen.Return(jen.Id("Input").Values(inputs...)))
+	f.Line()
+
+	f.Func().Id("TestRun").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call()
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err()))
+		g.Id("s").Op(":=").Id("m").Dot("NewSession").Call()
+		g.Defer().Id("s").Dot("Close").Call()
+		g.Id("in").Op(":=").Id("cuvilTestInput").Call()
+		g.List(jen.Id("out"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in"))
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err()))
+		for i, v := range c.outputs {
+			if !v.Type.Known() {
+				continue
+			}
+			shape := make([]jen.Code, len(v.Type.Shape))
+			for j, d := range v.Type.Shape {
+				n, _ := dimOf(d)
+				shape[j] = jen.Lit(n)
+			}
+			g.Id("cuvilCheckOutput").Call(jen.Id("t"), jen.Lit(v.Name), jen.Id("out").Dot(c.outNames[i]), dtypeID(v.Type.DType), jen.Index().Int().Values(shape...))
+		}
+		g.Line()
+		g.Comment("The pooled, concurrent API gives the same results.")
+		g.List(jen.Id("pooled"), jen.Err()).Op(":=").Id("m").Dot("Run").Call(jen.Qual("context", "Background").Call(), jen.Id("in"))
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err()))
+		for i, v := range c.outputs {
+			g.If(jen.Op("!").Id("cuvilSameTensor").Call(jen.Id("pooled").Dot(c.outNames[i]), jen.Id("out").Dot(c.outNames[i]))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("output %q: Model.Run and Session.Run differ", v.Name))),
+			)
+		}
+		g.Line()
+		g.Comment("Steady state: no allocation per run.")
+		g.Id("allocs").Op(":=").Qual("testing", "AllocsPerRun").Call(jen.Lit(5), jen.Func().Params().Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in")), jen.Err().Op("!=").Nil()).Block(
+				jen.Id("t").Dot("Fatal").Call(jen.Err()),
+			),
+		))
+		g.If(jen.Id("allocs").Op("!=").Lit(0)).Block(
+			jen.Id("t").Dot("Errorf").Call(jen.Lit("Session.Run allocates %v times per run, want 0"), jen.Id("allocs")),
+		)
+	})
+	f.Line()
+
+	if len(c.inputs) > 0 {
+		v := c.inputs[0]
+		wrong := ir.F32
+		if v.Type.DType == ir.F32 {
+			wrong = ir.I64
+		}
+		f.Func().Id("TestGuard").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+			jen.Id("in").Op(":=").Id("cuvilTestInput").Call(),
+			jen.Id("in").Dot(c.inNames[0]).Op("=").Id("cuvilTestTensor").Call(dtypeID(wrong), jen.Id("in").Dot(c.inNames[0]).Dot("Shape"), jen.Lit(1)),
+			jen.List(jen.Id("_"), jen.Err()).Op("=").Id("m").Dot("NewSession").Call().Dot("Run").Call(jen.Id("in")),
+			jen.If(jen.Err().Op("==").Nil().Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(strconv.Quote(v.Name)))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("wrong dtype: got error %v, want one naming input %q"), jen.Err(), jen.Lit(v.Name)),
+			),
+		)
+	}
+
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("gen: rendering model_test.go: %v", err)
+	}
+	return buf.Bytes(), nil
+}

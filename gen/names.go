@@ -1,0 +1,72 @@
+package gen
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// goName turns an ONNX name ("input_ids", "log-probs", "0") into an exported
+// Go identifier ("InputIDs", "LogProbs", "X0"). Runs of characters that are
+// not letters or digits separate words; each word is capitalised.
+func goName(s string) string {
+	var b strings.Builder
+	upperNext := true
+	for _, r := range s {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r)) || r > unicode.MaxASCII {
+			upperNext = true
+			continue
+		}
+		if upperNext {
+			r = unicode.ToUpper(r)
+			upperNext = false
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	for _, ini := range []string{"Id", "Ids"} {
+		if strings.HasSuffix(out, ini) && len(out) > len(ini) {
+			out = out[:len(out)-len(ini)] + strings.ToUpper(ini[:2]) + ini[2:]
+		}
+	}
+	if out == "" || unicode.IsDigit(rune(out[0])) {
+		out = "X" + out
+	}
+	return out
+}
+
+// uniqueNames Go-ifies a list of names, appending a number to later
+// duplicates so every field is distinct.
+func uniqueNames(names []string) []string {
+	used := map[string]bool{}
+	out := make([]string, len(names))
+	for i, n := range names {
+		g := goName(n)
+		base := g
+		for k := 2; used[g]; k++ {
+			g = base + strconv.Itoa(k)
+		}
+		used[g] = true
+		out[i] = g
+	}
+	return out
+}
+
+// validPackageName reports whether name can be a Go package name.
+func validPackageName(name string) bool {
+	if name == "" || name == "main" || token.IsKeyword(name) || !token.IsIdentifier(name) {
+		return false
+	}
+	return name != "_"
+}
+
+// commentText makes a string safe to put in a // comment on one line.
+func commentText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
