@@ -77,7 +77,7 @@ func ewLoop2To[T any, W any, O any](w *ewWalk, out []O, a, b []T, conv func(T) W
 }
 
 func ewWiden[T, W ewNum](x T) W { return W(x) }
-func ewSame[T any](x T) T      { return x }
+func ewSame[T any](x T) T       { return x }
 func ewF16To64(x uint16) float64 {
 	return float64(F16ToF32(x))
 }
@@ -436,8 +436,8 @@ var (
 		},
 		u: ewOpModPy.u,
 	}
-	ewOpShl = ewBin{u: func(a, b uint64) uint64 { return a << b }}
-	ewOpShr = ewBin{u: func(a, b uint64) uint64 { return a >> b }}
+	ewOpShl   = ewBin{u: func(a, b uint64) uint64 { return a << b }}
+	ewOpShr   = ewBin{u: func(a, b uint64) uint64 { return a >> b }}
 	ewOpPRelu = ewBin{
 		f: func(x, s float64) float64 {
 			if x < 0 {
