@@ -1,0 +1,344 @@
+package passes
+
+import (
+	"fmt"
+
+	"github.com/cuvil/cuvil/ir"
+)
+
+func init() {
+	reg(inferUnary,
+		"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Cos", "Cosh",
+		"Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Mish",
+		"Neg", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh",
+		"Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "BitwiseNot",
+		"Softmax", "LogSoftmax", "Hardmax", "LRN", "MeanVarianceNormalization", "CumSum", "Trilu",
+		"ReverseSequence", "InstanceNormalization", "Clip", "Scatter", "ScatterElements", "ScatterND",
+		"Identity")
+	reg(inferUnaryBool, "Not", "IsNaN", "IsInf")
+	reg(inferBroadcast, "Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd",
+		"BitwiseOr", "BitwiseXor", "Max", "Min", "Mean", "Sum", "PRelu")
+	reg(inferBroadcastBool, "And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual")
+	reg(inferWhere, "Where")
+	reg(inferCast, "Cast")
+	reg(inferCastLike, "CastLike")
+	reg(inferDropout, "Dropout")
+	reg(inferBatchNorm, "BatchNormalization")
+	reg(inferLayerNorm, "LayerNormalization")
+	reg(inferQuantizeLinear, "QuantizeLinear")
+	reg(inferDequantizeLinear, "DequantizeLinear")
+	reg(inferDynamicQuantizeLinear, "DynamicQuantizeLinear")
+}
+
+func inferUnary(x *inferer, n *ir.Node) error {
+	v := n.Input(0)
+	if v == nil {
+		return fmt.Errorf("input 0 is missing")
+	}
+	x.set(n.Outputs[0], v.Type.Clone())
+	if n.Op == "Identity" {
+		if d, ok := x.vals(v); ok {
+			x.track(n.Outputs[0], d)
+		}
+	}
+	return nil
+}
+
+func inferUnaryBool(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, ir.Bool, cloneShape(t.Shape))
+	return nil
+}
+
+// inputShapes returns the shapes of the present inputs.
+func (x *inferer) inputShapes(n *ir.Node) ([]ir.Shape, error) {
+	var shapes []ir.Shape
+	for i, v := range n.Inputs {
+		if v == nil {
+			continue
+		}
+		t, err := x.in(n, i)
+		if err != nil {
+			return nil, err
+		}
+		shapes = append(shapes, t.Shape)
+	}
+	if len(shapes) == 0 {
+		return nil, fmt.Errorf("no inputs")
+	}
+	return shapes, nil
+}
+
+func inferBroadcast(x *inferer, n *ir.Node) error {
+	shapes, err := x.inputShapes(n)
+	if err != nil {
+		return err
+	}
+	out, err := x.broadcast(shapes...)
+	if err != nil {
+		return err
+	}
+	dt := n.Inputs[0].Type.DType
+	x.setOut(n, 0, dt, out)
+	if dt.IsInt() && len(n.Inputs) == 2 {
+		x.trackArith(n)
+	}
+	return nil
+}
+
+// trackArith follows integer arithmetic on tracked tensors (shape maths
+// like Div(Gather(Shape(x), 2), 4)). Sizes that cannot be computed get
+// fresh symbols shared by equal expressions.
+func (x *inferer) trackArith(n *ir.Node) {
+	a, ok1 := x.vals(n.Inputs[0])
+	b, ok2 := x.vals(n.Inputs[1])
+	if !ok1 || !ok2 || len(n.Outputs[0].Type.Shape) > 1 {
+		return
+	}
+	l := max(len(a), len(b))
+	if len(a) != l && len(a) != 1 || len(b) != l && len(b) != 1 {
+		return
+	}
+	out := make([]ir.Dim, l)
+	for i := range out {
+		p, q := a[min(i, len(a)-1)], b[min(i, len(b)-1)]
+		d, ok := x.arith(n.Op, p, q)
+		if !ok {
+			return
+		}
+		out[i] = d
+	}
+	x.track(n.Outputs[0], out)
+}
+
+func (x *inferer) arith(op string, p, q ir.Dim) (ir.Dim, bool) {
+	if p.IsConst() && q.IsConst() {
+		a, b := p.Size, q.Size
+		switch op {
+		case "Add":
+			return ir.D(a + b), true
+		case "Sub":
+			return ir.D(a - b), true
+		case "Mul":
+			return ir.D(a * b), true
+		case "Div":
+			if b != 0 && a%b == 0 { // exact: no rounding convention involved
+				return ir.D(a / b), true
+			}
+		case "Max":
+			return ir.D(max(a, b)), true
+		case "Min":
+			return ir.D(min(a, b)), true
+		}
+		return ir.Dim{}, false
+	}
+	switch {
+	case op == "Add" && q == ir.D(0), op == "Sub" && q == ir.D(0), op == "Mul" && q == ir.D(1), op == "Div" && q == ir.D(1):
+		return p, true
+	case op == "Add" && p == ir.D(0), op == "Mul" && p == ir.D(1):
+		return q, true
+	case op == "Sub" && p == q:
+		return ir.D(0), true
+	case op == "Div" && p == q:
+		return ir.D(1), true
+	case op == "Mul" && q.IsConst():
+		return x.mulDim(p, q.Size), true
+	case op == "Mul" && p.IsConst():
+		return x.mulDim(q, p.Size), true
+	case op == "Div" && q.IsConst() && q.Size > 0:
+		d, err := x.divDim(p, q.Size)
+		return d, err == nil
+	case op == "Add" && q.IsConst():
+		return x.addDim(p, q.Size), true
+	case op == "Sub" && q.IsConst():
+		return x.addDim(p, -q.Size), true
+	case op == "Add" || op == "Sub" || op == "Mul" || op == "Div":
+		return x.freshDim(op + "(" + p.String() + "," + q.String() + ")"), true
+	}
+	return ir.Dim{}, false
+}
+
+func inferBroadcastBool(x *inferer, n *ir.Node) error {
+	shapes, err := x.inputShapes(n)
+	if err != nil {
+		return err
+	}
+	out, err := x.broadcast(shapes...)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, ir.Bool, out)
+	return nil
+}
+
+func inferWhere(x *inferer, n *ir.Node) error {
+	shapes, err := x.inputShapes(n)
+	if err != nil {
+		return err
+	}
+	if len(shapes) != 3 {
+		return fmt.Errorf("has %d inputs, want 3", len(shapes))
+	}
+	out, err := x.broadcast(shapes...)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, n.Inputs[1].Type.DType, out)
+	// Where(Equal(shape, -1), ones, shape) style rewrites of shape tensors:
+	// follow them when the condition is known.
+	c, ok1 := x.ints(n.Inputs[0])
+	a, ok2 := x.vals(n.Inputs[1])
+	b, ok3 := x.vals(n.Inputs[2])
+	if ok1 && ok2 && ok3 && len(out) <= 1 {
+		l := 1
+		if len(out) == 1 && out[0].IsConst() {
+			l = int(out[0].Size)
+		}
+		res := make([]ir.Dim, l)
+		for i := range res {
+			if len(c) == 0 || len(a) == 0 || len(b) == 0 {
+				return nil
+			}
+			if c[min(i, len(c)-1)] != 0 {
+				res[i] = a[min(i, len(a)-1)]
+			} else {
+				res[i] = b[min(i, len(b)-1)]
+			}
+		}
+		x.track(n.Outputs[0], res)
+	}
+	return nil
+}
+
+func inferCast(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	if n.Attr("to") == nil {
+		return fmt.Errorf("attribute to is missing")
+	}
+	dt, err := attrDType(n, "to", 0)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, dt, cloneShape(t.Shape))
+	if d, ok := x.vals(n.Inputs[0]); ok && dt.IsInt() {
+		x.track(n.Outputs[0], d)
+	}
+	return nil
+}
+
+func inferCastLike(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	like, err := x.in(n, 1)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, like.DType, cloneShape(t.Shape))
+	if d, ok := x.vals(n.Inputs[0]); ok && like.DType.IsInt() {
+		x.track(n.Outputs[0], d)
+	}
+	return nil
+}
+
+func inferDropout(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, t.DType, cloneShape(t.Shape))
+	mask := ir.Bool
+	if n.Version > 0 && n.Version < 10 {
+		mask = t.DType // Dropout-7: the mask has the input's type
+	}
+	x.setOut(n, 1, mask, cloneShape(t.Shape))
+	return nil
+}
+
+func inferBatchNorm(x *inferer, n *ir.Node) error {
+	t, err := x.inRank(n, 0, 1, -1)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, t.DType, cloneShape(t.Shape))
+	c := ir.D(1)
+	if len(t.Shape) > 1 {
+		c = t.Shape[1]
+	}
+	// Training-mode outputs: running (or saved) mean and variance, per channel.
+	statType := t.DType
+	if v := n.Input(3); v != nil {
+		statType = v.Type.DType
+	}
+	for i := 1; i < len(n.Outputs); i++ {
+		x.setOut(n, i, statType, ir.Shape{c})
+	}
+	return nil
+}
+
+func inferLayerNorm(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	axis, err := normAxis(n.AttrInt("axis", -1), len(t.Shape))
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, t.DType, cloneShape(t.Shape))
+	stash, err := attrDType(n, "stash_type", ir.F32)
+	if err != nil {
+		return err
+	}
+	stat := cloneShape(t.Shape)
+	for i := axis; i < len(stat); i++ {
+		stat[i] = ir.D(1)
+	}
+	x.setOut(n, 1, stash, stat)
+	x.setOut(n, 2, stash, cloneShape(stat))
+	return nil
+}
+
+func inferQuantizeLinear(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	dt := ir.U8
+	if zp := n.Input(2); zp != nil {
+		dt = zp.Type.DType
+	}
+	x.setOut(n, 0, dt, cloneShape(t.Shape))
+	return nil
+}
+
+func inferDequantizeLinear(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	dt := ir.F32
+	if s := n.Input(1); s != nil && s.Type.DType.IsFloat() {
+		dt = s.Type.DType
+	}
+	x.setOut(n, 0, dt, cloneShape(t.Shape))
+	return nil
+}
+
+func inferDynamicQuantizeLinear(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, ir.U8, cloneShape(t.Shape))
+	x.setOut(n, 1, ir.F32, ir.Shape{})
+	x.setOut(n, 2, ir.U8, ir.Shape{})
+	return nil
+}
