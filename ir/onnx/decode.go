@@ -34,12 +34,18 @@ func Load(path string) (*ir.Model, error) {
 // Decode imports a model from the bytes of an .onnx file. dir is the
 // folder external data is read from; "" refuses models with external data.
 func Decode(data []byte, dir string) (*ir.Model, error) {
+	return decode(data, dir, ir.LookupOp)
+}
+
+// decode is Decode with the op table as a parameter, so tests can pin their
+// own.
+func decode(data []byte, dir string, lookup func(domain, op string) *ir.OpSchema) (*ir.Model, error) {
 	mp, err := unmarshalModel(data)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	m, err := importModel(mp, dir, ir.LookupOp)
+	m, err := importModel(mp, dir, lookup)
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +97,7 @@ func unmarshalModel(data []byte) (*pb.ModelProto, error) {
 	return mp, nil
 }
 
-// importModel turns a decoded ModelProto into an ir.Model. lookup is
-// ir.LookupOp, a parameter so tests can pin their own op table.
+// importModel turns a decoded ModelProto into an ir.Model.
 func importModel(mp *pb.ModelProto, dir string, lookup func(domain, op string) *ir.OpSchema) (*ir.Model, error) {
 	m := &ir.Model{
 		Opsets:    map[string]int64{},
