@@ -81,12 +81,12 @@ func TestConv(t *testing.T) {
 		{[]int{1, 3, 7, 9}, []int{5, 3, 3, 3}, 1, []int{1, 1}, []int{1, 1}, []int{1, 1, 1, 1}, "", true},
 		{[]int{2, 4, 9, 7}, []int{6, 2, 3, 2}, 2, []int{2, 1}, []int{1, 2}, []int{0, 1, 2, 0}, "", false},
 		{[]int{1, 5, 11, 10}, []int{5, 1, 3, 3}, 5, []int{2, 2}, []int{1, 1}, []int{1, 1, 1, 1}, "", true}, // depthwise
-		{[]int{2, 6, 5, 7}, []int{3, 6, 1, 1}, 1, nil, nil, nil, "", true},                                  // pointwise
+		{[]int{2, 6, 5, 7}, []int{3, 6, 1, 1}, 1, nil, nil, nil, "", true},                                 // pointwise
 		{[]int{1, 2, 6, 5}, []int{3, 2, 1, 1}, 1, []int{2, 2}, nil, nil, "", false},
 		{[]int{1, 3, 13, 11}, []int{4, 3, 3, 5}, 1, []int{2, 3}, []int{1, 1}, nil, "SAME_UPPER", true},
 		{[]int{1, 3, 13, 11}, []int{4, 3, 4, 2}, 1, []int{2, 3}, []int{2, 1}, nil, "SAME_LOWER", false},
 		{[]int{1, 3, 13, 11}, []int{4, 3, 3, 3}, 1, []int{2, 2}, nil, nil, "VALID", true},
-		{[]int{3, 3, 17}, []int{5, 3, 4}, 1, []int{3}, []int{2}, []int{2, 1}, "", true}, // 1-D
+		{[]int{3, 3, 17}, []int{5, 3, 4}, 1, []int{3}, []int{2}, []int{2, 1}, "", true},                                    // 1-D
 		{[]int{1, 4, 5, 6, 7}, []int{6, 2, 3, 2, 3}, 2, []int{2, 1, 2}, []int{1, 2, 1}, []int{1, 0, 1, 1, 1, 0}, "", true}, // 3-D
 		{[]int{1, 2, 5, 4, 3}, []int{3, 2, 2, 2, 2}, 1, nil, nil, nil, "SAME_UPPER", false},
 		{[]int{2, 3, 7}, []int{2, 3, 1}, 1, []int{1}, nil, []int{0, 0}, "", true}, // 1-D pointwise
@@ -269,7 +269,7 @@ func TestConvTranspose(t *testing.T) {
 		{[]int{1, 1, 3, 3}, []int{1, 2, 3, 3}, 1, []int{3, 2}, nil, nil, []int{1, 1}, []int{10, 8}, "", false},
 		{[]int{1, 1, 3, 3}, []int{1, 2, 3, 3}, 1, []int{2, 2}, nil, nil, nil, nil, "SAME_UPPER", false}, // autopad_same
 		{[]int{1, 2, 4, 3}, []int{2, 2, 3, 2}, 1, []int{2, 3}, nil, nil, nil, nil, "SAME_LOWER", true},
-		{[]int{2, 3, 7}, []int{3, 2, 3}, 1, []int{2}, []int{2}, []int{1, 2}, nil, nil, "", true},          // 1-D
+		{[]int{2, 3, 7}, []int{3, 2, 3}, 1, []int{2}, []int{2}, []int{1, 2}, nil, nil, "", true},      // 1-D
 		{[]int{1, 2, 3, 4, 3}, []int{2, 3, 2, 3, 2}, 1, []int{2, 1, 2}, nil, nil, nil, nil, "", true}, // 3-D
 	}
 	for ci, c := range cases {

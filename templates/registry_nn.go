@@ -9,3 +9,12 @@ func init() {
 	register("Conv", Conv)
 	register("ConvTranspose", ConvTranspose)
 }
+
+func init() {
+	register("MaxPool", MaxPool)
+	register("AveragePool", AveragePool)
+	register("LpPool", LpPool)
+	register("GlobalAveragePool", GlobalAveragePool)
+	register("GlobalMaxPool", GlobalMaxPool)
+	register("GlobalLpPool", GlobalLpPool)
+}

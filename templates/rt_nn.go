@@ -316,3 +316,55 @@ func nnWindow(n *Node, in, kernel []int, ceil bool, sc []int) (nnWin, error) {
 	}
 	return w, nil
 }
+
+// nnLowest is the smallest value of T (-Inf for floats).
+func nnLowest[T nnNum]() T {
+	var z T
+	var v any
+	switch any(z).(type) {
+	case float32:
+		v = float32(math.Inf(-1))
+	case float64:
+		v = math.Inf(-1)
+	case int8:
+		v = int8(math.MinInt8)
+	case int16:
+		v = int16(math.MinInt16)
+	case int32:
+		v = int32(math.MinInt32)
+	case int64:
+		v = int64(math.MinInt64)
+	default:
+		return 0 // unsigned
+	}
+	return v.(T)
+}
+
+// nnHighest is the largest value of T (+Inf for floats).
+func nnHighest[T nnNum]() T {
+	var z T
+	var v any
+	switch any(z).(type) {
+	case float32:
+		v = float32(math.Inf(1))
+	case float64:
+		v = math.Inf(1)
+	case int8:
+		v = int8(math.MaxInt8)
+	case uint8:
+		v = uint8(math.MaxUint8)
+	case int16:
+		v = int16(math.MaxInt16)
+	case uint16:
+		v = uint16(math.MaxUint16)
+	case int32:
+		v = int32(math.MaxInt32)
+	case uint32:
+		v = uint32(math.MaxUint32)
+	case int64:
+		v = int64(math.MaxInt64)
+	case uint64:
+		v = uint64(math.MaxUint64)
+	}
+	return v.(T)
+}
