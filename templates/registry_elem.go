@@ -20,3 +20,8 @@ func init() {
 		register(op, k)
 	}
 }
+
+func init() {
+	register("Cast", Cast)
+	register("CastLike", CastLike)
+}
