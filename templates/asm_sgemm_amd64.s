@@ -59,7 +59,7 @@ DATA sgemmColMask<>+124(SB)/4, $0x00000000
 GLOBL sgemmColMask<>(SB), RODATA|NOPTR, $128
 
 // func sgemmKernel6x16AVX2(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32)
-// Requires: AVX, AVX2, FMA3, MMX+, SSE
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·sgemmKernel6x16AVX2(SB), NOSPLIT, $0-48
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
@@ -226,8 +226,7 @@ sgemmKernel6x16AVX2_tailloop:
 
 	// Epilogue: scale the products by alpha.
 sgemmKernel6x16AVX2_epilogue:
-	MOVSS        alpha+40(FP), X12
-	VBROADCASTSS X12, Y12
+	VBROADCASTSS alpha+40(FP), Y12
 	VMULPS       Y12, Y0, Y0
 	VMULPS       Y12, Y1, Y1
 	VMULPS       Y12, Y2, Y2
@@ -242,30 +241,30 @@ sgemmKernel6x16AVX2_epilogue:
 	VMULPS       Y12, Y11, Y11
 
 	// beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.
-	MOVSS   beta+44(FP), X12
-	VXORPS  X13, X13, X13
-	UCOMISS X13, X12
-	JNE     sgemmKernel6x16AVX2_beta
-	JP      sgemmKernel6x16AVX2_beta
-	MOVQ    BX, AX
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	ADDQ    SI, AX
-	VMOVUPS Y2, (AX)
-	VMOVUPS Y3, 32(AX)
-	ADDQ    SI, AX
-	VMOVUPS Y4, (AX)
-	VMOVUPS Y5, 32(AX)
-	ADDQ    SI, AX
-	VMOVUPS Y6, (AX)
-	VMOVUPS Y7, 32(AX)
-	ADDQ    SI, AX
-	VMOVUPS Y8, (AX)
-	VMOVUPS Y9, 32(AX)
-	ADDQ    SI, AX
-	VMOVUPS Y10, (AX)
-	VMOVUPS Y11, 32(AX)
-	JMP     sgemmKernel6x16AVX2_done
+	VMOVSS   beta+44(FP), X12
+	VXORPS   X13, X13, X13
+	VUCOMISS X13, X12
+	JNE      sgemmKernel6x16AVX2_beta
+	JP       sgemmKernel6x16AVX2_beta
+	MOVQ     BX, AX
+	VMOVUPS  Y0, (AX)
+	VMOVUPS  Y1, 32(AX)
+	ADDQ     SI, AX
+	VMOVUPS  Y2, (AX)
+	VMOVUPS  Y3, 32(AX)
+	ADDQ     SI, AX
+	VMOVUPS  Y4, (AX)
+	VMOVUPS  Y5, 32(AX)
+	ADDQ     SI, AX
+	VMOVUPS  Y6, (AX)
+	VMOVUPS  Y7, 32(AX)
+	ADDQ     SI, AX
+	VMOVUPS  Y8, (AX)
+	VMOVUPS  Y9, 32(AX)
+	ADDQ     SI, AX
+	VMOVUPS  Y10, (AX)
+	VMOVUPS  Y11, 32(AX)
+	JMP      sgemmKernel6x16AVX2_done
 
 	// General beta: C = alpha*A*B + beta*C.
 sgemmKernel6x16AVX2_beta:
@@ -306,7 +305,7 @@ sgemmKernel6x16AVX2_done:
 	RET
 
 // func sgemmKernel6x16EdgeAVX2(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32, m int, n int)
-// Requires: AVX, AVX2, FMA3, MMX+, SSE
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·sgemmKernel6x16EdgeAVX2(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
@@ -473,8 +472,7 @@ sgemmKernel6x16EdgeAVX2_tailloop:
 
 	// Epilogue: scale the products by alpha.
 sgemmKernel6x16EdgeAVX2_epilogue:
-	MOVSS        alpha+40(FP), X12
-	VBROADCASTSS X12, Y12
+	VBROADCASTSS alpha+40(FP), Y12
 	VMULPS       Y12, Y0, Y0
 	VMULPS       Y12, Y1, Y1
 	VMULPS       Y12, Y2, Y2
@@ -498,9 +496,9 @@ sgemmKernel6x16EdgeAVX2_epilogue:
 	MOVQ    m+48(FP), AX
 
 	// beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.
-	MOVSS      beta+44(FP), X14
+	VMOVSS     beta+44(FP), X14
 	VXORPS     X15, X15, X15
-	UCOMISS    X15, X14
+	VUCOMISS   X15, X14
 	JNE        sgemmKernel6x16EdgeAVX2_beta
 	JP         sgemmKernel6x16EdgeAVX2_beta
 	MOVQ       BX, CX
