@@ -125,7 +125,9 @@ func (x *inferer) arith(op string, p, q ir.Dim) (ir.Dim, bool) {
 		case "Mul":
 			return ir.D(a * b), true
 		case "Div":
-			if b != 0 && a%b == 0 { // exact: no rounding convention involved
+			// Exact, or non-negative where truncation and floor agree: no
+			// rounding convention is involved.
+			if b != 0 && (a%b == 0 || a >= 0 && b > 0) {
 				return ir.D(a / b), true
 			}
 		case "Max":
