@@ -154,6 +154,16 @@ func (im *importer) importGraph(gp *pb.GraphProto, parent *scope, parentGraph *i
 	if err != nil {
 		return nil, err
 	}
+	// A node output that reuses the name of an input or constant (here or
+	// in an enclosing graph) breaks SSA; catch it before sorting, which
+	// would otherwise read it as a cycle.
+	for _, e := range entries {
+		for i, o := range e.np.Output {
+			if old := sc.find(o); o != "" && old != nil {
+				return nil, fmt.Errorf("%s: output %d: value %q is defined twice: as %s and as output of %s; values must be assigned once (SSA)", e, i, o, describe(old), e)
+			}
+		}
+	}
 	entries, err = sortNodes(entries)
 	if err != nil {
 		return nil, err
@@ -584,12 +594,22 @@ func cycleError(entries []nodeEntry, preds [][]int, done []bool) error {
 		}
 		i = next
 	}
-	// path runs consumer -> producer; print it in data-flow order.
-	parts := make([]string, 0, len(path)+1)
-	for k := len(path) - 1; k >= 0; k-- {
-		parts = append(parts, entries[path[k]].String())
+	// path runs consumer -> producer; print it in data-flow order, from
+	// the node that comes first in the file.
+	cyc := make([]int, len(path))
+	first := 0
+	for k := range path {
+		cyc[k] = path[len(path)-1-k]
+		if cyc[k] < cyc[first] {
+			first = k
+		}
 	}
-	parts = append(parts, entries[path[len(path)-1]].String())
+	cyc = append(cyc[first:], cyc[:first]...)
+	parts := make([]string, 0, len(cyc)+1)
+	for _, i := range cyc {
+		parts = append(parts, entries[i].String())
+	}
+	parts = append(parts, entries[cyc[0]].String())
 	return fmt.Errorf("graph has a cycle: %s", strings.Join(parts, " -> "))
 }
 
