@@ -18,3 +18,21 @@ func init() {
 	register("GlobalMaxPool", GlobalMaxPool)
 	register("GlobalLpPool", GlobalLpPool)
 }
+
+func init() {
+	register("Softmax", Softmax)
+	register("LogSoftmax", LogSoftmax)
+	register("Hardmax", Hardmax)
+	register("ReduceSum", ReduceSum)
+	register("ReduceMean", ReduceMean)
+	register("ReduceMax", ReduceMax)
+	register("ReduceMin", ReduceMin)
+	register("ReduceProd", ReduceProd)
+	register("ReduceL1", ReduceL1)
+	register("ReduceL2", ReduceL2)
+	register("ReduceLogSum", ReduceLogSum)
+	register("ReduceLogSumExp", ReduceLogSumExp)
+	register("ReduceSumSquare", ReduceSumSquare)
+	register("ArgMax", ArgMax)
+	register("ArgMin", ArgMin)
+}
