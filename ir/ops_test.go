@@ -131,3 +131,40 @@ func TestOpDefErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemasConsistent checks what parseOpDef cannot see row by row.
+func TestSchemasConsistent(t *testing.T) {
+	for _, s := range Ops() {
+		if s.Doc == "" || !strings.HasSuffix(s.Doc, ".") {
+			t.Errorf("%s: doc %q is not a sentence", s.Name, s.Doc)
+		}
+		used := map[string]bool{}
+		for _, a := range append(append([]ArgSpec{}, s.Inputs...), s.Outputs...) {
+			used[a.Type] = true
+		}
+		for l := range s.Types {
+			if !used[l] {
+				t.Errorf("%s: constraint %s is used by no formal", s.Name, l)
+			}
+		}
+		for _, o := range s.Older {
+			if o.Until <= s.Versions[0] || o.Until > s.Versions[len(s.Versions)-1] {
+				t.Errorf("%s: older arity until %d is outside versions %v", s.Name, o.Until, s.Versions)
+			}
+		}
+		for i, a := range s.Attrs {
+			for _, b := range s.Attrs[i+1:] {
+				if a.Name == b.Name {
+					for _, v := range s.Versions {
+						if a.InVersion(v) && b.InVersion(v) {
+							t.Errorf("%s: attribute %q declared twice for version %d", s.Name, a.Name, v)
+						}
+					}
+				}
+			}
+		}
+		if s.Commutative && !s.Elementwise {
+			t.Errorf("%s: commutative but not elementwise", s.Name)
+		}
+	}
+}
