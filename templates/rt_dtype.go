@@ -202,6 +202,7 @@ type ewScratch struct {
 	ints [4][]int
 	rng  uint64
 	seed bool
+	val  Tensor // a one-element value (Pad's constant)
 }
 
 func ewScr(n *Node) *ewScratch {
@@ -245,4 +246,153 @@ func ewCopyData(dst, src any) {
 func ewCopyTensor(dst, src *Tensor) {
 	ewResize(dst, src.DType, src.Shape)
 	ewCopyData(dst.Data, src.Data)
+}
+
+// ewMove copies n elements from src[si:] to dst[di:] (same Go type).
+func ewMove(dst any, di int, src any, si, n int) {
+	switch d := dst.(type) {
+	case []float32:
+		copy(d[di:di+n], src.([]float32)[si:si+n])
+	case []float64:
+		copy(d[di:di+n], src.([]float64)[si:si+n])
+	case []uint16:
+		copy(d[di:di+n], src.([]uint16)[si:si+n])
+	case []int8:
+		copy(d[di:di+n], src.([]int8)[si:si+n])
+	case []uint8:
+		copy(d[di:di+n], src.([]uint8)[si:si+n])
+	case []int16:
+		copy(d[di:di+n], src.([]int16)[si:si+n])
+	case []int32:
+		copy(d[di:di+n], src.([]int32)[si:si+n])
+	case []int64:
+		copy(d[di:di+n], src.([]int64)[si:si+n])
+	case []uint32:
+		copy(d[di:di+n], src.([]uint32)[si:si+n])
+	case []uint64:
+		copy(d[di:di+n], src.([]uint64)[si:si+n])
+	case []bool:
+		copy(d[di:di+n], src.([]bool)[si:si+n])
+	case []string:
+		copy(d[di:di+n], src.([]string)[si:si+n])
+	default:
+		panic("templates: unsupported tensor data")
+	}
+}
+
+func ewFillT[T any](d []T, v T) {
+	for i := range d {
+		d[i] = v
+	}
+}
+
+// ewFill sets dst[di:di+n] to src[si] (same Go type).
+func ewFill(dst any, di, n int, src any, si int) {
+	switch d := dst.(type) {
+	case []float32:
+		ewFillT(d[di:di+n], src.([]float32)[si])
+	case []float64:
+		ewFillT(d[di:di+n], src.([]float64)[si])
+	case []uint16:
+		ewFillT(d[di:di+n], src.([]uint16)[si])
+	case []int8:
+		ewFillT(d[di:di+n], src.([]int8)[si])
+	case []uint8:
+		ewFillT(d[di:di+n], src.([]uint8)[si])
+	case []int16:
+		ewFillT(d[di:di+n], src.([]int16)[si])
+	case []int32:
+		ewFillT(d[di:di+n], src.([]int32)[si])
+	case []int64:
+		ewFillT(d[di:di+n], src.([]int64)[si])
+	case []uint32:
+		ewFillT(d[di:di+n], src.([]uint32)[si])
+	case []uint64:
+		ewFillT(d[di:di+n], src.([]uint64)[si])
+	case []bool:
+		ewFillT(d[di:di+n], src.([]bool)[si])
+	case []string:
+		ewFillT(d[di:di+n], src.([]string)[si])
+	default:
+		panic("templates: unsupported tensor data")
+	}
+}
+
+// ewZero clears dst[di:di+n] (0, false, "").
+func ewZero(dst any, di, n int) {
+	switch d := dst.(type) {
+	case []float32:
+		clear(d[di : di+n])
+	case []float64:
+		clear(d[di : di+n])
+	case []uint16:
+		clear(d[di : di+n])
+	case []int8:
+		clear(d[di : di+n])
+	case []uint8:
+		clear(d[di : di+n])
+	case []int16:
+		clear(d[di : di+n])
+	case []int32:
+		clear(d[di : di+n])
+	case []int64:
+		clear(d[di : di+n])
+	case []uint32:
+		clear(d[di : di+n])
+	case []uint64:
+		clear(d[di : di+n])
+	case []bool:
+		clear(d[di : di+n])
+	case []string:
+		clear(d[di : di+n])
+	default:
+		panic("templates: unsupported tensor data")
+	}
+}
+
+// ewSetF64 stores v (converted like Cast) into element i of a numeric or
+// bool tensor.
+func ewSetF64(t *Tensor, i int, v float64) {
+	switch d := t.Data.(type) {
+	case []float32:
+		d[i] = float32(v)
+	case []float64:
+		d[i] = v
+	case []uint16:
+		switch t.DType {
+		case F16:
+			d[i] = ewF64ToF16(v)
+		case BF16:
+			d[i] = ewF64ToBF16(v)
+		default:
+			d[i] = uint16(int64(v))
+		}
+	case []int8:
+		d[i] = int8(int64(v))
+	case []uint8:
+		d[i] = uint8(int64(v))
+	case []int16:
+		d[i] = int16(int64(v))
+	case []int32:
+		d[i] = int32(int64(v))
+	case []int64:
+		d[i] = int64(v)
+	case []uint32:
+		d[i] = uint32(int64(v))
+	case []uint64:
+		d[i] = uint64(v)
+	case []bool:
+		d[i] = v != 0
+	default:
+		panic("templates: not a numeric tensor: " + t.DType.String())
+	}
+}
+
+// ewAxis normalises a possibly negative axis against rank.
+func ewAxis(axis int64, rank int) (int, bool) {
+	a := int(axis)
+	if a < 0 {
+		a += rank
+	}
+	return a, a >= 0 && a < rank
 }

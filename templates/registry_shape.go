@@ -1,0 +1,16 @@
+package templates
+
+func init() {
+	for op, k := range map[string]Kernel{
+		"Reshape": Reshape, "Flatten": Flatten, "Squeeze": Squeeze, "Unsqueeze": Unsqueeze,
+		"Transpose": Transpose, "Concat": Concat, "Split": Split, "Slice": Slice,
+		"Expand": Expand, "Tile": Tile, "Pad": Pad, "DepthToSpace": DepthToSpace,
+		"SpaceToDepth": SpaceToDepth, "Gather": Gather, "GatherElements": GatherElements,
+		"GatherND": GatherND, "ScatterElements": ScatterElements, "Scatter": Scatter,
+		"ScatterND": ScatterND, "OneHot": OneHot, "Trilu": Trilu, "CumSum": CumSum,
+		"Range": Range, "EyeLike": EyeLike, "NonZero": NonZero, "Constant": Constant,
+		"ConstantOfShape": ConstantOfShape, "Shape": Shape, "Size": Size,
+	} {
+		register(op, k)
+	}
+}
