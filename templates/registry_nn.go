@@ -36,3 +36,12 @@ func init() {
 	register("ArgMax", ArgMax)
 	register("ArgMin", ArgMin)
 }
+
+func init() {
+	register("BatchNormalization", BatchNormalization)
+	register("InstanceNormalization", InstanceNormalization)
+	register("LayerNormalization", LayerNormalization)
+	register("LRN", LRN)
+	register("LpNormalization", LpNormalization)
+	register("MeanVarianceNormalization", MeanVarianceNormalization)
+}

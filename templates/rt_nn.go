@@ -51,7 +51,11 @@ func nnIsHalf(dt DType) bool { return dt == F16 || dt == BF16 }
 // to float32, then narrows the shadow's float32 outputs back to the dtype
 // of the first half input (other outputs, e.g. int64 indices, are copied).
 // It reports false, doing nothing, when n has no half-precision input.
-func nnViaF32(n *Node, k Kernel) (bool, error) {
+func nnViaF32(n *Node, k Kernel) (bool, error) { return nnViaF32Keep(n, k, 0) }
+
+// nnViaF32Keep is nnViaF32 whose outputs in the bit set keep (1<<i) stay
+// float32 (LayerNormalization's Mean and InvStdDev).
+func nnViaF32Keep(n *Node, k Kernel, keep uint) (bool, error) {
 	half := Undefined
 	for _, t := range n.In {
 		if t != nil && nnIsHalf(t.DType) {
@@ -102,7 +106,7 @@ func nnViaF32(n *Node, k Kernel) (bool, error) {
 			continue
 		}
 		w := &c.tmpOut[i]
-		if w.DType == F32 {
+		if w.DType == F32 && keep&(1<<i) == 0 {
 			nnResize(t, half, w.Shape...)
 			nnNarrow(t.U16(), w.F32(), half)
 			continue
