@@ -47,3 +47,15 @@ func sgemmMicro(kc int, a, b []float32, c []float32, ldc int, alpha, beta float3
 	}
 	sgemmKernel6x16EdgeAVX2(kc, &a[0], &b[0], &c[0], ldc, alpha, beta, mr, nr)
 }
+
+// sgemmPackB16 copies kc rows of 16 floats (row stride ldb) from src to dst
+// contiguously, with the AVX copy when the CPU allows.
+func sgemmPackB16(kc int, src []float32, ldb int, dst []float32) {
+	if !cpuHasAVX2FMA || kc <= 0 {
+		sgemmPackB16Go(kc, src, ldb, dst)
+		return
+	}
+	_ = src[(kc-1)*ldb+sgemmPkNR-1]
+	_ = dst[kc*sgemmPkNR-1]
+	sgemmPackB16AVX(kc, &src[0], ldb, &dst[0])
+}

@@ -204,10 +204,7 @@ func sgemmPackBBlock(dst []float32, transB bool, b []float32, ldb, pc, jc, kc, n
 		panel := dst[j0*kc : j0*kc+NR*kc]
 		switch {
 		case !transB && nr == NR:
-			for p := 0; p < kc; p++ {
-				src := (pc+p)*ldb + jc + j0
-				*(*[NR]float32)(panel[p*NR:]) = *(*[NR]float32)(b[src : src+NR])
-			}
+			sgemmPackB16(kc, b[pc*ldb+jc+j0:], ldb, panel)
 		case !transB:
 			for p := 0; p < kc; p++ {
 				src := (pc+p)*ldb + jc + j0
@@ -275,6 +272,15 @@ func sgemmPackABlock(dst []float32, transA bool, a []float32, lda, ic, pc, mc, k
 				clear(d[mr:])
 			}
 		}
+	}
+}
+
+// sgemmPackB16Go copies kc rows of 16 floats, row stride ldb, from src to
+// dst contiguously: the pure-Go twin of sgemmPackB16AVX.
+func sgemmPackB16Go(kc int, src []float32, ldb int, dst []float32) {
+	const NR = sgemmPkNR
+	for p := 0; p < kc; p++ {
+		*(*[NR]float32)(dst[p*NR:]) = *(*[NR]float32)(src[p*ldb : p*ldb+NR])
 	}
 }
 

@@ -31,3 +31,11 @@ func sgemmKernel6x16AVX2(k int, a *float32, b *float32, c *float32, ldc int, alp
 //
 //go:noescape
 func sgemmKernel6x16EdgeAVX2(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32, m int, n int)
+
+// sgemmPackB16AVX copies kc rows of 16 floats, src row stride ldb
+// (in elements), to dst contiguously: one packed B micro-panel.
+//
+// Requires: AVX
+//
+//go:noescape
+func sgemmPackB16AVX(kc int, src *float32, ldb int, dst *float32)

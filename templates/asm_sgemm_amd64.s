@@ -593,3 +593,29 @@ sgemmKernel6x16EdgeAVX2_update_end:
 sgemmKernel6x16EdgeAVX2_done:
 	VZEROUPPER
 	RET
+
+// func sgemmPackB16AVX(kc int, src *float32, ldb int, dst *float32)
+// Requires: AVX
+TEXT ·sgemmPackB16AVX(SB), NOSPLIT, $0-32
+	MOVQ  kc+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  ldb+16(FP), DX
+	MOVQ  dst+24(FP), BX
+	SHLQ  $0x02, DX
+	TESTQ AX, AX
+	JZ    packb_done
+
+	// One row per iteration: two 32-byte loads, two stores.
+packb_loop:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	ADDQ    DX, CX
+	ADDQ    $0x40, BX
+	DECQ    AX
+	JNZ     packb_loop
+
+packb_done:
+	VZEROUPPER
+	RET

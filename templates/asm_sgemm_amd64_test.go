@@ -85,3 +85,25 @@ func BenchmarkAsmSgemmKernel6x16(b *testing.B) {
 	}
 	b.ReportMetric(2*sgemmPkMR*sgemmPkNR*kc*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+// TestAsmSgemmPackB16 compares the assembly panel copy with its Go twin.
+func TestAsmSgemmPackB16(t *testing.T) {
+	if !cpuHasAVX2FMA {
+		t.Skip("CPU lacks AVX2 or FMA")
+	}
+	r := rand.New(rand.NewSource(9))
+	for _, kc := range []int{1, 2, 7, 256} {
+		for _, ldb := range []int{16, 17, 45} {
+			src := sgemmPkRandom(r, (kc-1)*ldb+sgemmPkNR)
+			got := sgemmPkRandom(r, kc*sgemmPkNR+5)
+			want := append([]float32(nil), got...)
+			sgemmPackB16Go(kc, src, ldb, want)
+			sgemmPackB16AVX(kc, &src[0], ldb, &got[0])
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("kc=%d ldb=%d: dst[%d] = %v, want %v", kc, ldb, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

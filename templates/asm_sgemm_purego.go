@@ -7,3 +7,9 @@ package templates
 func sgemmMicro(kc int, a, b []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
 	sgemmMicroGo(kc, a, b, c, ldc, alpha, beta, mr, nr)
 }
+
+// sgemmPackB16 copies kc rows of 16 floats (row stride ldb) from src to dst
+// contiguously.
+func sgemmPackB16(kc int, src []float32, ldb int, dst []float32) {
+	sgemmPackB16Go(kc, src, ldb, dst)
+}

@@ -262,3 +262,18 @@ func BenchmarkSgemmPrepackedA256x3136x1152(b *testing.B) {
 }
 
 func BenchmarkSgemm64x64x64(b *testing.B) { benchmarkSgemm(b, 64, 64, 64, false) }
+
+// BenchmarkSgemmPackBBlock packs the B blocks of the 256x3136x1152 GEMM,
+// the packing share of BenchmarkSgemm256x3136x1152.
+func BenchmarkSgemmPackBBlock(b *testing.B) {
+	const k, n = 1152, 3136
+	r := rand.New(rand.NewSource(8))
+	bm := sgemmPkRandom(r, k*n)
+	dst := make([]float32, sgemmPkKC*sgemmPkNC)
+	b.SetBytes(k * n * 4)
+	for i := 0; i < b.N; i++ {
+		for pc := 0; pc < k; pc += sgemmPkKC {
+			sgemmPackBBlock(dst, false, bm, n, pc, 0, min(sgemmPkKC, k-pc), n)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func sgemmKernels() {
 
 	sgemmKernel("sgemmKernel6x16AVX2", false, masks)
 	sgemmKernel("sgemmKernel6x16EdgeAVX2", true, masks)
+	sgemmPackB()
 }
 
 func sgemmKernel(name string, edge bool, masks Mem) {
@@ -226,4 +227,41 @@ func storeRows(prefix string, acc []VecVirtual, c, ldc Register, rows Register, 
 	if rows != nil {
 		Label(prefix + "_end")
 	}
+}
+
+// sgemmPackB emits the copy at the heart of B packing: kc rows of 16
+// contiguous floats, row stride ldb, into one packed micro-panel. (Go
+// compiles a 64-byte array copy to a runtime.memmove call per row.)
+func sgemmPackB() {
+	TEXT("sgemmPackB16AVX", NOSPLIT, "func(kc int, src *float32, ldb int, dst *float32)")
+	Doc(
+		"sgemmPackB16AVX copies kc rows of 16 floats, src row stride ldb",
+		"(in elements), to dst contiguously: one packed B micro-panel.",
+		"",
+		"Requires: AVX",
+	)
+	Pragma("noescape")
+	kc := Load(Param("kc"), GP64())
+	src := Load(Param("src"), GP64())
+	ldb := Load(Param("ldb"), GP64())
+	dst := Load(Param("dst"), GP64())
+	SHLQ(U8(2), ldb)
+	TESTQ(kc, kc)
+	JZ(LabelRef("packb_done"))
+
+	Comment("One row per iteration: two 32-byte loads, two stores.")
+	Label("packb_loop")
+	v0, v1 := YMM(), YMM()
+	VMOVUPS(Mem{Base: src}, v0)
+	VMOVUPS(Mem{Base: src, Disp: 4 * vec}, v1)
+	VMOVUPS(v0, Mem{Base: dst})
+	VMOVUPS(v1, Mem{Base: dst, Disp: 4 * vec})
+	ADDQ(ldb, src)
+	ADDQ(U8(4*nr), dst)
+	DECQ(kc)
+	JNZ(LabelRef("packb_loop"))
+
+	Label("packb_done")
+	VZEROUPPER()
+	RET()
 }
