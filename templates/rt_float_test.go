@@ -45,3 +45,16 @@ func TestBF16(t *testing.T) {
 		}
 	}
 }
+
+func TestResizeNoAllocSameShape(t *testing.T) {
+	var x Tensor
+	x.Resize(F32, 3, 5)
+	allocs := testing.AllocsPerRun(100, func() { x.Resize(F32, 3, 5) })
+	if allocs != 0 {
+		t.Fatalf("Resize at the same shape allocates %v times", allocs)
+	}
+	x.Resize(F32, 2, 2)
+	if len(x.F32()) != 4 || cap(x.F32()) != 15 {
+		t.Fatalf("shrink did not reuse: len %d cap %d", len(x.F32()), cap(x.F32()))
+	}
+}

@@ -88,7 +88,13 @@ func (t *Tensor) SetShape(shape []int) {
 	copy(t.Shape, shape)
 }
 
+// resizeSame reslices t.Data in place. When the length already matches it
+// leaves Data alone: storing a slice into an interface boxes it, which would
+// allocate on every run.
 func resizeSame(t *Tensor, n int) bool {
+	if dataLen(t.Data) == n {
+		return true
+	}
 	switch d := t.Data.(type) {
 	case []float32:
 		if cap(d) >= n {
@@ -204,4 +210,35 @@ func (t *Tensor) ShapeString() string {
 
 func (t *Tensor) String() string {
 	return fmt.Sprintf("%s%s", t.DType, t.ShapeString())
+}
+
+// dataLen returns len of the slice held by Data (-1 for nil or unknown).
+func dataLen(data any) int {
+	switch d := data.(type) {
+	case []float32:
+		return len(d)
+	case []float64:
+		return len(d)
+	case []uint16:
+		return len(d)
+	case []int8:
+		return len(d)
+	case []uint8:
+		return len(d)
+	case []int16:
+		return len(d)
+	case []int32:
+		return len(d)
+	case []int64:
+		return len(d)
+	case []uint32:
+		return len(d)
+	case []uint64:
+		return len(d)
+	case []bool:
+		return len(d)
+	case []string:
+		return len(d)
+	}
+	return -1
 }
