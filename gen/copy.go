@@ -16,12 +16,12 @@ import (
 
 // source is one file of templates/ as gen sees it.
 type source struct {
-	name  string
-	text  []byte
-	file  *ast.File
+	name    string
+	text    []byte
+	file    *ast.File
 	decls   []string // top-level identifiers it declares
 	methods []string // methods it declares, by name
-	uses  map[string]bool
+	uses    map[string]bool
 }
 
 // library is the parsed set of copyable template files.

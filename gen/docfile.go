@@ -74,4 +74,3 @@ func (c *compiled) docFile(m *ir.Model, opts Options, header string, weightBytes
 	b.WriteString("package " + opts.Package + "\n")
 	return []byte(b.String())
 }
-

@@ -133,10 +133,10 @@ func staticFile(src, pkg, header string) []byte {
 
 // compiled is the model lowered to what the generated code needs.
 type compiled struct {
-	g       *ir.Graph
-	inputs  []*ir.Value
-	inNames []string // Go field names
-	outputs []*ir.Value
+	g        *ir.Graph
+	inputs   []*ir.Value
+	inNames  []string // Go field names
+	outputs  []*ir.Value
 	outNames []string
 
 	constIndex   map[*ir.Value]int  // constant value -> index into Model.consts
@@ -144,9 +144,9 @@ type compiled struct {
 	constTensors []*ir.Tensor
 	table        []weightEntry
 
-	nodes []loweredNode
-	plan  *memPlan
-	syms  []string // symbolic dims of the inputs, in order of appearance
+	nodes    []loweredNode
+	plan     *memPlan
+	syms     []string // symbolic dims of the inputs, in order of appearance
 	symIndex map[string]int
 	// outCopy lists outputs not computed by a node (a graph input or a
 	// constant returned as is): Run copies them into session memory.
@@ -154,8 +154,8 @@ type compiled struct {
 }
 
 type loweredNode struct {
-	n    *ir.Node
-	fn   string // kernel function
+	n  *ir.Node
+	fn string // kernel function
 }
 
 func (c *compiled) kernelFuncs() []string {
@@ -356,4 +356,3 @@ func constantValue(n *ir.Node) (*ir.Tensor, error) {
 	}
 	return t, t.Check()
 }
-

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cuvil/cuvil/gen"
+	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/templates"
+)
+
+func cmdBench(args []string, stdout io.Writer) error {
+	fs := newFlags("bench")
+	model := fs.String("model", "", "ONNX model file")
+	threads := fs.Int("threads", runtime.NumCPU(), "GOMAXPROCS for the run")
+	runs := fs.Int("runs", 20, "timed runs")
+	warmup := fs.Int("warmup", 3, "untimed runs first")
+	dims := dimFlags{}
+	fs.Var(dims, "dim", "size of a symbolic dim, name=V (repeatable; default 1)")
+	var pf pipelineFlags
+	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	if *runs < 1 || *threads < 1 || *warmup < 0 {
+		return usagef("-runs and -threads must be at least 1, -warmup at least 0")
+	}
+	m, _, err := load(*model, pf, stdout)
+	if err != nil {
+		return err
+	}
+	ds := &dataSet{}
+	r := rand.New(rand.NewSource(1))
+	for _, v := range m.Graph.Inputs {
+		t, err := randomTensor(v, dims, r)
+		if err != nil {
+			return err
+		}
+		ds.inputs = append(ds.inputs, t)
+	}
+	h, err := gen.NewHarness()
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	ctx := context.Background()
+	if err := h.Add("model", m); err != nil {
+		return err
+	}
+	exe, err := h.Build(ctx)
+	if err != nil {
+		return err
+	}
+	if reason, ok := h.Failed["model"]; ok {
+		return fmt.Errorf("%s", reason)
+	}
+	job := gen.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs}
+	for k, t := range ds.inputs {
+		path := filepath.Join(h.Dir, fmt.Sprintf("input_%d.cuvt", k))
+		if err := gen.WriteTensorFile(path, t); err != nil {
+			return err
+		}
+		job.Inputs = append(job.Inputs, path)
+	}
+	res, err := h.Run(ctx, exe, []gen.Job{job}, *threads)
+	if err != nil {
+		return err
+	}
+	if res[0].Err != "" {
+		return fmt.Errorf("%s", res[0].Err)
+	}
+	times := res[0].Times
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/float64(time.Millisecond)) }
+	median := times[len(times)/2]
+	if len(times)%2 == 0 {
+		median = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	}
+	fmt.Fprintf(stdout, "%s threads=%d median %s ms min %s ms max %s ms\n", modelName(*model), *threads, ms(median), ms(times[0]), ms(times[len(times)-1]))
+	return nil
+}
+
+// modelName is the model file's name, or its folder's when the file is
+// the conventional model.onnx.
+func modelName(path string) string {
+	base := filepath.Base(path)
+	if base == "model.onnx" {
+		if dir := filepath.Base(filepath.Dir(path)); dir != "." && dir != string(filepath.Separator) {
+			return dir
+		}
+	}
+	return strings.TrimSuffix(base, ".onnx")
+}
+
+// randomTensor makes an input at its declared shape (symbolic dims from
+// dims, else 1): floats uniform in [-1, 1), integers in [0, 4).
+func randomTensor(v *ir.Value, dims dimFlags, r *rand.Rand) (*ir.Tensor, error) {
+	if !v.Type.Known() {
+		return nil, fmt.Errorf("input %q has type %s; bench needs a known dtype and rank", v.Name, v.Type)
+	}
+	t := &ir.Tensor{Name: v.Name, DType: v.Type.DType}
+	n := int64(1)
+	for _, d := range v.Type.Shape {
+		size := d.Size
+		if !d.IsConst() {
+			size = 1
+			if s, ok := dims[d.Sym]; ok {
+				size = int64(s)
+			}
+		}
+		t.Shape = append(t.Shape, size)
+		n *= size
+	}
+	size := int64(t.DType.Size())
+	if t.DType == ir.String {
+		t.Strings = make([]string, n)
+		for i := range t.Strings {
+			t.Strings[i] = string(rune('a' + r.Intn(26)))
+		}
+		return t, nil
+	}
+	t.Raw = make([]byte, n*size)
+	for i := int64(0); i < n; i++ {
+		b := t.Raw[i*size : (i+1)*size]
+		switch t.DType {
+		case ir.F32:
+			putLE(b, uint64(math.Float32bits(float32(r.Float64()*2-1))))
+		case ir.F64:
+			putLE(b, math.Float64bits(r.Float64()*2-1))
+		case ir.F16:
+			putLE(b, uint64(templates.F32ToF16(float32(r.Float64()*2-1))))
+		case ir.BF16:
+			putLE(b, uint64(templates.F32ToBF16(float32(r.Float64()*2-1))))
+		default:
+			putLE(b, uint64(r.Intn(4)))
+		}
+	}
+	return t, nil
+}
+
+func putLE(b []byte, v uint64) {
+	for i := range b {
+		b[i] = byte(v >> (8 * i))
+	}
+}

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/cuvil/cuvil/ir/onnx"
+	"github.com/cuvil/cuvil/passes"
+)
+
+// testDirs returns every folder under root that holds a model.onnx, keyed
+// by name: the folder's path relative to root.
+func testDirs(root string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if _, err := os.Stat(filepath.Join(path, "model.onnx")); err == nil {
+			rel, err := filepath.Rel(root, path)
+			if err != nil || rel == "." {
+				rel = filepath.Base(path)
+			}
+			out[filepath.ToSlash(rel)] = path
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out, err
+}
+
+// conformanceTest is one ONNX test folder and its outcome.
+type conformanceTest struct {
+	item
+	dir            string
+	maxAbs, maxRel float64
+	reason         string
+	passed         bool
+}
+
+func cmdConformance(args []string, stdout io.Writer) error {
+	fs := newFlags("conformance")
+	report := fs.String("report", "", "write a markdown report to this file")
+	runRE := fs.String("run", "", "only tests whose name matches this regexp")
+	rtol := fs.Float64("rtol", 1e-3, "relative tolerance")
+	atol := fs.Float64("atol", 1e-7, "absolute tolerance")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("give at least one folder of tests")
+	}
+	var filter *regexp.Regexp
+	if *runRE != "" {
+		var err error
+		if filter, err = regexp.Compile(*runRE); err != nil {
+			return usagef("-run: %v", err)
+		}
+	}
+	var tests []*conformanceTest
+	seen := map[string]bool{}
+	for _, root := range fs.Args() {
+		dirs, err := testDirs(root)
+		if err != nil {
+			return err
+		}
+		names := make([]string, 0, len(dirs))
+		for name := range dirs {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if filter != nil && !filter.MatchString(name) {
+				continue
+			}
+			key := name
+			for i := 2; seen[key]; i++ {
+				key = fmt.Sprintf("%s#%d", name, i)
+			}
+			seen[key] = true
+			tests = append(tests, &conformanceTest{item: item{name: key}, dir: dirs[name]})
+		}
+	}
+	if len(tests) == 0 {
+		return fmt.Errorf("no tests (folders with model.onnx) found")
+	}
+
+	items := make([]*item, len(tests))
+	for i, t := range tests {
+		prepareTest(t)
+		items[i] = &t.item
+	}
+	if err := runItems(context.Background(), items, 0); err != nil {
+		return err
+	}
+	passedN, failedN, skippedN := 0, 0, 0
+	for _, t := range tests {
+		judge(t, *rtol, *atol)
+		switch {
+		case t.skip != "":
+			skippedN++
+		case t.passed:
+			passedN++
+		default:
+			failedN++
+			fmt.Fprintf(stdout, "FAIL %s: %s\n", t.name, t.reason)
+		}
+	}
+	if *report != "" {
+		if err := writeReport(*report, tests, *rtol, *atol); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", passedN, failedN, skippedN)
+	if failedN > 0 {
+		return errSilent
+	}
+	return nil
+}
+
+// errSilent ends the command with status 1 when the output already said
+// why.
+var errSilent = errors.New("")
+
+// prepareTest imports and compiles a test's model and reads its data.
+func prepareTest(t *conformanceTest) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	m, err := onnx.Load(filepath.Join(t.dir, "model.onnx"))
+	if err != nil {
+		t.err = fmt.Errorf("import: %v", err)
+		return
+	}
+	if err := runPasses(m, passes.Options{}); err != nil {
+		t.err = err
+		return
+	}
+	t.model = m
+	dirs, err := dataSets(t.dir)
+	if err != nil {
+		t.err = err
+		return
+	}
+	for _, dir := range dirs {
+		if countFiles(dir, "input") == 0 && countFiles(dir, "output") == 0 {
+			continue // not a data set
+		}
+		ds, err := readDataSet(dir, m, true)
+		var skip skipError
+		if errors.As(err, &skip) {
+			t.skip = skip.reason
+			return
+		}
+		if err != nil {
+			t.err = err
+			return
+		}
+		t.sets = append(t.sets, ds)
+	}
+	if len(t.sets) == 0 {
+		t.skip = "no test data"
+	}
+}
+
+// judge compares a test's outputs with the references.
+func judge(t *conformanceTest, rtol, atol float64) {
+	if t.skip != "" {
+		t.reason = t.skip
+		return
+	}
+	if t.err != nil {
+		t.reason = oneLine(t.err.Error())
+		return
+	}
+	t.passed = true
+	for s, ds := range t.sets {
+		if t.runErr[s] != "" {
+			t.passed = false
+			t.reason = oneLine(t.runErr[s])
+			return
+		}
+		for k, want := range ds.outputs {
+			if k >= len(t.got[s]) {
+				t.passed = false
+				t.reason = fmt.Sprintf("output %d missing", k)
+				return
+			}
+			d, err := compare(t.got[s][k], want, rtol, atol)
+			if err != nil {
+				t.passed = false
+				t.reason = fmt.Sprintf("output %d: %v", k, err)
+				return
+			}
+			t.maxAbs = math.Max(t.maxAbs, d.maxAbs)
+			t.maxRel = math.Max(t.maxRel, d.maxRel)
+			if d.bad > 0 && t.passed {
+				t.passed = false
+				t.reason = fmt.Sprintf("output %d: %d of %d elements off (max abs %.3g, max rel %.3g), first: %s", k, d.bad, want.NumElements(), d.maxAbs, d.maxRel, d.first)
+			}
+		}
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+func writeReport(path string, tests []*conformanceTest, rtol, atol float64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# cuvil conformance\n\nTolerance: |got-want| <= %g + %g*|want|.\n\n", atol, rtol)
+	fmt.Fprintln(&b, "| test | result | max abs | max rel | reason |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for _, t := range tests {
+		result, abs, rel := "FAIL", "", ""
+		switch {
+		case t.skip != "":
+			result = "skip"
+		case t.passed:
+			result = "pass"
+		}
+		if t.err == nil && t.skip == "" && t.got != nil {
+			abs, rel = fmt.Sprintf("%.3g", t.maxAbs), fmt.Sprintf("%.3g", t.maxRel)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(t.name), result, abs, rel, cell(t.reason))
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}

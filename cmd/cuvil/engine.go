@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cuvil/cuvil/gen"
+	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/ir/onnx"
+)
+
+// errSkip marks a test the harness cannot express (non-tensor data).
+type skipError struct{ reason string }
+
+func (e skipError) Error() string { return e.reason }
+
+// dataSet is one folder of input_K.pb (and, for checks, output_K.pb).
+type dataSet struct {
+	dir     string
+	inputs  []*ir.Tensor
+	outputs []*ir.Tensor
+}
+
+// dataSets returns dir's test_data_set_* folders, or dir itself when it has
+// none.
+func dataSets(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var sets []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "test_data_set_") {
+			sets = append(sets, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Slice(sets, func(i, j int) bool { return setNumber(sets[i]) < setNumber(sets[j]) })
+	if len(sets) == 0 {
+		sets = []string{dir}
+	}
+	return sets, nil
+}
+
+func setNumber(dir string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "test_data_set_"))
+	if err != nil {
+		return 1 << 30
+	}
+	return n
+}
+
+// countFiles counts prefix_K.pb files for K = 0, 1, ... without gaps.
+func countFiles(dir, prefix string) int {
+	n := 0
+	for {
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("%s_%d.pb", prefix, n))); err != nil {
+			return n
+		}
+		n++
+	}
+}
+
+// readDataSet reads the inputs the model's graph inputs ask for, in order,
+// and (when outputs) the reference outputs.
+func readDataSet(dir string, m *ir.Model, outputs bool) (*dataSet, error) {
+	ds := &dataSet{dir: dir}
+	g := m.Graph
+	if n := countFiles(dir, "input"); n != len(g.Inputs) {
+		return nil, fmt.Errorf("%s: has %d input_K.pb files, the model has %d inputs (initializers excluded)", dir, n, len(g.Inputs))
+	}
+	for k, v := range g.Inputs {
+		if v.Type.Kind != ir.TensorKind {
+			return nil, skipError{fmt.Sprintf("input %q is a %s, the harness runs tensors only", v.Name, v.Type)}
+		}
+		t, err := onnx.ReadTensorFile(filepath.Join(dir, fmt.Sprintf("input_%d.pb", k)))
+		if err != nil {
+			return nil, err
+		}
+		ds.inputs = append(ds.inputs, t)
+	}
+	if !outputs {
+		return ds, nil
+	}
+	if n := countFiles(dir, "output"); n != len(g.Outputs) {
+		return nil, fmt.Errorf("%s: has %d output_K.pb files, the model has %d outputs", dir, n, len(g.Outputs))
+	}
+	for k, v := range g.Outputs {
+		if v.Type.Kind != ir.TensorKind {
+			return nil, skipError{fmt.Sprintf("output %q is a %s, the harness runs tensors only", v.Name, v.Type)}
+		}
+		t, err := onnx.ReadTensorFile(filepath.Join(dir, fmt.Sprintf("output_%d.pb", k)))
+		if err != nil {
+			return nil, err
+		}
+		ds.outputs = append(ds.outputs, t)
+	}
+	return ds, nil
+}
+
+// item is one model to run on some data sets.
+type item struct {
+	name  string
+	model *ir.Model
+	sets  []*dataSet
+	err   error // import, compile or data failure: the item failed
+	skip  string
+
+	got [][]*ir.Tensor // per data set, the outputs
+	// runErr per data set, when the run failed.
+	runErr []string
+}
+
+// runItems builds one harness for all items that have no error, runs each
+// data set once and reads back the outputs. Build and run failures are
+// recorded on the items.
+func runItems(ctx context.Context, items []*item, threads int) error {
+	h, err := gen.NewHarness()
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	for _, it := range items {
+		if it.err != nil || it.skip != "" {
+			continue
+		}
+		if err := addModel(h, it.name, it.model); err != nil {
+			it.err = err
+		}
+	}
+	if len(h.Keys()) == 0 {
+		return nil
+	}
+	exe, err := h.Build(ctx)
+	if err != nil {
+		return err
+	}
+	type ref struct {
+		it  *item
+		set int
+		out string
+	}
+	var jobs []gen.Job
+	var refs []ref
+	for _, it := range items {
+		if reason, failed := h.Failed[it.name]; failed {
+			it.err = errors.New(reason)
+		}
+		if it.err != nil || it.skip != "" {
+			continue
+		}
+		it.got = make([][]*ir.Tensor, len(it.sets))
+		it.runErr = make([]string, len(it.sets))
+		for s, ds := range it.sets {
+			dir := filepath.Join(h.Dir, "data", strconv.Itoa(len(jobs)))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			job := gen.Job{Model: it.name, Out: dir}
+			for k, t := range ds.inputs {
+				path := filepath.Join(dir, fmt.Sprintf("input_%d.cuvt", k))
+				if err := gen.WriteTensorFile(path, t); err != nil {
+					return err
+				}
+				job.Inputs = append(job.Inputs, path)
+			}
+			jobs = append(jobs, job)
+			refs = append(refs, ref{it, s, dir})
+		}
+	}
+	results, err := h.Run(ctx, exe, jobs, threads)
+	if err != nil {
+		return err
+	}
+	for i, r := range results {
+		it, s := refs[i].it, refs[i].set
+		if r.Err != "" {
+			it.runErr[s] = r.Err
+			continue
+		}
+		for k := 0; k < r.Outputs; k++ {
+			t, err := gen.ReadTensorFile(filepath.Join(refs[i].out, fmt.Sprintf("output_%d.cuvt", k)))
+			if err != nil {
+				it.runErr[s] = err.Error()
+				break
+			}
+			it.got[s] = append(it.got[s], t)
+		}
+	}
+	return nil
+}
+
+// addModel generates a model's package, turning a panic in gen into an
+// error.
+func addModel(h *gen.Harness, name string, m *ir.Model) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gen: panic: %v", r)
+		}
+	}()
+	return h.Add(name, m)
+}

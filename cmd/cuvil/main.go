@@ -1,0 +1,138 @@
+// Command cuvil compiles ONNX models into self-contained Go packages, and
+// runs, checks and benchmarks them.
+//
+// Usage:
+//
+//	cuvil compile -model M.onnx -pkg NAME -out DIR [-v] [-verify] [-d=pass/off|dump|time]
+//	cuvil inspect -model M.onnx [-print-after-all] [-d=...]
+//	cuvil run -model M.onnx -data DIR [-out DIR2]
+//	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol 1e-7]
+//	cuvil conformance [-report FILE.md] [-run REGEXP] DIR...
+//	cuvil bench -model M.onnx [-threads N] [-runs R] [-dim name=V ...]
+//
+// Errors go to standard error with exit status 1; usage errors exit 2.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cuvil/cuvil/passes"
+)
+
+// errUsage marks errors that should exit with status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+type command struct {
+	name string
+	args string
+	doc  string
+	run  func(args []string, stdout io.Writer) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"compile", "-model M.onnx -pkg NAME -out DIR [-v] [-verify] [-d=...]", "compile a model into a Go package", cmdCompile},
+		{"inspect", "-model M.onnx [-print-after-all] [-d=...]", "print the IR after the pass pipeline", cmdInspect},
+		{"run", "-model M.onnx -data DIR [-out DIR2]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
+		{"check", "-model M.onnx -data DIR [-rtol R] [-atol A]", "run a model and compare with output_K.pb", cmdCheck},
+		{"conformance", "[-report FILE.md] [-run REGEXP] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
+		{"bench", "-model M.onnx [-threads N] [-runs R] [-dim name=V ...]", "time the compiled model on random inputs", cmdBench},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: cuvil <command> [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-12s %s\n  %-12s   %s\n", c.name, c.doc, "", c.args)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, passes.Help())
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "help" {
+		usage(stderr)
+		return 2
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(args[1:], stdout)
+		if err == nil {
+			return 0
+		}
+		if errors.Is(err, flag.ErrHelp) {
+			return 2
+		}
+		fmt.Fprintf(stderr, "cuvil %s: %v\n", c.name, err)
+		var u usageError
+		if errors.As(err, &u) {
+			fmt.Fprintf(stderr, "usage: cuvil %s %s\n", c.name, c.args)
+			return 2
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "cuvil: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// newFlags returns a flag set whose parse errors are usage errors.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("cuvil "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			fs.PrintDefaults()
+			return err
+		}
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// dimFlags collects repeated -dim name=V flags.
+type dimFlags map[string]int
+
+func (d dimFlags) String() string {
+	var parts []string
+	for k, v := range d {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, v))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (d dimFlags) Set(s string) error {
+	name, val, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want name=V, have %q", s)
+	}
+	var n int
+	if _, err := fmt.Sscanf(val, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != val {
+		return fmt.Errorf("dim %s: %q is not a size", name, val)
+	}
+	d[name] = n
+	return nil
+}
