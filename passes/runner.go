@@ -173,7 +173,7 @@ func runPasses(m *ir.Model, list []*Pass, opts Options) error {
 		}
 		if action == ActionDump {
 			fmt.Fprintf(dump, "# after pass %s\n", p.Name)
-			if err := printModel(dump, m); err != nil {
+			if err := ir.Print(dump, m); err != nil {
 				return fmt.Errorf("dumping after pass %q: %w", p.Name, err)
 			}
 		}
