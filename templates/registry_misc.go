@@ -20,3 +20,18 @@ func init() {
 	register("ConvInteger", ConvInteger)
 	register("QLinearConv", QLinearConv)
 }
+
+func init() {
+	register("TopK", TopK)
+	register("Compress", Compress)
+	register("ReverseSequence", ReverseSequence)
+	register("Unique", Unique)
+	register("Shrink", Shrink)
+	register("Det", Det)
+	register("NonMaxSuppression", NonMaxSuppression)
+	register("MaxUnpool", MaxUnpool)
+	register("MaxRoiPool", MaxRoiPool)
+	register("RoiAlign", RoiAlign)
+	register("Einsum", Einsum)
+	register("GridSample", GridSample)
+}
