@@ -427,7 +427,9 @@ func Slice(n *Node) error {
 				cnt = (e - s + k - 1) / k
 			}
 		} else {
-			s, e = min(max(s, 0), d-1), min(max(e, -1), d-1)
+			// numpy (the ONNX reference): a start still below 0 selects
+			// nothing, where the spec text would clamp it to 0.
+			s, e = min(max(s, -1), d-1), min(max(e, -1), d-1)
 			if s > e {
 				cnt = (s - e - k - 1) / -k
 			}
