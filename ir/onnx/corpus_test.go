@@ -125,3 +125,52 @@ func checkTestData(t *testing.T, rel, dir string, m *ir.Model) {
 		}
 	}
 }
+
+// TestReferenceModels checks details of a few reference models: old-style
+// initializer inputs are dropped, symbolic dims keep their names, and
+// captures in real Loop/If bodies resolve.
+func TestReferenceModels(t *testing.T) {
+	load := func(rel string) *ir.Model {
+		p := filepath.Join(sharedDir, rel, "model.onnx")
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s is not on this machine", p)
+		}
+		m, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	inc := load("models/light_inception_v2")
+	if len(inc.Graph.Inputs) != 1 || len(inc.Graph.Consts) == 0 {
+		t.Errorf("light_inception_v2: %d inputs, %d consts; want 1 run-time input, initializers as consts", len(inc.Graph.Inputs), len(inc.Graph.Consts))
+	}
+	bert := load("models/bert_dynseq_op13")
+	if in := bert.Graph.Inputs[0]; in.Type.String() != "i64[1,seq]" {
+		t.Errorf("bert input %s: %s, want i64[1,seq]", in.Name, in.Type)
+	}
+	loop := load("onnx-tests/node/test_loop11")
+	var body *ir.Graph
+	for _, n := range loop.Graph.Nodes {
+		if n.Op == "Loop" {
+			body = n.Attr("body").G
+		}
+	}
+	if body == nil || body.Parent != loop.Graph {
+		t.Fatal("test_loop11: no Loop body linked to the main graph")
+	}
+	for _, v := range body.Captures() {
+		found := false
+		for _, w := range append(append([]*ir.Value{}, loop.Graph.Inputs...), loop.Graph.Consts...) {
+			found = found || v == w
+		}
+		for _, n := range loop.Graph.Nodes {
+			for _, w := range n.Outputs {
+				found = found || v == w
+			}
+		}
+		if !found {
+			t.Errorf("test_loop11: body captures %s, which is not a value of the main graph", v)
+		}
+	}
+}
