@@ -105,15 +105,15 @@ func importModel(mp *pb.ModelProto, dir string, lookup func(domain, op string) *
 		Producer:  strings.TrimSpace(mp.GetProducerName() + " " + mp.GetProducerVersion()),
 		DocString: mp.GetDocString(),
 	}
-	for _, os := range mp.OpsetImport {
-		d := normDomain(os.GetDomain())
+	for _, imp := range mp.OpsetImport {
+		d := normDomain(imp.GetDomain())
 		if _, dup := m.Opsets[d]; dup {
 			return nil, fmt.Errorf("opset_import lists domain %q twice", displayDomain(d))
 		}
-		if os.GetVersion() <= 0 {
-			return nil, fmt.Errorf("opset_import: domain %q has version %d, want >= 1", displayDomain(d), os.GetVersion())
+		if imp.GetVersion() <= 0 {
+			return nil, fmt.Errorf("opset_import: domain %q has version %d, want >= 1", displayDomain(d), imp.GetVersion())
 		}
-		m.Opsets[d] = os.GetVersion()
+		m.Opsets[d] = imp.GetVersion()
 	}
 	if len(mp.OpsetImport) == 0 && mp.GetIrVersion() < 3 {
 		// IR versions 1 and 2 predate opset_import: they mean ai.onnx opset 1.

@@ -41,8 +41,8 @@ func (im *importer) expand(nodes []*pb.NodeProto, opsets map[string]int64, stack
 		for d, v := range opsets {
 			fopsets[d] = v
 		}
-		for _, os := range f.OpsetImport {
-			fopsets[normDomain(os.GetDomain())] = os.GetVersion()
+		for _, imp := range f.OpsetImport {
+			fopsets[normDomain(imp.GetDomain())] = imp.GetVersion()
 		}
 		sub, err := im.expand(body, fopsets, append(stack, key))
 		if err != nil {
