@@ -65,6 +65,12 @@ func TestPipelineOnModels(t *testing.T) {
 					for _, v := range n.Outputs {
 						check(v)
 					}
+					// Shape chains over constant dims must have folded away.
+					if in := n.Input(0); (n.Op == "Shape" || n.Op == "Size") && in != nil {
+						if _, ok := in.Type.Shape.Consts(); ok {
+							t.Errorf("%v reads %s of constant shape %v and was not folded", n, in.Name, in.Type)
+						}
+					}
 				}
 			})
 		})
