@@ -92,6 +92,13 @@ func checkRoundTrip(t *testing.T, rel string, m *ir.Model) {
 	if a, b := dump(m), dump(m2); a != b {
 		t.Errorf("%s: round trip differs:\n%s", rel, firstDiff(a, b))
 	}
+	// The IR's own text form must agree too.
+	var p1, p2 strings.Builder
+	if err := ir.Print(&p1, m); err != nil {
+		t.Errorf("%s: ir.Print: %v", rel, err)
+	} else if err := ir.Print(&p2, m2); err != nil || p1.String() != p2.String() {
+		t.Errorf("%s: ir.Print differs after round trip (%v):\n%s", rel, err, firstDiff(p1.String(), p2.String()))
+	}
 }
 
 func checkTestData(t *testing.T, rel, dir string, m *ir.Model) {

@@ -84,6 +84,13 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if a, b := dump(m), dump(m2); a != b {
 		t.Errorf("Decode(Encode(m)) differs:\n%s\nfull dump:\n%s", firstDiff(a, b), b)
 	}
+	var p1, p2 strings.Builder
+	if err := ir.Print(&p1, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := ir.Print(&p2, m2); err != nil || p1.String() != p2.String() {
+		t.Errorf("ir.Print differs after round trip (%v):\n%s", err, firstDiff(p1.String(), p2.String()))
+	}
 	if m2.Producer != m.Producer || m2.DocString != m.DocString || m2.Metadata["b"] != "2" || m2.IRVersion != 8 {
 		t.Errorf("model fields lost: %+v", m2)
 	}
