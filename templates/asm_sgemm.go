@@ -18,7 +18,8 @@ import "sync"
 // of micro-panels of 6 rows, each kc steps of 6 contiguous values (rows past
 // m are zero); a packed B block is a run of micro-panels of 16 columns, each
 // kc steps of 16 contiguous values (columns past n are zero). A whole packed
-// matrix (sgemmPackA, sgemmPackB) is its KC blocks one after another.
+// matrix (sgemmPackA, sgemmPackB) is its k blocks (sgemmKBlock: balanced,
+// at most KC) one after another.
 
 const (
 	sgemmPkMR = 6  // rows of the micro-tile
@@ -90,8 +91,9 @@ func sgemmPackedASize(m, k int) int { return k * sgemmRoundUp(m, sgemmPkMR) }
 func sgemmPackB(transB bool, k, n int, b []float32, ldb int) []float32 {
 	dst := make([]float32, sgemmPackedBSize(k, n))
 	npad := sgemmRoundUp(n, sgemmPkNR)
-	for pc := 0; pc < k; pc += sgemmPkKC {
-		kc := min(sgemmPkKC, k-pc)
+	kb := sgemmKBlock(k)
+	for pc := 0; pc < k; pc += kb {
+		kc := min(kb, k-pc)
 		sgemmPackBBlock(dst[pc*npad:], transB, b, ldb, pc, 0, kc, n)
 	}
 	return dst
@@ -101,8 +103,9 @@ func sgemmPackB(transB bool, k, n int, b []float32, ldb int) []float32 {
 func sgemmPackA(transA bool, m, k int, a []float32, lda int) []float32 {
 	dst := make([]float32, sgemmPackedASize(m, k))
 	mpad := sgemmRoundUp(m, sgemmPkMR)
-	for pc := 0; pc < k; pc += sgemmPkKC {
-		kc := min(sgemmPkKC, k-pc)
+	kb := sgemmKBlock(k)
+	for pc := 0; pc < k; pc += kb {
+		kc := min(kb, k-pc)
 		sgemmPackABlock(dst[pc*mpad:], transA, a, lda, 0, pc, m, kc)
 	}
 	return dst
@@ -132,10 +135,11 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 	}
 	mpad := sgemmRoundUp(m, sgemmPkMR)
 	npad := sgemmRoundUp(n, sgemmPkNR)
+	kb := sgemmKBlock(k)
 	for jc := 0; jc < n; jc += sgemmPkNC {
 		nc := min(sgemmPkNC, n-jc)
-		for pc := 0; pc < k; pc += sgemmPkKC {
-			kc := min(sgemmPkKC, k-pc)
+		for pc := 0; pc < k; pc += kb {
+			kc := min(kb, k-pc)
 			var bp []float32
 			if B.packed {
 				bp = B.data[pc*npad+jc*kc:]
@@ -314,6 +318,18 @@ func sgemmMicroGo(kc int, a, b []float32, c []float32, ldc int, alpha, beta floa
 			row[j] = v
 		}
 	}
+}
+
+// sgemmKBlock is the k block length for a GEMM of depth k: at most KC,
+// with the blocks balanced (a multiple of 8 but for the last) so no block is
+// a short one whose C traffic and call overheads weigh on few FMAs. Packed
+// layouts follow the same blocks.
+func sgemmKBlock(k int) int {
+	blocks := (k + sgemmPkKC - 1) / sgemmPkKC
+	if blocks <= 1 {
+		return sgemmPkKC
+	}
+	return min(sgemmRoundUp((k+blocks-1)/blocks, 8), sgemmPkKC)
 }
 
 func sgemmRoundUp(x, to int) int { return (x + to - 1) / to * to }

@@ -172,6 +172,7 @@ func TestSgemmPackedBlocks(t *testing.T) {
 		{m: sgemmPkMC + 7, n: 33, k: sgemmPkKC + 1, alpha: 1, beta: 0},
 		{transA: true, m: 2*sgemmPkMC + 1, n: 21, k: 2*sgemmPkKC + 3, alpha: -1.5, beta: 0.5, extra: 2},
 		{transB: true, m: 13, n: sgemmPkNC + 17, k: sgemmPkKC + 5, alpha: 0.5, beta: 1, extra: 1},
+		{m: 19, n: 45, k: 4*sgemmPkKC + 1, alpha: 1, beta: 0.5}, // 5 blocks of 208 and 193
 		{transA: true, transB: true, m: sgemmPkMC + 1, n: sgemmPkNC + 3, k: 37, alpha: 1, beta: -2},
 	} {
 		tc.run(t, r)
@@ -272,8 +273,8 @@ func BenchmarkSgemmPackBBlock(b *testing.B) {
 	dst := make([]float32, sgemmPkKC*sgemmPkNC)
 	b.SetBytes(k * n * 4)
 	for i := 0; i < b.N; i++ {
-		for pc := 0; pc < k; pc += sgemmPkKC {
-			sgemmPackBBlock(dst, false, bm, n, pc, 0, min(sgemmPkKC, k-pc), n)
+		for pc, kb := 0, sgemmKBlock(k); pc < k; pc += kb {
+			sgemmPackBBlock(dst, false, bm, n, pc, 0, min(kb, k-pc), n)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/bits"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -17,7 +18,7 @@ const (
 	mr     = 6
 	nr     = 16
 	vec    = 8 // float32 lanes in a YMM register
-	unroll = 4 // k steps per iteration of the main loop
+	unroll = 8 // k steps per iteration of the main loop
 )
 
 // sgemmKernels emits the full-tile micro-kernel and the edge micro-kernel
@@ -95,7 +96,7 @@ func sgemmKernel(name string, edge bool, masks Mem) {
 	Comment("Main loop: unrolled k steps, each a rank-1 update of the tile.")
 	iters := GP64()
 	MOVQ(k, iters)
-	SHRQ(U8(2), iters)
+	SHRQ(U8(bits.TrailingZeros(unroll)), iters)
 	JZ(LabelRef(name + "_tail"))
 	Label(name + "_loop")
 	for u := 0; u < unroll; u++ {
@@ -106,7 +107,7 @@ func sgemmKernel(name string, edge bool, masks Mem) {
 	DECQ(iters)
 	JNZ(LabelRef(name + "_loop"))
 
-	Comment("Tail: the k%4 remaining steps, one at a time.")
+	Commentf("Tail: the k%%%d remaining steps, one at a time.", unroll)
 	Label(name + "_tail")
 	ANDQ(U8(unroll-1), k)
 	JZ(LabelRef(name + "_epilogue"))
