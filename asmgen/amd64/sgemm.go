@@ -18,7 +18,7 @@ const (
 	mr     = 6
 	nr     = 16
 	vec    = 8 // float32 lanes in a YMM register
-	unroll = 8 // k steps per iteration of the main loop
+	unroll = 4 // k steps per iteration of the main loop
 )
 
 // sgemmKernels emits the full-tile micro-kernel and the edge micro-kernel
