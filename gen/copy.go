@@ -19,15 +19,20 @@ type source struct {
 	name    string
 	text    []byte
 	file    *ast.File
-	decls   []string // top-level identifiers it declares
-	methods []string // methods it declares, by name
-	uses    map[string]bool
+	decls []string        // top-level identifiers it declares
+	types []string        // the types among them
+	uses  map[string]bool // identifiers it uses that other files declare
+	asm   bool            // declares functions without body (assembly stubs)
+	// recvs are the types its methods belong to: a file declaring
+	// methods goes wherever the type goes.
+	recvs []string
 }
 
 // library is the parsed set of copyable template files.
 type library struct {
 	files   map[string]*source
 	defined map[string][]string // identifier -> files declaring it
+	methods map[string][]string // type name -> files declaring methods on it
 	funcs   map[string]string   // top-level function name -> file
 }
 
@@ -35,7 +40,7 @@ type library struct {
 func copyable(name string) bool {
 	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") &&
 		!strings.HasPrefix(name, "registry") && name != "doc.go" &&
-		(strings.HasPrefix(name, "rt_") || strings.HasPrefix(name, "k_"))
+		(strings.HasPrefix(name, "rt_") || strings.HasPrefix(name, "k_") || strings.HasPrefix(name, "asm_"))
 }
 
 func loadLibrary() (*library, error) {
@@ -43,7 +48,7 @@ func loadLibrary() (*library, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gen: reading embedded templates: %v", err)
 	}
-	lib := &library{files: map[string]*source{}, defined: map[string][]string{}, funcs: map[string]string{}}
+	lib := &library{files: map[string]*source{}, defined: map[string][]string{}, methods: map[string][]string{}, funcs: map[string]string{}}
 	fset := token.NewFileSet()
 	for _, e := range entries {
 		if e.IsDir() || !copyable(e.Name()) {
@@ -53,7 +58,11 @@ func loadLibrary() (*library, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gen: reading templates/%s: %v", e.Name(), err)
 		}
-		f, err := parser.ParseFile(fset, e.Name(), text, parser.SkipObjectResolution)
+		// Object resolution leaves in f.Unresolved exactly the identifiers
+		// that the file does not declare itself: package-level names of
+		// other files, universe names and imports. Selectors (x.Sel) are
+		// never among them, so math.Abs does not pull in a kernel Abs.
+		f, err := parser.ParseFile(fset, e.Name(), text, 0)
 		if err != nil {
 			return nil, fmt.Errorf("gen: parsing templates/%s: %v", e.Name(), err)
 		}
@@ -64,8 +73,13 @@ func loadLibrary() (*library, error) {
 				if d.Name.Name == "init" {
 					continue
 				}
+				if d.Body == nil {
+					src.asm = true
+				}
 				if d.Recv != nil {
-					src.methods = append(src.methods, d.Name.Name)
+					if t := recvType(d.Recv.List[0].Type); t != "" {
+						src.recvs = append(src.recvs, t)
+					}
 					continue
 				}
 				src.decls = append(src.decls, d.Name.Name)
@@ -75,6 +89,7 @@ func loadLibrary() (*library, error) {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
 						src.decls = append(src.decls, s.Name.Name)
+						src.types = append(src.types, s.Name.Name)
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							if n.Name != "_" {
@@ -85,18 +100,37 @@ func loadLibrary() (*library, error) {
 				}
 			}
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok {
-				src.uses[id.Name] = true
-			}
-			return true
-		})
-		for _, d := range append(src.decls, src.methods...) {
+		for _, id := range f.Unresolved {
+			src.uses[id.Name] = true
+		}
+		for _, d := range src.decls {
 			lib.defined[d] = append(lib.defined[d], e.Name())
+		}
+		for _, t := range src.recvs {
+			lib.methods[t] = append(lib.methods[t], e.Name())
 		}
 		lib.files[e.Name()] = src
 	}
 	return lib, nil
+}
+
+// recvType returns the name of a method receiver's type: T in (t T),
+// (t *T), (t T[E]), (t *T[E]).
+func recvType(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
 }
 
 // kernelFunc returns the Go function that implements op in templates (the
@@ -152,6 +186,11 @@ func (lib *library) closure(funcs []string) []string {
 				add(f)
 			}
 		}
+		for _, t := range lib.files[name].types {
+			for _, f := range lib.methods[t] {
+				add(f)
+			}
+		}
 	}
 	out := make([]string, 0, len(want))
 	for name := range want {
@@ -191,4 +230,18 @@ func (lib *library) renamed(name, pkg, header string) []byte {
 	b = append(b, pkg...)
 	b = append(b, src.text[end:]...)
 	return b
+}
+
+// assembly returns the assembly file that goes with a Go file of assembly
+// stubs (asm_x_amd64.go -> asm_x_amd64.s), read from templates.Sources.
+func (lib *library) assembly(name string) (string, []byte, error) {
+	if !lib.files[name].asm {
+		return "", nil, nil
+	}
+	s := strings.TrimSuffix(name, ".go") + ".s"
+	text, err := fs.ReadFile(templates.Sources, s)
+	if err != nil {
+		return "", nil, fmt.Errorf("gen: templates/%s declares assembly functions but %s is not embedded in templates.Sources", name, s)
+	}
+	return s, text, nil
 }

@@ -123,6 +123,13 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 		if err := add(f, lib.renamed(f, opts.Package, header)); err != nil {
 			return nil, err
 		}
+		asmName, asm, err := lib.assembly(f)
+		if err != nil {
+			return nil, err
+		}
+		if asmName != "" {
+			out[asmName] = append([]byte(header+"\n\n"), asm...)
+		}
 	}
 	return out, nil
 }

@@ -40,7 +40,7 @@ func WritePackage(dir string, files map[string][]byte) error {
 		return fmt.Errorf("gen: %v", err)
 	}
 	for _, e := range old {
-		if err := replaceable(dir, e, files); err != nil {
+		if err := replaceable(dir, e); err != nil {
 			return err
 		}
 	}
@@ -99,7 +99,7 @@ func WritePackage(dir string, files map[string][]byte) error {
 
 // replaceable reports an error when an existing entry of dir is not one
 // that cuvil wrote.
-func replaceable(dir string, e os.DirEntry, files map[string][]byte) error {
+func replaceable(dir string, e os.DirEntry) error {
 	path := filepath.Join(dir, e.Name())
 	if !e.Type().IsRegular() {
 		return fmt.Errorf("gen: %s holds %s, which cuvil did not generate; refusing to replace the folder", dir, e.Name())
@@ -107,7 +107,7 @@ func replaceable(dir string, e os.DirEntry, files map[string][]byte) error {
 	if e.Name() == "weights.bin" {
 		return nil
 	}
-	if strings.HasSuffix(e.Name(), ".go") {
+	if strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), ".s") {
 		f, err := os.Open(path)
 		if err != nil {
 			return fmt.Errorf("gen: %v", err)
