@@ -16,9 +16,9 @@ import (
 
 // source is one file of templates/ as gen sees it.
 type source struct {
-	name    string
-	text    []byte
-	file    *ast.File
+	name  string
+	text  []byte
+	file  *ast.File
 	decls []string        // top-level identifiers it declares
 	types []string        // the types among them
 	uses  map[string]bool // identifiers it uses that other files declare

@@ -134,7 +134,7 @@ func (c *compiled) valueRef(v *ir.Value) jen.Code {
 			return jen.Op("&").Id("s").Dot("inputs").Index(jen.Lit(i))
 		}
 	}
-	return jen.Op("&").Id("s").Dot("slots").Index(jen.Lit(c.plan.slot[v]))
+	return jen.Op("&").Id("s").Dot("vals").Index(jen.Lit(c.valIndex[v]))
 }
 
 // outputRef is the expression Run returns for output i.
@@ -142,7 +142,7 @@ func (c *compiled) outputRef(i int) jen.Code {
 	if c.outCopy[i] {
 		return jen.Op("&").Id("s").Dot("outs").Index(jen.Lit(i))
 	}
-	return jen.Op("&").Id("s").Dot("slots").Index(jen.Lit(c.plan.slot[c.outputs[i]]))
+	return jen.Op("&").Id("s").Dot("vals").Index(jen.Lit(c.valIndex[c.outputs[i]]))
 }
 
 func valueNames(vs []*ir.Value) string {
@@ -250,12 +250,12 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Line()
 
 	// Session.
-	f.Comment("Session holds the memory of one run: input headers, intermediate\ntensors (shared according to the memory plan, see doc.go) and kernel\nscratch. It is not safe for concurrent use.")
+	f.Comment("Session holds the memory of one run: input headers, intermediate\ntensors (views of buffers shared according to the memory plan, see\ndoc.go) and kernel scratch. It is not safe for concurrent use.")
 	f.Type().Id("Session").Struct(
 		jen.Id("model").Op("*").Id("Model"),
 		jen.Id("closed").Bool(),
 		jen.Id("inputs").Index(jen.Lit(len(c.inputs))).Id("Tensor"),
-		jen.Id("slots").Index(jen.Lit(len(c.plan.slots))).Id("Tensor"),
+		jen.Id("vals").Index(jen.Lit(len(c.values))).Id("Tensor"),
 		jen.Id("outs").Index(jen.Lit(len(c.outputs))).Id("Tensor"),
 		jen.Id("nodes").Index(jen.Lit(len(c.nodes))).Id("Node"),
 	)
@@ -263,6 +263,23 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Comment("NewSession returns a session that runs the model. Memory grows on the\nfirst Run at a given input shape and is reused afterwards.")
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("NewSession").Params().Op("*").Id("Session").BlockFunc(func(g *jen.Group) {
 		g.Id("s").Op(":=").Op("&").Id("Session").Values(jen.Id("model").Op(":").Id("m"))
+		g.Comment("Memory plan: values of known size are views of shared slot buffers.")
+		for k, slot := range c.plan.slots {
+			if !slot.static {
+				continue
+			}
+			buf := "buf" + strconv.Itoa(k)
+			g.Id(buf).Op(":=").Id("cuvilAlloc").Call(dtypeID(slot.dtype), jen.Lit(int(slot.bytes)/slot.dtype.Size()))
+			for _, v := range slot.values {
+				shape, _ := v.Type.Shape.Consts()
+				n, _ := v.Type.Shape.NumElements()
+				g.Id("s").Dot("vals").Index(jen.Lit(c.valIndex[v])).Op("=").Id("Tensor").Values(
+					jen.Id("DType").Op(":").Add(dtypeID(v.Type.DType)),
+					jen.Id("Shape").Op(":").Add(intsLit(shape)),
+					jen.Id("Data").Op(":").Id("cuvilView").Call(jen.Id(buf), jen.Lit(int(n))),
+				)
+			}
+		}
 		for i, ln := range c.nodes {
 			n := ln.n
 			fields := []jen.Code{
@@ -337,8 +354,8 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Comment("Close releases the session's memory. The session must not be used\nafterwards; outputs it returned become invalid.")
 	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Close").Params().Block(
 		jen.Id("s").Dot("closed").Op("=").True(),
-		jen.For(jen.Id("i").Op(":=").Range().Id("s").Dot("slots")).Block(
-			jen.Id("s").Dot("slots").Index(jen.Id("i")).Op("=").Id("Tensor").Values(),
+		jen.For(jen.Id("i").Op(":=").Range().Id("s").Dot("vals")).Block(
+			jen.Id("s").Dot("vals").Index(jen.Id("i")).Op("=").Id("Tensor").Values(),
 		),
 		jen.For(jen.Id("i").Op(":=").Range().Id("s").Dot("outs")).Block(
 			jen.Id("s").Dot("outs").Index(jen.Id("i")).Op("=").Id("Tensor").Values(),

@@ -151,8 +151,11 @@ type compiled struct {
 	constTensors []*ir.Tensor
 	table        []weightEntry
 
-	nodes    []loweredNode
-	plan     *memPlan
+	nodes []loweredNode
+	plan  *memPlan
+	// values are the tensors nodes compute, one Session.vals entry each.
+	values   []*ir.Value
+	valIndex map[*ir.Value]int
 	syms     []string // symbolic dims of the inputs, in order of appearance
 	symIndex map[string]int
 	// outCopy lists outputs not computed by a node (a graph input or a
@@ -330,6 +333,15 @@ func lower(m *ir.Model, lib *library) (*compiled, error) {
 		return nil, err
 	}
 	c.plan = plan
+	c.valIndex = map[*ir.Value]int{}
+	for _, n := range run {
+		for _, v := range n.Outputs {
+			if v != nil {
+				c.valIndex[v] = len(c.values)
+				c.values = append(c.values, v)
+			}
+		}
+	}
 	return c, nil
 }
 

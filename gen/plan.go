@@ -6,13 +6,16 @@ import (
 	"github.com/cuvil/cuvil/ir"
 )
 
-// A memory plan maps every value that a node computes to a tensor slot of
-// the session. Values whose lifetimes do not overlap and that have the same
-// dtype share a slot: the slot's backing array, grown by Tensor.Resize to
-// the largest of them on the first run, is reused by each in turn. A value
-// lives from the node that defines it to the last node that reads it;
-// graph outputs live to the end of Run. A node's outputs never share a slot
-// with its own inputs, so kernels need not support aliasing.
+// A memory plan maps every value that a node computes to a buffer slot of
+// the session. Values of the same dtype whose sizes are known at compile
+// time and whose lifetimes do not overlap share a slot: NewSession
+// allocates the slot once at the largest of their sizes, and each value's
+// tensor is a view of it, so no Run ever resizes (or re-boxes) anything.
+// A value lives from the node that defines it to the last node that reads
+// it; graph outputs live to the end of Run. A node's outputs never share a
+// slot with its own inputs, so kernels need not support aliasing. Values
+// whose size depends on symbolic dims get a slot of their own, grown by
+// Tensor.Resize on the first run at a shape.
 type memPlan struct {
 	slot  map[*ir.Value]int // value -> slot index
 	slots []planSlot
@@ -84,8 +87,8 @@ func planMemory(g *ir.Graph, isOutput map[*ir.Value]bool) (*memPlan, error) {
 			size, static := staticBytes(v)
 			dt := v.Type.DType
 			k := -1
-			if dt != ir.Undefined && !isOutput[v] {
-				k = bestFit(p.slots, free[dt], size, static)
+			if static {
+				k = bestFit(p.slots, free[dt], size)
 			}
 			if k >= 0 {
 				free[dt] = remove(free[dt], k)
@@ -106,7 +109,7 @@ func planMemory(g *ir.Graph, isOutput map[*ir.Value]bool) (*memPlan, error) {
 		// reads, only now: a node's outputs never reuse its inputs' slots.
 		release := func(v *ir.Value) {
 			k, ok := p.slot[v]
-			if !ok || isOutput[v] || v.Type.DType == ir.Undefined {
+			if !ok || isOutput[v] || !p.slots[k].static {
 				return
 			}
 			for _, f := range free[v.Type.DType] {
@@ -132,20 +135,22 @@ func planMemory(g *ir.Graph, isOutput map[*ir.Value]bool) (*memPlan, error) {
 	return p, nil
 }
 
-// bestFit picks, among free slots, the smallest static slot that holds size
-// bytes, else the largest one (it will grow), else a dynamic one.
-func bestFit(slots []planSlot, free []int, size int64, static bool) int {
+// bestFit picks, among free slots, the smallest that holds size bytes,
+// else the largest (it will grow).
+func bestFit(slots []planSlot, free []int, size int64) int {
 	best := -1
 	for _, k := range free {
-		s := slots[k]
+		b := int64(-1)
+		if best >= 0 {
+			b = slots[best].bytes
+		}
+		s := slots[k].bytes
 		switch {
 		case best < 0:
 			best = k
-		case !static || !s.static:
-			// Dynamic sizes: any slot will do; keep the first.
-		case s.bytes >= size && (slots[best].bytes < size || s.bytes < slots[best].bytes):
+		case s >= size && (b < size || s < b):
 			best = k
-		case slots[best].bytes < size && s.bytes > slots[best].bytes:
+		case b < size && s > b:
 			best = k
 		}
 	}

@@ -9,6 +9,7 @@
 //	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol 1e-7]
 //	cuvil conformance [-report FILE.md] [-run REGEXP] DIR...
 //	cuvil bench -model M.onnx [-threads N] [-runs R] [-dim name=V ...]
+//	cuvil convert -in T.pb -out T.cuvt [-raw]
 //
 // Errors go to standard error with exit status 1; usage errors exit 2.
 package main
@@ -48,6 +49,7 @@ func init() {
 		{"check", "-model M.onnx -data DIR [-rtol R] [-atol A]", "run a model and compare with output_K.pb", cmdCheck},
 		{"conformance", "[-report FILE.md] [-run REGEXP] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
 		{"bench", "-model M.onnx [-threads N] [-runs R] [-dim name=V ...]", "time the compiled model on random inputs", cmdBench},
+		{"convert", "-in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]", "convert a tensor file (TensorProto, harness format, raw data)", cmdConvert},
 	}
 }
 
