@@ -136,24 +136,22 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 	mpad := sgemmRoundUp(m, sgemmPkMR)
 	npad := sgemmRoundUp(n, sgemmPkNR)
 	kb := sgemmKBlock(k)
+	mb := sgemmMBlock(m)
 	for jc := 0; jc < n; jc += sgemmPkNC {
 		nc := min(sgemmPkNC, n-jc)
 		for pc := 0; pc < k; pc += kb {
 			kc := min(kb, k-pc)
-			var bp []float32
+			bp := bufs.b
 			if B.packed {
 				bp = B.data[pc*npad+jc*kc:]
-			} else {
-				sgemmPackBBlock(bufs.b, B.trans, B.data, B.ld, pc, jc, kc, nc)
-				bp = bufs.b
 			}
 			// Later k blocks accumulate into what the first one wrote.
 			cbeta := beta
 			if pc > 0 {
 				cbeta = 1
 			}
-			for ic := 0; ic < m; ic += sgemmPkMC {
-				mc := min(sgemmPkMC, m-ic)
+			for ic := 0; ic < m; ic += mb {
+				mc := min(mb, m-ic)
 				var ap []float32
 				if A.packed {
 					ap = A.data[pc*mpad+ic*kc:]
@@ -161,7 +159,13 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 					sgemmPackABlock(bufs.a, A.trans, A.data, A.ld, ic, pc, mc, kc)
 					ap = bufs.a
 				}
-				sgemmMacro(mc, nc, kc, alpha, ap, bp, cbeta, c[ic*ldc+jc:], ldc)
+				// The first row block packs the B panels as it goes, the
+				// later ones reuse them.
+				var packB *sgemmOperand
+				if !B.packed && ic == 0 {
+					packB = &B
+				}
+				sgemmMacro(mc, nc, kc, alpha, ap, bp, cbeta, c[ic*ldc+jc:], ldc, packB, pc, jc)
 			}
 		}
 	}
@@ -169,11 +173,17 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 
 // sgemmMacro runs the micro-kernel over an mc x nc block of C from a packed
 // A block and a packed B block. The B micro-panel is the outer loop so it
-// stays in L1 while the A micro-panels stream past it.
-func sgemmMacro(mc, nc, kc int, alpha float32, ap, bp []float32, beta float32, c []float32, ldc int) {
+// stays in L1 while the A micro-panels stream past it. With packB set, it
+// first packs each B micro-panel (op(B)[pc:pc+kc, jc+jr:...]) into bp: the
+// panel is then hot in L1 for its first use instead of coming back from L3
+// after a pack of the whole block.
+func sgemmMacro(mc, nc, kc int, alpha float32, ap, bp []float32, beta float32, c []float32, ldc int, packB *sgemmOperand, pc, jc int) {
 	for jr := 0; jr < nc; jr += sgemmPkNR {
 		nr := min(sgemmPkNR, nc-jr)
 		b := bp[jr*kc : jr*kc+sgemmPkNR*kc]
+		if packB != nil {
+			sgemmPackBBlock(b, packB.trans, packB.data, packB.ld, pc, jc+jr, kc, nr)
+		}
 		for ir := 0; ir < mc; ir += sgemmPkMR {
 			mr := min(sgemmPkMR, mc-ir)
 			a := ap[ir*kc : ir*kc+sgemmPkMR*kc]
@@ -330,6 +340,16 @@ func sgemmKBlock(k int) int {
 		return sgemmPkKC
 	}
 	return min(sgemmRoundUp((k+blocks-1)/blocks, 8), sgemmPkKC)
+}
+
+// sgemmMBlock is the row block length for m rows: at most MC, balanced, a
+// multiple of 6.
+func sgemmMBlock(m int) int {
+	blocks := (m + sgemmPkMC - 1) / sgemmPkMC
+	if blocks <= 1 {
+		return sgemmPkMC
+	}
+	return min(sgemmRoundUp((m+blocks-1)/blocks, sgemmPkMR), sgemmPkMC)
 }
 
 func sgemmRoundUp(x, to int) int { return (x + to - 1) / to * to }
