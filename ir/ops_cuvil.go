@@ -1,0 +1,49 @@
+package ir
+
+// Operators of the "cuvil" domain: the fused forms the passes produce
+// (passes/fuse_*.go, fold_batchnorm.go). They are declared like the ONNX
+// ops, so the verifier checks their arity, attributes and dtypes. Their
+// kernels live in templates/k_fused.go under "cuvil::<Op>".
+
+// CuvilDomain is the domain of Cuvil's own operators; a model that uses
+// them imports opset CuvilOpset of it.
+const (
+	CuvilDomain = "cuvil"
+	CuvilOpset  = 1
+)
+
+// The activation attributes shared by the fused ops: activation is "" (none),
+// Relu, Clip (activation_params = [min, max]), LeakyRelu ([alpha]),
+// Sigmoid, Tanh, HardSwish, Gelu or GeluTanh (tanh approximation).
+const fusedActAttrs = "activation:string= activation_params:floats"
+
+var cuvilOpDefs = []opDef{
+	{"FusedConv", "1", "X:T W:T B:T? Z:T?", "Y:T", "T=$f",
+		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
+		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue.", nil},
+	{"FusedGemm", "1", "A:T B:T C:T? Z:T?", "Y:T", "T=$f",
+		"alpha:float=1 beta:float=1 transA:int=0 transB:int=0 " + fusedActAttrs + " residual_after_activation:int=0", "",
+		"Gemm (alpha*A'*B' + beta*C), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
+	{"FusedMatMul", "1", "A:T B:T bias:T? Z:T?", "Y:T", "T=$f",
+		fusedActAttrs + " residual_after_activation:int=0", "",
+		"MatMul, plus bias (shape [N], along the last axis), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
+	{"Gelu", "1", "X:T", "Y:T", "T=$f", "approximate:string=none", "ew",
+		"x*0.5*(1+erf(x/sqrt(2))), or its tanh approximation when approximate is tanh.", nil},
+	{"LayerNorm", "1", "X:T Scale:T B:T?", "Y:T", "T=$f", "axis:int=-1 epsilon:float=1e-05", "",
+		"LayerNormalization (opset 17) for models of older opsets: normalises over the axes from axis on.", nil},
+	{"SkipLayerNorm", "1", "X:T Skip:T Scale:T B:T?", "Y:T Sum:T?", "T=$f", "epsilon:float=1e-05", "",
+		"LayerNorm(X + Skip) over the last axis; Sum, when asked for, is X + Skip.", nil},
+	{"ScaleShift", "1", "X:T scale:T shift:T", "Y:T", "T=$f", fusedActAttrs, "",
+		"activation(X*scale + shift) with scale and shift per channel (axis 1, shape [C]): an unfoldable BatchNormalization.", nil},
+}
+
+func init() {
+	for _, d := range cuvilOpDefs {
+		s, err := parseOpDef(d)
+		if err != nil {
+			panic(err)
+		}
+		s.Domain = CuvilDomain
+		register(s)
+	}
+}
