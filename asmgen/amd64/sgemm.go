@@ -19,6 +19,9 @@ const (
 	nr     = 16
 	vec    = 8 // float32 lanes in a YMM register
 	unroll = 4 // k steps per iteration of the main loop
+	// prefetchA is how far ahead (bytes) the main loop prefetches the A
+	// micro-panel, which streams from L2; 0 leaves it to the hardware.
+	prefetchA = 0
 )
 
 // sgemmKernels emits the full-tile micro-kernel and the edge micro-kernel
@@ -99,6 +102,9 @@ func sgemmKernel(name string, edge bool, masks Mem) {
 	SHRQ(U8(bits.TrailingZeros(unroll)), iters)
 	JZ(LabelRef(name + "_tail"))
 	Label(name + "_loop")
+	if prefetchA > 0 {
+		PREFETCHT0(Mem{Base: a, Disp: prefetchA})
+	}
 	for u := 0; u < unroll; u++ {
 		rank1(acc, Mem{Base: a, Disp: 4 * mr * u}, Mem{Base: b, Disp: 4 * nr * u})
 	}
