@@ -1,0 +1,690 @@
+package templates
+
+import "math"
+
+// Kernels of the cuvil-domain ops the fusion passes make (ir/ops_cuvil.go).
+// The point of each is to touch the output once: FusedConv, FusedGemm and
+// FusedMatMul run the GEMM one block of output columns (or rows) at a time
+// and apply bias, residual and activation to that block right after, while
+// it is still in cache (the GEMM epilogue), instead of three more passes
+// over the whole tensor.
+
+// Activation kinds of the fused ops' "activation" attribute.
+const (
+	fusedActNone = iota
+	fusedActRelu
+	fusedActClip
+	fusedActLeakyRelu
+	fusedActSigmoid
+	fusedActTanh
+	fusedActHardSwish
+	fusedActGelu
+	fusedActGeluTanh
+)
+
+// fusedAct is a decoded activation with its parameters.
+type fusedAct struct {
+	kind   int
+	p0, p1 float64
+}
+
+// fusedActOf reads the activation and activation_params attributes.
+func fusedActOf(n *Node) (fusedAct, error) {
+	p := n.Attrs.Floats("activation_params")
+	param := func(i int, def float64) float64 {
+		if i < len(p) {
+			return float64(p[i])
+		}
+		return def
+	}
+	switch name := n.Attrs.String("activation", ""); name {
+	case "":
+		return fusedAct{}, nil
+	case "Relu":
+		return fusedAct{kind: fusedActRelu}, nil
+	case "Clip":
+		return fusedAct{kind: fusedActClip, p0: param(0, math.Inf(-1)), p1: param(1, math.Inf(1))}, nil
+	case "LeakyRelu":
+		return fusedAct{kind: fusedActLeakyRelu, p0: param(0, 0.01)}, nil
+	case "Sigmoid":
+		return fusedAct{kind: fusedActSigmoid}, nil
+	case "Tanh":
+		return fusedAct{kind: fusedActTanh}, nil
+	case "HardSwish":
+		return fusedAct{kind: fusedActHardSwish}, nil
+	case "Gelu":
+		return fusedAct{kind: fusedActGelu}, nil
+	case "GeluTanh":
+		return fusedAct{kind: fusedActGeluTanh}, nil
+	default:
+		return fusedAct{}, n.Errorf("unknown activation %q", name)
+	}
+}
+
+// fusedGelu is x*0.5*(1+erf(x/sqrt2)).
+func fusedGelu(x float64) float64 { return 0.5 * x * (1 + math.Erf(x*(1/math.Sqrt2))) }
+
+// fusedGeluTanh is GELU's tanh approximation.
+func fusedGeluTanh(x float64) float64 {
+	const c = 0.7978845608028654 // sqrt(2/pi)
+	return 0.5 * x * (1 + math.Tanh(c*(x+0.044715*x*x*x)))
+}
+
+// fusedActRow applies a to row in place.
+func fusedActRow[T nnFloat](a fusedAct, row []T) {
+	switch a.kind {
+	case fusedActRelu:
+		for j, v := range row {
+			if v < 0 {
+				row[j] = 0
+			}
+		}
+	case fusedActClip:
+		lo, hi := T(a.p0), T(a.p1)
+		for j, v := range row {
+			if v < lo {
+				row[j] = lo
+			} else if v > hi {
+				row[j] = hi
+			}
+		}
+	case fusedActLeakyRelu:
+		alpha := T(a.p0)
+		for j, v := range row {
+			if v < 0 {
+				row[j] = v * alpha
+			}
+		}
+	case fusedActSigmoid:
+		for j, v := range row {
+			x := float64(v)
+			if x >= 0 {
+				row[j] = T(1 / (1 + math.Exp(-x)))
+			} else {
+				e := math.Exp(x)
+				row[j] = T(e / (1 + e))
+			}
+		}
+	case fusedActTanh:
+		for j, v := range row {
+			row[j] = T(math.Tanh(float64(v)))
+		}
+	case fusedActHardSwish:
+		for j, v := range row {
+			x := float64(v)
+			row[j] = T(x * math.Max(0, math.Min(1, x/6+0.5)))
+		}
+	case fusedActGelu:
+		for j, v := range row {
+			row[j] = T(fusedGelu(float64(v)))
+		}
+	case fusedActGeluTanh:
+		for j, v := range row {
+			row[j] = T(fusedGeluTanh(float64(v)))
+		}
+	}
+}
+
+// fusedEpilogue finishes one output row segment y in cache:
+// y = act(y + bias + bscale*bvec + z) with z added after act instead when
+// zAfter. bvec and z may be nil; bvec is indexed like y.
+func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter bool, a fusedAct) {
+	zb := z
+	if zAfter {
+		zb = nil
+	}
+	switch {
+	case bvec != nil && zb != nil:
+		bvec, zb = bvec[:len(y)], zb[:len(y)]
+		for j := range y {
+			y[j] += bias + bscale*bvec[j] + zb[j]
+		}
+	case bvec != nil:
+		bvec = bvec[:len(y)]
+		for j := range y {
+			y[j] += bias + bscale*bvec[j]
+		}
+	case zb != nil:
+		zb = zb[:len(y)]
+		for j := range y {
+			y[j] += bias + zb[j]
+		}
+	case bias != 0:
+		for j := range y {
+			y[j] += bias
+		}
+	}
+	fusedActRow(a, y)
+	if z != nil && zAfter {
+		z = z[:len(y)]
+		for j := range y {
+			y[j] += z[j]
+		}
+	}
+}
+
+// fusedL2Floats is the output block, in elements, the fused kernels aim to
+// keep in L2 between the GEMM and its epilogue.
+const fusedL2Floats = 64 << 10
+
+// fusedCheckZ checks that the residual Z, if any, has Y's shape.
+func fusedCheckZ(n *Node, Z *Tensor, dt DType, shape []int) error {
+	if Z == nil {
+		return nil
+	}
+	if Z.DType != dt || len(Z.Shape) != len(shape) {
+		return n.Errorf("residual Z %v must have the output's dtype and shape %v", Z.ShapeString(), shape)
+	}
+	for i, d := range shape {
+		if Z.Shape[i] != d {
+			return n.Errorf("residual Z %v must have the output's shape %v", Z.ShapeString(), shape)
+		}
+	}
+	return nil
+}
+
+// FusedConv is cuvil::FusedConv: Conv with bias, residual Z and activation
+// applied to each block of output columns as soon as the GEMM wrote it.
+func FusedConv(n *Node) error {
+	if ok, err := nnViaF32(n, FusedConv); ok {
+		return err
+	}
+	X, W, B, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
+	if X == nil || W == nil {
+		return n.Errorf("needs inputs X and W")
+	}
+	act, err := fusedActOf(n)
+	if err != nil {
+		return err
+	}
+	r := len(X.Shape)
+	if r < 3 || len(W.Shape) != r {
+		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), W.ShapeString())
+	}
+	if W.DType != X.DType || B != nil && B.DType != X.DType {
+		return n.Errorf("inputs must share one dtype")
+	}
+	nd := r - 2
+	group := int(n.Attrs.Int("group", 1))
+	N, C, M := X.Shape[0], X.Shape[1], W.Shape[0]
+	if group < 1 || C%group != 0 || M%group != 0 || W.Shape[1]*group != C {
+		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), W.ShapeString(), group)
+	}
+	if B != nil && (len(B.Shape) != 1 || B.Shape[0] != M) {
+		return n.Errorf("B %v must have shape [%d]", B.ShapeString(), M)
+	}
+	if ks := n.Attrs.Ints("kernel_shape"); ks != nil {
+		for i, k := range ks {
+			if i >= nd || int(k) != W.Shape[2+i] {
+				return n.Errorf("kernel_shape %v does not match W %v", ks, W.ShapeString())
+			}
+		}
+	}
+	sc := n.ScratchInts(7*nd + 2)
+	win, err := nnWindow(n, X.Shape[2:], W.Shape[2:], false, sc[:6*nd])
+	if err != nil {
+		return err
+	}
+	shape := sc[6*nd : 7*nd+2]
+	shape[0], shape[1] = N, M
+	copy(shape[2:], win.out)
+	if err := fusedCheckZ(n, Z, X.DType, shape); err != nil {
+		return err
+	}
+	after := n.Attrs.Int("residual_after_activation", 0) != 0
+	Y := n.Out[0]
+	nnResize(Y, X.DType, shape...)
+	switch x := X.Data.(type) {
+	case []float32:
+		var z []float32
+		if Z != nil {
+			z = Z.F32()
+		}
+		fusedConvFloat(n, x, W.F32(), B, z, after, act, Y.F32(), X.Shape, M, group, win)
+	case []float64:
+		var z []float64
+		if Z != nil {
+			z = Z.F64()
+		}
+		fusedConvFloat(n, x, W.F64(), B, z, after, act, Y.F64(), X.Shape, M, group, win)
+	default:
+		return n.Errorf("unsupported dtype %v", X.DType)
+	}
+	return nil
+}
+
+func fusedConvFloat[T nnFloat](n *Node, x, w []T, B *Tensor, z []T, after bool, act fusedAct, y []T, xs []int, M, group int, win nnWin) {
+	N, C := xs[0], xs[1]
+	in := xs[2:]
+	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
+	Cg, Mg := C/group, M/group
+	rows := Cg * kSize
+	pointwise := kSize == 1
+	for i := range in {
+		pointwise = pointwise && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
+	}
+	var col []T
+	if !pointwise {
+		col = nnBuf[T](n, 0, rows*outSize)
+	}
+	var bias []T
+	if B != nil {
+		bias = B.Data.([]T)
+	}
+	// Column blocks: a multiple of the GEMM's 256-column panel, so the
+	// split packs no more than one whole-matrix GEMM would, and small
+	// enough that Mg x nb outputs stay in L2 for the epilogue.
+	nb := max(256, fusedL2Floats/max(Mg, 1)/256*256)
+	for b := 0; b < N; b++ {
+		for g := 0; g < group; g++ {
+			xg := x[(b*C+g*Cg)*inSize : (b*C+g*Cg+Cg)*inSize]
+			base := (b*M + g*Mg) * outSize
+			yg := y[base : base+Mg*outSize]
+			var zg []T
+			if z != nil {
+				zg = z[base : base+Mg*outSize]
+			}
+			src := xg
+			if !pointwise {
+				if len(in) <= 2 {
+					im2col2D(xg, col, Cg, in, win)
+				} else {
+					im2colND(n, xg, col, Cg, in, win)
+				}
+				src = col
+			}
+			wg := w[g*Mg*rows:]
+			for j0 := 0; j0 < outSize; j0 += nb {
+				cols := min(nb, outSize-j0)
+				gemmT(false, false, Mg, cols, rows, 1, wg, rows, src[j0:], outSize, 0, yg[j0:], outSize)
+				for m := 0; m < Mg; m++ {
+					off := m*outSize + j0
+					var bv T
+					if bias != nil {
+						bv = bias[g*Mg+m]
+					}
+					var zs []T
+					if zg != nil {
+						zs = zg[off : off+cols]
+					}
+					fusedEpilogue(yg[off:off+cols], bv, nil, 0, zs, after, act)
+				}
+			}
+		}
+	}
+}
+
+// fusedGemmFloat computes y[m x nn] = act(alpha*op(A)*op(B) + beta*C + z)
+// (z after act when after) one block of rows at a time. C is broadcast
+// with strides csi, csj (nil for none).
+func fusedGemmFloat[T nnFloat](transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
+	rb := max(gemmMC, fusedL2Floats/max(nn, 1)/gemmMC*gemmMC)
+	if c == nil {
+		beta = 0
+	}
+	for i0 := 0; i0 < m; i0 += rb {
+		mr := min(rb, m-i0)
+		aoff := i0 * lda
+		if transA {
+			aoff = i0
+		}
+		gemmT(transA, transB, mr, nn, k, alpha, a[aoff:], lda, b, ldb, 0, y[i0*nn:], nn)
+		for i := i0; i < i0+mr; i++ {
+			row := y[i*nn : i*nn+nn]
+			var zs []T
+			if z != nil {
+				zs = z[i*nn : i*nn+nn]
+			}
+			var bias T
+			var bvec []T
+			if beta != 0 {
+				if csj == 1 {
+					bvec = c[i*csi : i*csi+nn]
+				} else {
+					bias = beta * c[i*csi]
+				}
+			}
+			fusedEpilogue(row, bias, bvec, beta, zs, after, act)
+		}
+	}
+}
+
+// FusedGemm is cuvil::FusedGemm: Gemm, then residual Z and activation in
+// the epilogue of each block of output rows.
+func FusedGemm(n *Node) error {
+	if ok, err := nnViaF32(n, FusedGemm); ok {
+		return err
+	}
+	A, B, C, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
+	if A == nil || B == nil {
+		return n.Errorf("needs inputs A and B")
+	}
+	act, err := fusedActOf(n)
+	if err != nil {
+		return err
+	}
+	if len(A.Shape) != 2 || len(B.Shape) != 2 {
+		return n.Errorf("A %v and B %v must be 2-D", A.ShapeString(), B.ShapeString())
+	}
+	if C != nil && C.DType != A.DType || B.DType != A.DType {
+		return n.Errorf("inputs must share one dtype")
+	}
+	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
+	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
+	m, k := A.Shape[0], A.Shape[1]
+	if transA {
+		m, k = k, m
+	}
+	kb, nn := B.Shape[0], B.Shape[1]
+	if transB {
+		kb, nn = nn, kb
+	}
+	if k != kb {
+		return n.Errorf("inner dimensions differ: A %v, B %v (transA=%v transB=%v)", A.ShapeString(), B.ShapeString(), transA, transB)
+	}
+	var csi, csj int
+	if C != nil {
+		cm, cn := 1, 1
+		switch len(C.Shape) {
+		case 0:
+		case 1:
+			cn = C.Shape[0]
+		case 2:
+			cm, cn = C.Shape[0], C.Shape[1]
+		default:
+			return n.Errorf("C %v has rank > 2", C.ShapeString())
+		}
+		if (cm != 1 && cm != m) || (cn != 1 && cn != nn) {
+			return n.Errorf("C %v does not broadcast to [%d,%d]", C.ShapeString(), m, nn)
+		}
+		if cm != 1 {
+			csi = cn
+		}
+		if cn != 1 {
+			csj = 1
+		}
+	}
+	sc := n.ScratchInts(2)
+	sc[0], sc[1] = m, nn
+	if err := fusedCheckZ(n, Z, A.DType, sc); err != nil {
+		return err
+	}
+	after := n.Attrs.Int("residual_after_activation", 0) != 0
+	Y := n.Out[0]
+	nnResize(Y, A.DType, m, nn)
+	lda, ldb := A.Shape[1], B.Shape[1]
+	switch a := A.Data.(type) {
+	case []float32:
+		var c, z []float32
+		if C != nil {
+			c = C.F32()
+		}
+		if Z != nil {
+			z = Z.F32()
+		}
+		fusedGemmFloat(transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
+	case []float64:
+		var c, z []float64
+		if C != nil {
+			c = C.F64()
+		}
+		if Z != nil {
+			z = Z.F64()
+		}
+		fusedGemmFloat(transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
+	default:
+		return n.Errorf("unsupported dtype %v", A.DType)
+	}
+	return nil
+}
+
+// FusedMatMul is cuvil::FusedMatMul: A [..., M, K] times a 2-D B [K, N]
+// (the batches of A stack into one tall GEMM), plus bias [N], residual Z
+// and activation in the epilogue of each block of output rows.
+func FusedMatMul(n *Node) error {
+	if ok, err := nnViaF32(n, FusedMatMul); ok {
+		return err
+	}
+	A, B, bias, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
+	if A == nil || B == nil {
+		return n.Errorf("needs inputs A and B")
+	}
+	act, err := fusedActOf(n)
+	if err != nil {
+		return err
+	}
+	ra := len(A.Shape)
+	if ra < 1 || len(B.Shape) != 2 {
+		return n.Errorf("A %v must have rank >= 1 and B %v rank 2", A.ShapeString(), B.ShapeString())
+	}
+	if B.DType != A.DType || bias != nil && bias.DType != A.DType {
+		return n.Errorf("inputs must share one dtype")
+	}
+	k, nn := B.Shape[0], B.Shape[1]
+	if A.Shape[ra-1] != k {
+		return n.Errorf("inner dimensions differ: A %v, B %v", A.ShapeString(), B.ShapeString())
+	}
+	if bias != nil && bias.Len() != nn {
+		return n.Errorf("bias %v must have %d elements", bias.ShapeString(), nn)
+	}
+	shape := n.ScratchInts(ra)
+	copy(shape, A.Shape[:ra-1])
+	shape[ra-1] = nn
+	if err := fusedCheckZ(n, Z, A.DType, shape); err != nil {
+		return err
+	}
+	m := nnProd(A.Shape[:ra-1])
+	after := n.Attrs.Int("residual_after_activation", 0) != 0
+	Y := n.Out[0]
+	nnResize(Y, A.DType, shape...)
+	switch a := A.Data.(type) {
+	case []float32:
+		var c, z []float32
+		if bias != nil {
+			c = bias.F32()
+		}
+		if Z != nil {
+			z = Z.F32()
+		}
+		fusedGemmFloat(false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
+	case []float64:
+		var c, z []float64
+		if bias != nil {
+			c = bias.F64()
+		}
+		if Z != nil {
+			z = Z.F64()
+		}
+		fusedGemmFloat(false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
+	default:
+		return n.Errorf("unsupported dtype %v", A.DType)
+	}
+	return nil
+}
+
+// Gelu is cuvil::Gelu (ONNX only has Gelu from opset 20).
+func Gelu(n *Node) error {
+	if ok, err := nnViaF32(n, Gelu); ok {
+		return err
+	}
+	X := n.Input(0)
+	if X == nil {
+		return n.Errorf("needs input X")
+	}
+	act := fusedAct{kind: fusedActGelu}
+	switch ap := n.Attrs.String("approximate", "none"); ap {
+	case "none":
+	case "tanh":
+		act.kind = fusedActGeluTanh
+	default:
+		return n.Errorf("approximate %q: want none or tanh", ap)
+	}
+	Y := n.Out[0]
+	nnResize(Y, X.DType, X.Shape...)
+	switch x := X.Data.(type) {
+	case []float32:
+		y := Y.F32()
+		copy(y, x)
+		fusedActRow(act, y)
+	case []float64:
+		y := Y.F64()
+		copy(y, x)
+		fusedActRow(act, y)
+	default:
+		return n.Errorf("unsupported dtype %v", X.DType)
+	}
+	return nil
+}
+
+// CuvilLayerNorm is cuvil::LayerNorm: LayerNormalization for models whose
+// opset predates it (the fuse-layernorm pass makes it from the
+// ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add chain).
+func CuvilLayerNorm(n *Node) error {
+	if len(n.Out) > 1 {
+		return n.Errorf("has %d outputs, want 1", len(n.Out))
+	}
+	return LayerNormalization(n)
+}
+
+// SkipLayerNorm is cuvil::SkipLayerNorm: LayerNorm(X + Skip) over the last
+// axis, one row at a time (the sum never leaves cache unless Sum is asked
+// for).
+func SkipLayerNorm(n *Node) error {
+	if ok, err := nnViaF32(n, SkipLayerNorm); ok {
+		return err
+	}
+	X, Skip, S, B := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
+	if X == nil || Skip == nil || S == nil {
+		return n.Errorf("needs inputs X, Skip and Scale")
+	}
+	r := len(X.Shape)
+	if r < 1 {
+		return n.Errorf("X must have rank >= 1")
+	}
+	if Skip.DType != X.DType || S.DType != X.DType || B != nil && B.DType != X.DType {
+		return n.Errorf("inputs must share one dtype")
+	}
+	inner := X.Shape[r-1]
+	rows := nnProd(X.Shape[:r-1])
+	if Skip.Len() != X.Len() && Skip.Len() != inner {
+		return n.Errorf("Skip %v must have X's shape %v or its last dim", Skip.ShapeString(), X.ShapeString())
+	}
+	if S.Len() != inner || B != nil && B.Len() != inner {
+		return n.Errorf("Scale %v and B must have %d elements", S.ShapeString(), inner)
+	}
+	eps := float64(n.Attrs.Float("epsilon", 1e-5))
+	nnResize(n.Out[0], X.DType, X.Shape...)
+	var sum *Tensor
+	if len(n.Out) > 1 && n.Out[1] != nil {
+		sum = n.Out[1]
+		nnResize(sum, X.DType, X.Shape...)
+	}
+	switch x := X.Data.(type) {
+	case []float32:
+		var sb, bb []float32
+		if sum != nil {
+			sb = sum.F32()
+		}
+		if B != nil {
+			bb = B.F32()
+		}
+		skipLayerNorm(x, Skip.F32(), S.F32(), bb, n.Out[0].F32(), sb, rows, inner, eps)
+	case []float64:
+		var sb, bb []float64
+		if sum != nil {
+			sb = sum.F64()
+		}
+		if B != nil {
+			bb = B.F64()
+		}
+		skipLayerNorm(x, Skip.F64(), S.F64(), bb, n.Out[0].F64(), sb, rows, inner, eps)
+	default:
+		return n.Errorf("unsupported dtype %v", X.DType)
+	}
+	return nil
+}
+
+func skipLayerNorm[T nnFloat](x, skip, scale, bias, y, sum []T, rows, inner int, eps float64) {
+	for r := 0; r < rows; r++ {
+		xr, yr := x[r*inner:(r+1)*inner], y[r*inner:(r+1)*inner]
+		sr := skip[:inner]
+		if len(skip) != inner {
+			sr = skip[r*inner : (r+1)*inner]
+		}
+		var s float64
+		for i, v := range xr {
+			t := v + sr[i]
+			yr[i] = t
+			s += float64(t)
+		}
+		if sum != nil {
+			copy(sum[r*inner:(r+1)*inner], yr)
+		}
+		mean := s / float64(inner)
+		var ss float64
+		for _, v := range yr {
+			d := float64(v) - mean
+			ss += d * d
+		}
+		inv := 1 / math.Sqrt(ss/float64(inner)+eps)
+		for i, v := range yr {
+			o := (float64(v)-mean)*inv*float64(scale[i])
+			if bias != nil {
+				o += float64(bias[i])
+			}
+			yr[i] = T(o)
+		}
+	}
+}
+
+// ScaleShift is cuvil::ScaleShift: activation(X*scale + shift) with one
+// scale and shift per channel (axis 1), in one pass.
+func ScaleShift(n *Node) error {
+	if ok, err := nnViaF32(n, ScaleShift); ok {
+		return err
+	}
+	X, S, B := n.Input(0), n.Input(1), n.Input(2)
+	if X == nil || S == nil || B == nil {
+		return n.Errorf("needs inputs X, scale and shift")
+	}
+	act, err := fusedActOf(n)
+	if err != nil {
+		return err
+	}
+	if len(X.Shape) < 2 {
+		return n.Errorf("X %v must have rank >= 2", X.ShapeString())
+	}
+	if S.DType != X.DType || B.DType != X.DType {
+		return n.Errorf("inputs must share one dtype")
+	}
+	N, C := X.Shape[0], X.Shape[1]
+	if S.Len() != C || B.Len() != C {
+		return n.Errorf("scale %v and shift %v must have %d elements", S.ShapeString(), B.ShapeString(), C)
+	}
+	inner := nnProd(X.Shape[2:])
+	Y := n.Out[0]
+	nnResize(Y, X.DType, X.Shape...)
+	switch x := X.Data.(type) {
+	case []float32:
+		scaleShift(x, S.F32(), B.F32(), Y.F32(), N, C, inner, act)
+	case []float64:
+		scaleShift(x, S.F64(), B.F64(), Y.F64(), N, C, inner, act)
+	default:
+		return n.Errorf("unsupported dtype %v", X.DType)
+	}
+	return nil
+}
+
+func scaleShift[T nnFloat](x, scale, shift, y []T, N, C, inner int, act fusedAct) {
+	for b := 0; b < N; b++ {
+		for c := 0; c < C; c++ {
+			off := (b*C + c) * inner
+			xr, yr := x[off:off+inner], y[off:off+inner]
+			s, t := scale[c], shift[c]
+			for i, v := range xr {
+				yr[i] = v*s + t
+			}
+			fusedActRow(act, yr)
+		}
+	}
+}

@@ -1,0 +1,11 @@
+package templates
+
+func init() {
+	register("cuvil::FusedConv", FusedConv)
+	register("cuvil::FusedGemm", FusedGemm)
+	register("cuvil::FusedMatMul", FusedMatMul)
+	register("cuvil::Gelu", Gelu)
+	register("cuvil::LayerNorm", CuvilLayerNorm)
+	register("cuvil::SkipLayerNorm", SkipLayerNorm)
+	register("cuvil::ScaleShift", ScaleShift)
+}
