@@ -628,7 +628,7 @@ func skipLayerNorm[T nnFloat](x, skip, scale, bias, y, sum []T, rows, inner int,
 		}
 		inv := 1 / math.Sqrt(ss/float64(inner)+eps)
 		for i, v := range yr {
-			o := (float64(v)-mean)*inv*float64(scale[i])
+			o := (float64(v) - mean) * inv * float64(scale[i])
 			if bias != nil {
 				o += float64(bias[i])
 			}
