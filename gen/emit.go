@@ -88,11 +88,14 @@ func floatCode(f float32) jen.Code {
 	return jen.Id(s)
 }
 
+// intCode writes an integer constant without a conversion around it.
+func intCode(x int64) jen.Code { return jen.Id(strconv.FormatInt(x, 10)) }
+
 // attrValue renders one attribute as the Go value templates.Attrs holds.
 func (c *compiled) attrValue(a *ir.Attr) jen.Code {
 	switch a.Kind {
 	case ir.AttrInt:
-		return jen.Int64().Call(jen.Lit(a.I))
+		return jen.Int64().Call(intCode(a.I))
 	case ir.AttrFloat:
 		return jen.Float32().Call(floatCode(a.F))
 	case ir.AttrString:
@@ -100,7 +103,7 @@ func (c *compiled) attrValue(a *ir.Attr) jen.Code {
 	case ir.AttrInts:
 		items := make([]jen.Code, len(a.Ints))
 		for i, x := range a.Ints {
-			items[i] = jen.Lit(x)
+			items[i] = intCode(x)
 		}
 		return jen.Index().Int64().Values(items...)
 	case ir.AttrFloats:
@@ -232,7 +235,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Line()
 
 	// Model.
-	f.Comment("Model is the compiled model: its decoded weights. It is immutable after\nNew and safe for concurrent use.")
+	f.Add(lineComment("Model is the compiled model: its decoded weights. It is immutable after", "New and safe for concurrent use."))
 	f.Type().Id("Model").Struct(
 		jen.Id("consts").Index(jen.Lit(len(c.constTensors))).Id("Tensor"),
 		jen.Id("pool").Qual("sync", "Pool"),
@@ -250,7 +253,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Line()
 
 	// Session.
-	f.Comment("Session holds the memory of one run: input headers, intermediate\ntensors (views of buffers shared according to the memory plan, see\ndoc.go) and kernel scratch. It is not safe for concurrent use.")
+	f.Add(lineComment("Session holds the memory of one run: input headers, intermediate", "tensors (views of buffers shared according to the memory plan, see", "doc.go) and kernel scratch. It is not safe for concurrent use."))
 	f.Type().Id("Session").Struct(
 		jen.Id("model").Op("*").Id("Model"),
 		jen.Id("closed").Bool(),
@@ -260,7 +263,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		jen.Id("nodes").Index(jen.Lit(len(c.nodes))).Id("Node"),
 	)
 	f.Line()
-	f.Comment("NewSession returns a session that runs the model. Memory grows on the\nfirst Run at a given input shape and is reused afterwards.")
+	f.Add(lineComment("NewSession returns a session that runs the model. Memory grows on the", "first Run at a given input shape and is reused afterwards."))
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("NewSession").Params().Op("*").Id("Session").BlockFunc(func(g *jen.Group) {
 		g.Id("s").Op(":=").Op("&").Id("Session").Values(jen.Id("model").Op(":").Id("m"))
 		g.Comment("Memory plan: values of known size are views of shared slot buffers.")
@@ -313,7 +316,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Line()
 
 	fail := jen.Return(jen.Id("Output").Values(), jen.Err())
-	f.Comment("Run checks the inputs against the declared dtypes and shapes and runs\nthe model. The outputs point into the session's memory: they are valid\nuntil the next Run or Close. Run does not allocate once the session has\nrun at the same input shapes.")
+	f.Add(lineComment("Run checks the inputs against the declared dtypes and shapes and runs", "the model. The outputs point into the session's memory: they are valid", "until the next Run or Close. Run does not allocate once the session has", "run at the same input shapes."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Run").Params(jen.Id("in").Id("Input")).Params(jen.Id("Output"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.If(jen.Id("s").Dot("closed")).Block(jen.Return(jen.Id("Output").Values(), jen.Id("errCuvilClosed")))
 		symsArg := jen.Nil()
@@ -351,7 +354,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	})
 	f.Line()
 
-	f.Comment("Close releases the session's memory. The session must not be used\nafterwards; outputs it returned become invalid.")
+	f.Add(lineComment("Close releases the session's memory. The session must not be used", "afterwards; outputs it returned become invalid."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Close").Params().Block(
 		jen.Id("s").Dot("closed").Op("=").True(),
 		jen.For(jen.Id("i").Op(":=").Range().Id("s").Dot("vals")).Block(
@@ -366,7 +369,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	)
 	f.Line()
 
-	f.Comment("Run runs the model on a session from a pool and returns copies of the\noutputs. It is safe for concurrent use.")
+	f.Add(lineComment("Run runs the model on a session from a pool and returns copies of the", "outputs. It is safe for concurrent use."))
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Run").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id("Input")).Params(jen.Id("Output"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.If(jen.Err().Op(":=").Id("ctx").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(fail)
 		g.Id("s").Op(":=").Id("m").Dot("pool").Dot("Get").Call().Assert(jen.Op("*").Id("Session"))
@@ -412,7 +415,7 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 		}
 		inputs[i] = jen.Id(c.inNames[i]).Op(":").Id("cuvilTestTensor").Call(dtypeID(v.Type.DType), jen.Index().Int().Values(shape...), jen.Lit(i+1))
 	}
-	f.Comment("cuvilTestInput is a deterministic pseudo-random input at the declared\nshapes (symbolic dims as given to cuvil, else 1).")
+	f.Add(lineComment("cuvilTestInput is a deterministic pseudo-random input at the declared", "shapes (symbolic dims as given to cuvil, else 1)."))
 	f.Func().Id("cuvilTestInput").Params().Id("Input").Block(jen.Return(jen.Id("Input").Values(inputs...)))
 	f.Line()
 

@@ -43,10 +43,8 @@ var cuvilInputs = [...]cuvilInputSpec{
 	{name: "input", dtype: F32, dims: []cuvilDim{{size: 1, sym: -1}, {size: 1, sym: -1}, {size: 28, sym: -1}, {size: 28, sym: -1}}},
 }
 
-/*
-Model is the compiled model: its decoded weights. It is immutable after
-New and safe for concurrent use.
-*/
+// Model is the compiled model: its decoded weights. It is immutable after
+// New and safe for concurrent use.
 type Model struct {
 	consts [8]Tensor
 	pool   sync.Pool
@@ -64,11 +62,9 @@ func New() (*Model, error) {
 	return m, nil
 }
 
-/*
-Session holds the memory of one run: input headers, intermediate
-tensors (views of buffers shared according to the memory plan, see
-doc.go) and kernel scratch. It is not safe for concurrent use.
-*/
+// Session holds the memory of one run: input headers, intermediate
+// tensors (views of buffers shared according to the memory plan, see
+// doc.go) and kernel scratch. It is not safe for concurrent use.
 type Session struct {
 	model  *Model
 	closed bool
@@ -78,10 +74,8 @@ type Session struct {
 	nodes  [10]Node
 }
 
-/*
-NewSession returns a session that runs the model. Memory grows on the
-first Run at a given input shape and is reused afterwards.
-*/
+// NewSession returns a session that runs the model. Memory grows on the
+// first Run at a given input shape and is reused afterwards.
 func (m *Model) NewSession() *Session {
 	s := &Session{model: m}
 	// Memory plan: values of known size are views of shared slot buffers.
@@ -97,25 +91,23 @@ func (m *Model) NewSession() *Session {
 	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 9216}, Data: cuvilView(buf1, 9216)}
 	s.vals[7] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilView(buf1, 128)}
 	s.vals[9] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilView(buf1, 10)}
-	s.nodes[0] = Node{Name: "/conv1/Conv", Op: "Conv", Version: 11, Attrs: Attrs{"dilations": []int64{int64(1), int64(1)}, "group": int64(int64(1)), "kernel_shape": []int64{int64(3), int64(3)}, "pads": []int64{int64(0), int64(0), int64(0), int64(0)}, "strides": []int64{int64(1), int64(1)}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
+	s.nodes[0] = Node{Name: "/conv1/Conv", Op: "Conv", Version: 11, Attrs: Attrs{"dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
 	s.nodes[1] = Node{Name: "/Relu", Op: "Relu", Version: 13, In: []*Tensor{&s.vals[0]}, Out: []*Tensor{&s.vals[1]}}
-	s.nodes[2] = Node{Name: "/conv2/Conv", Op: "Conv", Version: 11, Attrs: Attrs{"dilations": []int64{int64(1), int64(1)}, "group": int64(int64(1)), "kernel_shape": []int64{int64(3), int64(3)}, "pads": []int64{int64(0), int64(0), int64(0), int64(0)}, "strides": []int64{int64(1), int64(1)}}, In: []*Tensor{&s.vals[1], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[2]}}
+	s.nodes[2] = Node{Name: "/conv2/Conv", Op: "Conv", Version: 11, Attrs: Attrs{"dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[1], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[2]}}
 	s.nodes[3] = Node{Name: "/Relu_1", Op: "Relu", Version: 13, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
-	s.nodes[4] = Node{Name: "/MaxPool", Op: "MaxPool", Version: 12, Attrs: Attrs{"ceil_mode": int64(int64(0)), "kernel_shape": []int64{int64(2), int64(2)}, "pads": []int64{int64(0), int64(0), int64(0), int64(0)}, "strides": []int64{int64(2), int64(2)}}, In: []*Tensor{&s.vals[3]}, Out: []*Tensor{&s.vals[4]}}
-	s.nodes[5] = Node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: Attrs{"axis": int64(int64(1))}, In: []*Tensor{&s.vals[4]}, Out: []*Tensor{&s.vals[5]}}
-	s.nodes[6] = Node{Name: "/fc1/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(int64(1))}, In: []*Tensor{&s.vals[5], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[6]}}
+	s.nodes[4] = Node{Name: "/MaxPool", Op: "MaxPool", Version: 12, Attrs: Attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[3]}, Out: []*Tensor{&s.vals[4]}}
+	s.nodes[5] = Node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[4]}, Out: []*Tensor{&s.vals[5]}}
+	s.nodes[6] = Node{Name: "/fc1/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[5], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[6]}}
 	s.nodes[7] = Node{Name: "/Relu_2", Op: "Relu", Version: 13, In: []*Tensor{&s.vals[6]}, Out: []*Tensor{&s.vals[7]}}
-	s.nodes[8] = Node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(int64(1))}, In: []*Tensor{&s.vals[7], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[8]}}
-	s.nodes[9] = Node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: Attrs{"axis": int64(int64(1))}, In: []*Tensor{&s.vals[8]}, Out: []*Tensor{&s.vals[9]}}
+	s.nodes[8] = Node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[7], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[8]}}
+	s.nodes[9] = Node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[8]}, Out: []*Tensor{&s.vals[9]}}
 	return s
 }
 
-/*
-Run checks the inputs against the declared dtypes and shapes and runs
-the model. The outputs point into the session's memory: they are valid
-until the next Run or Close. Run does not allocate once the session has
-run at the same input shapes.
-*/
+// Run checks the inputs against the declared dtypes and shapes and runs
+// the model. The outputs point into the session's memory: they are valid
+// until the next Run or Close. Run does not allocate once the session has
+// run at the same input shapes.
 func (s *Session) Run(in Input) (Output, error) {
 	if s.closed {
 		return Output{}, errCuvilClosed
@@ -178,10 +170,8 @@ func (s *Session) Run(in Input) (Output, error) {
 	return Output{LogProbs: &s.vals[9]}, nil
 }
 
-/*
-Close releases the session's memory. The session must not be used
-afterwards; outputs it returned become invalid.
-*/
+// Close releases the session's memory. The session must not be used
+// afterwards; outputs it returned become invalid.
 func (s *Session) Close() {
 	s.closed = true
 	for i := range s.vals {
@@ -195,10 +185,8 @@ func (s *Session) Close() {
 	}
 }
 
-/*
-Run runs the model on a session from a pool and returns copies of the
-outputs. It is safe for concurrent use.
-*/
+// Run runs the model on a session from a pool and returns copies of the
+// outputs. It is safe for concurrent use.
 func (m *Model) Run(ctx context.Context, in Input) (Output, error) {
 	if err := ctx.Err(); err != nil {
 		return Output{}, err

@@ -8,10 +8,8 @@ import (
 	"testing"
 )
 
-/*
-cuvilTestInput is a deterministic pseudo-random input at the declared
-shapes (symbolic dims as given to cuvil, else 1).
-*/
+// cuvilTestInput is a deterministic pseudo-random input at the declared
+// shapes (symbolic dims as given to cuvil, else 1).
 func cuvilTestInput() Input {
 	return Input{Input: cuvilTestTensor(F32, []int{1, 1, 28, 28}, 1)}
 }
