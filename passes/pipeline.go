@@ -12,4 +12,36 @@ var Pipeline = []*Pass{
 	// After folding: folded nodes leave their producers (Shape, Gather,
 	// Constant...) and unused initializers dead.
 	DCE,
+	// Canonicalisation, before any pattern matching, so patterns see one
+	// spelling: no Identity/Dropout between a Conv and its BN or Relu...
+	RemoveIdentity,
+	// ...one node per distinct computation (after constfold, which made
+	// the duplicated shape chains identical constants)...
+	CSE,
+	// ...one Reshape where exporters chain Squeeze/Unsqueeze/Flatten...
+	FoldReshape,
+	// ...and no Transpose pairs that cancel or compose.
+	FoldTranspose,
+	// BN folds into the producer's weights; what cannot becomes Mul+Add,
+	// which the next pass folds further.
+	FoldBatchNorm,
+	// After fold-batchnorm: merges its leftover Mul+Add with the model's
+	// own scale-shift constants and folds them into Conv/Gemm weights,
+	// before fusion hides the Conv inside a FusedConv.
+	FoldAffine,
+	// Before fuse-gemm: GELU must be one node to become a MatMul epilogue.
+	FuseGelu,
+	// Before fuse-gemm: the residual Add in front of a LayerNorm goes into
+	// SkipLayerNorm (one row pass), not into the MatMul before it.
+	FuseLayerNorm,
+	// After the folds: a Conv's bias is final, so the epilogue takes the
+	// activation and residual Add left after it.
+	FuseConv,
+	// Same, for Gemm and weight MatMuls (bias Add, GELU, residual).
+	FuseGemm,
+	// Last fusion: per-channel Mul+Add that nothing absorbed (pre-activation
+	// BN) with its activation.
+	FuseScaleShift,
+	// Folding replaced weights and fusion dropped nodes: clean up.
+	DCE,
 }
