@@ -27,9 +27,12 @@ const (
 	// KC: a B micro-panel (KC x 16 floats = 16 KiB) and the A micro-panel
 	// in flight (6 KiB) fit the 32 KiB L1d.
 	sgemmPkKC = 256
-	// MC: the packed A block (MC x KC floats = 144 KiB) sits in the 512 KiB
-	// L2 beside the B micro-panels streaming through. Multiple of MR.
-	sgemmPkMC = 144
+	// MC: the packed A block (MC x KC floats, 264 KiB at most) sits in the
+	// 512 KiB L2 beside the B micro-panels streaming through. Larger than
+	// BLIS's 144 so that typical convolution heights (m = 256) take one row
+	// block and every packed B panel is used while it is hot in L1, never
+	// reread from L3. Multiple of MR.
+	sgemmPkMC = 264
 	// NC: the packed B block (KC x NC floats = 4 MiB at most) sits in L3.
 	// Multiple of NR.
 	sgemmPkNC = 4080
