@@ -43,5 +43,5 @@ var Pipeline = []*Pass{
 	// BN) with its activation.
 	FuseScaleShift,
 	// Folding replaced weights and fusion dropped nodes: clean up.
-	DCE,
+	Cleanup,
 }

@@ -27,7 +27,7 @@ func TestParseDebug(t *testing.T) {
 		t.Errorf("empty: %v, %v", m, err)
 	}
 	for _, tc := range []struct{ in, frag string }{
-		{"nosuch/dump", `unknown pass "nosuch" (passes: shapes, constfold, dce)`},
+		{"nosuch/dump", `unknown pass "nosuch" (passes: shapes, constfold, dce, `},
 		{"dce/explode", `unknown action "explode" for pass "dce" (actions: dump, off, time)`},
 		{"shapes/off", `pass "shapes" is required`},
 		{"dce", "want <pass>/<action>"},
@@ -84,7 +84,7 @@ func TestRunActions(t *testing.T) {
 
 func TestRunOff(t *testing.T) {
 	b := smallModel(t)
-	if err := Run(b.m, Options{Debug: map[string]string{"dce": "off"}}); err != nil {
+	if err := Run(b.m, Options{Debug: map[string]string{"dce": "off", "cleanup": "off"}}); err != nil {
 		t.Fatal(err)
 	}
 	if len(b.g.Nodes) != 2 {
