@@ -595,7 +595,7 @@ sgemmKernel6x16EdgeAVX2_done:
 	RET
 
 // func sgemmPackB16AVX(kc int, src *float32, ldb int, dst *float32)
-// Requires: AVX
+// Requires: AVX, MMX+
 TEXT ·sgemmPackB16AVX(SB), NOSPLIT, $0-32
 	MOVQ  kc+0(FP), AX
 	MOVQ  src+8(FP), CX
@@ -605,16 +605,19 @@ TEXT ·sgemmPackB16AVX(SB), NOSPLIT, $0-32
 	TESTQ AX, AX
 	JZ    packb_done
 
-	// One row per iteration: two 32-byte loads, two stores.
+	// One row per iteration: two 32-byte loads, two stores, and a prefetch into
+	// L2 of the row's next 64 bytes, which the next panel to the right packs:
+	// the rows are too many streams for the hardware prefetchers to follow.
 packb_loop:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS Y0, (BX)
-	VMOVUPS Y1, 32(BX)
-	ADDQ    DX, CX
-	ADDQ    $0x40, BX
-	DECQ    AX
-	JNZ     packb_loop
+	PREFETCHT1 64(CX)
+	VMOVUPS    (CX), Y0
+	VMOVUPS    32(CX), Y1
+	VMOVUPS    Y0, (BX)
+	VMOVUPS    Y1, 32(BX)
+	ADDQ       DX, CX
+	ADDQ       $0x40, BX
+	DECQ       AX
+	JNZ        packb_loop
 
 packb_done:
 	VZEROUPPER

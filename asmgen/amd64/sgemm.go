@@ -22,6 +22,8 @@ const (
 	// prefetchA is how far ahead (bytes) the main loop prefetches the A
 	// micro-panel, which streams from L2; 0 leaves it to the hardware.
 	prefetchA = 0
+	// prefetchNextPanel makes B packing prefetch the next panel's rows.
+	prefetchNextPanel = true
 )
 
 // sgemmKernels emits the full-tile micro-kernel and the edge micro-kernel
@@ -256,9 +258,16 @@ func sgemmPackB() {
 	TESTQ(kc, kc)
 	JZ(LabelRef("packb_done"))
 
-	Comment("One row per iteration: two 32-byte loads, two stores.")
+	Comment(
+		"One row per iteration: two 32-byte loads, two stores, and a prefetch into",
+		"L2 of the row's next 64 bytes, which the next panel to the right packs:",
+		"the rows are too many streams for the hardware prefetchers to follow.",
+	)
 	Label("packb_loop")
 	v0, v1 := YMM(), YMM()
+	if prefetchNextPanel {
+		PREFETCHT1(Mem{Base: src, Disp: 4 * nr})
+	}
 	VMOVUPS(Mem{Base: src}, v0)
 	VMOVUPS(Mem{Base: src, Disp: 4 * vec}, v1)
 	VMOVUPS(v0, Mem{Base: dst})
