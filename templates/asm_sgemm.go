@@ -144,9 +144,11 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 		nc := min(sgemmPkNC, n-jc)
 		for pc := 0; pc < k; pc += kb {
 			kc := min(kb, k-pc)
-			bp := bufs.b
+			var bp []float32
 			if B.packed {
 				bp = B.data[pc*npad+jc*kc:]
+			} else {
+				bp = bufs.b
 			}
 			// Later k blocks accumulate into what the first one wrote.
 			cbeta := beta

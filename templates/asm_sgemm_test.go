@@ -138,6 +138,10 @@ func (tc sgemmPkCase) run(t *testing.T, r *rand.Rand) {
 	c = append(c[:0], c0...)
 	sgemmPrepackedA(tc.transB, m, n, k, tc.alpha, ap, b, ldb, tc.beta, c, ldc)
 	sgemmPkCheck(t, "sgemmPrepackedA "+tc.String(), m, n, c, ldc, want, tol, pad)
+
+	c = append(c[:0], c0...)
+	sgemmDrive(m, n, k, tc.alpha, sgemmOperand{data: ap, packed: true}, sgemmOperand{data: bp, packed: true}, tc.beta, c, ldc)
+	sgemmPkCheck(t, "sgemmDrive both prepacked "+tc.String(), m, n, c, ldc, want, tol, pad)
 }
 
 func TestSgemmPackedSmall(t *testing.T) {
@@ -260,6 +264,22 @@ func BenchmarkSgemm256x3136x1152(b *testing.B) { benchmarkSgemm(b, 256, 3136, 11
 // packed ahead of time, as gen will do for constant weights.
 func BenchmarkSgemmPrepackedA256x3136x1152(b *testing.B) {
 	benchmarkSgemm(b, 256, 3136, 1152, true)
+}
+
+// BenchmarkSgemmPrepackedAB256x3136x1152 has both operands packed ahead of
+// time: the micro-kernel and C traffic alone, the ceiling for a convolution
+// whose im2col writes packed B panels directly.
+func BenchmarkSgemmPrepackedAB256x3136x1152(b *testing.B) {
+	const m, n, k = 256, 3136, 1152
+	r := rand.New(rand.NewSource(5))
+	ap := sgemmPackA(false, m, k, sgemmPkRandom(r, m*k), k)
+	bp := sgemmPackB(false, k, n, sgemmPkRandom(r, k*n), n)
+	c := make([]float32, m*n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sgemmDrive(m, n, k, 1, sgemmOperand{data: ap, packed: true}, sgemmOperand{data: bp, packed: true}, 0, c, n)
+	}
+	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 func BenchmarkSgemm64x64x64(b *testing.B) { benchmarkSgemm(b, 64, 64, 64, false) }
