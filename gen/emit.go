@@ -140,6 +140,15 @@ func (c *compiled) valueRef(v *ir.Value) jen.Code {
 	return jen.Op("&").Id("s").Dot("vals").Index(jen.Lit(c.valIndex[v]))
 }
 
+// sessionRef is valueRef inside Session methods, where the model is
+// s.model.
+func (c *compiled) sessionRef(v *ir.Value) jen.Code {
+	if k, ok := c.constIndex[v]; ok {
+		return jen.Op("&").Id("s").Dot("model").Dot("consts").Index(jen.Lit(k))
+	}
+	return c.valueRef(v)
+}
+
 // outputRef is the expression Run returns for output i.
 func (c *compiled) outputRef(i int) jen.Code {
 	if c.outCopy[i] {
@@ -343,7 +352,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 			if !c.outCopy[i] {
 				continue
 			}
-			g.Id("cuvilCopyInto").Call(jen.Op("&").Id("s").Dot("outs").Index(jen.Lit(i)), c.valueRef(c.outputs[i]))
+			g.Id("cuvilCopyInto").Call(jen.Op("&").Id("s").Dot("outs").Index(jen.Lit(i)), c.sessionRef(c.outputs[i]))
 		}
 		g.Line()
 		vals := make([]jen.Code, len(c.outputs))
