@@ -19,7 +19,9 @@ import "sync"
 // m are zero); a packed B block is a run of micro-panels of 16 columns, each
 // kc steps of 16 contiguous values (columns past n are zero). A whole packed
 // matrix (sgemmPackA, sgemmPackB) is its k blocks (sgemmKBlock: balanced,
-// at most KC) one after another.
+// at most KC) one after another. The layout depends on MR, NR and KC only,
+// so weights packed by the compiler stay valid for the generated package as
+// long as both use the same templates.
 
 const (
 	sgemmPkMR = 6  // rows of the micro-tile
