@@ -69,9 +69,9 @@ type Session struct {
 	model  *Model
 	closed bool
 	inputs [1]Tensor
-	vals   [10]Tensor
+	vals   [7]Tensor
 	outs   [1]Tensor
-	nodes  [10]Node
+	nodes  [7]Node
 }
 
 // NewSession returns a session that runs the model. Memory grows on the
@@ -79,28 +79,22 @@ type Session struct {
 func (m *Model) NewSession() *Session {
 	s := &Session{model: m}
 	// Memory plan: values of known size are views of shared slot buffers.
-	buf0 := cuvilAlloc(F32, 36864)
+	buf0 := cuvilAlloc(F32, 21632)
 	s.vals[0] = Tensor{DType: F32, Shape: []int{1, 32, 26, 26}, Data: cuvilView(buf0, 21632)}
-	s.vals[2] = Tensor{DType: F32, Shape: []int{1, 64, 24, 24}, Data: cuvilView(buf0, 36864)}
-	s.vals[4] = Tensor{DType: F32, Shape: []int{1, 64, 12, 12}, Data: cuvilView(buf0, 9216)}
-	s.vals[6] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilView(buf0, 128)}
-	s.vals[8] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilView(buf0, 10)}
+	s.vals[2] = Tensor{DType: F32, Shape: []int{1, 64, 12, 12}, Data: cuvilView(buf0, 9216)}
+	s.vals[4] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilView(buf0, 128)}
+	s.vals[6] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilView(buf0, 10)}
 	buf1 := cuvilAlloc(F32, 36864)
-	s.vals[1] = Tensor{DType: F32, Shape: []int{1, 32, 26, 26}, Data: cuvilView(buf1, 21632)}
-	s.vals[3] = Tensor{DType: F32, Shape: []int{1, 64, 24, 24}, Data: cuvilView(buf1, 36864)}
-	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 9216}, Data: cuvilView(buf1, 9216)}
-	s.vals[7] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilView(buf1, 128)}
-	s.vals[9] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilView(buf1, 10)}
-	s.nodes[0] = Node{Name: "/conv1/Conv", Op: "Conv", Version: 11, Attrs: Attrs{"dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
-	s.nodes[1] = Node{Name: "/Relu", Op: "Relu", Version: 13, In: []*Tensor{&s.vals[0]}, Out: []*Tensor{&s.vals[1]}}
-	s.nodes[2] = Node{Name: "/conv2/Conv", Op: "Conv", Version: 11, Attrs: Attrs{"dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[1], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[2]}}
-	s.nodes[3] = Node{Name: "/Relu_1", Op: "Relu", Version: 13, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
-	s.nodes[4] = Node{Name: "/MaxPool", Op: "MaxPool", Version: 12, Attrs: Attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[3]}, Out: []*Tensor{&s.vals[4]}}
-	s.nodes[5] = Node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[4]}, Out: []*Tensor{&s.vals[5]}}
-	s.nodes[6] = Node{Name: "/fc1/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[5], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[6]}}
-	s.nodes[7] = Node{Name: "/Relu_2", Op: "Relu", Version: 13, In: []*Tensor{&s.vals[6]}, Out: []*Tensor{&s.vals[7]}}
-	s.nodes[8] = Node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[7], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[8]}}
-	s.nodes[9] = Node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[8]}, Out: []*Tensor{&s.vals[9]}}
+	s.vals[1] = Tensor{DType: F32, Shape: []int{1, 64, 24, 24}, Data: cuvilView(buf1, 36864)}
+	s.vals[3] = Tensor{DType: F32, Shape: []int{1, 9216}, Data: cuvilView(buf1, 9216)}
+	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilView(buf1, 10)}
+	s.nodes[0] = Node{Name: "/conv1/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
+	s.nodes[1] = Node{Name: "/conv2/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
+	s.nodes[2] = Node{Name: "/MaxPool", Op: "MaxPool", Version: 12, Attrs: Attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[1]}, Out: []*Tensor{&s.vals[2]}}
+	s.nodes[3] = Node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
+	s.nodes[4] = Node{Name: "/fc1/Gemm", Op: "FusedGemm", Version: 1, Attrs: Attrs{"activation": "Relu", "alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[3], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[4]}}
+	s.nodes[5] = Node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[4], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[5]}}
+	s.nodes[6] = Node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[5]}, Out: []*Tensor{&s.vals[6]}}
 	return s
 }
 
@@ -117,57 +111,42 @@ func (s *Session) Run(in Input) (Output, error) {
 	}
 	s.inputs[0] = *in.Input
 
-	// /conv1/Conv: Conv(input, conv1.weight, conv1.bias) -> /conv1/Conv_output_0
-	if err := Conv(&s.nodes[0]); err != nil {
+	// /conv1/Conv: FusedConv(input, conv1.weight, conv1.bias) -> /Relu_output_0
+	if err := FusedConv(&s.nodes[0]); err != nil {
 		return Output{}, err
 	}
 
-	// /Relu: Relu(/conv1/Conv_output_0) -> /Relu_output_0
-	if err := Relu(&s.nodes[1]); err != nil {
-		return Output{}, err
-	}
-
-	// /conv2/Conv: Conv(/Relu_output_0, conv2.weight, conv2.bias) -> /conv2/Conv_output_0
-	if err := Conv(&s.nodes[2]); err != nil {
-		return Output{}, err
-	}
-
-	// /Relu_1: Relu(/conv2/Conv_output_0) -> /Relu_1_output_0
-	if err := Relu(&s.nodes[3]); err != nil {
+	// /conv2/Conv: FusedConv(/Relu_output_0, conv2.weight, conv2.bias) -> /Relu_1_output_0
+	if err := FusedConv(&s.nodes[1]); err != nil {
 		return Output{}, err
 	}
 
 	// /MaxPool: MaxPool(/Relu_1_output_0) -> /MaxPool_output_0
-	if err := MaxPool(&s.nodes[4]); err != nil {
+	if err := MaxPool(&s.nodes[2]); err != nil {
 		return Output{}, err
 	}
 
 	// /Flatten: Flatten(/MaxPool_output_0) -> /Flatten_output_0
-	if err := Flatten(&s.nodes[5]); err != nil {
+	if err := Flatten(&s.nodes[3]); err != nil {
 		return Output{}, err
 	}
 
-	// /fc1/Gemm: Gemm(/Flatten_output_0, fc1.weight, fc1.bias) -> /fc1/Gemm_output_0
-	if err := Gemm(&s.nodes[6]); err != nil {
-		return Output{}, err
-	}
-
-	// /Relu_2: Relu(/fc1/Gemm_output_0) -> /Relu_2_output_0
-	if err := Relu(&s.nodes[7]); err != nil {
+	// /fc1/Gemm: FusedGemm(/Flatten_output_0, fc1.weight, fc1.bias) -> /Relu_2_output_0
+	if err := FusedGemm(&s.nodes[4]); err != nil {
 		return Output{}, err
 	}
 
 	// /fc2/Gemm: Gemm(/Relu_2_output_0, fc2.weight, fc2.bias) -> /fc2/Gemm_output_0
-	if err := Gemm(&s.nodes[8]); err != nil {
+	if err := Gemm(&s.nodes[5]); err != nil {
 		return Output{}, err
 	}
 
 	// /LogSoftmax: LogSoftmax(/fc2/Gemm_output_0) -> log_probs
-	if err := LogSoftmax(&s.nodes[9]); err != nil {
+	if err := LogSoftmax(&s.nodes[6]); err != nil {
 		return Output{}, err
 	}
 
-	return Output{LogProbs: &s.vals[9]}, nil
+	return Output{LogProbs: &s.vals[6]}, nil
 }
 
 // Close releases the session's memory. The session must not be used
