@@ -7,6 +7,10 @@ package templates
 // through the generated cpuidAsm and xgetbvAsm.
 var cpuHasAVX2FMA = detectAVX2FMA()
 
+// sgemmUseAsm routes sgemm through the packed driver and its assembly
+// micro-kernel.
+var sgemmUseAsm = cpuHasAVX2FMA
+
 func detectAVX2FMA() bool {
 	maxLeaf, _, _, _ := cpuidAsm(0, 0)
 	if maxLeaf < 7 {

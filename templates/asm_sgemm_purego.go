@@ -2,6 +2,10 @@
 
 package templates
 
+// sgemmUseAsm is false without assembly: sgemm keeps its own pure-Go
+// 4x4 kernel, faster than the 6x16 twin written for testing.
+const sgemmUseAsm = false
+
 // sgemmMicro runs one micro-tile with the pure-Go twin: this build has no
 // assembly kernels (purego tag, or an architecture without them yet).
 func sgemmMicro(kc int, a, b []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {

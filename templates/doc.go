@@ -16,8 +16,8 @@ package templates
 
 import "embed"
 
-// Sources holds this package's own files so an installed cuvil binary can
+// Sources holds this package's own files (Go and assembly) so an installed cuvil binary can
 // copy them without the source tree.
 //
-//go:embed *.go
+//go:embed *.go *.s
 var Sources embed.FS

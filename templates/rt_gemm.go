@@ -35,7 +35,14 @@ var (
 // sgemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices,
 // where op(A) is m x k (A is k x m when transA) and op(B) is k x n (B is
 // n x k when transB). With beta == 0, C is overwritten (NaNs in C vanish).
+//
+// When the CPU has the assembly micro-kernel (sgemmUseAsm, decided once at
+// init from CPUID), the packed 6x16 driver in asm_sgemm.go does the work.
 func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if sgemmUseAsm {
+		sgemmPacked(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	bufs := sgemmPool.Get().(*gemmBufs[float32])
 	gemmGo(bufs, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	sgemmPool.Put(bufs)
