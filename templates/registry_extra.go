@@ -1,0 +1,10 @@
+package templates
+
+// Losses (k_loss.go), signal processing (k_signal.go), text (k_text.go)
+// and the preview training optimizers (k_train.go).
+
+func init() {
+	register("ai.onnx.preview.training::Adagrad", Adagrad)
+	register("ai.onnx.preview.training::Adam", Adam)
+	register("ai.onnx.preview.training::Momentum", Momentum)
+}
