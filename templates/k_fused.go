@@ -74,10 +74,10 @@ func fusedGeluTanh(x float64) float64 {
 func fusedActRow[T nnFloat](a fusedAct, row []T) {
 	switch a.kind {
 	case fusedActRelu:
+		// max, not a branch: half the values are negative, so a branch
+		// mispredicts; max keeps NaN like the branch did.
 		for j, v := range row {
-			if v < 0 {
-				row[j] = 0
-			}
+			row[j] = max(v, 0)
 		}
 	case fusedActClip:
 		lo, hi := T(a.p0), T(a.p1)
