@@ -8,3 +8,8 @@ func init() {
 	register("ai.onnx.preview.training::Adam", Adam)
 	register("ai.onnx.preview.training::Momentum", Momentum)
 }
+
+func init() {
+	register("NegativeLogLikelihoodLoss", NegativeLogLikelihoodLoss)
+	register("SoftmaxCrossEntropyLoss", SoftmaxCrossEntropyLoss)
+}
