@@ -231,6 +231,14 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 					dims[i] = jen.Values(jen.Id("sym").Op(":").Lit(c.symIndex[d.Sym]))
 				}
 			}
+			if v.Type.Kind != ir.TensorKind {
+				g.Line().Values(
+					jen.Id("name").Op(":").Lit(v.Name),
+					jen.Id("dtype").Op(":").Add(dtypeID(v.Type.ElemDType())),
+					jen.Id("kind").Op(":").Lit(int(v.Type.Kind)),
+				)
+				continue
+			}
 			g.Line().Values(
 				jen.Id("name").Op(":").Lit(v.Name),
 				jen.Id("dtype").Op(":").Add(dtypeID(v.Type.DType)),
@@ -292,6 +300,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 				)
 			}
 		}
+		c.initValues(g)
 		for i, ln := range c.nodes {
 			n := ln.n
 			fields := []jen.Code{
@@ -342,12 +351,8 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 			g.If(jen.Err().Op(":=").Id("cuvilCheckInput").Call(jen.Op("&").Id("cuvilInputs").Index(jen.Lit(i)), field, symsArg), jen.Err().Op("!=").Nil()).Block(fail)
 			g.Id("s").Dot("inputs").Index(jen.Lit(i)).Op("=").Op("*").Add(jen.Id("in").Dot(c.inNames[i]))
 		}
-		for i, ln := range c.nodes {
-			n := ln.n
-			g.Line()
-			g.Add(lineComment(fmt.Sprintf("%s: %s(%s) -> %s", n.Name, n.Op, valueNames(n.Inputs), valueNames(n.Outputs))))
-			g.If(jen.Err().Op(":=").Id(ln.fn).Call(jen.Op("&").Id("s").Dot("nodes").Index(jen.Lit(i))), jen.Err().Op("!=").Nil()).Block(fail)
-		}
+		run := &emitter{c: c, fail: func(err jen.Code) jen.Code { return jen.Return(jen.Id("Output").Values(), err) }}
+		run.nodes(g, c.run)
 		for i := range c.outputs {
 			if !c.outCopy[i] {
 				continue
@@ -361,6 +366,9 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		}
 		g.Return(jen.Id("Output").Values(vals...), jen.Nil())
 	})
+	f.Line()
+
+	c.bodyMethods(f)
 	f.Line()
 
 	f.Add(lineComment("Close releases the session's memory. The session must not be used", "afterwards; outputs it returned become invalid."))

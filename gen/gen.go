@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/cuvil/cuvil/ir"
-	"github.com/cuvil/cuvil/templates"
 )
 
 // Version is the cuvil version written into generated files.
@@ -161,6 +160,15 @@ type compiled struct {
 	// outCopy lists outputs not computed by a node (a graph input or a
 	// constant returned as is): Run copies them into session memory.
 	outCopy map[int]bool
+
+	// Control flow (see control.go): the main graph's nodes as they run,
+	// kernel nodes' indices into nodes, subgraphs lowered to methods, and
+	// temporaries of control nodes.
+	run       []*ir.Node
+	nodeIndex map[*ir.Node]int
+	bodies    []*ctrlBody
+	bodyOf    map[*ir.Graph]*ctrlBody
+	temps     map[tempKey]*ir.Value
 }
 
 type loweredNode struct {
@@ -198,9 +206,17 @@ func lower(m *ir.Model, lib *library) (*compiled, error) {
 		tensorIndex: map[*ir.Tensor]int{},
 		symIndex:    map[string]int{},
 		outCopy:     map[int]bool{},
+		valIndex:    map[*ir.Value]int{},
+		nodeIndex:   map[*ir.Node]int{},
+		bodyOf:      map[*ir.Graph]*ctrlBody{},
+		temps:       map[tempKey]*ir.Value{},
 	}
 	for _, v := range g.Inputs {
 		t := v.Type
+		if t.Kind == ir.SequenceKind || t.Kind == ir.OptionalKind {
+			c.inputs = append(c.inputs, v) // checked by kind at run time
+			continue
+		}
 		if !t.Known() {
 			return nil, fmt.Errorf("gen: input %q has type %s: the generated API needs a tensor of known dtype and rank", v.Name, t)
 		}
@@ -226,8 +242,8 @@ func lower(m *ir.Model, lib *library) (*compiled, error) {
 		if v == nil {
 			return nil, fmt.Errorf("gen: graph has a nil output")
 		}
-		if v.Type.Kind != ir.TensorKind {
-			return nil, fmt.Errorf("gen: output %q has type %s: only tensors are supported", v.Name, v.Type)
+		if v.Type.Kind == ir.MapKind {
+			return nil, fmt.Errorf("gen: output %q has type %s: maps are not supported", v.Name, v.Type)
 		}
 		isOutput[v] = true
 		c.outputs = append(c.outputs, v)
@@ -250,71 +266,13 @@ func lower(m *ir.Model, lib *library) (*compiled, error) {
 		c.constTensors = append(c.constTensors, t)
 	}
 	// Nodes: Constant nodes become constants; everything else needs a
-	// kernel. The remaining nodes form the graph the plan runs over.
-	var run []*ir.Node
-	for _, n := range g.Nodes {
-		where := fmt.Sprintf("node %q (%s, domain %s, opset %d)", n.Name, n.Op, domainName(n.Domain), m.Opset(n.Domain))
-		for _, a := range n.Attrs {
-			if a.Kind == ir.AttrGraph || a.Kind == ir.AttrGraphs || n.Op == "If" || n.Op == "Loop" || n.Op == "Scan" {
-				return nil, fmt.Errorf("gen: %s: control flow (subgraphs) is not supported yet", where)
-			}
-		}
-		for _, v := range append(append([]*ir.Value(nil), n.Inputs...), n.Outputs...) {
-			if v != nil && v.Type.Kind != ir.TensorKind {
-				return nil, fmt.Errorf("gen: %s: value %q has type %s: only tensors are supported", where, v.Name, v.Type)
-			}
-		}
-		if n.Domain == "" && n.Op == "Constant" {
-			t, err := constantValue(n)
-			if err != nil {
-				return nil, fmt.Errorf("gen: %s: %v", where, err)
-			}
-			if len(n.Outputs) != 1 || n.Outputs[0] == nil {
-				return nil, fmt.Errorf("gen: %s: want one output", where)
-			}
-			addConst(n.Outputs[0], t)
-			continue
-		}
-		key := n.Op
-		if n.Domain != "" && n.Domain != "ai.onnx" {
-			key = n.Domain + "::" + n.Op
-		}
-		fn, ok := lib.kernelFunc(key, n.Op)
-		if !ok {
-			if _, registered := templates.Kernels[key]; registered {
-				return nil, fmt.Errorf("gen: %s: its kernel is not a top-level function of templates/", where)
-			}
-			return nil, fmt.Errorf("gen: %s: no kernel for this op", where)
-		}
-		for _, a := range n.Attrs {
-			switch a.Kind {
-			case ir.AttrTensor:
-				if a.T == nil {
-					return nil, fmt.Errorf("gen: %s: tensor attribute %q is empty", where, a.Name)
-				}
-				if _, ok := c.tensorIndex[a.T]; !ok {
-					c.tensorIndex[a.T] = len(c.constTensors)
-					c.constTensors = append(c.constTensors, a.T)
-				}
-			case ir.AttrTensors, ir.AttrTypeProto, ir.AttrTypeProtos, ir.AttrUndefined:
-				return nil, fmt.Errorf("gen: %s: attribute %q of kind %s is not supported", where, a.Name, a.Kind)
-			}
-		}
-		for i, v := range n.Inputs {
-			if v == nil || v.Def != nil || isInput[v] {
-				continue
-			}
-			if _, ok := c.constIndex[v]; ok {
-				continue
-			}
-			if v.Const == nil {
-				return nil, fmt.Errorf("gen: %s: input %d (%q) is neither computed, a graph input nor a constant", where, i, v.Name)
-			}
-			addConst(v, v.Const)
-		}
-		run = append(run, n)
-		c.nodes = append(c.nodes, loweredNode{n: n, fn: fn})
+	// kernel, or is control flow (control.go). The remaining nodes form the
+	// graph the plan runs over.
+	run, err := c.lowerNodes(m, lib, g, isInput)
+	if err != nil {
+		return nil, err
 	}
+	c.run = run
 	for i, v := range g.Outputs {
 		if _, isConst := c.constIndex[v]; isConst || isInput[v] {
 			c.outCopy[i] = true
@@ -328,18 +286,14 @@ func lower(m *ir.Model, lib *library) (*compiled, error) {
 			c.outCopy[i] = true
 		}
 	}
-	plan, err := planMemory(&ir.Graph{Nodes: run}, isOutput)
+	plan, err := planMemory(planGraph(run), isOutput)
 	if err != nil {
 		return nil, err
 	}
 	c.plan = plan
-	c.valIndex = map[*ir.Value]int{}
 	for _, n := range run {
 		for _, v := range n.Outputs {
-			if v != nil {
-				c.valIndex[v] = len(c.values)
-				c.values = append(c.values, v)
-			}
+			c.addValue(v)
 		}
 	}
 	return c, nil

@@ -82,7 +82,7 @@ func TestGenerateErrors(t *testing.T) {
 	m = tinyModel()
 	m.Graph.Nodes[1].Attrs = []*ir.Attr{{Name: "then_branch", Kind: ir.AttrGraph, G: &ir.Graph{}}}
 	m.Graph.Nodes[1].Op = "If"
-	if _, err := Generate(m, Options{Package: "tiny"}); err == nil || !strings.Contains(err.Error(), "control flow") {
+	if _, err := Generate(m, Options{Package: "tiny"}); err == nil || !strings.Contains(err.Error(), "graph attribute else_branch is missing") {
 		t.Errorf("If: got %v", err)
 	}
 	if _, err := Generate(tinyModel(), Options{Package: "func"}); err == nil {
