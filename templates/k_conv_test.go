@@ -81,6 +81,10 @@ func TestConv(t *testing.T) {
 		{[]int{1, 3, 7, 9}, []int{5, 3, 3, 3}, 1, []int{1, 1}, []int{1, 1}, []int{1, 1, 1, 1}, "", true},
 		{[]int{2, 4, 9, 7}, []int{6, 2, 3, 2}, 2, []int{2, 1}, []int{1, 2}, []int{0, 1, 2, 0}, "", false},
 		{[]int{1, 5, 11, 10}, []int{5, 1, 3, 3}, 5, []int{2, 2}, []int{1, 1}, []int{1, 1, 1, 1}, "", true}, // depthwise
+		{[]int{2, 7, 9, 13}, []int{7, 1, 3, 3}, 7, nil, nil, []int{1, 1, 1, 1}, "", false},                 // depthwise, stride 1
+		{[]int{1, 3, 10, 11}, []int{3, 1, 5, 3}, 3, []int{3, 2}, []int{2, 3}, []int{0, 2, 3, 1}, "", true}, // depthwise, dilated, asymmetric pads
+		{[]int{1, 4, 6, 5}, []int{4, 1, 3, 3}, 4, []int{1, 3}, nil, nil, "SAME_UPPER", true},               // depthwise, stride 3
+		{[]int{1, 4, 6, 5}, []int{8, 1, 3, 3}, 4, nil, nil, []int{1, 1, 1, 1}, "", true},                   // channel multiplier 2 (GEMM path)
 		{[]int{2, 6, 5, 7}, []int{3, 6, 1, 1}, 1, nil, nil, nil, "", true},                                 // pointwise
 		{[]int{1, 2, 6, 5}, []int{3, 2, 1, 1}, 1, []int{2, 2}, nil, nil, "", false},
 		{[]int{1, 3, 13, 11}, []int{4, 3, 3, 5}, 1, []int{2, 3}, []int{1, 1}, nil, "SAME_UPPER", true},

@@ -275,6 +275,21 @@ func fusedConvFloat[T nnFloat](n *Node, x, w []T, B *Tensor, z []T, after bool, 
 	// split packs no more than one whole-matrix GEMM would, and small
 	// enough that Mg x nb outputs stay in L2 for the epilogue.
 	nb := max(256, fusedL2Floats/max(Mg, 1)/256*256)
+	if convIsDepthwise2D(C, M, group, in) {
+		for b := 0; b < N; b++ {
+			base := b * M * outSize
+			convDepthwise2D(x[b*C*inSize:(b+1)*C*inSize], w, bias, y[base:base+M*outSize], 0, C, in, win)
+			for m := 0; m < M; m++ {
+				off := base + m*outSize
+				var zs []T
+				if z != nil {
+					zs = z[off : off+outSize]
+				}
+				fusedEpilogue(y[off:off+outSize], 0, nil, 0, zs, after, act)
+			}
+		}
+		return
+	}
 	for b := 0; b < N; b++ {
 		for g := 0; g < group; g++ {
 			xg := x[(b*C+g*Cg)*inSize : (b*C+g*Cg+Cg)*inSize]

@@ -100,6 +100,7 @@ func TestFusedConv(t *testing.T) {
 		// More output columns than one block (nb = 256 for 300 channels).
 		{"pointwise_blocks", []int{1, 3, 17, 19}, []int{300, 3, 1, 1}, nil},
 		{"1d", []int{2, 3, 23}, []int{4, 3, 5}, Attrs{"dilations": []int64{2}}},
+		{"depthwise", []int{2, 5, 9, 8}, []int{5, 1, 3, 3}, Attrs{"group": int64(5), "strides": []int64{2, 1}, "pads": []int64{1, 0, 1, 2}}},
 	}
 	for _, c := range cases {
 		X, W := nnRand(r, c.x...), nnRand(r, c.w...)
