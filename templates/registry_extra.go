@@ -13,3 +13,12 @@ func init() {
 	register("NegativeLogLikelihoodLoss", NegativeLogLikelihoodLoss)
 	register("SoftmaxCrossEntropyLoss", SoftmaxCrossEntropyLoss)
 }
+
+func init() {
+	register("DFT", DFT)
+	register("STFT", STFT)
+	register("HannWindow", HannWindow)
+	register("HammingWindow", HammingWindow)
+	register("BlackmanWindow", BlackmanWindow)
+	register("MelWeightMatrix", MelWeightMatrix)
+}
