@@ -104,7 +104,10 @@ func (c *compiled) lowerNodes(m *ir.Model, lib *library, g *ir.Graph, isInput ma
 			if _, registered := templates.Kernels[key]; registered {
 				return nil, fmt.Errorf("gen: %s: its kernel is not a top-level function of templates/", where)
 			}
-			return nil, fmt.Errorf("gen: %s: no kernel for this op", where)
+			var err error
+			if fn, err = c.customKernel(where, n); err != nil { // customop.go
+				return nil, err
+			}
 		}
 		for _, a := range n.Attrs {
 			switch a.Kind {

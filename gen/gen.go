@@ -27,6 +27,9 @@ type Options struct {
 	NoTest bool
 	// TestDims sets symbolic dims for model_test.go's input (default 1).
 	TestDims map[string]int
+	// CustomOps run ops templates/ has no kernel for with the user's Go
+	// functions (customop.go).
+	CustomOps []CustomOp
 }
 
 //go:embed static/support.go.txt
@@ -59,7 +62,7 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := lower(m, lib)
+	c, err := lower(m, lib, opts.CustomOps)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +121,15 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
+	if len(c.custom.used) > 0 {
+		src, err := c.custom.file(opts.Package, header)
+		if err != nil {
+			return nil, err
+		}
+		if err := add("customops.go", src); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range files {
 		if err := add(f, lib.renamed(f, opts.Package, header)); err != nil {
 			return nil, err
@@ -160,6 +172,8 @@ type compiled struct {
 	// outCopy lists outputs not computed by a node (a graph input or a
 	// constant returned as is): Run copies them into session memory.
 	outCopy map[int]bool
+	// custom holds the custom ops the model uses (customop.go).
+	custom *customLowering
 
 	// Control flow (see control.go): the main graph's nodes as they run,
 	// kernel nodes' indices into nodes, subgraphs lowered to methods, and
@@ -198,14 +212,19 @@ func domainName(d string) string {
 
 // lower checks that every node can be generated, collects constants and
 // plans memory.
-func lower(m *ir.Model, lib *library) (*compiled, error) {
+func lower(m *ir.Model, lib *library, custom []CustomOp) (*compiled, error) {
 	g := m.Graph
+	cl, err := newCustomLowering(custom)
+	if err != nil {
+		return nil, err
+	}
 	c := &compiled{
 		g:           g,
 		constIndex:  map[*ir.Value]int{},
 		tensorIndex: map[*ir.Tensor]int{},
 		symIndex:    map[string]int{},
 		outCopy:     map[int]bool{},
+		custom:      cl,
 		valIndex:    map[*ir.Value]int{},
 		nodeIndex:   map[*ir.Node]int{},
 		bodyOf:      map[*ir.Graph]*ctrlBody{},

@@ -3,13 +3,26 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"sort"
+	"os"
 
-	"github.com/cuvil/cuvil/gen"
+	cuvilapi "github.com/cuvil/cuvil"
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/passes"
 )
+
+// opFlags collects repeated -op domain::Type=import/path.Func flags.
+type opFlags []cuvilapi.Op
+
+func (o *opFlags) String() string { return fmt.Sprint([]cuvilapi.Op(*o)) }
+
+func (o *opFlags) Set(s string) error {
+	op, err := cuvilapi.ParseOp(s)
+	if err != nil {
+		return err
+	}
+	*o = append(*o, op)
+	return nil
+}
 
 func cmdCompile(args []string, stdout io.Writer) error {
 	fs := newFlags("compile")
@@ -17,6 +30,9 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	pkg := fs.String("pkg", "", "Go package name (default: the base name of -out)")
 	out := fs.String("out", "", "folder of the generated package (replaced atomically)")
 	verbose := fs.Bool("v", false, "print what was generated")
+	cshared := fs.Bool("cshared", false, "also write capi/ (C API, build with -buildmode=c-shared) and python/PKG.py")
+	var ops opFlags
+	fs.Var(&ops, "op", "custom op: domain::Type=import/path.Func (repeatable; see cuvil inspect -ops)")
 	var pf pipelineFlags
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
@@ -29,41 +45,28 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if *out == "" {
 		return usagef("-out is required")
 	}
-	if *pkg == "" {
-		*pkg = filepath.Base(filepath.Clean(*out))
+	if *model == "" {
+		return usagef("-model is required")
 	}
-	m, ran, err := load(*model, pf, stdout)
-	if err != nil {
-		return err
+	if _, err := passes.ParseDebug(pf.debug); err != nil {
+		return usagef("%v", err)
 	}
-	files, err := gen.Generate(m, gen.Options{Package: *pkg, Source: filepath.Base(*model), Passes: ran})
-	if err != nil {
-		return fmt.Errorf("%s: %w", *model, err)
-	}
-	if err := gen.WritePackage(*out, files); err != nil {
-		return err
-	}
+	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared,
+		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}
 	if *verbose {
-		names := make([]string, 0, len(files))
-		total := 0
-		for name, b := range files {
-			names = append(names, name)
-			total += len(b)
-		}
-		sort.Strings(names)
-		fmt.Fprintf(stdout, "%s: %d nodes, passes %v\n", *model, len(m.Graph.Nodes), ran)
-		for _, name := range names {
-			fmt.Fprintf(stdout, "  %-24s %9d bytes\n", name, len(files[name]))
-		}
-		fmt.Fprintf(stdout, "wrote package %s to %s (%d files, %d bytes)\n", *pkg, *out, len(files), total)
+		opts.Verbose = stdout
 	}
-	return nil
+	return cuvilapi.Compile(opts)
 }
+
+// progressOut receives compile's progress line (a variable for tests).
+var progressOut io.Writer = os.Stderr
 
 func cmdInspect(args []string, stdout io.Writer) error {
 	fs := newFlags("inspect")
 	model := fs.String("model", "", "ONNX model file")
 	all := fs.Bool("print-after-all", false, "print the IR after every pass")
+	ops := fs.Bool("ops", false, "list the custom ops the model needs, with their signatures, hashes and Go function types")
 	var pf pipelineFlags
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
@@ -72,6 +75,9 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %q", fs.Args())
+	}
+	if *ops {
+		return printOps(*model, stdout)
 	}
 	if *all {
 		dumps := ""
@@ -108,4 +114,23 @@ func passNamesFor(debug string) []string {
 		}
 	}
 	return out
+}
+
+// printOps prints one block per custom op signature the model needs.
+func printOps(model string, stdout io.Writer) error {
+	if model == "" {
+		return usagef("-model is required")
+	}
+	sigs, err := cuvilapi.CustomOps(model)
+	if err != nil {
+		return err
+	}
+	if len(sigs) == 0 {
+		fmt.Fprintf(stdout, "%s: every op has a built-in kernel\n", model)
+		return nil
+	}
+	for _, s := range sigs {
+		fmt.Fprintf(stdout, "%s\n\thash %s\n\t%s\n\tregister: -op %s=IMPORT/PATH.Func\n", s.Text, s.Hash, s.GoSignature, s.Key)
+	}
+	return nil
 }

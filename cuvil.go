@@ -1,0 +1,255 @@
+// Package cuvil is the small public API of the cuvil compiler, for
+// generator programs: Compile an ONNX model into a Go package, with custom
+// operators run by the user's own Go functions.
+//
+//	err := cuvil.Compile(cuvil.Options{
+//		Model: "model.onnx", Pkg: "model", Out: "./model",
+//		Ops: []cuvil.Op{{Domain: "com.acme", Type: "FastGelu", Func: "github.com/acme/ops.FastGelu"}},
+//	})
+//
+// A custom op's function takes each input as a slice and its shape, then
+// each attribute (sorted by name) as int64, float32, string, []int64,
+// []float32 or []string, then for each output a pointer to a slice and to a
+// shape that it sets, and returns an error; `cuvil inspect -ops` prints the
+// exact signature each op of a model needs.
+package cuvil
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cuvil/cuvil/gen"
+	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/ir/onnx"
+	"github.com/cuvil/cuvil/passes"
+)
+
+// Op registers a Go function as the kernel of a custom operator.
+type Op struct {
+	Domain string // the node's domain, e.g. "com.acme"
+	Type   string // its op type, e.g. "FastGelu"
+	Func   string // the function: import path, a dot, its name
+}
+
+// String is the -op flag form, "com.acme::FastGelu=github.com/acme/ops.FastGelu".
+func (o Op) String() string { return o.Domain + "::" + o.Type + "=" + o.Func }
+
+// ParseOp parses the -op flag form "domain::Type=import/path.Func".
+func ParseOp(s string) (Op, error) {
+	lhs, fn, ok := strings.Cut(s, "=")
+	dom, typ, ok2 := strings.Cut(lhs, "::")
+	if !ok || !ok2 || dom == "" || typ == "" || fn == "" {
+		return Op{}, fmt.Errorf("custom op %q: want domain::Type=import/path.Func", s)
+	}
+	o := Op{Domain: dom, Type: typ, Func: fn}
+	if _, _, err := o.split(); err != nil {
+		return Op{}, err
+	}
+	return o, nil
+}
+
+// split returns the function's import path and name.
+func (o Op) split() (string, string, error) {
+	i := strings.LastIndex(o.Func, ".")
+	if i <= 0 || i == len(o.Func)-1 || strings.HasSuffix(o.Func[:i], "/") {
+		return "", "", fmt.Errorf("custom op %s::%s: function %q is not import/path.Func", o.Domain, o.Type, o.Func)
+	}
+	return o.Func[:i], o.Func[i+1:], nil
+}
+
+// Options control Compile.
+type Options struct {
+	Model string // the .onnx file
+	Pkg   string // Go package name (default: the base name of Out)
+	Out   string // folder of the generated package, replaced atomically
+	Ops   []Op   // custom operators
+	// CShared adds capi/ (a main package to build with
+	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
+	CShared bool
+	// Verify runs the IR verifier around every pass; Debug is the -d flag.
+	Verify bool
+	Debug  string
+	// Dump receives IR dumps (-d=pass/dump); Verbose, when set, a summary
+	// of what was written; Progress a progress line for compiles that take
+	// longer than a second or two.
+	Dump, Verbose, Progress io.Writer
+}
+
+// Compile compiles opts.Model into a Go package in opts.Out. Writing the
+// same package again leaves unchanged files (and their times) alone.
+func Compile(opts Options) error {
+	if opts.Out == "" {
+		return fmt.Errorf("cuvil: Out is required")
+	}
+	if opts.Pkg == "" {
+		opts.Pkg = filepath.Base(filepath.Clean(opts.Out))
+	}
+	pr := startProgress(opts.Progress)
+	defer pr.stop()
+	pr.phase("loading", 0)
+	m, ran, err := load(opts.Model, opts.Verify, opts.Debug, opts.Dump, pr)
+	if err != nil {
+		return err
+	}
+	pr.phase("checking custom ops", 55)
+	custom, err := resolveOps(m, opts.Ops, opts.Out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.Model, err)
+	}
+	pr.phase("generating", 65)
+	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom})
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.Model, err)
+	}
+	if opts.CShared {
+		path, err := gen.ImportPath(opts.Out)
+		if err != nil {
+			return err
+		}
+		extra, err := gen.CShared(m, gen.CSharedOptions{Package: opts.Pkg, ImportPath: path, Source: filepath.Base(opts.Model)})
+		if err != nil {
+			return fmt.Errorf("%s: %w", opts.Model, err)
+		}
+		for name, b := range extra {
+			files[name] = b
+		}
+	}
+	pr.phase("writing", 90)
+	if err := gen.WritePackage(opts.Out, files); err != nil {
+		return err
+	}
+	pr.done()
+	if opts.Verbose != nil {
+		names := make([]string, 0, len(files))
+		total := 0
+		for name, b := range files {
+			names = append(names, name)
+			total += len(b)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(opts.Verbose, "%s: %d nodes, passes %v\n", opts.Model, len(m.Graph.Nodes), ran)
+		for _, name := range names {
+			fmt.Fprintf(opts.Verbose, "  %-24s %9d bytes\n", name, len(files[name]))
+		}
+		fmt.Fprintf(opts.Verbose, "wrote package %s to %s (%d files, %d bytes)\n", opts.Pkg, opts.Out, len(files), total)
+	}
+	return nil
+}
+
+// load imports a model and runs the pass pipeline; it returns the names of
+// the passes that ran.
+func load(path string, verify bool, debugFlag string, dump io.Writer, pr *progress) (*ir.Model, []string, error) {
+	if path == "" {
+		return nil, nil, fmt.Errorf("cuvil: a model file is required")
+	}
+	debug, err := passes.ParseDebug(debugFlag)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := onnx.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	pr.phase("running passes", 20)
+	if err := runPasses(m, passes.Options{Verify: verify, Debug: debug, Dump: dump}); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var ran []string
+	for _, name := range passes.PassNames() {
+		if debug[name] != passes.ActionOff {
+			ran = append(ran, name)
+		}
+	}
+	return m, ran, nil
+}
+
+func runPasses(m *ir.Model, opts passes.Options) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic in the pass pipeline: %v", r)
+		}
+	}()
+	return passes.Run(m, opts)
+}
+
+// progress prints "cuvil: <phase> (NN%)" on a writer once a compile has
+// run for a while, rewriting the line as phases change.
+type progress struct {
+	w     io.Writer
+	start time.Time
+	ch    chan string
+	quit  chan struct{}
+	fin   chan struct{}
+}
+
+const progressDelay = 1500 * time.Millisecond
+
+func startProgress(w io.Writer) *progress {
+	p := &progress{w: w, start: time.Now()}
+	if w == nil {
+		return p
+	}
+	p.ch = make(chan string, 16)
+	p.quit = make(chan struct{})
+	p.fin = make(chan struct{})
+	go p.loop()
+	return p
+}
+
+func (p *progress) loop() {
+	defer close(p.fin)
+	cur := ""
+	shown := false
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	show := func() {
+		if cur != "" && time.Since(p.start) >= progressDelay {
+			fmt.Fprintf(p.w, "\rcuvil: %-40s", cur)
+			shown = true
+		}
+	}
+	for {
+		select {
+		case s := <-p.ch:
+			cur = s
+			show()
+		case <-tick.C:
+			show()
+		case <-p.quit:
+			if shown {
+				fmt.Fprintf(p.w, "\r%-48s\r", "")
+			}
+			return
+		}
+	}
+}
+
+func (p *progress) phase(name string, pct int) {
+	if p == nil || p.ch == nil {
+		return
+	}
+	select {
+	case p.ch <- fmt.Sprintf("%s (%d%%)", name, pct):
+	default:
+	}
+}
+
+func (p *progress) done() { p.phase("done", 100) }
+
+func (p *progress) stop() {
+	if p == nil || p.ch == nil {
+		return
+	}
+	close(p.quit)
+	<-p.fin
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
