@@ -22,3 +22,8 @@ func init() {
 	register("BlackmanWindow", BlackmanWindow)
 	register("MelWeightMatrix", MelWeightMatrix)
 }
+
+func init() {
+	register("StringNormalizer", StringNormalizer)
+	register("TfIdfVectorizer", TfIdfVectorizer)
+}
