@@ -43,6 +43,16 @@ func (x *inferer) mergeTypes(a, b ir.Type) ir.Type {
 		return a.Clone()
 	}
 	if a.Kind != b.Kind {
+		// An optional and a value of its element type (a Loop-carried
+		// optional the body returns unwrapped) merge to an optional.
+		if a.Kind == ir.OptionalKind && a.Elem != nil && a.Elem.Kind == b.Kind {
+			e := x.mergeTypes(*a.Elem, b)
+			return ir.Type{Kind: ir.OptionalKind, Elem: &e}
+		}
+		if b.Kind == ir.OptionalKind && b.Elem != nil && b.Elem.Kind == a.Kind {
+			e := x.mergeTypes(a, *b.Elem)
+			return ir.Type{Kind: ir.OptionalKind, Elem: &e}
+		}
 		return ir.Type{Unranked: true}
 	}
 	if a.Kind != ir.TensorKind {
@@ -173,7 +183,7 @@ func inferLoop(x *inferer, n *ir.Node) error {
 
 func inferScan(x *inferer, n *ir.Node) error {
 	if n.Version > 0 && n.Version < 9 {
-		return fmt.Errorf("Scan-%d (with a batch axis) is not supported", n.Version)
+		return inferScan8(x, n) // shapes_seq.go
 	}
 	body, err := graphAttr(n, "body")
 	if err != nil {
