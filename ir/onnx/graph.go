@@ -200,8 +200,13 @@ func (im *importer) importNode(e nodeEntry, sc *scope, g *ir.Graph, declared map
 		return nil, fail("domain %q is not in the model's opset_import (it imports %s)", displayDomain(n.Domain), strings.Join(quoted(sortedKeys(e.opsets)), ", "))
 	}
 	schema := im.lookup(n.Domain, n.Op)
-	if schema == nil {
+	if schema == nil && !customDomain(n.Domain) {
 		return nil, &UnknownOpError{Node: e.name, Op: n.Op, Domain: n.Domain, Opset: opset}
+	}
+	if schema == nil {
+		// A custom op: its kernel is the user's (cuvil compile -op), its
+		// version the domain's opset.
+		schema = &ir.OpSchema{Name: n.Op, Versions: []int{int(opset)}}
 	}
 	v, ok := schema.VersionFor(opset)
 	if !ok {
@@ -624,4 +629,10 @@ func (h *intHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// customDomain reports whether ops of domain d are custom ops, which the
+// op table does not list: any domain but ONNX's own.
+func customDomain(d string) bool {
+	return d != "" && d != "ai.onnx" && !strings.HasPrefix(d, "ai.onnx.")
 }
