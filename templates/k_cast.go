@@ -8,7 +8,8 @@ import (
 
 // Cast and CastLike: every pair of the tensor dtypes here. Numbers convert
 // like C (floats truncate toward zero when they become integers; integers
-// wrap when they narrow); f16/bf16 round to nearest even; bool is x != 0
+// wrap when they narrow); f16 rounds to nearest even, bf16 truncates
+// toward zero (see castToBF16); bool is x != 0
 // one way and 0/1 the other; strings parse and print numbers (shortest
 // representation that reads back, as numpy does).
 
@@ -88,7 +89,7 @@ func ewCast(n *Node, to DType) error {
 	case F16, BF16:
 		enc := ewF64ToF16
 		if to == BF16 {
-			enc = ewF64ToBF16
+			enc = castToBF16
 		}
 		o := out.U16()
 		if x.DType == F32 { // the common case, without a per-element switch
@@ -112,6 +113,23 @@ func ewCast(n *Node, to DType) error {
 		}
 	}
 	return nil
+}
+
+// castToBF16 is Cast's conversion to bfloat16: it keeps the top 16 bits of
+// the float32 (truncation toward zero), which is what the ONNX 1.12
+// reference for Cast computes (test_cast_FLOAT_to_BFLOAT16 takes the high
+// halves of the float32 words) and what ONNX Runtime did then. Float64
+// input is truncated exactly, not rounded to float32 first. NaN stays a
+// quiet NaN. Other kernels that produce bfloat16 round to nearest even.
+func castToBF16(x float64) uint16 {
+	if math.IsNaN(x) {
+		return uint16(math.Float32bits(float32(x))>>16) | 0x40
+	}
+	f := float32(x)
+	if math.Abs(float64(f)) > math.Abs(x) { // rounded away from zero: step back
+		f = math.Nextafter32(f, 0)
+	}
+	return uint16(math.Float32bits(f) >> 16)
 }
 
 // ewCastNum converts any numeric or bool tensor into dst.

@@ -66,6 +66,10 @@ func TestCastAllPairs(t *testing.T) {
 					if out.Bool()[i] != (v != 0) {
 						t.Fatalf("Cast %s->bool: %v -> %v", from, v, out.Bool()[i])
 					}
+				case to == BF16: // Cast truncates toward zero to bf16 (ONNX 1.12 reference)
+					if g, w := tewGet(out, i), castTruncRef(v); g != w {
+						t.Fatalf("Cast %s->%s: %v -> %v want %v", from, to, v, g, w)
+					}
 				case ewIsFloat(to):
 					if g, w := tewGet(out, i), tewRound(to, v); g != w {
 						t.Fatalf("Cast %s->%s: %v -> %v want %v", from, to, v, g, w)
@@ -127,5 +131,34 @@ func TestCastSpecials(t *testing.T) {
 	tewRun(t, n)
 	if a := testing.AllocsPerRun(20, func() { Cast(n) }); a != 0 {
 		t.Fatalf("Cast f32->f16: %v allocs", a)
+	}
+}
+
+// castTruncRef truncates v toward zero to bfloat16's 8 significant bits, in
+// float64 (normal numbers).
+func castTruncRef(v float64) float64 {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	frac, exp := math.Frexp(v)
+	return math.Ldexp(math.Trunc(frac*256)/256, exp)
+}
+
+func TestCastBF16Truncates(t *testing.T) {
+	// The ONNX 1.12 test data: the high halves of the float32 words.
+	in := []float32{0.47892547, 0.48033667, 0.49968487, 0.81910545, -91.907150, 1e-30, float32(math.Inf(-1))}
+	x := &Tensor{DType: F32, Shape: []int{len(in)}, Data: in}
+	n := tewNode("Cast", 13, Attrs{"to": int64(BF16)}, x)
+	tewRun(t, n)
+	for i, v := range in {
+		if g, w := n.Out[0].U16()[i], uint16(math.Float32bits(v)>>16); g != w {
+			t.Errorf("Cast(%v) to bf16 = %#x, want %#x", v, g, w)
+		}
+	}
+	nan := &Tensor{DType: F64, Shape: []int{1}, Data: []float64{math.NaN()}}
+	n = tewNode("Cast", 13, Attrs{"to": int64(BF16)}, nan)
+	tewRun(t, n)
+	if g := BF16ToF32(n.Out[0].U16()[0]); !math.IsNaN(float64(g)) {
+		t.Errorf("Cast(NaN) to bf16 = %v", g)
 	}
 }
