@@ -43,8 +43,8 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"compile", "-model M.onnx -pkg NAME -out DIR [-v] [-verify] [-d=...]", "compile a model into a Go package", cmdCompile},
-		{"inspect", "-model M.onnx [-print-after-all] [-d=...]", "print the IR after the pass pipeline", cmdInspect},
+		{"compile", "-model M.onnx -pkg NAME -out DIR [-v] [-cshared] [-op dom::Op=path.Func] [-verify] [-d=...]", "compile a model into a Go package", cmdCompile},
+		{"inspect", "-model M.onnx [-ops] [-print-after-all] [-d=...]", "print the IR after the pass pipeline", cmdInspect},
 		{"run", "-model M.onnx -data DIR [-out DIR2]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
 		{"check", "-model M.onnx -data DIR [-rtol R] [-atol A]", "run a model and compare with output_K.pb", cmdCheck},
 		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
