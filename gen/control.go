@@ -425,6 +425,12 @@ func (e *emitter) emitLoop(g *jen.Group, n *ir.Node) {
 			b.Add(copyValue(e.ref(body.Inputs[2+i]), e.ref(n.Inputs[2+i])))
 		}
 		b.Id("i").Op(":=").Int64().Call(jen.Lit(0))
+		if nScan > 0 {
+			// Room for the stacked scan outputs: the trip count, when
+			// given and modest.
+			b.Id("hint").Op(":=").Lit(0)
+			b.If(jen.Id("trips").Op("<=").Lit(1 << 16)).Block(jen.Id("hint").Op("=").Int().Call(jen.Id("trips")))
+		}
 		b.For(jen.Id("i").Op("<").Id("trips").Op("&&").Id("cond")).BlockFunc(func(l *jen.Group) {
 			l.Id("SetScalarI64").Call(e.ref(body.Inputs[0]), jen.Id("i"))
 			l.Id("SetScalarBool").Call(e.ref(body.Inputs[1]), jen.Id("cond"))
@@ -437,7 +443,7 @@ func (e *emitter) emitLoop(g *jen.Group, n *ir.Node) {
 				if out == nil {
 					continue
 				}
-				e.checkNode(l, n, jen.Id("AppendStacked").Call(e.ref(out), e.ref(body.Outputs[1+nCarried+k]), jen.Int().Call(jen.Id("i"))))
+				e.checkNode(l, n, jen.Id("AppendStacked").Call(e.ref(out), e.ref(body.Outputs[1+nCarried+k]), jen.Int().Call(jen.Id("i")), jen.Id("hint")))
 			}
 			e.carry(l, n, body.Inputs[2:], body.Outputs[1:1+nCarried])
 			l.Id("i").Op("++")
@@ -452,6 +458,12 @@ func (e *emitter) emitLoop(g *jen.Group, n *ir.Node) {
 				for k := 0; k < nScan; k++ {
 					if out := n.Outputs[nCarried+k]; out != nil {
 						e.emptyStacked(z, out, body.Outputs[1+nCarried+k], 0)
+					}
+				}
+			}).Else().BlockFunc(func(z *jen.Group) {
+				for k := 0; k < nScan; k++ {
+					if out := n.Outputs[nCarried+k]; out != nil {
+						z.Id("FinishStacked").Call(e.ref(out), jen.Int().Call(jen.Id("i")))
 					}
 				}
 			})
