@@ -274,15 +274,18 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Type().Id("Session").Struct(
 		jen.Id("model").Op("*").Id("Model"),
 		jen.Id("closed").Bool(),
+		jen.Id("pool").Op("*").Id("WorkPool"),
 		jen.Id("inputs").Index(jen.Lit(len(c.inputs))).Id("Tensor"),
 		jen.Id("vals").Index(jen.Lit(len(c.values))).Id("Tensor"),
 		jen.Id("outs").Index(jen.Lit(len(c.outputs))).Id("Tensor"),
 		jen.Id("nodes").Index(jen.Lit(len(c.nodes))).Id("Node"),
 	)
 	f.Line()
-	f.Add(lineComment("NewSession returns a session that runs the model. Memory grows on the", "first Run at a given input shape and is reused afterwards."))
-	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("NewSession").Params().Op("*").Id("Session").BlockFunc(func(g *jen.Group) {
-		g.Id("s").Op(":=").Op("&").Id("Session").Values(jen.Id("model").Op(":").Id("m"))
+	f.Add(lineComment("NewSession returns a session that runs the model. Memory grows on the", "first Run at a given input shape and is reused afterwards. Its kernels", "run on a pool of WithThreads(n) goroutines (default GOMAXPROCS) that", "lives until Close."))
+	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("NewSession").Params(jen.Id("opts").Op("...").Id("Option")).Op("*").Id("Session").BlockFunc(func(g *jen.Group) {
+		g.Id("s").Op(":=").Op("&").Id("Session").Values(jen.Id("model").Op(":").Id("m"), jen.Id("pool").Op(":").Id("NewWorkPool").Call(jen.Id("opts").Op("...")))
+		g.Comment("A session dropped without Close (Model.Run's pool) still stops its workers.")
+		g.Qual("runtime", "AddCleanup").Call(jen.Id("s"), jen.Parens(jen.Op("*").Id("WorkPool")).Dot("Close"), jen.Id("s").Dot("pool"))
 		g.Comment("Memory plan: values of known size are views of shared slot buffers.")
 		for k, slot := range c.plan.slots {
 			if !slot.static {
@@ -329,6 +332,9 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 			)
 			g.Id("s").Dot("nodes").Index(jen.Lit(i)).Op("=").Id("Node").Values(fields...)
 		}
+		g.For(jen.Id("i").Op(":=").Range().Id("s").Dot("nodes")).Block(
+			jen.Id("s").Dot("nodes").Index(jen.Id("i")).Dot("Pool").Op("=").Id("s").Dot("pool"),
+		)
 		g.Return(jen.Id("s"))
 	})
 	f.Line()
@@ -374,6 +380,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Add(lineComment("Close releases the session's memory. The session must not be used", "afterwards; outputs it returned become invalid."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Close").Params().Block(
 		jen.Id("s").Dot("closed").Op("=").True(),
+		jen.Id("s").Dot("pool").Dot("Close").Call(),
 		jen.For(jen.Id("i").Op(":=").Range().Id("s").Dot("vals")).Block(
 			jen.Id("s").Dot("vals").Index(jen.Id("i")).Op("=").Id("Tensor").Values(),
 		),

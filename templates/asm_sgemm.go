@@ -47,16 +47,25 @@ type sgemmPkBufs struct {
 
 // Pack buffers come from a pool: concurrent sessions never share them and
 // steady-state calls do not allocate.
-var sgemmPkPool = sync.Pool{New: func() any {
+var sgemmPkPool = sync.Pool{New: func() any { return newSgemmPkBufs() }}
+
+func newSgemmPkBufs() *sgemmPkBufs {
 	return &sgemmPkBufs{a: make([]float32, sgemmPkMC*sgemmPkKC), b: make([]float32, sgemmPkKC*sgemmPkNC)}
-}}
+}
 
 // sgemmPacked computes C = alpha*op(A)*op(B) + beta*C for row-major matrices,
 // where op(A) is m x k (A is k x m when transA) and op(B) is k x n (B is
 // n x k when transB). It has the semantics of sgemm: with beta == 0, C is
 // overwritten (NaNs in C vanish); with alpha == 0 or k == 0, C = beta*C.
 func sgemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemmDrive(m, n, k, alpha,
+	sgemmPackedWith(nil, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemmPackedWith is sgemmPacked packing into bufs (nil: buffers from
+// sgemmPkPool). A worker pool gives each part its own buffers: sync.Pool
+// caches per P, so goroutines that move between Ps would miss and allocate.
+func sgemmPackedWith(bufs *sgemmPkBufs, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmDrive(bufs, m, n, k, alpha,
 		sgemmOperand{trans: transA, data: a, ld: lda},
 		sgemmOperand{trans: transB, data: b, ld: ldb},
 		beta, c, ldc)
@@ -68,7 +77,7 @@ func sgemmPrepackedB(transA bool, m, n, k int, alpha float32, a []float32, lda i
 	if len(bp) < sgemmPackedBSize(k, n) {
 		panic("templates: prepacked B is too short for its shape")
 	}
-	sgemmDrive(m, n, k, alpha,
+	sgemmDrive(nil, m, n, k, alpha,
 		sgemmOperand{trans: transA, data: a, ld: lda},
 		sgemmOperand{data: bp, packed: true},
 		beta, c, ldc)
@@ -80,7 +89,7 @@ func sgemmPrepackedA(transB bool, m, n, k int, alpha float32, ap []float32, b []
 	if len(ap) < sgemmPackedASize(m, k) {
 		panic("templates: prepacked A is too short for its shape")
 	}
-	sgemmDrive(m, n, k, alpha,
+	sgemmDrive(nil, m, n, k, alpha,
 		sgemmOperand{data: ap, packed: true},
 		sgemmOperand{trans: transB, data: b, ld: ldb},
 		beta, c, ldc)
@@ -125,7 +134,7 @@ type sgemmOperand struct {
 	packed bool
 }
 
-func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c []float32, ldc int) {
+func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c []float32, ldc int) {
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -133,8 +142,7 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 		sgemmScaleC(m, n, beta, c, ldc)
 		return
 	}
-	var bufs *sgemmPkBufs
-	if !A.packed || !B.packed {
+	if bufs == nil && (!A.packed || !B.packed) {
 		bufs = sgemmPkPool.Get().(*sgemmPkBufs)
 		defer sgemmPkPool.Put(bufs)
 	}

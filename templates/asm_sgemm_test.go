@@ -140,7 +140,7 @@ func (tc sgemmPkCase) run(t *testing.T, r *rand.Rand) {
 	sgemmPkCheck(t, "sgemmPrepackedA "+tc.String(), m, n, c, ldc, want, tol, pad)
 
 	c = append(c[:0], c0...)
-	sgemmDrive(m, n, k, tc.alpha, sgemmOperand{data: ap, packed: true}, sgemmOperand{data: bp, packed: true}, tc.beta, c, ldc)
+	sgemmDrive(nil, m, n, k, tc.alpha, sgemmOperand{data: ap, packed: true}, sgemmOperand{data: bp, packed: true}, tc.beta, c, ldc)
 	sgemmPkCheck(t, "sgemmDrive both prepacked "+tc.String(), m, n, c, ldc, want, tol, pad)
 }
 
@@ -277,7 +277,7 @@ func BenchmarkSgemmPrepackedAB256x3136x1152(b *testing.B) {
 	c := make([]float32, m*n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		sgemmDrive(m, n, k, 1, sgemmOperand{data: ap, packed: true}, sgemmOperand{data: bp, packed: true}, 0, c, n)
+		sgemmDrive(nil, m, n, k, 1, sgemmOperand{data: ap, packed: true}, sgemmOperand{data: bp, packed: true}, 0, c, n)
 	}
 	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

@@ -74,9 +74,12 @@ func convFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, grou
 		bias = B.Data.([]T)
 	}
 	if convIsDepthwise2D(C, M, group, in) {
+		t := parTaskOf[convDWTask[T]](n)
 		for b := 0; b < N; b++ {
-			convDepthwise2D(x[b*C*inSize:(b+1)*C*inSize], w, bias, y[b*M*outSize:(b+1)*M*outSize], 0, C, in, win)
+			*t = convDWTask[T]{x: x[b*C*inSize : (b+1)*C*inSize], w: w, bias: bias, y: y[b*M*outSize : (b+1)*M*outSize], C: C, in: in, win: win}
+			n.Pool.Run(min(n.Pool.Threads(), C), t)
 		}
+		*t = convDWTask[T]{}
 		return
 	}
 	for b := 0; b < N; b++ {
@@ -103,7 +106,7 @@ func convFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, grou
 				}
 				src = col
 			}
-			gemmT(false, false, Mg, outSize, rows, 1, w[g*Mg*rows:], rows, src, outSize, beta, yg, outSize)
+			gemmTPar(n.Pool, false, false, Mg, outSize, rows, 1, w[g*Mg*rows:], rows, src, outSize, beta, yg, outSize)
 		}
 	}
 }
@@ -113,6 +116,38 @@ func convFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, grou
 // GEMM it would be C products of a single row, all packing and edge tiles.
 func convIsDepthwise2D(C, M, group int, in []int) bool {
 	return group == C && M == C && group > 1 && len(in) == 2
+}
+
+// convDWTask is a depthwise convolution of one image split over channels,
+// with FusedConv's epilogue when fused.
+type convDWTask[T nnFloat] struct {
+	x, w, bias, y []T
+	C             int
+	in            []int
+	win           nnWin
+	fused         bool
+	z             []T
+	after         bool
+	act           fusedAct
+}
+
+func (t *convDWTask[T]) runPart(i, parts int) {
+	c0, c1 := parSplit(t.C, parts, i, 1)
+	if c0 >= c1 {
+		return
+	}
+	convDepthwise2D(t.x, t.w, t.bias, t.y, c0, c1, t.in, t.win)
+	if !t.fused {
+		return
+	}
+	size := nnProd(t.win.out)
+	for c := c0; c < c1; c++ {
+		var zs []T
+		if t.z != nil {
+			zs = t.z[c*size : (c+1)*size]
+		}
+		fusedEpilogue(t.y[c*size:(c+1)*size], 0, nil, 0, zs, t.after, t.act)
+	}
 }
 
 // convDepthwise2D sets y = conv(x, w) + bias for channels [c0, c1) of one

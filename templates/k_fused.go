@@ -276,18 +276,18 @@ func fusedConvFloat[T nnFloat](n *Node, x, w []T, B *Tensor, z []T, after bool, 
 	// enough that Mg x nb outputs stay in L2 for the epilogue.
 	nb := max(256, fusedL2Floats/max(Mg, 1)/256*256)
 	if convIsDepthwise2D(C, M, group, in) {
+		t := parTaskOf[convDWTask[T]](n)
 		for b := 0; b < N; b++ {
 			base := b * M * outSize
-			convDepthwise2D(x[b*C*inSize:(b+1)*C*inSize], w, bias, y[base:base+M*outSize], 0, C, in, win)
-			for m := 0; m < M; m++ {
-				off := base + m*outSize
-				var zs []T
-				if z != nil {
-					zs = z[off : off+outSize]
-				}
-				fusedEpilogue(y[off:off+outSize], 0, nil, 0, zs, after, act)
+			var zb []T
+			if z != nil {
+				zb = z[base : base+M*outSize]
 			}
+			*t = convDWTask[T]{x: x[b*C*inSize : (b+1)*C*inSize], w: w, bias: bias, y: y[base : base+M*outSize], C: C, in: in, win: win,
+				fused: true, z: zb, after: after, act: act}
+			n.Pool.Run(min(n.Pool.Threads(), C), t)
 		}
+		*t = convDWTask[T]{}
 		return
 	}
 	for b := 0; b < N; b++ {
@@ -308,23 +308,65 @@ func fusedConvFloat[T nnFloat](n *Node, x, w []T, B *Tensor, z []T, after bool, 
 				}
 				src = col
 			}
-			wg := w[g*Mg*rows:]
-			for j0 := 0; j0 < outSize; j0 += nb {
-				cols := min(nb, outSize-j0)
-				gemmT(false, false, Mg, cols, rows, 1, wg, rows, src[j0:], outSize, 0, yg[j0:], outSize)
-				for m := 0; m < Mg; m++ {
-					off := m*outSize + j0
-					var bv T
-					if bias != nil {
-						bv = bias[g*Mg+m]
-					}
-					var zs []T
-					if zg != nil {
-						zs = zg[off : off+cols]
-					}
-					fusedEpilogue(yg[off:off+cols], bv, nil, 0, zs, after, act)
+			t := parTaskOf[fusedConvTask[T]](n)
+			*t = fusedConvTask[T]{w: w[g*Mg*rows:], src: src, y: yg, z: zg, rows: rows, Mg: Mg, g: g, outSize: outSize,
+				nb: nb, bias: bias, after: after, act: act, pool: n.Pool}
+			parts := 1
+			if threads := n.Pool.Threads(); threads > 1 && Mg*outSize*rows >= parMinFlops {
+				// Few columns (late, small feature maps): split the
+				// output channels instead.
+				t.byRows = outSize < 64*threads && Mg >= 12*threads
+				if t.byRows {
+					parts = min(threads, (Mg+5)/6)
+				} else {
+					parts = min(threads, (outSize+15)/16)
 				}
 			}
+			n.Pool.Run(parts, t)
+			*t = fusedConvTask[T]{}
+		}
+	}
+}
+
+// fusedConvTask is the GEMM and epilogue of one image and group of a
+// FusedConv, split over output columns: each part runs column blocks of at
+// most nb, each GEMM followed by the epilogue while the block is in cache.
+type fusedConvTask[T nnFloat] struct {
+	w, src, y, z         []T
+	rows, Mg, g, outSize int
+	nb                   int
+	byRows               bool
+	pool                 *WorkPool
+	bias                 []T
+	after                bool
+	act                  fusedAct
+}
+
+func (t *fusedConvTask[T]) runPart(i, parts int) {
+	lo, hi := 0, t.outSize
+	m0, m1 := 0, t.Mg
+	if t.byRows {
+		m0, m1 = parSplit(t.Mg, parts, i, 6)
+	} else {
+		lo, hi = parSplit(t.outSize, parts, i, 16)
+	}
+	if m0 >= m1 {
+		return
+	}
+	for j0 := lo; j0 < hi; j0 += t.nb {
+		cols := min(t.nb, hi-j0)
+		gemmTPart(t.pool, i, false, false, m1-m0, cols, t.rows, 1, t.w[m0*t.rows:], t.rows, t.src[j0:], t.outSize, 0, t.y[m0*t.outSize+j0:], t.outSize)
+		for m := m0; m < m1; m++ {
+			off := m*t.outSize + j0
+			var bv T
+			if t.bias != nil {
+				bv = t.bias[t.g*t.Mg+m]
+			}
+			var zs []T
+			if t.z != nil {
+				zs = t.z[off : off+cols]
+			}
+			fusedEpilogue(t.y[off:off+cols], bv, nil, 0, zs, t.after, t.act)
 		}
 	}
 }
@@ -332,7 +374,7 @@ func fusedConvFloat[T nnFloat](n *Node, x, w []T, B *Tensor, z []T, after bool, 
 // fusedGemmFloat computes y[m x nn] = act(alpha*op(A)*op(B) + beta*C + z)
 // (z after act when after) one block of rows at a time. C is broadcast
 // with strides csi, csj (nil for none).
-func fusedGemmFloat[T nnFloat](transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
+func fusedGemmFloat[T nnFloat](p *WorkPool, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
 	rb := max(gemmMC, fusedL2Floats/max(nn, 1)/gemmMC*gemmMC)
 	if c == nil {
 		beta = 0
@@ -343,7 +385,7 @@ func fusedGemmFloat[T nnFloat](transA, transB bool, m, nn, k int, alpha T, a []T
 		if transA {
 			aoff = i0
 		}
-		gemmT(transA, transB, mr, nn, k, alpha, a[aoff:], lda, b, ldb, 0, y[i0*nn:], nn)
+		gemmTPar(p, transA, transB, mr, nn, k, alpha, a[aoff:], lda, b, ldb, 0, y[i0*nn:], nn)
 		for i := i0; i < i0+mr; i++ {
 			row := y[i*nn : i*nn+nn]
 			var zs []T
@@ -437,7 +479,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
+		fusedGemmFloat(n.Pool, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
 	case []float64:
 		var c, z []float64
 		if C != nil {
@@ -446,7 +488,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
+		fusedGemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
@@ -501,7 +543,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
+		fusedGemmFloat(n.Pool, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
 	case []float64:
 		var c, z []float64
 		if bias != nil {
@@ -510,7 +552,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
+		fusedGemmFloat(n.Pool, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}

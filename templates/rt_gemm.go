@@ -39,8 +39,34 @@ var (
 // When the CPU has the assembly micro-kernel (sgemmUseAsm, decided once at
 // init from CPUID), the packed 6x16 driver in asm_sgemm.go does the work.
 func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmWith(nil, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmScratch is pack buffers owned by one part of a worker pool, made on
+// first use.
+type gemmScratch struct {
+	g  *gemmBufs[float32]
+	pk *sgemmPkBufs
+}
+
+// sgemmWith is sgemm packing into s (nil: buffers from the sync.Pools).
+func sgemmWith(s *gemmScratch, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if sgemmUseAsm {
-		sgemmPacked(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		var pk *sgemmPkBufs
+		if s != nil {
+			if s.pk == nil {
+				s.pk = newSgemmPkBufs()
+			}
+			pk = s.pk
+		}
+		sgemmPackedWith(pk, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if s != nil {
+		if s.g == nil {
+			s.g = &gemmBufs[float32]{a: make([]float32, gemmMC*gemmKC), b: make([]float32, gemmKC*gemmNC)}
+		}
+		gemmGo(s.g, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	bufs := sgemmPool.Get().(*gemmBufs[float32])

@@ -1,0 +1,5 @@
+//go:build !race
+
+package templates
+
+const raceEnabled = false

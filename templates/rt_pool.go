@@ -1,0 +1,235 @@
+package templates
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// A session's worker pool: Threads-1 goroutines started once with the
+// session, woken for each parallel kernel section, so a run creates no
+// goroutines and allocates nothing. The calling goroutine works too. A nil
+// *WorkPool (nodes outside a session, the compiler's constant folding) runs
+// everything on the caller.
+
+// SessionOptions are the settings NewSession takes, set through Options.
+type SessionOptions struct {
+	// Threads is how many goroutines a run's kernels use, the caller
+	// included; 0 means runtime.GOMAXPROCS(0) at NewSession.
+	Threads int
+}
+
+// Option sets one of SessionOptions.
+type Option func(*SessionOptions)
+
+// WithThreads makes a session's kernels use n goroutines (n < 1: one).
+func WithThreads(n int) Option {
+	return func(o *SessionOptions) {
+		o.Threads = max(n, 1)
+	}
+}
+
+// parTask is a kernel's parallel section: part i of parts.
+type parTask interface {
+	runPart(i, parts int)
+}
+
+// WorkPool runs parTasks on a fixed set of goroutines.
+type WorkPool struct {
+	threads int
+	wake    chan struct{}
+	task    parTask
+	parts   int
+	next    atomic.Int64
+	done    sync.WaitGroup
+	closed  bool
+	// gemm is the task sgemmPar reuses, so a parallel GEMM does not
+	// allocate.
+	gemm sgemmParTask
+	// scratch holds GEMM pack buffers per part (parts <= threads).
+	scratch []gemmScratch
+}
+
+// scratchFor returns part i's GEMM buffers (nil without a pool).
+func (p *WorkPool) scratchFor(i int) *gemmScratch {
+	if p == nil || i >= len(p.scratch) {
+		return nil
+	}
+	return &p.scratch[i]
+}
+
+// NewWorkPool starts a pool for the options (threads-1 goroutines).
+func NewWorkPool(opts ...Option) *WorkPool {
+	var o SessionOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.Threads < 1 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	p := &WorkPool{threads: o.Threads, wake: make(chan struct{}), scratch: make([]gemmScratch, o.Threads)}
+	for i := 1; i < p.threads; i++ {
+		go p.worker()
+	}
+	return p
+}
+
+// Threads is the number of goroutines the pool's sections use (1 for nil).
+func (p *WorkPool) Threads() int {
+	if p == nil || p.closed {
+		return 1
+	}
+	return p.threads
+}
+
+// Close stops the workers. The pool then runs sections on the caller.
+func (p *WorkPool) Close() {
+	if p == nil || p.closed {
+		return
+	}
+	p.closed = true
+	close(p.wake)
+}
+
+func (p *WorkPool) worker() {
+	for range p.wake {
+		p.drain()
+		p.done.Done()
+	}
+}
+
+// drain runs parts of the current task until none are left.
+func (p *WorkPool) drain() {
+	for {
+		i := int(p.next.Add(1)) - 1
+		if i >= p.parts {
+			return
+		}
+		p.task.runPart(i, p.parts)
+	}
+}
+
+// Run runs t.runPart(i, parts) for every i in [0, parts), spread over the
+// pool, and returns when all are done. Parts may run in any order.
+func (p *WorkPool) Run(parts int, t parTask) {
+	if parts <= 0 {
+		return
+	}
+	if p == nil || p.closed || p.threads == 1 || parts == 1 {
+		for i := 0; i < parts; i++ {
+			t.runPart(i, parts)
+		}
+		return
+	}
+	p.task, p.parts = t, parts
+	p.next.Store(0)
+	helpers := min(p.threads, parts) - 1
+	p.done.Add(helpers)
+	for i := 0; i < helpers; i++ {
+		p.wake <- struct{}{}
+	}
+	p.drain()
+	p.done.Wait()
+	p.task = nil
+}
+
+// parSplit returns the i-th of parts near-equal chunks of [0, n), each
+// but the last a multiple of align.
+func parSplit(n, parts, i, align int) (lo, hi int) {
+	chunk := (n + parts - 1) / parts
+	chunk = (chunk + align - 1) / align * align
+	lo = min(i*chunk, n)
+	hi = min(lo+chunk, n)
+	return lo, hi
+}
+
+// sgemmParTask is one float32 GEMM split into column or row blocks.
+type sgemmParTask struct {
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float32
+	a, b, c        []float32
+	lda, ldb, ldc  int
+	byCols         bool
+	pool           *WorkPool
+}
+
+func (t *sgemmParTask) runPart(i, parts int) {
+	if t.byCols {
+		lo, hi := parSplit(t.n, parts, i, 16)
+		if lo >= hi {
+			return
+		}
+		boff := lo
+		if t.transB {
+			boff = lo * t.ldb
+		}
+		sgemmWith(t.pool.scratchFor(i), t.transA, t.transB, t.m, hi-lo, t.k, t.alpha, t.a, t.lda, t.b[boff:], t.ldb, t.beta, t.c[lo:], t.ldc)
+		return
+	}
+	lo, hi := parSplit(t.m, parts, i, 6)
+	if lo >= hi {
+		return
+	}
+	aoff := lo * t.lda
+	if t.transA {
+		aoff = lo
+	}
+	sgemmWith(t.pool.scratchFor(i), t.transA, t.transB, hi-lo, t.n, t.k, t.alpha, t.a[aoff:], t.lda, t.b, t.ldb, t.beta, t.c[lo*t.ldc:], t.ldc)
+}
+
+// parMinFlops is the least work (multiply-adds) worth waking the pool for.
+const parMinFlops = 1 << 17
+
+// sgemmPar is sgemm spread over p: over column blocks when C is wide,
+// else over row blocks. Each element of C is computed by one goroutine in
+// the same order as sgemm would, so results do not depend on the threads.
+func sgemmPar(p *WorkPool, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	threads := p.Threads()
+	if threads == 1 || m*n*k < parMinFlops {
+		sgemmWith(p.scratchFor(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	t := &p.gemm
+	*t = sgemmParTask{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, pool: p, byCols: n >= 32*threads || n >= m}
+	parts := threads
+	if t.byCols {
+		parts = min(parts, (n+15)/16)
+	} else {
+		parts = min(parts, (m+5)/6)
+	}
+	p.Run(parts, t)
+	*t = sgemmParTask{}
+}
+
+// gemmTPart is gemmT for part i of a parallel section of p: float32
+// packs into the part's own buffers.
+func gemmTPart[T nnFloat](p *WorkPool, i int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if av, ok := any(a).([]float32); ok {
+		sgemmWith(p.scratchFor(i), transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		return
+	}
+	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmTPar is gemmT spread over p for float32 (float64 stays serial).
+func gemmTPar[T nnFloat](p *WorkPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if av, ok := any(a).([]float32); ok && p != nil {
+		sgemmPar(p, transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		return
+	}
+	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// parTaskOf returns the parallel task kept in n's scratch (slot 5 of its
+// nnCache), made on first use so steady-state runs do not allocate.
+func parTaskOf[T any](n *Node) *T {
+	c := nnCacheOf(n)
+	if t, ok := c.slots[5].(*T); ok {
+		return t
+	}
+	t := new(T)
+	c.slots[5] = t
+	return t
+}

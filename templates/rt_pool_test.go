@@ -1,0 +1,118 @@
+package templates
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// TestSgemmParEqualsSerial checks that splitting a GEMM over threads does
+// not change a single bit of C, on odd sizes and every transposition.
+func TestSgemmParEqualsSerial(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, threads := range []int{2, 3, 4} {
+		p := NewWorkPool(WithThreads(threads))
+		for _, sz := range [][3]int{{7, 300, 61}, {131, 37, 97}, {64, 1000, 33}, {250, 70, 300}, {5, 9, 3}} {
+			m, n, k := sz[0], sz[1], sz[2]
+			for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+				a, b := make([]float32, m*k), make([]float32, k*n)
+				for i := range a {
+					a[i] = r.Float32()*2 - 1
+				}
+				for i := range b {
+					b[i] = r.Float32()*2 - 1
+				}
+				lda, ldb := k, n
+				if tr[0] {
+					lda = m
+				}
+				if tr[1] {
+					ldb = k
+				}
+				want, got := make([]float32, m*n), make([]float32, m*n)
+				for i := range want {
+					want[i] = r.Float32()
+					got[i] = want[i]
+				}
+				sgemm(tr[0], tr[1], m, n, k, 0.5, a, lda, b, ldb, 0.25, want, n)
+				sgemmPar(p, tr[0], tr[1], m, n, k, 0.5, a, lda, b, ldb, 0.25, got, n)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("threads %d %dx%dx%d trans %v: C[%d] = %v, want %v", threads, m, n, k, tr, i, got[i], want[i])
+					}
+				}
+			}
+		}
+		p.Close()
+	}
+}
+
+// TestKernelsThreadsEqual runs the pooled kernels with one and with three
+// threads and wants the same bits.
+func TestKernelsThreadsEqual(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	p := NewWorkPool(WithThreads(3))
+	defer p.Close()
+	type kcase struct {
+		op    string
+		attrs Attrs
+		in    []*Tensor
+	}
+	cases := []kcase{
+		{"Conv", Attrs{"pads": []int64{1, 1, 1, 1}}, []*Tensor{nnRand(r, 2, 5, 23, 19), nnRand(r, 37, 5, 3, 3), nnRand(r, 37)}},
+		{"Conv", Attrs{"group": int64(9), "strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, []*Tensor{nnRand(r, 1, 9, 29, 31), nnRand(r, 9, 1, 3, 3), nnRand(r, 9)}},
+		{"cuvil::FusedConv", Attrs{"activation": "Relu", "pads": []int64{1, 1, 1, 1}}, []*Tensor{nnRand(r, 1, 7, 33, 21), nnRand(r, 45, 7, 3, 3), nnRand(r, 45)}},
+		{"cuvil::FusedConv", Attrs{"activation": "Relu"}, []*Tensor{nnRand(r, 1, 64, 5, 7), nnRand(r, 130, 64, 1, 1), nnRand(r, 130)}}, // few columns: rows split
+		{"cuvil::FusedConv", Attrs{"activation": "Clip", "activation_params": []float32{0, 6}, "group": int64(11), "pads": []int64{1, 1, 1, 1}}, []*Tensor{nnRand(r, 2, 11, 17, 13), nnRand(r, 11, 1, 3, 3), nnRand(r, 11)}},
+		{"Gemm", Attrs{"transB": int64(1)}, []*Tensor{nnRand(r, 33, 129), nnRand(r, 301, 129), nnRand(r, 301)}},
+		{"MatMul", nil, []*Tensor{nnRand(r, 2, 67, 45), nnRand(r, 45, 211)}},
+		{"cuvil::FusedGemm", Attrs{"activation": "Relu"}, []*Tensor{nnRand(r, 129, 77), nnRand(r, 77, 203), nnRand(r, 203)}},
+	}
+	for _, c := range cases {
+		serial := nnNode(c.op, 13, c.attrs, 1, c.in...)
+		par := nnNode(c.op, 13, c.attrs, 1, c.in...)
+		if c.op == "cuvil::FusedConv" || c.op == "cuvil::FusedGemm" {
+			serial.Version, par.Version = 1, 1
+		}
+		par.Pool = p
+		k := Kernels[c.op]
+		if err := k(serial); err != nil {
+			t.Fatal(err)
+		}
+		for run := 0; run < 2; run++ {
+			if err := k(par); err != nil {
+				t.Fatal(err)
+			}
+			want, got := serial.Out[0].F32(), par.Out[0].F32()
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s %v: y[%d] = %v with 3 threads, %v with 1", c.op, c.attrs, i, got[i], want[i])
+				}
+			}
+		}
+		if allocs := testing.AllocsPerRun(5, func() { k(par) }); allocs != 0 && !raceEnabled {
+			t.Errorf("%s: %v allocations per run with a pool", c.op, allocs)
+		}
+	}
+}
+
+// TestWorkPoolClosedRunsInline checks Close and nil pools.
+func TestWorkPoolClosedRunsInline(t *testing.T) {
+	var nilPool *WorkPool
+	p := NewWorkPool(WithThreads(4))
+	p.Close()
+	p.Close()
+	for _, q := range []*WorkPool{nilPool, p} {
+		if q.Threads() != 1 {
+			t.Errorf("Threads() = %d, want 1", q.Threads())
+		}
+		c := &countTask{}
+		q.Run(7, c)
+		if c.n != 7 {
+			t.Errorf("ran %d parts, want 7", c.n)
+		}
+	}
+}
+
+type countTask struct{ n int }
+
+func (c *countTask) runPart(i, parts int) { c.n++ }
