@@ -8,6 +8,9 @@ MODELS  := $(SHARED)/models
 # Node tests known to fail today (missing ops, sequences...); conformance
 # fails on any other failure, and says when a listed test starts passing.
 XFAIL   := testdata/conformance/node_xfail.txt
+# Node tests that cannot pass by their nature (expected outputs from numpy's
+# RNG...), each with its reason: reported as skipped.
+SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
 .PHONY: all build demo test vet unit fuzz conformance generate check bench clean
@@ -39,8 +42,8 @@ fuzz:
 
 conformance: build
 	@if [ -d "$(ONNX_NODE_TESTS)" ]; then \
-		echo "$(CUVIL) conformance -xfail $(XFAIL) -report conformance.md $(ONNX_NODE_TESTS)"; \
-		$(CUVIL) conformance -xfail $(XFAIL) -report conformance.md $(ONNX_NODE_TESTS); \
+		echo "$(CUVIL) conformance -xfail $(XFAIL) -skip $(SKIP) -report conformance.md $(ONNX_NODE_TESTS)"; \
+		$(CUVIL) conformance -xfail $(XFAIL) -skip $(SKIP) -report conformance.md $(ONNX_NODE_TESTS); \
 	else echo "conformance: $(ONNX_NODE_TESTS) not found (no ../shared); skipped"; fi
 
 # Regenerate every generated file: go generate in each folder with a
@@ -63,13 +66,28 @@ check: generate
 	@test -z "$$(git status --porcelain --untracked-files=all -- examples testdata)" || \
 		{ git status --porcelain --untracked-files=all -- examples testdata; echo "check: make generate left untracked files"; exit 1; }
 
+# Cuvil and ONNX Runtime (../shared/tools/ort) side by side in one run, per
+# model and thread count, with the cuvil/ORT ratio of medians. ORT is
+# skipped (ratio "-") where its runner is missing. BENCH_THREADS and
+# BENCH_RUNS override the defaults.
+ORT_BENCH     := $(SHARED)/tools/ort/bench.sh
+RESNET50      ?= $(HOME)/.cache/cuvil-models/resnet50_op13/model.onnx
+BENCH_THREADS ?= 1 2
+BENCH_RUNS    ?= 20
 bench: build
-	@if [ -d "$(MODELS)" ]; then \
-		for m in mnist_cnn_op13 squeezenet1_1_op13 mobilenet_v2_op13; do \
-			$(CUVIL) bench -model $(MODELS)/$$m/model.onnx -threads 1 -runs 20 || exit 1; \
+	@printf '%-22s %-7s %12s %12s %8s\n' model threads cuvil_ms ort_ms ratio; \
+	for spec in mnist_cnn_op13 lstm_small_op13 squeezenet1_1_op13 mobilenet_v2_op13 bert_dynseq_op13:seq=128 resnet50; do \
+		name=$${spec%%:*}; dim=; case $$spec in *:*) dim=$${spec#*:};; esac; \
+		model=$(MODELS)/$$name/model.onnx; [ $$name = resnet50 ] && model=$(RESNET50); \
+		[ -f $$model ] || { echo "$$name: $$model missing, skipped"; continue; }; \
+		runs=$(BENCH_RUNS); [ $$name = resnet50 ] && runs=$$(( $(BENCH_RUNS) / 2 )); \
+		for t in $(BENCH_THREADS); do \
+			c=$$($(CUVIL) bench -model $$model -threads $$t -runs $$runs $${dim:+-dim $$dim} | awk '{for(i=1;i<NF;i++) if($$i=="median") print $$(i+1)}'); \
+			o=-; [ -x $(ORT_BENCH) ] && o=$$($(ORT_BENCH) $$model $$t $$runs $${dim:+--dim $$dim} 2>/dev/null | awk '$$1=="median"{print $$2}'); \
+			r=$$(awk -v c="$$c" -v o="$$o" 'BEGIN{ if (o+0 > 0 && c+0 > 0) printf "%.2f", c/o; else print "-" }'); \
+			printf '%-22s %-7s %12s %12s %8s\n' $$name $$t "$${c:--}" "$${o:--}" $$r; \
 		done; \
-		$(CUVIL) bench -model $(MODELS)/bert_dynseq_op13/model.onnx -threads 1 -runs 10 -dim seq=128; \
-	else $(CUVIL) bench -model testdata/mnist/model.onnx -threads 1 -runs 20; fi
+	done
 
 clean:
 	rm -rf bin conformance.md
