@@ -57,19 +57,25 @@ func cmdConformance(args []string, stdout io.Writer) error {
 	rtol := fs.Float64("rtol", 1e-3, "relative tolerance")
 	atol := fs.Float64("atol", 1e-7, "absolute tolerance")
 	xfailFile := fs.String("xfail", "", "file listing tests expected to fail (one name per line, # comments): they do not fail the run")
+	skipFile := fs.String("skip", "", "file listing tests that cannot pass by their nature (one name per line, then # and the reason): reported as skipped, not run")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	xfail := map[string]bool{}
 	if *xfailFile != "" {
-		b, err := os.ReadFile(*xfailFile)
+		lines, err := readTestList(*xfailFile, false)
 		if err != nil {
 			return err
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if line, _, _ = strings.Cut(line, "#"); strings.TrimSpace(line) != "" {
-				xfail[strings.TrimSpace(line)] = true
-			}
+		for name := range lines {
+			xfail[name] = true
+		}
+	}
+	skipList := map[string]string{}
+	if *skipFile != "" {
+		var err error
+		if skipList, err = readTestList(*skipFile, true); err != nil {
+			return err
 		}
 	}
 	if fs.NArg() == 0 {
@@ -112,7 +118,11 @@ func cmdConformance(args []string, stdout io.Writer) error {
 
 	items := make([]*item, len(tests))
 	for i, t := range tests {
-		prepareTest(t)
+		if why, ok := skipList[t.name]; ok {
+			t.skip = "skip list: " + why
+		} else {
+			prepareTest(t)
+		}
 		items[i] = &t.item
 	}
 	if err := runItems(context.Background(), items, 0); err != nil {
@@ -154,6 +164,30 @@ func cmdConformance(args []string, stdout io.Writer) error {
 		return errSilent
 	}
 	return nil
+}
+
+// readTestList reads a list of test names, one a line, each optionally
+// followed by # and a comment (blank lines and lines starting with # are
+// ignored). It maps each name to its comment; needReason makes an empty
+// comment an error (a skip must say why).
+func readTestList(path string, needReason bool) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i, line := range strings.Split(string(b), "\n") {
+		name, why, _ := strings.Cut(line, "#")
+		name, why = strings.TrimSpace(name), strings.TrimSpace(why)
+		if name == "" {
+			continue
+		}
+		if needReason && why == "" {
+			return nil, fmt.Errorf("%s:%d: %s has no reason (name # reason)", path, i+1, name)
+		}
+		out[name] = why
+	}
+	return out, nil
 }
 
 // errSilent ends the command with status 1 when the output already said

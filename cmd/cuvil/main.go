@@ -47,7 +47,7 @@ func init() {
 		{"inspect", "-model M.onnx [-ops] [-print-after-all] [-d=...]", "print the IR after the pass pipeline", cmdInspect},
 		{"run", "-model M.onnx -data DIR [-out DIR2]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
 		{"check", "-model M.onnx -data DIR [-rtol R] [-atol A]", "run a model and compare with output_K.pb", cmdCheck},
-		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
+		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
 		{"bench", "-model M.onnx [-threads N] [-runs R] [-dim name=V ...]", "time the compiled model on random inputs", cmdBench},
 		{"convert", "-in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]", "convert a tensor file (TensorProto, harness format, raw data)", cmdConvert},
 	}
