@@ -17,7 +17,7 @@ func init() {
 		"Identity")
 	reg(inferUnaryBool, "Not", "IsNaN", "IsInf")
 	reg(inferBroadcast, "Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd",
-		"BitwiseOr", "BitwiseXor", "Max", "Min", "Mean", "Sum", "PRelu")
+		"BitwiseOr", "BitwiseXor", "Max", "Min", "Mean", "Sum")
 	reg(inferBroadcastBool, "And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual")
 	reg(inferWhere, "Where")
 	reg(inferCast, "Cast")
