@@ -50,13 +50,10 @@ func (c *compiled) docFile(m *ir.Model, opts Options, header string, weightBytes
 		add("Passes run: none.")
 	}
 	add("")
-	values := 0
-	for _, s := range c.plan.slots {
-		values += len(s.values)
-	}
-	plan := fmt.Sprintf("Memory plan: %d intermediate values in %d slots, %d bytes known at compile time", values, len(c.plan.slots), c.plan.StaticBytes())
-	if d := c.plan.DynamicSlots(); d > 0 {
-		plan += fmt.Sprintf(" (plus %d slots sized at run time)", d)
+	plan := fmt.Sprintf("Memory plan: %d intermediate values in %d bytes of arenas known at compile time (sum of their sizes %d; %d computed in place)",
+		len(c.plan.Buffers), c.plan.StaticBytes(), c.plan.Sum(), c.plan.InPlaceCount())
+	if d := c.plan.DynamicValues(); d > 0 {
+		plan += fmt.Sprintf(", plus %d values sized at run time", d)
 	}
 	add("%s.", plan)
 	add("Weights: %d constants, %d bytes in weights.bin. Kernel calls: %d.", len(c.constTensors), weightBytes, len(c.nodes))

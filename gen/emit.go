@@ -286,23 +286,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		g.Id("s").Op(":=").Op("&").Id("Session").Values(jen.Id("model").Op(":").Id("m"), jen.Id("pool").Op(":").Id("NewWorkPool").Call(jen.Id("opts").Op("...")))
 		g.Comment("A session dropped without Close (Model.Run's pool) still stops its workers.")
 		g.Qual("runtime", "AddCleanup").Call(jen.Id("s"), jen.Parens(jen.Op("*").Id("WorkPool")).Dot("Close"), jen.Id("s").Dot("pool"))
-		g.Comment("Memory plan: values of known size are views of shared slot buffers.")
-		for k, slot := range c.plan.slots {
-			if !slot.static {
-				continue
-			}
-			buf := "buf" + strconv.Itoa(k)
-			g.Id(buf).Op(":=").Id("cuvilAlloc").Call(dtypeID(slot.dtype), jen.Lit(int(slot.bytes)/slot.dtype.Size()))
-			for _, v := range slot.values {
-				shape, _ := v.Type.Shape.Consts()
-				n, _ := v.Type.Shape.NumElements()
-				g.Id("s").Dot("vals").Index(jen.Lit(c.valIndex[v])).Op("=").Id("Tensor").Values(
-					jen.Id("DType").Op(":").Add(dtypeID(v.Type.DType)),
-					jen.Id("Shape").Op(":").Add(intsLit(shape)),
-					jen.Id("Data").Op(":").Id("cuvilView").Call(jen.Id(buf), jen.Lit(int(n))),
-				)
-			}
-		}
+		c.emitPlan(g)
 		c.initValues(g)
 		for i, ln := range c.nodes {
 			n := ln.n
@@ -312,9 +296,12 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 				jen.Id("Version").Op(":").Lit(n.Version),
 			}
 			if len(n.Attrs) > 0 {
-				dict := make([]jen.Code, len(n.Attrs))
-				for j, a := range n.Attrs {
-					dict[j] = jen.Lit(a.Name).Op(":").Add(c.attrValue(a))
+				dict := make([]jen.Code, 0, len(n.Attrs))
+				for _, a := range n.Attrs {
+					if a.Kind == ir.AttrTypeProto {
+						continue // Optional's type: the session gives the output its dtype (lower checked)
+					}
+					dict = append(dict, jen.Lit(a.Name).Op(":").Add(c.attrValue(a)))
 				}
 				fields = append(fields, jen.Id("Attrs").Op(":").Id("Attrs").Values(dict...))
 			}

@@ -95,37 +95,42 @@ func TestGenerateErrors(t *testing.T) {
 	}
 }
 
-func TestPlanSharesSlots(t *testing.T) {
-	// A chain a -> b -> c -> d of same-sized f32 values: a and c share, b
-	// and d share (d, the output, is never freed again).
-	f32 := ir.TensorType(ir.F32, ir.ShapeOf(8))
-	in := &ir.Value{Name: "in", Type: f32}
-	vals := []*ir.Value{in}
-	var nodes []*ir.Node
-	for i := 0; i < 4; i++ {
-		v := &ir.Value{Name: string(rune('a' + i)), Type: f32}
-		n := &ir.Node{Name: "n" + v.Name, Op: "Relu", Inputs: []*ir.Value{vals[len(vals)-1]}, Outputs: []*ir.Value{v}}
-		v.Def = n
-		vals = append(vals, v)
-		nodes = append(nodes, n)
-	}
-	out := vals[4]
-	p, err := planMemory(&ir.Graph{Nodes: nodes}, map[*ir.Value]bool{out: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b, c := p.slot[vals[1]], p.slot[vals[2]], p.slot[vals[3]]
-	if a == b || b == c {
-		t.Errorf("a value shares a slot with its producer's input: %v", p.slot)
-	}
-	if a != c {
-		t.Errorf("a and c do not share a slot: %d, %d", a, c)
-	}
-	if d := p.slot[out]; d != b {
-		t.Errorf("output d in slot %d, want b's slot %d", d, b)
-	}
-	if got := p.StaticBytes(); got != 2*32 {
-		t.Errorf("static bytes %d, want %d", got, 2*32)
+func TestPlanSharesMemory(t *testing.T) {
+	// A chain a -> b -> c -> d of same-sized f32 values. With Softmax (no
+	// aliasing) a and c share memory, b and d share (d, the output, is
+	// never freed again); with Relu each runs in place over the last.
+	for _, tc := range []struct {
+		op      string
+		offsets [4]int64
+		arena   int64
+	}{
+		{"Softmax", [4]int64{0, 64, 0, 64}, 128},
+		{"Relu", [4]int64{0, 0, 0, 0}, 64},
+	} {
+		f32 := ir.TensorType(ir.F32, ir.ShapeOf(8))
+		in := &ir.Value{Name: "in", Type: f32}
+		vals := []*ir.Value{in}
+		var nodes []*ir.Node
+		for i := 0; i < 4; i++ {
+			v := &ir.Value{Name: string(rune('a' + i)), Type: f32}
+			n := &ir.Node{Name: "n" + v.Name, Op: tc.op, Inputs: []*ir.Value{vals[len(vals)-1]}, Outputs: []*ir.Value{v}}
+			v.Def = n
+			vals = append(vals, v)
+			nodes = append(nodes, n)
+		}
+		out := vals[4]
+		p, err := planMemory(&ir.Graph{Nodes: nodes}, map[*ir.Value]bool{out: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range tc.offsets {
+			if b, _ := p.Lookup(vals[i+1]); b.Offset != want {
+				t.Errorf("%s: %s at %d, want %d", tc.op, vals[i+1].Name, b.Offset, want)
+			}
+		}
+		if got := p.StaticBytes(); got != tc.arena {
+			t.Errorf("%s: arena %d bytes, want %d", tc.op, got, tc.arena)
+		}
 	}
 }
 
