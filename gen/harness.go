@@ -130,11 +130,7 @@ func (h *Harness) writeMain() error {
 			g.Defer().Id("s").Dot("Close").Call()
 			fields := make([]jen.Code, len(hm.inNames))
 			for i, name := range hm.inNames {
-				fields[i] = jen.Id(name).Op(":").Op("&").Qual(path, "Tensor").Values(
-					jen.Id("DType").Op(":").Qual(path, "DType").Call(jen.Id("ins").Index(jen.Lit(i)).Dot("DType")),
-					jen.Id("Shape").Op(":").Id("ins").Index(jen.Lit(i)).Dot("Shape"),
-					jen.Id("Data").Op(":").Id("ins").Index(jen.Lit(i)).Dot("Data"),
-				)
+				fields[i] = jen.Id(name).Op(":").Id("in_" + hm.pkg).Call(jen.Id("ins").Index(jen.Lit(i)))
 			}
 			g.Id("in").Op(":=").Qual(path, "Input").Values(fields...)
 			g.Var().Id("out").Qual(path, "Output")
@@ -146,12 +142,7 @@ func (h *Harness) writeMain() error {
 			g.If(jen.Err().Op("!=").Nil()).Block(fail)
 			outs := make([]jen.Code, len(hm.outNames))
 			for i, name := range hm.outNames {
-				o := jen.Id("out").Dot(name)
-				outs[i] = jen.Values(
-					jen.Id("DType").Op(":").Uint8().Call(o.Clone().Dot("DType")),
-					jen.Id("Shape").Op(":").Add(o.Clone()).Dot("Shape"),
-					jen.Id("Data").Op(":").Add(o.Clone()).Dot("Data"),
-				)
+				outs[i] = jen.Id("out_" + hm.pkg).Call(jen.Id("out").Dot(name))
 			}
 			g.Return(jen.Index().Op("*").Id("tensorData").Values(outs...), jen.Id("times"), jen.Nil())
 		})
@@ -160,11 +151,60 @@ func (h *Harness) writeMain() error {
 	if err := f.Render(&buf); err != nil {
 		return fmt.Errorf("harness: rendering models.go: %v", err)
 	}
+	for _, key := range h.order {
+		if hm, ok := h.models[key]; ok {
+			fmt.Fprintf(&buf, convTemplate, hm.pkg)
+		}
+	}
 	if err := os.WriteFile(filepath.Join(h.Dir, "models.go"), buf.Bytes(), 0o644); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(h.Dir, "main.go"), harnessMain, 0o644)
 }
+
+// convTemplate converts between the harness's tensorData and one generated
+// package's Tensor (%[1]s: the package), recursively for sequences and
+// optionals (a Tensor whose Data is a *Sequence or *OptionalValue).
+const convTemplate = `
+func in_%[1]s(d *tensorData) *%[1]s.Tensor {
+	switch d.Kind {
+	case kindSequence:
+		var elems []*%[1]s.Tensor
+		for _, e := range d.Data.([]*tensorData) {
+			elems = append(elems, in_%[1]s(e))
+		}
+		return %[1]s.NewSequence(%[1]s.DType(d.DType), elems...)
+	case kindOptional:
+		var v *%[1]s.Tensor
+		if e := d.Data.(*tensorData); e != nil {
+			v = in_%[1]s(e)
+		}
+		return %[1]s.NewOptional(%[1]s.DType(d.DType), v)
+	}
+	return &%[1]s.Tensor{DType: %[1]s.DType(d.DType), Shape: d.Shape, Data: d.Data}
+}
+
+func out_%[1]s(t *%[1]s.Tensor) *tensorData {
+	if t == nil {
+		return nil
+	}
+	switch v := t.Data.(type) {
+	case *%[1]s.Sequence:
+		elems := make([]*tensorData, len(v.Elems))
+		for i, e := range v.Elems {
+			elems[i] = out_%[1]s(e)
+		}
+		return &tensorData{Kind: kindSequence, DType: uint8(t.DType), Shape: []int{}, Data: elems}
+	case *%[1]s.OptionalValue:
+		var e *tensorData
+		if v.Value != nil {
+			e = out_%[1]s(v.Value)
+		}
+		return &tensorData{Kind: kindOptional, DType: uint8(t.DType), Shape: []int{}, Data: e}
+	}
+	return &tensorData{DType: uint8(t.DType), Shape: t.Shape, Data: t.Data}
+}
+`
 
 // goCommand returns the go tool: the one on PATH, else GOROOT's.
 func goCommand() string {

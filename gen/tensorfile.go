@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/ir/onnx"
 )
 
 // The harness exchanges tensors in a tiny binary format that needs nothing
@@ -24,8 +25,29 @@ import (
 //	                  (bool one byte); string: per element a uint32 byte
 //	                  length then the bytes
 //
-// All integers are little-endian.
+// All integers are little-endian. Sequences and optionals are version 2
+// records that nest further records:
+//
+//	"CUVT"            4 bytes of magic
+//	version           uint8, 2
+//	kind              uint8, 'S' (sequence) or 'O' (optional)
+//	dtype             uint8, the innermost tensors' dtype (an empty
+//	                  sequence or a none optional still has one)
+//	reserved          uint8, 0
+//	count             uint32: the sequence's length; 0 (none) or 1 (some)
+//	                  for an optional
+//	elements          count records, each a tensor (version 1) or another
+//	                  sequence or optional (version 2)
 const tensorMagic = "CUVT"
+
+// Kind tags of version 2 records.
+const (
+	recSequence = 'S'
+	recOptional = 'O'
+)
+
+// maxNesting bounds how deep sequences and optionals nest in a file.
+const maxNesting = 16
 
 // maxTensorBytes bounds what ReadTensor accepts, so a corrupt header cannot
 // ask for an absurd allocation.
@@ -66,15 +88,29 @@ func WriteTensor(w io.Writer, t *ir.Tensor) error {
 // ReadTensor reads one tensor in the harness format.
 func ReadTensor(r io.Reader) (*ir.Tensor, error) {
 	var hdr [12]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, fmt.Errorf("tensor header: %w", err)
-	}
-	if string(hdr[:4]) != tensorMagic {
-		return nil, errors.New("not a cuvil tensor file (bad magic)")
+	if err := readHeader(r, hdr[:]); err != nil {
+		return nil, err
 	}
 	if hdr[4] != 1 {
-		return nil, fmt.Errorf("tensor format version %d, want 1", hdr[4])
+		return nil, fmt.Errorf("tensor format version %d, want 1 (a tensor)", hdr[4])
 	}
+	return readTensorBody(r, hdr)
+}
+
+// readHeader reads the 12 bytes every record starts with and checks the
+// magic.
+func readHeader(r io.Reader, hdr []byte) error {
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return fmt.Errorf("tensor header: %w", err)
+	}
+	if string(hdr[:4]) != tensorMagic {
+		return errors.New("not a cuvil tensor file (bad magic)")
+	}
+	return nil
+}
+
+// readTensorBody reads the rest of a version 1 record after its header.
+func readTensorBody(r io.Reader, hdr [12]byte) (*ir.Tensor, error) {
 	t := &ir.Tensor{DType: ir.DType(hdr[5])}
 	if !t.DType.Valid() || (t.DType.Size() == 0 && t.DType != ir.String) {
 		return nil, fmt.Errorf("unsupported dtype %d", hdr[5])
@@ -127,12 +163,17 @@ func ReadTensor(r io.Reader) (*ir.Tensor, error) {
 
 // WriteTensorFile writes t to path in the harness format.
 func WriteTensorFile(path string, t *ir.Tensor) error {
+	return writeFile(path, func(w io.Writer) error { return WriteTensor(w, t) })
+}
+
+// writeFile creates path and writes it with write, removing it on failure.
+func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	err = WriteTensor(w, t)
+	err = write(w)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -158,4 +199,164 @@ func ReadTensorFile(path string) (*ir.Tensor, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
+}
+
+// WriteData writes a tensor, sequence or optional in the harness format
+// (a tensor exactly as WriteTensor does). dt is the dtype of the innermost
+// tensors, which the file records for sequences and optionals even when
+// they hold none; Undefined takes it from the first tensor found.
+func WriteData(w io.Writer, d *onnx.Data, dt ir.DType) error {
+	return writeData(w, d, dt, 0)
+}
+
+func writeData(w io.Writer, d *onnx.Data, dt ir.DType, depth int) error {
+	if d == nil {
+		return errors.New("nil value")
+	}
+	if depth > maxNesting {
+		return fmt.Errorf("values nest deeper than %d", maxNesting)
+	}
+	var kind byte
+	var elems []*onnx.Data
+	switch d.Kind {
+	case ir.TensorKind:
+		if d.Tensor == nil {
+			return errors.New("tensor value without a tensor")
+		}
+		return WriteTensor(w, d.Tensor)
+	case ir.SequenceKind:
+		kind, elems = recSequence, d.Seq
+	case ir.OptionalKind:
+		kind = recOptional
+		if d.Opt != nil {
+			elems = []*onnx.Data{d.Opt}
+		}
+	default:
+		return fmt.Errorf("value of kind %s cannot be exchanged (want tensor, sequence or optional)", d.Kind)
+	}
+	if dt == ir.Undefined {
+		dt = innerDType(d)
+	}
+	hdr := []byte(tensorMagic)
+	hdr = append(hdr, 2, kind, byte(dt), 0)
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(elems)))
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	for i, e := range elems {
+		if err := writeData(w, e, dt, depth+1); err != nil {
+			return fmt.Errorf("element %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// innerDType is the dtype of the first tensor inside d, Undefined when it
+// holds none.
+func innerDType(d *onnx.Data) ir.DType {
+	switch {
+	case d == nil:
+	case d.Kind == ir.TensorKind && d.Tensor != nil:
+		return d.Tensor.DType
+	case d.Kind == ir.OptionalKind:
+		return innerDType(d.Opt)
+	case d.Kind == ir.SequenceKind:
+		for _, e := range d.Seq {
+			if dt := innerDType(e); dt != ir.Undefined {
+				return dt
+			}
+		}
+	}
+	return ir.Undefined
+}
+
+// ElemDType is the dtype of the innermost tensors of a value of type t
+// (tensor, sequence or optional, nested), Undefined when not known.
+func ElemDType(t ir.Type) ir.DType {
+	for i := 0; i <= maxNesting; i++ {
+		if t.Kind == ir.TensorKind {
+			return t.DType
+		}
+		if t.Elem == nil {
+			break
+		}
+		t = *t.Elem
+	}
+	return ir.Undefined
+}
+
+// ReadData reads a tensor, sequence or optional in the harness format.
+// The dtype of an empty sequence or none optional is returned too (the
+// value itself has no tensor to carry it).
+func ReadData(r io.Reader) (*onnx.Data, ir.DType, error) {
+	return readData(r, 0)
+}
+
+func readData(r io.Reader, depth int) (*onnx.Data, ir.DType, error) {
+	var hdr [12]byte
+	if err := readHeader(r, hdr[:]); err != nil {
+		return nil, 0, err
+	}
+	switch hdr[4] {
+	case 1:
+		t, err := readTensorBody(r, hdr)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &onnx.Data{Kind: ir.TensorKind, Tensor: t}, t.DType, nil
+	case 2:
+	default:
+		return nil, 0, fmt.Errorf("tensor format version %d, want 1 or 2", hdr[4])
+	}
+	if depth >= maxNesting {
+		return nil, 0, fmt.Errorf("values nest deeper than %d", maxNesting)
+	}
+	dt := ir.DType(hdr[6])
+	if dt != ir.Undefined && !dt.Valid() {
+		return nil, 0, fmt.Errorf("unsupported dtype %d", hdr[6])
+	}
+	n := binary.LittleEndian.Uint32(hdr[8:])
+	d := &onnx.Data{}
+	switch hdr[5] {
+	case recSequence:
+		d.Kind, d.Seq = ir.SequenceKind, []*onnx.Data{}
+	case recOptional:
+		d.Kind = ir.OptionalKind
+		if n > 1 {
+			return nil, 0, fmt.Errorf("optional holds %d values", n)
+		}
+	default:
+		return nil, 0, fmt.Errorf("unknown value kind %q", hdr[5])
+	}
+	for i := uint32(0); i < n; i++ {
+		e, _, err := readData(r, depth+1)
+		if err != nil {
+			return nil, 0, fmt.Errorf("element %d: %w", i, err)
+		}
+		if d.Kind == ir.OptionalKind {
+			d.Opt = e
+		} else {
+			d.Seq = append(d.Seq, e)
+		}
+	}
+	return d, dt, nil
+}
+
+// WriteDataFile writes d to path in the harness format (see WriteData).
+func WriteDataFile(path string, d *onnx.Data, dt ir.DType) error {
+	return writeFile(path, func(w io.Writer) error { return WriteData(w, d, dt) })
+}
+
+// ReadDataFile reads a harness-format value from path (see ReadData).
+func ReadDataFile(path string) (*onnx.Data, ir.DType, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	d, dt, err := ReadData(bufio.NewReader(f))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, dt, nil
 }

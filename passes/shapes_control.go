@@ -162,7 +162,14 @@ func inferLoop(x *inferer, n *ir.Node) error {
 		}
 	}
 	for i := 0; i < nCarried; i++ {
-		x.set(n.Outputs[i], body.Inputs[2+i].Type.Clone())
+		t := body.Inputs[2+i].Type
+		if out := body.Outputs[1+i].Type; t.Kind == ir.OptionalKind && t.Elem != nil && out.Kind == t.Elem.Kind {
+			// An optional initial value the body turns into its element
+			// (loop16_seq_none): after an iteration the output is what the
+			// body produced, as ONNX infers it.
+			t = out
+		}
+		x.set(n.Outputs[i], t.Clone())
 	}
 	var trips ir.Dim
 	if m, ok := x.ints(n.Input(0)); ok && len(m) == 1 && n.Input(1) == nil {

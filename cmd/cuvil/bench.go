@@ -47,7 +47,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		ds.inputs = append(ds.inputs, t)
+		ds.inputs = append(ds.inputs, tensorData(t))
 	}
 	h, err := gen.NewHarness()
 	if err != nil {
@@ -68,7 +68,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	job := gen.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs}
 	for k, t := range ds.inputs {
 		path := filepath.Join(h.Dir, fmt.Sprintf("input_%d.cuvt", k))
-		if err := gen.WriteTensorFile(path, t); err != nil {
+		if err := gen.WriteDataFile(path, t, ir.Undefined); err != nil {
 			return err
 		}
 		job.Inputs = append(job.Inputs, path)

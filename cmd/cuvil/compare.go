@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/ir/onnx"
 )
 
 // diff summarises how far an output is from its reference.
@@ -12,6 +14,80 @@ type diff struct {
 	maxAbs, maxRel float64
 	bad            int    // elements outside the tolerance
 	first          string // the first of them, described
+	n              int    // elements compared
+}
+
+// compareData checks a tensor, sequence or optional against its
+// reference: the same kind; sequences of the same length whose tensors
+// compare elementwise (as compare does); optionals both none, or both some
+// with values that compare. Structural mismatches are errors naming where
+// they are; element differences accumulate in the diff.
+func compareData(got, want *onnx.Data, rtol, atol float64) (diff, error) {
+	var d diff
+	err := compareInto(&d, got, want, rtol, atol, "")
+	return d, err
+}
+
+func compareInto(d *diff, got, want *onnx.Data, rtol, atol float64, where string) error {
+	at := func(format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if where != "" {
+			msg = where + ": " + msg
+		}
+		return errors.New(msg)
+	}
+	if got == nil {
+		return at("missing value")
+	}
+	if got.Kind != want.Kind {
+		return at("a %s, want a %s", got.Kind, want.Kind)
+	}
+	switch want.Kind {
+	case ir.TensorKind:
+		e, err := compare(got.Tensor, want.Tensor, rtol, atol)
+		if err != nil {
+			return at("%v", err)
+		}
+		d.maxAbs = math.Max(d.maxAbs, e.maxAbs)
+		d.maxRel = math.Max(d.maxRel, e.maxRel)
+		if e.bad > 0 && d.bad == 0 {
+			d.first = e.first
+			if where != "" {
+				d.first = where + ": " + e.first
+			}
+		}
+		d.bad += e.bad
+		d.n += int(want.Tensor.NumElements())
+	case ir.SequenceKind:
+		if len(got.Seq) != len(want.Seq) {
+			return at("sequence of %d tensors, want %d", len(got.Seq), len(want.Seq))
+		}
+		for i := range want.Seq {
+			if err := compareInto(d, got.Seq[i], want.Seq[i], rtol, atol, fmt.Sprintf("%ssequence element %d", prefix(where), i)); err != nil {
+				return err
+			}
+		}
+	case ir.OptionalKind:
+		switch {
+		case got.Opt == nil && want.Opt == nil:
+		case got.Opt == nil:
+			return at("optional is none, want a value")
+		case want.Opt == nil:
+			return at("optional has a value, want none")
+		default:
+			return compareInto(d, got.Opt, want.Opt, rtol, atol, prefix(where)+"optional value")
+		}
+	default:
+		return at("cannot compare a %s", want.Kind)
+	}
+	return nil
+}
+
+func prefix(where string) string {
+	if where == "" {
+		return ""
+	}
+	return where + ", "
 }
 
 // compare checks got against want elementwise: |got-want| <= atol +

@@ -135,6 +135,7 @@ func cmdConformance(args []string, stdout io.Writer) error {
 		switch {
 		case t.skip != "":
 			skippedN++
+			fmt.Fprintf(stdout, "SKIP %s: %s\n", t.name, t.skip)
 		case t.passed:
 			passedN++
 			if xfail[t.name] {
@@ -260,7 +261,7 @@ func judge(t *conformanceTest, rtol, atol float64) {
 				t.reason = fmt.Sprintf("output %d missing", k)
 				return
 			}
-			d, err := compare(t.got[s][k], want, rtol, atol)
+			d, err := compareData(t.got[s][k], want, rtol, atol)
 			if err != nil {
 				t.passed = false
 				t.reason = fmt.Sprintf("output %d: %v", k, err)
@@ -270,7 +271,7 @@ func judge(t *conformanceTest, rtol, atol float64) {
 			t.maxRel = math.Max(t.maxRel, d.maxRel)
 			if d.bad > 0 && t.passed {
 				t.passed = false
-				t.reason = fmt.Sprintf("output %d: %d of %d elements off (max abs %.3g, max rel %.3g), first: %s", k, d.bad, want.NumElements(), d.maxAbs, d.maxRel, d.first)
+				t.reason = fmt.Sprintf("output %d: %d of %d elements off (max abs %.3g, max rel %.3g), first: %s", k, d.bad, d.n, d.maxAbs, d.maxRel, d.first)
 			}
 		}
 	}

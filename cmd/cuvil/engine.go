@@ -15,16 +15,23 @@ import (
 	"github.com/cuvil/cuvil/ir/onnx"
 )
 
-// errSkip marks a test the harness cannot express (non-tensor data).
+// skipError marks a test the harness cannot express, with the reason.
 type skipError struct{ reason string }
 
 func (e skipError) Error() string { return e.reason }
 
-// dataSet is one folder of input_K.pb (and, for checks, output_K.pb).
+// dataSet is one folder of input_K.pb (and, for checks, output_K.pb): each
+// value a tensor, sequence or optional, read as the model declares it.
 type dataSet struct {
 	dir     string
-	inputs  []*ir.Tensor
-	outputs []*ir.Tensor
+	inputs  []*onnx.Data
+	inTypes []ir.DType // per input, the innermost tensors' dtype (for empty sequences and none optionals)
+	outputs []*onnx.Data
+}
+
+// tensorData wraps a tensor as a test data value.
+func tensorData(t *ir.Tensor) *onnx.Data {
+	return &onnx.Data{Kind: ir.TensorKind, Name: t.Name, Tensor: t}
 }
 
 // dataSets returns dir's test_data_set_* folders, or dir itself when it has
@@ -67,7 +74,9 @@ func countFiles(dir, prefix string) int {
 }
 
 // readDataSet reads the inputs the model's graph inputs ask for, in order,
-// and (when outputs) the reference outputs.
+// and (when outputs) the reference outputs. Each file is read as the kind
+// of value (tensor, sequence, optional) the model declares for it; outputs
+// by their inferred type.
 func readDataSet(dir string, m *ir.Model, outputs bool) (*dataSet, error) {
 	ds := &dataSet{dir: dir}
 	g := m.Graph
@@ -75,14 +84,12 @@ func readDataSet(dir string, m *ir.Model, outputs bool) (*dataSet, error) {
 		return nil, fmt.Errorf("%s: has %d input_K.pb files, the model has %d inputs (initializers excluded)", dir, n, len(g.Inputs))
 	}
 	for k, v := range g.Inputs {
-		if v.Type.Kind != ir.TensorKind {
-			return nil, skipError{fmt.Sprintf("input %q is a %s, the harness runs tensors only", v.Name, v.Type)}
-		}
-		t, err := onnx.ReadTensorFile(filepath.Join(dir, fmt.Sprintf("input_%d.pb", k)))
+		d, err := readValue(filepath.Join(dir, fmt.Sprintf("input_%d.pb", k)), "input", v)
 		if err != nil {
 			return nil, err
 		}
-		ds.inputs = append(ds.inputs, asDeclared(t, v))
+		ds.inputs = append(ds.inputs, d)
+		ds.inTypes = append(ds.inTypes, gen.ElemDType(v.Type))
 	}
 	if !outputs {
 		return ds, nil
@@ -91,28 +98,72 @@ func readDataSet(dir string, m *ir.Model, outputs bool) (*dataSet, error) {
 		return nil, fmt.Errorf("%s: has %d output_K.pb files, the model has %d outputs", dir, n, len(g.Outputs))
 	}
 	for k, v := range g.Outputs {
-		if v.Type.Kind != ir.TensorKind {
-			return nil, skipError{fmt.Sprintf("output %q is a %s, the harness runs tensors only", v.Name, v.Type)}
-		}
-		t, err := onnx.ReadTensorFile(filepath.Join(dir, fmt.Sprintf("output_%d.pb", k)))
+		d, err := readValue(filepath.Join(dir, fmt.Sprintf("output_%d.pb", k)), "output", v)
 		if err != nil {
 			return nil, err
 		}
-		ds.outputs = append(ds.outputs, asDeclared(t, v))
+		ds.outputs = append(ds.outputs, d)
 	}
 	return ds, nil
 }
 
-// asDeclared reinterprets a uint16 tensor as bfloat16 when the model
-// declares bfloat16: ONNX's backend test data stores bfloat16 values as
-// their uint16 bits.
-func asDeclared(t *ir.Tensor, v *ir.Value) *ir.Tensor {
-	if t.DType == ir.U16 && v.Type.DType == ir.BF16 {
-		c := *t
-		c.DType = ir.BF16
-		return &c
+// readValue reads one data file as the kind of value v's type says.
+func readValue(path, what string, v *ir.Value) (*onnx.Data, error) {
+	switch v.Type.Kind {
+	case ir.TensorKind, ir.SequenceKind, ir.OptionalKind:
+	default:
+		return nil, skipError{fmt.Sprintf("%s %q is a %s, the harness exchanges tensors, sequences and optionals only", what, v.Name, v.Type)}
 	}
-	return t
+	d, err := onnx.ReadDataFile(path, v.Type.Kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKinds(d, v.Type); err != nil {
+		return nil, fmt.Errorf("%s: %s %q: %v", path, what, v.Name, err)
+	}
+	asDeclared(d, gen.ElemDType(v.Type))
+	return d, nil
+}
+
+// checkKinds reports a value whose nesting contradicts the declared type
+// (where the type says).
+func checkKinds(d *onnx.Data, t ir.Type) error {
+	if d.Kind != t.Kind {
+		return fmt.Errorf("holds a %s, the model declares a %s", d.Kind, t)
+	}
+	if t.Elem == nil {
+		return nil
+	}
+	for _, e := range d.Seq {
+		if err := checkKinds(e, *t.Elem); err != nil {
+			return err
+		}
+	}
+	if d.Opt != nil {
+		return checkKinds(d.Opt, *t.Elem)
+	}
+	return nil
+}
+
+// asDeclared reinterprets uint16 tensors as bfloat16 when the model
+// declares bfloat16 (dt, the innermost dtype): ONNX's backend test data
+// stores bfloat16 values as their uint16 bits.
+func asDeclared(d *onnx.Data, dt ir.DType) {
+	switch {
+	case d == nil:
+	case d.Kind == ir.TensorKind:
+		if d.Tensor.DType == ir.U16 && dt == ir.BF16 {
+			c := *d.Tensor
+			c.DType = ir.BF16
+			d.Tensor = &c
+		}
+	case d.Kind == ir.SequenceKind:
+		for _, e := range d.Seq {
+			asDeclared(e, dt)
+		}
+	case d.Kind == ir.OptionalKind:
+		asDeclared(d.Opt, dt)
+	}
 }
 
 // item is one model to run on some data sets.
@@ -123,7 +174,7 @@ type item struct {
 	err   error // import, compile or data failure: the item failed
 	skip  string
 
-	got [][]*ir.Tensor // per data set, the outputs
+	got [][]*onnx.Data // per data set, the outputs
 	// runErr per data set, when the run failed.
 	runErr []string
 }
@@ -166,7 +217,7 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 		if it.err != nil || it.skip != "" {
 			continue
 		}
-		it.got = make([][]*ir.Tensor, len(it.sets))
+		it.got = make([][]*onnx.Data, len(it.sets))
 		it.runErr = make([]string, len(it.sets))
 		for s, ds := range it.sets {
 			dir := filepath.Join(h.Dir, "data", strconv.Itoa(len(jobs)))
@@ -174,9 +225,13 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 				return err
 			}
 			job := gen.Job{Model: it.name, Out: dir}
-			for k, t := range ds.inputs {
+			for k, d := range ds.inputs {
 				path := filepath.Join(dir, fmt.Sprintf("input_%d.cuvt", k))
-				if err := gen.WriteTensorFile(path, t); err != nil {
+				dt := ir.Undefined
+				if k < len(ds.inTypes) {
+					dt = ds.inTypes[k]
+				}
+				if err := gen.WriteDataFile(path, d, dt); err != nil {
 					return err
 				}
 				job.Inputs = append(job.Inputs, path)
@@ -196,7 +251,7 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 			continue
 		}
 		for k := 0; k < r.Outputs; k++ {
-			t, err := gen.ReadTensorFile(filepath.Join(refs[i].out, fmt.Sprintf("output_%d.cuvt", k)))
+			t, _, err := gen.ReadDataFile(filepath.Join(refs[i].out, fmt.Sprintf("output_%d.cuvt", k)))
 			if err != nil {
 				it.runErr[s] = err.Error()
 				break

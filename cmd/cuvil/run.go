@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/ir/onnx"
@@ -48,13 +49,16 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	for k, t := range it.got[0] {
+	for k, d := range it.got[0] {
 		path := filepath.Join(*out, fmt.Sprintf("output_%d.pb", k))
-		t.Name = m.Graph.Outputs[k].Name
-		if err := onnx.WriteTensorFile(path, t); err != nil {
+		d.Name = m.Graph.Outputs[k].Name
+		if d.Tensor != nil {
+			d.Tensor.Name = d.Name
+		}
+		if err := onnx.WriteDataFile(path, d); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: %s %s%v\n", path, t.Name, t.DType, t.Shape)
+		fmt.Fprintf(stdout, "%s: %s %s\n", path, d.Name, describeData(d))
 	}
 	return nil
 }
@@ -122,17 +126,40 @@ func cmdCheck(args []string, stdout io.Writer) error {
 }
 
 // describeOutput compares output k and says how it went.
-func describeOutput(got []*ir.Tensor, k int, want *ir.Tensor, rtol, atol float64) (string, bool) {
+func describeOutput(got []*onnx.Data, k int, want *onnx.Data, rtol, atol float64) (string, bool) {
 	if k >= len(got) {
 		return fmt.Sprintf("FAIL: missing (the run produced %d outputs)", len(got)), false
 	}
-	d, err := compare(got[k], want, rtol, atol)
+	d, err := compareData(got[k], want, rtol, atol)
 	if err != nil {
 		return "FAIL: " + err.Error(), false
 	}
 	s := fmt.Sprintf("max abs %.3g, max rel %.3g", d.maxAbs, d.maxRel)
 	if d.bad > 0 {
-		return fmt.Sprintf("FAIL: %s; %d of %d elements off, first: %s", s, d.bad, want.NumElements(), d.first), false
+		return fmt.Sprintf("FAIL: %s; %d of %d elements off, first: %s", s, d.bad, d.n, d.first), false
 	}
 	return "ok, " + s, true
+}
+
+// describeData says what a value is: dtype and shape of a tensor, and the
+// same for each element of a sequence or an optional's value.
+func describeData(d *onnx.Data) string {
+	switch {
+	case d == nil:
+		return "none"
+	case d.Kind == ir.TensorKind && d.Tensor != nil:
+		return fmt.Sprintf("%s%v", d.Tensor.DType, d.Tensor.Shape)
+	case d.Kind == ir.SequenceKind:
+		parts := make([]string, len(d.Seq))
+		for i, e := range d.Seq {
+			parts[i] = describeData(e)
+		}
+		return "sequence[" + strings.Join(parts, " ") + "]"
+	case d.Kind == ir.OptionalKind:
+		if d.Opt == nil {
+			return "optional(none)"
+		}
+		return "optional(" + describeData(d.Opt) + ")"
+	}
+	return d.Kind.String()
 }

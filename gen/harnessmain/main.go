@@ -23,13 +23,26 @@ import (
 	"time"
 )
 
-// tensorData is a tensor in the harness's own terms; models.go converts it
-// to and from each generated package's Tensor.
+// tensorData is a value in the harness's own terms; models.go converts it
+// to and from each generated package's Tensor. Kind is kindTensor (Data
+// holds the elements), kindSequence (Data is a []*tensorData) or
+// kindOptional (Data is a *tensorData, nil for none); DType is the
+// innermost tensors' dtype.
 type tensorData struct {
+	Kind  uint8
 	DType uint8
 	Shape []int
 	Data  any
 }
+
+const (
+	kindTensor   = 0
+	kindSequence = 'S'
+	kindOptional = 'O'
+)
+
+// maxNesting bounds how deep sequences and optionals nest.
+const maxNesting = 16
 
 // runner runs one model: warmup untimed runs (at least one run happens),
 // then runs timed runs; it returns the last outputs.
@@ -164,13 +177,55 @@ func readTensorFile(path string) (*tensorData, error) {
 	return t, nil
 }
 
-func readTensor(r io.Reader) (*tensorData, error) {
+func readTensor(r io.Reader) (*tensorData, error) { return readValue(r, 0) }
+
+// readValue reads a tensor (version 1 record) or a sequence or optional
+// (version 2 record, followed by its elements).
+func readValue(r io.Reader, depth int) (*tensorData, error) {
 	var hdr [12]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err
 	}
-	if string(hdr[:4]) != "CUVT" || hdr[4] != 1 {
-		return nil, errors.New("not a version 1 cuvil tensor file")
+	if string(hdr[:4]) != "CUVT" || (hdr[4] != 1 && hdr[4] != 2) {
+		return nil, errors.New("not a version 1 or 2 cuvil tensor file")
+	}
+	if hdr[4] == 2 {
+		if depth >= maxNesting {
+			return nil, fmt.Errorf("values nest deeper than %d", maxNesting)
+		}
+		t := &tensorData{Kind: hdr[5], DType: hdr[6], Shape: []int{}}
+		n := binary.LittleEndian.Uint32(hdr[8:])
+		switch t.Kind {
+		case kindSequence:
+			if n > 1<<24 {
+				return nil, fmt.Errorf("sequence of %d elements is too long", n)
+			}
+			elems := make([]*tensorData, n)
+			for i := range elems {
+				e, err := readValue(r, depth+1)
+				if err != nil {
+					return nil, fmt.Errorf("element %d: %v", i, err)
+				}
+				elems[i] = e
+			}
+			t.Data = elems
+		case kindOptional:
+			if n > 1 {
+				return nil, fmt.Errorf("optional holds %d values", n)
+			}
+			var v *tensorData
+			if n == 1 {
+				e, err := readValue(r, depth+1)
+				if err != nil {
+					return nil, fmt.Errorf("optional value: %v", err)
+				}
+				v = e
+			}
+			t.Data = v
+		default:
+			return nil, fmt.Errorf("unknown value kind %q", t.Kind)
+		}
+		return t, nil
 	}
 	t := &tensorData{DType: hdr[5]}
 	rank := binary.LittleEndian.Uint32(hdr[8:])
@@ -301,8 +356,41 @@ func writeTensorFile(path string, t *tensorData) error {
 	return err
 }
 
-func writeTensor(w io.Writer, t *tensorData) error {
+func writeTensor(w io.Writer, t *tensorData) error { return writeValue(w, t, 0) }
+
+// writeValue writes a tensor, sequence or optional (see readValue).
+func writeValue(w io.Writer, t *tensorData, depth int) error {
 	le := binary.LittleEndian
+	if t == nil {
+		return errors.New("output is missing")
+	}
+	if t.Kind != kindTensor {
+		if depth >= maxNesting {
+			return fmt.Errorf("values nest deeper than %d", maxNesting)
+		}
+		var elems []*tensorData
+		switch d := t.Data.(type) {
+		case []*tensorData:
+			elems = d
+		case *tensorData:
+			if d != nil {
+				elems = []*tensorData{d}
+			}
+		default:
+			return fmt.Errorf("value of kind %q has data %T", t.Kind, t.Data)
+		}
+		b := []byte{'C', 'U', 'V', 'T', 2, t.Kind, t.DType, 0}
+		b = le.AppendUint32(b, uint32(len(elems)))
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		for i, e := range elems {
+			if err := writeValue(w, e, depth+1); err != nil {
+				return fmt.Errorf("element %d: %v", i, err)
+			}
+		}
+		return nil
+	}
 	b := []byte{'C', 'U', 'V', 'T', 1, t.DType, 0, 0}
 	b = le.AppendUint32(b, uint32(len(t.Shape)))
 	for _, d := range t.Shape {
