@@ -6,7 +6,6 @@ import (
 	"os"
 
 	cuvilapi "github.com/cuvil/cuvil"
-	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/passes"
 )
 
@@ -62,75 +61,3 @@ func cmdCompile(args []string, stdout io.Writer) error {
 // progressOut receives compile's progress line (a variable for tests).
 var progressOut io.Writer = os.Stderr
 
-func cmdInspect(args []string, stdout io.Writer) error {
-	fs := newFlags("inspect")
-	model := fs.String("model", "", "ONNX model file")
-	all := fs.Bool("print-after-all", false, "print the IR after every pass")
-	ops := fs.Bool("ops", false, "list the custom ops the model needs, with their signatures, hashes and Go function types")
-	var pf pipelineFlags
-	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
-	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q", fs.Args())
-	}
-	if *ops {
-		return printOps(*model, stdout)
-	}
-	if *all {
-		dumps := ""
-		for _, p := range passNamesFor(pf.debug) {
-			if dumps != "" {
-				dumps += ","
-			}
-			dumps += p + "/dump"
-		}
-		if pf.debug != "" && dumps != "" {
-			pf.debug += ","
-		}
-		pf.debug += dumps
-	}
-	m, _, err := load(*model, pf, stdout)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, "# final IR")
-	return ir.Print(stdout, m)
-}
-
-// passNamesFor lists the pipeline's passes that the -d value does not
-// mention yet.
-func passNamesFor(debug string) []string {
-	set, err := passes.ParseDebug(debug)
-	if err != nil {
-		return nil // load reports the error
-	}
-	var out []string
-	for _, name := range passes.PassNames() {
-		if _, ok := set[name]; !ok {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// printOps prints one block per custom op signature the model needs.
-func printOps(model string, stdout io.Writer) error {
-	if model == "" {
-		return usagef("-model is required")
-	}
-	sigs, err := cuvilapi.CustomOps(model)
-	if err != nil {
-		return err
-	}
-	if len(sigs) == 0 {
-		fmt.Fprintf(stdout, "%s: every op has a built-in kernel\n", model)
-		return nil
-	}
-	for _, s := range sigs {
-		fmt.Fprintf(stdout, "%s\n\thash %s\n\t%s\n\tregister: -op %s=IMPORT/PATH.Func\n", s.Text, s.Hash, s.GoSignature, s.Key)
-	}
-	return nil
-}

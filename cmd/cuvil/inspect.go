@@ -1,0 +1,259 @@
+package main
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	cuvilapi "github.com/cuvil/cuvil"
+	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/passes"
+)
+
+func cmdInspect(args []string, stdout io.Writer) error {
+	fs := newFlags("inspect")
+	model := fs.String("model", "", "ONNX model file")
+	all := fs.Bool("print-after-all", false, "print the IR after every pass")
+	ops := fs.Bool("ops", false, "list the custom ops the model needs, with their signatures, hashes and Go function types")
+	stats := fs.Bool("stats", false, "print the final graph's node count per op type, then the total, instead of the IR")
+	memplan := fs.Bool("memplan", false, "print the memory plan of the final graph instead of the IR")
+	memSVG := fs.String("memplan-svg", "", "write an SVG timeline of the memory plan to `FILE`")
+	graph := fs.String("graph", "", "write the final graph in Graphviz dot to `FILE` (and FILE's .svg when dot is on PATH)")
+	var pf pipelineFlags
+	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
+	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	if *ops {
+		return printOps(*model, stdout)
+	}
+	if *all {
+		dumps := ""
+		for _, p := range passNamesFor(pf.debug) {
+			if dumps != "" {
+				dumps += ","
+			}
+			dumps += p + "/dump"
+		}
+		if pf.debug != "" && dumps != "" {
+			pf.debug += ","
+		}
+		pf.debug += dumps
+	}
+	m, _, err := load(*model, pf, stdout)
+	if err != nil {
+		return err
+	}
+	quiet := false // an analysis flag replaces the final IR
+	if *stats {
+		quiet = true
+		for _, c := range passes.Stats(m) {
+			fmt.Fprintf(stdout, "%s %d\n", statsName(c.Op), c.Count)
+		}
+		fmt.Fprintf(stdout, "nodes %d\n", passes.NodeCount(m))
+	}
+	if *memplan || *memSVG != "" {
+		p, err := passes.PlanModel(m)
+		if err != nil {
+			return err
+		}
+		if *memplan {
+			quiet = true
+			if err := p.Print(stdout); err != nil {
+				return err
+			}
+		}
+		if *memSVG != "" {
+			quiet = true
+			if err := os.WriteFile(*memSVG, []byte(memPlanSVG(p)), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	if *graph != "" {
+		quiet = true
+		if err := writeGraph(m, *graph); err != nil {
+			return err
+		}
+	}
+	if quiet {
+		return nil
+	}
+	fmt.Fprintln(stdout, "# final IR")
+	return ir.Print(stdout, m)
+}
+
+// statsName prints fused ops under their own names (FusedConv, not
+// cuvil::FusedConv); other domains keep theirs.
+func statsName(op string) string {
+	if d, name, ok := strings.Cut(op, "::"); ok && d == ir.CuvilDomain {
+		return name
+	}
+	return op
+}
+
+// passNamesFor lists the pipeline's passes that the -d value does not
+// mention yet.
+func passNamesFor(debug string) []string {
+	set, err := passes.ParseDebug(debug)
+	if err != nil {
+		return nil // load reports the error
+	}
+	var out []string
+	for _, name := range passes.PassNames() {
+		if _, ok := set[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// printOps prints one block per custom op signature the model needs.
+func printOps(model string, stdout io.Writer) error {
+	if model == "" {
+		return usagef("-model is required")
+	}
+	sigs, err := cuvilapi.CustomOps(model)
+	if err != nil {
+		return err
+	}
+	if len(sigs) == 0 {
+		fmt.Fprintf(stdout, "%s: every op has a built-in kernel\n", model)
+		return nil
+	}
+	for _, s := range sigs {
+		fmt.Fprintf(stdout, "%s\n\thash %s\n\t%s\n\tregister: -op %s=IMPORT/PATH.Func\n", s.Text, s.Hash, s.GoSignature, s.Key)
+	}
+	return nil
+}
+
+// memPlanSVG draws the plan as a timeline: x is the node index, y the
+// offset in the arena (one band per dtype arena, stacked), one rectangle
+// per buffer from its first to its last node, with a tooltip.
+func memPlanSVG(p *passes.MemPlan) string {
+	const (
+		colW   = 12.0  // pixels per node
+		height = 600.0 // pixels for all arenas together
+		left   = 60.0
+		top    = 20.0
+		gapY   = 20.0
+	)
+	total := p.Total()
+	if total == 0 {
+		total = 1
+	}
+	scale := height / float64(total)
+	base := map[ir.DType]float64{}
+	y := top
+	for _, a := range p.Arenas {
+		base[a.DType] = y
+		y += float64(a.Bytes)*scale + gapY
+	}
+	w := left + float64(p.Nodes+1)*colW + 20
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="10">`+"\n", w, y+top)
+	fmt.Fprintf(&b, "<title>memory plan: %d bytes of arenas for %d values (sum of sizes %d), %d in place, %d dynamic</title>\n", p.Total(), len(p.Buffers), p.Sum(), p.InPlaceCount(), len(p.Dynamic))
+	for _, a := range p.Arenas {
+		y0 := base[a.DType]
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999"/>`+"\n", left, y0, float64(p.Nodes+1)*colW, float64(a.Bytes)*scale)
+		fmt.Fprintf(&b, `<text x="2" y="%.1f">%s</text><text x="2" y="%.1f">%d B</text>`+"\n", y0+10, a.DType, y0+22, a.Bytes)
+	}
+	colors := []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+	for i, buf := range p.Buffers {
+		x := left + float64(buf.First)*colW
+		wd := float64(buf.Last-buf.First+1) * colW
+		h := max(float64(buf.Bytes)*scale, 0.5)
+		title := fmt.Sprintf("%s %s %d bytes @%d nodes [%d,%d]", buf.Value.Name, buf.DType, buf.Bytes, buf.Offset, buf.First, buf.Last)
+		if buf.InPlace != nil {
+			title += " in place of " + buf.InPlace.Name
+		}
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.2f" width="%.1f" height="%.2f" fill="%s" fill-opacity="0.7" stroke="#333" stroke-width="0.3"><title>%s</title></rect>`+"\n",
+			x, base[buf.DType]+float64(buf.Offset)*scale, wd, h, colors[i%len(colors)], html.EscapeString(title))
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// writeGraph writes m's top-level graph as Graphviz dot: one box per node,
+// fused nodes (domain cuvil) filled and boxed in a cluster of their own,
+// constants left out, edges labelled with types. With dot on PATH it also
+// writes FILE's .svg.
+func writeGraph(m *ir.Model, file string) error {
+	g := m.Graph
+	var b strings.Builder
+	b.WriteString("digraph cuvil {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n")
+	id := map[*ir.Node]string{}
+	for i, n := range g.Nodes {
+		id[n] = fmt.Sprintf("n%d", i)
+	}
+	q := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) }
+	for i, v := range g.Inputs {
+		fmt.Fprintf(&b, "  in%d [label=\"%s\\n%s\", shape=ellipse, style=filled, fillcolor=\"#dddddd\"];\n", i, q(v.Name), q(v.Type.String()))
+	}
+	for i, v := range g.Outputs {
+		fmt.Fprintf(&b, "  out%d [label=\"%s\\n%s\", shape=ellipse, style=filled, fillcolor=\"#dddddd\"];\n", i, q(v.Name), q(v.Type.String()))
+	}
+	for _, n := range g.Nodes {
+		label := q(n.Op) + "\\n" + q(n.Name)
+		if n.Domain == ir.CuvilDomain {
+			var extra []string
+			for _, a := range n.Attrs {
+				if a.Name == "activation" && a.S != "" {
+					extra = append(extra, "+"+a.S)
+				}
+			}
+			if len(extra) > 0 {
+				label += "\\n" + q(strings.Join(extra, " "))
+			}
+			fmt.Fprintf(&b, "  subgraph cluster_%s {\n    label=\"fused %s\"; style=\"rounded,dashed\"; color=\"#c0392b\";\n", id[n], q(n.Op))
+			fmt.Fprintf(&b, "    %s [label=\"%s\", style=\"filled,bold\", fillcolor=\"#f9d5cf\", color=\"#c0392b\"];\n  }\n", id[n], label)
+			continue
+		}
+		fmt.Fprintf(&b, "  %s [label=\"%s\"];\n", id[n], label)
+	}
+	src := map[*ir.Value]string{}
+	for i, v := range g.Inputs {
+		src[v] = fmt.Sprintf("in%d", i)
+	}
+	var edges []string
+	for _, n := range g.Nodes {
+		for _, v := range n.Outputs {
+			if v != nil {
+				src[v] = id[n]
+			}
+		}
+		for _, v := range n.Inputs {
+			if s, ok := src[v]; ok && v != nil {
+				edges = append(edges, fmt.Sprintf("  %s -> %s [label=\"%s\"];\n", s, id[n], q(v.Type.String())))
+			}
+		}
+	}
+	for i, v := range g.Outputs {
+		if s, ok := src[v]; ok {
+			edges = append(edges, fmt.Sprintf("  %s -> out%d;\n", s, i))
+		}
+	}
+	for _, e := range edges {
+		b.WriteString(e)
+	}
+	b.WriteString("}\n")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		return nil // no Graphviz: the .dot file is the result
+	}
+	svg := strings.TrimSuffix(file, ".dot") + ".svg"
+	if out, err := exec.Command(dot, "-Tsvg", "-o", svg, file).CombinedOutput(); err != nil {
+		return fmt.Errorf("dot: %v: %s", err, out)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInspectAnalyses(t *testing.T) {
+	model := filepath.Join(mnist, "model.onnx")
+	code, out, errOut := cuvil(t, "inspect", "-model", model, "-stats")
+	if code != 0 {
+		t.Fatalf("inspect -stats: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], "nodes ") || !strings.Contains(out, "FusedConv 2\n") || strings.Contains(out, "cuvil::") {
+		t.Errorf("inspect -stats printed\n%s", out)
+	}
+
+	code, out, errOut = cuvil(t, "inspect", "-model", model, "-memplan")
+	if code != 0 || !strings.Contains(out, "arena f32 ") || !strings.Contains(out, "\ntotal ") {
+		t.Errorf("inspect -memplan: exit %d\n%s%s", code, out, errOut)
+	}
+
+	dir := t.TempDir()
+	svg, dot := filepath.Join(dir, "plan.svg"), filepath.Join(dir, "g.dot")
+	if code, _, errOut := cuvil(t, "inspect", "-model", model, "-memplan-svg", svg, "-graph", dot); code != 0 {
+		t.Fatalf("inspect -memplan-svg -graph: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !strings.HasPrefix(string(b), "<svg") || strings.Count(string(b), "<rect") < 2 || !strings.Contains(string(b), "<title>") {
+		t.Errorf("memplan svg: %v\n%.300s", err, b)
+	}
+	b, err = os.ReadFile(dot)
+	if err != nil || !strings.HasPrefix(string(b), "digraph") || !strings.Contains(string(b), "subgraph cluster_") || !strings.Contains(string(b), "->") {
+		t.Errorf("graph dot: %v\n%.300s", err, b)
+	}
+
+	code, out, _ = cuvil(t, "inspect", "-model", model, "-d=fuse-conv/dump")
+	if code != 0 || strings.Count(out, "# after pass ") != 1 || !strings.Contains(out, "# after pass fuse-conv") {
+		t.Errorf("inspect -d=fuse-conv/dump printed %d dumps", strings.Count(out, "# after pass "))
+	}
+}
