@@ -28,7 +28,7 @@ type ctrlBody struct {
 }
 
 func isControl(n *ir.Node) bool {
-	return n.Domain == "" && (n.Op == "If" || n.Op == "Loop" || n.Op == "Scan")
+	return n.Domain == "" && (n.Op == "If" || n.Op == "Loop" || n.Op == "Scan" || n.Op == "SequenceMap")
 }
 
 // lowerNodes lowers the nodes of g (the main graph or a subgraph) and
@@ -279,6 +279,19 @@ func (c *compiled) lowerControl(m *ir.Model, lib *library, n *ir.Node, where str
 				return fmt.Errorf("gen: %s: scan input %d has type %s, want a ranked tensor", where, i-first-nState, n.Inputs[i].Type)
 			}
 		}
+	case "SequenceMap":
+		body := n.Attr("body").G
+		if len(n.Inputs) < 1 || len(body.Inputs) != len(n.Inputs) || len(body.Outputs) != len(n.Outputs) {
+			return fmt.Errorf("gen: %s: body has %d inputs and %d outputs, which do not fit %d inputs and %d outputs", where, len(body.Inputs), len(body.Outputs), len(n.Inputs), len(n.Outputs))
+		}
+		for i, v := range n.Inputs {
+			if v == nil {
+				return fmt.Errorf("gen: %s: input %d is missing", where, i)
+			}
+		}
+		if n.Inputs[0].Type.Kind != ir.SequenceKind {
+			return fmt.Errorf("gen: %s: input_sequence has type %s, want a sequence", where, n.Inputs[0].Type)
+		}
 	}
 	c.lowerTemps(n)
 	return nil
@@ -316,6 +329,8 @@ func (e *emitter) nodes(g *jen.Group, nodes []*ir.Node) {
 			e.emitLoop(g, n)
 		case n.Op == "Scan" && isControl(n):
 			e.emitScan(g, n)
+		case n.Op == "SequenceMap" && isControl(n):
+			e.emitSequenceMap(g, n)
 		default:
 			i := e.c.nodeIndex[n]
 			e.check(g, jen.Id(e.c.nodes[i].fn).Call(jen.Op("&").Id("s").Dot("nodes").Index(jen.Lit(i))))
@@ -666,4 +681,64 @@ func (c *compiled) initValues(g *jen.Group) {
 			g.Id("MakeOptional").Call(ref, dtypeID(dt))
 		}
 	}
+}
+
+// emitSequenceMap runs the body once per element of the input sequences
+// (which iterate in lockstep and must have the same length), giving the
+// body each tensor input whole, and collects each body output into a
+// sequence.
+func (e *emitter) emitSequenceMap(g *jen.Group, n *ir.Node) {
+	body := n.Attr("body").G
+	fail := func(format string, args ...jen.Code) jen.Code {
+		return e.fail(jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(fmt.Sprintf("node %q (SequenceMap): ", n.Name) + format)}, args...)...))
+	}
+	g.BlockFunc(func(b *jen.Group) {
+		// Every input's kind is checked at run time: a graph input typed
+		// loosely may still hold either.
+		for k, v := range n.Inputs {
+			if v.Type.Kind == ir.SequenceKind {
+				b.If(jen.Op("!").Parens(e.ref(v)).Dot("IsSequence").Call()).Block(fail(fmt.Sprintf("input %d is not a sequence", k)))
+			}
+		}
+		b.Id("count").Op(":=").Parens(e.ref(n.Inputs[0])).Dot("Seq").Call().Dot("Len").Call()
+		for k, v := range n.Inputs[1:] {
+			if v.Type.Kind == ir.SequenceKind {
+				b.If(jen.Id("l").Op(":=").Parens(e.ref(v)).Dot("Seq").Call().Dot("Len").Call(), jen.Id("l").Op("!=").Id("count")).Block(
+					fail(fmt.Sprintf("sequence input %d has %%d elements, input_sequence %%d", k+1), jen.Id("l"), jen.Id("count")))
+			} else {
+				b.Add(copyValue(e.ref(body.Inputs[k+1]), e.ref(v)))
+			}
+		}
+		outs := make([]jen.Code, len(n.Outputs))
+		for j, o := range n.Outputs {
+			if o == nil {
+				continue
+			}
+			dt := ir.Undefined
+			if o.Type.Elem != nil {
+				dt = ElemDType(*o.Type.Elem)
+			}
+			if dt == ir.Undefined {
+				dt = ElemDType(body.Outputs[j].Type)
+			}
+			if dt == ir.Undefined {
+				dt = ir.F32
+			}
+			outs[j] = jen.Id(fmt.Sprintf("out%d", j))
+			b.Id(fmt.Sprintf("out%d", j)).Op(":=").Id("MakeSequence").Call(e.ref(o), dtypeID(dt))
+		}
+		b.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Id("count"), jen.Id("i").Op("++")).BlockFunc(func(l *jen.Group) {
+			for k, v := range n.Inputs {
+				if k == 0 || v.Type.Kind == ir.SequenceKind {
+					l.Add(copyValue(e.ref(body.Inputs[k]), jen.Parens(e.ref(v)).Dot("Seq").Call().Dot("Elems").Index(jen.Id("i"))))
+				}
+			}
+			e.callBody(l, body)
+			for j, o := range n.Outputs {
+				if o != nil {
+					l.Add(copyValue(jen.Add(outs[j]).Dot("Append").Call(), e.ref(body.Outputs[j])))
+				}
+			}
+		})
+	})
 }

@@ -152,7 +152,9 @@ func (x *inferer) infer(n *ir.Node) error {
 	return nil
 }
 
-func isControlFlow(op string) bool { return op == "If" || op == "Loop" || op == "Scan" }
+func isControlFlow(op string) bool {
+	return op == "If" || op == "Loop" || op == "Scan" || op == "SequenceMap"
+}
 
 // hintUsable reports whether a declared type says anything. The zero Type
 // (what the importer leaves when nothing is declared) has no dtype.

@@ -13,6 +13,45 @@ func init() {
 	reg(inferOptional, "Optional")
 	reg(inferOptionalHasElement, "OptionalHasElement")
 	reg(inferOptionalGetElement, "OptionalGetElement")
+	reg(inferSequenceMap, "SequenceMap")
+}
+
+// inferSequenceMap infers SequenceMap-17: the body sees one element of each
+// sequence input (they iterate in lockstep) and every tensor input whole;
+// each output is the sequence of what the body's output was per element.
+func inferSequenceMap(x *inferer, n *ir.Node) error {
+	body, err := graphAttr(n, "body")
+	if err != nil {
+		return err
+	}
+	if len(n.Inputs) < 1 || len(body.Inputs) != len(n.Inputs) || len(body.Outputs) != len(n.Outputs) {
+		return fmt.Errorf("body has %d inputs and %d outputs, the node %d and %d", len(body.Inputs), len(body.Outputs), len(n.Inputs), len(n.Outputs))
+	}
+	for i, v := range n.Inputs {
+		if v == nil {
+			return fmt.Errorf("input %d is missing", i)
+		}
+		t := v.Type
+		switch {
+		case t.Kind == ir.SequenceKind && t.Elem != nil:
+			x.set(body.Inputs[i], t.Elem.Clone())
+		case t.Kind == ir.SequenceKind:
+			x.set(body.Inputs[i], ir.Type{Unranked: true})
+		case i == 0:
+			return fmt.Errorf("input_sequence has type %s, want a sequence", t)
+		default:
+			x.set(body.Inputs[i], t.Clone())
+		}
+	}
+	if err := x.subgraph(n, body); err != nil {
+		return err
+	}
+	for i, o := range n.Outputs {
+		if o != nil {
+			x.set(o, seqOf(body.Outputs[i].Type.Clone()))
+		}
+	}
+	return nil
 }
 
 func optOf(e ir.Type) ir.Type { return ir.Type{Kind: ir.OptionalKind, Elem: &e} }
