@@ -35,6 +35,8 @@ var cuvilOpDefs = []opDef{
 		"LayerNorm(X + Skip) over the last axis; Sum, when asked for, is X + Skip.", nil},
 	{"ScaleShift", "1", "X:T scale:T shift:T", "Y:T", "T=$f", fusedActAttrs, "",
 		"activation(X*scale + shift) with scale and shift per channel (axis 1, shape [C]): an unfoldable BatchNormalization.", nil},
+	{"Attention", "1", "Q:T Kt:T V:T mask:T?", "Y:T", "T=$f", "scale:float=1", "",
+		"softmax(scale * Q·Kt + mask) · V over the last two axes: Q [..., Sq, D], Kt (K transposed) [..., D, Sk], V [..., Sk, Dv] with the same leading dims; mask broadcasts to [..., Sq, Sk].", nil},
 }
 
 func init() {

@@ -152,9 +152,9 @@ func inPlaceCandidate(n *ir.Node) bool {
 	return true
 }
 
-// nodeReads lists the values n reads: its inputs and what its subgraphs
+// memReads lists the values n reads: its inputs and what its subgraphs
 // capture from enclosing graphs.
-func nodeReads(n *ir.Node) []*ir.Value {
+func memReads(n *ir.Node) []*ir.Value {
 	out := n.Inputs
 	for _, a := range n.Attrs {
 		if a.G != nil {
@@ -190,7 +190,7 @@ func PlanMemory(nodes []*ir.Node, outputs []*ir.Value) (*MemPlan, error) {
 		}
 	}
 	for i, n := range nodes {
-		for _, v := range nodeReads(n) {
+		for _, v := range memReads(n) {
 			if _, ok := first[v]; ok && v != nil {
 				last[v] = max(last[v], i)
 			}

@@ -34,6 +34,10 @@ var Pipeline = []*Pass{
 	// Before fuse-gemm: the residual Add in front of a LayerNorm goes into
 	// SkipLayerNorm (one row pass), not into the MatMul before it.
 	FuseLayerNorm,
+	// After fold-affine (scales are final) and before the MatMul
+	// epilogues: attention's MatMul/scale/mask/Softmax/MatMul becomes one
+	// row pass that never writes the [Sq, Sk] scores.
+	FuseAttention,
 	// After the folds: a Conv's bias is final, so the epilogue takes the
 	// activation and residual Add left after it.
 	FuseConv,

@@ -8,4 +8,5 @@ func init() {
 	register("cuvil::LayerNorm", CuvilLayerNorm)
 	register("cuvil::SkipLayerNorm", SkipLayerNorm)
 	register("cuvil::ScaleShift", ScaleShift)
+	register("cuvil::Attention", CuvilAttention)
 }

@@ -1,0 +1,72 @@
+package templates
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// TestCuvilAttention checks cuvil::Attention against the unfused
+// composition (MatMul, Mul by the scale, Add of the mask, Softmax, MatMul)
+// run in float64 on random odd sizes, with masks of several broadcast
+// shapes, on one thread and on a pool.
+func TestCuvilAttention(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for _, c := range []struct {
+		lead      []int
+		sq, d, sk int
+		dv        int
+		mask      []int // nil: no mask
+	}{
+		{[]int{3}, 7, 5, 9, 3, nil},
+		{[]int{2, 3}, 5, 11, 13, 7, []int{2, 3, 5, 13}},
+		{[]int{2, 3}, 5, 11, 13, 7, []int{13}},
+		{[]int{2, 3}, 1, 4, 6, 5, []int{2, 1, 1, 6}},
+		{nil, 9, 3, 1, 2, []int{9, 1}},
+		{[]int{4}, 17, 64, 17, 64, []int{1, 17, 17}},
+	} {
+		shape := func(a, b int) []int { return append(append([]int(nil), c.lead...), a, b) }
+		Q, Kt, V := nnRand(r, shape(c.sq, c.d)...), nnRand(r, shape(c.d, c.sk)...), nnRand(r, shape(c.sk, c.dv)...)
+		scale := float32(0.37)
+		s := fusedRef64(t, "MatMul", 13, nil, f64(Q), f64(Kt))
+		s = fusedRef64(t, "Mul", 14, nil, s, f64(nnT(nil, scale)))
+		in := []*Tensor{Q, Kt, V}
+		if c.mask != nil {
+			M := nnRand(r, c.mask...)
+			s = fusedRef64(t, "Add", 14, nil, s, f64(M))
+			in = append(in, M)
+		}
+		p := fusedRef64(t, "Softmax", 13, Attrs{"axis": int64(-1)}, s)
+		want := fusedRef64(t, "MatMul", 13, nil, p, f64(V))
+		attrs := Attrs{"scale": scale}
+		got := nnRun(t, "cuvil::Attention", 1, attrs, 1, in...)[0]
+		nnCheck(t, "attention", got, want.Shape, want.F64(), 1e-5)
+		n := nnNode("cuvil::Attention", 1, attrs, 1, in...)
+		n.Pool = NewWorkPool(WithThreads(3))
+		if err := CuvilAttention(n); err != nil {
+			t.Fatal(err)
+		}
+		n.Pool.Close()
+		nnCheck(t, "attention on a pool", n.Out[0], want.Shape, want.F64(), 1e-5)
+	}
+}
+
+func TestCuvilAttentionErrors(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	for _, c := range []struct {
+		name string
+		in   []*Tensor
+	}{
+		{"K does not chain", []*Tensor{nnRand(r, 2, 3, 4), nnRand(r, 2, 5, 6), nnRand(r, 2, 6, 3)}},
+		{"V does not chain", []*Tensor{nnRand(r, 2, 3, 4), nnRand(r, 2, 4, 6), nnRand(r, 2, 5, 3)}},
+		{"leading dims", []*Tensor{nnRand(r, 2, 3, 4), nnRand(r, 3, 4, 6), nnRand(r, 3, 6, 3)}},
+		{"mask", []*Tensor{nnRand(r, 2, 3, 4), nnRand(r, 2, 4, 6), nnRand(r, 2, 6, 3), nnRand(r, 5)}},
+	} {
+		if err := CuvilAttention(nnNode("cuvil::Attention", 1, nil, 1, c.in...)); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+	n := nnNode("cuvil::Attention", 1, Attrs{"scale": float32(0.5)}, 1, nnRand(r, 4, 7, 8), nnRand(r, 4, 8, 7), nnRand(r, 4, 7, 8), nnRand(r, 7))
+	if a := nnAllocs(t, n, CuvilAttention); a != 0 {
+		t.Errorf("%v allocations per run", a)
+	}
+}
