@@ -2,8 +2,8 @@ package ir
 
 // Operators of the ai.onnx.preview.training domain (opset 1, ONNX 1.12):
 // the optimizers, whose kernels live in templates/k_train.go under
-// "ai.onnx.preview.training::<Op>". Gradient is not declared: it names
-// values of a graph to differentiate, which Cuvil does not do.
+// "ai.onnx.preview.training::<Op>", and Gradient, which has no kernel: the
+// gradient pass (passes/gradient.go) rewrites it into ordinary nodes.
 
 // TrainingDomain is the domain of ONNX's preview training operators.
 const TrainingDomain = "ai.onnx.preview.training"
@@ -12,6 +12,11 @@ const TrainingDomain = "ai.onnx.preview.training"
 // optimizer's state), and the outputs the updated X... and state; the
 // kernels check the counts.
 var trainingOpDefs = []opDef{
+	// Inputs are the values named by xs then zs (the forward graph reads
+	// them, Gradient only pins them); outputs are dy/dx for each of xs.
+	{"Gradient", "1", "Inputs:T1[]", "Outputs:T2[]", "T1=$all T2=$f",
+		"xs:strings! y:string! zs:strings", "",
+		"Partial derivatives of y with respect to xs (rewritten away at compile time).", nil},
 	{"Adagrad", "1", "R:T1 T:T2 inputs:T3...", "outputs:T3...", "T1=f32,f64 T2=i64 T3=f32,f64",
 		"decay_factor:float=0 epsilon:float=1e-06 norm_coefficient:float=0", "",
 		"ADAGRAD step: inputs X..., G..., H...; outputs X_new..., H_new....", nil},

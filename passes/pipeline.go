@@ -3,6 +3,9 @@ package passes
 // Pipeline is the ordered list of passes Run executes. Read it top to
 // bottom; each entry says why it sits where it does.
 var Pipeline = []*Pass{
+	// Before everything: Gradient has no kernel, and its backward nodes
+	// are ordinary ops every later pass (shapes first) must see.
+	Gradient,
 	// First: every later pass and gen read Value.Type, and the importer only
 	// knows the declared (untrusted) types.
 	Shapes,
