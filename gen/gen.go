@@ -62,6 +62,7 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer prepack(m)()
 	c, err := lower(m, lib, opts.CustomOps)
 	if err != nil {
 		return nil, err

@@ -126,12 +126,29 @@ func sgemmPackA(transA bool, m, k int, a []float32, lda int) []float32 {
 }
 
 // sgemmOperand is one GEMM input: a row-major matrix (transposed or not), or
-// a whole matrix packed by sgemmPackA/sgemmPackB.
+// a whole matrix packed by sgemmPackA/sgemmPackB. A packed operand may be a
+// slice of a larger packed matrix: ld is then the padded row count (A) or
+// column count (B) of the whole, and off the first row (A) or column (B)
+// used, a multiple of MR (A) or NR (B); ld 0 means the operand is whole.
 type sgemmOperand struct {
 	trans  bool
 	data   []float32
 	ld     int
 	packed bool
+	off    int
+}
+
+// sgemmPrepackedAPart is sgemmPrepackedA for rows [m0, m0+m) of a matrix
+// of mAll rows packed whole by sgemmPackA (m0 a multiple of MR), packing B
+// into bufs (nil: from the pool).
+func sgemmPrepackedAPart(bufs *sgemmPkBufs, mAll, m0, m, n, k int, alpha float32, ap []float32, transB bool, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m0%sgemmPkMR != 0 || m0+m > mAll || len(ap) < sgemmPackedASize(mAll, k) {
+		panic("templates: prepacked A part out of range")
+	}
+	sgemmDrive(bufs, m, n, k, alpha,
+		sgemmOperand{data: ap, packed: true, ld: sgemmRoundUp(mAll, sgemmPkMR), off: m0},
+		sgemmOperand{trans: transB, data: b, ld: ldb},
+		beta, c, ldc)
 }
 
 func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c []float32, ldc int) {
@@ -147,7 +164,13 @@ func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand
 		defer sgemmPkPool.Put(bufs)
 	}
 	mpad := sgemmRoundUp(m, sgemmPkMR)
+	if A.packed && A.ld > 0 {
+		mpad = A.ld
+	}
 	npad := sgemmRoundUp(n, sgemmPkNR)
+	if B.packed && B.ld > 0 {
+		npad = B.ld
+	}
 	kb := sgemmKBlock(k)
 	mb := sgemmMBlock(m)
 	for jc := 0; jc < n; jc += sgemmPkNC {
@@ -156,7 +179,7 @@ func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand
 			kc := min(kb, k-pc)
 			var bp []float32
 			if B.packed {
-				bp = B.data[pc*npad+jc*kc:]
+				bp = B.data[pc*npad+(B.off+jc)*kc:]
 			} else {
 				bp = bufs.b
 			}
@@ -169,7 +192,7 @@ func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand
 				mc := min(mb, m-ic)
 				var ap []float32
 				if A.packed {
-					ap = A.data[pc*mpad+ic*kc:]
+					ap = A.data[pc*mpad+(A.off+ic)*kc:]
 				} else {
 					sgemmPackABlock(bufs.a, A.trans, A.data, A.ld, ic, pc, mc, kc)
 					ap = bufs.a

@@ -387,3 +387,69 @@ func BenchmarkConv3x3(b *testing.B) {
 		Conv(n)
 	}
 }
+
+// TestConvPrepacked checks Conv and FusedConv with W prepacked as gen
+// stores it against the same nodes with plain W, on odd sizes, groups, k
+// longer than one GEMM k block, and 1 or 3 threads (column and row splits).
+func TestConvPrepacked(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	cases := []struct {
+		name  string
+		x, w  []int
+		attrs Attrs
+	}{
+		{"3x3pad", []int{2, 6, 9, 11}, []int{5, 6, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		{"strided_group", []int{1, 6, 13, 7}, []int{9, 2, 3, 3}, Attrs{"group": int64(3), "strides": []int64{2, 2}, "pads": []int64{0, 1, 1, 0}}},
+		{"pointwise_blocks", []int{1, 3, 17, 19}, []int{300, 3, 1, 1}, nil},
+		{"deep_k", []int{1, 37, 7, 9}, []int{13, 37, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		{"rows_split", []int{1, 64, 5, 5}, []int{77, 64, 1, 1}, nil},
+		{"1d", []int{2, 3, 23}, []int{4, 3, 5}, Attrs{"dilations": []int64{2}}},
+		{"3d", []int{1, 2, 5, 4, 3}, []int{3, 2, 2, 2, 2}, nil},
+	}
+	for _, c := range cases {
+		X, W, B := nnRand(r, c.x...), nnRand(r, c.w...), nnRand(r, c.w[0])
+		group := 1
+		if g, ok := c.attrs["group"]; ok {
+			group = int(g.(int64))
+		}
+		packed, ok := PrepackConvWeights(W.F32(), W.Shape, group)
+		if !ok {
+			t.Fatalf("%s: not prepackable", c.name)
+		}
+		WP := &Tensor{DType: F32, Shape: []int{len(packed)}, Data: packed}
+		Z := nnRand(r, nnRun(t, "Conv", 11, c.attrs, 1, X, W, B)[0].Shape...)
+		for _, op := range []string{"Conv", "cuvil::FusedConv"} {
+			for _, threads := range []int{1, 3} {
+				attrs := Attrs{}
+				for k, v := range c.attrs {
+					attrs[k] = v
+				}
+				if op != "Conv" {
+					attrs["activation"] = "Relu"
+				}
+				ref := nnRun(t, op, 11, attrs, 1, X, W, B)[0]
+				in := []*Tensor{X, WP, B}
+				if op != "Conv" {
+					in = append(in, Z)
+					ref = nnRun(t, op, 11, attrs, 1, X, W, B, Z)[0]
+				}
+				pattrs := Attrs{ConvPackedAttr: ints64(W.Shape)}
+				for k, v := range attrs {
+					pattrs[k] = v
+				}
+				n := nnNode(op, 11, pattrs, 1, in...)
+				n.Pool = NewWorkPool(WithThreads(threads))
+				if err := Kernels[op](n); err != nil {
+					t.Fatalf("%s %s: %v", c.name, op, err)
+				}
+				n.Pool.Close()
+				nnCheck(t, c.name+"/"+op, n.Out[0], ref.Shape, nnF64(ref), 1e-5)
+			}
+		}
+	}
+	// A prepacked W of the wrong length is an error, not a panic.
+	n := nnNode("Conv", 11, Attrs{ConvPackedAttr: []int64{4, 3, 3, 3}}, 1, nnRand(r, 1, 3, 5, 5), nnRand(r, 10))
+	if err := Conv(n); err == nil {
+		t.Fatal("Conv accepted a prepacked W of the wrong length")
+	}
+}

@@ -49,6 +49,18 @@ type gemmScratch struct {
 	pk *sgemmPkBufs
 }
 
+// pkBufs returns the packed driver's buffers of s, made on first use (nil
+// for a nil s: the driver then takes them from its pool).
+func (s *gemmScratch) pkBufs() *sgemmPkBufs {
+	if s == nil {
+		return nil
+	}
+	if s.pk == nil {
+		s.pk = newSgemmPkBufs()
+	}
+	return s.pk
+}
+
 // sgemmWith is sgemm packing into s (nil: buffers from the sync.Pools).
 func sgemmWith(s *gemmScratch, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m <= 2 && !transA && m > 0 && n > 0 && k > 0 {
