@@ -1,0 +1,343 @@
+// Command vec generates the AVX2/FMA vector kernels of package templates
+// (depthwise 3x3 convolution rows, bias+clamp epilogues, GELU, exp for
+// softmax) and their Go declarations, with avo's build API. Each kernel's
+// pure-Go twin lives in templates/k_vec.go and is its test reference.
+//
+//	go generate ./asmgen/amd64/vec
+package main
+
+//go:generate go run . -pkg templates -out ../../../templates/asm_vec_amd64.s -stubs ../../../templates/asm_vec_amd64.go
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func main() {
+	ConstraintExpr("amd64,!purego")
+	constants()
+	dwConv9()
+	biasClamp()
+	gelu()
+	expSum()
+	maxRow()
+	Generate()
+}
+
+// consts holds each constant the kernels need as 8 equal float32 lanes, so
+// it can be a memory operand of any VEX instruction.
+var (
+	consts     Mem
+	constIndex = map[string]int{}
+)
+
+var constList = []struct {
+	name string
+	v    float32
+}{
+	{"one", 1}, {"two", 2}, {"half", 0.5}, {"rsqrt2", float32(1 / math.Sqrt2)},
+	{"absmask", math.Float32frombits(0x7fffffff)},
+	// Cephes expf.
+	{"expHi", 88.3762626647949}, {"expLo", -87.3365478515625}, {"log2e", float32(math.Log2E)},
+	{"ln2hi", 0.693359375}, {"ln2lo", -2.12194440e-4},
+	{"ep0", 1.9875691500e-4}, {"ep1", 1.3981999507e-3}, {"ep2", 8.3334519073e-3},
+	{"ep3", 4.1665795894e-2}, {"ep4", 1.6666665459e-1}, {"ep5", 5.0000001201e-1},
+	// erfc(z) = t*exp(-z*z + P(t)), t = 1/(1+z/2) (Numerical Recipes erfcc,
+	// fractional error under 1.2e-7), coefficients from t^9 down.
+	{"ec9", 0.17087277}, {"ec8", -0.82215223}, {"ec7", 1.48851587}, {"ec6", -1.13520398},
+	{"ec5", 0.27886807}, {"ec4", -0.18628806}, {"ec3", 0.09678418}, {"ec2", 0.37409196},
+	{"ec1", 1.00002368}, {"ec0", -1.26551223},
+}
+
+func constants() {
+	consts = GLOBL("vecConsts", RODATA|NOPTR)
+	for i, c := range constList {
+		constIndex[c.name] = i
+		for l := 0; l < 8; l++ {
+			DATA(32*i+4*l, U32(math.Float32bits(c.v)))
+		}
+	}
+}
+
+// k is the memory operand of a named constant.
+func k(name string) Mem {
+	i, ok := constIndex[name]
+	if !ok {
+		panic("no constant " + name)
+	}
+	return consts.Offset(32 * i)
+}
+
+// paramAddr is the stack address of a scalar argument: float arguments are
+// read with VEX broadcasts, never avo's legacy-SSE Load (see asmgen/amd64).
+func paramAddr(name string) Mem {
+	b, err := Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
+
+// dwConv9 emits the depthwise 3x3 row kernel: nine shifted input rows,
+// nine weights, bias and clamp, 32 outputs per iteration in four
+// independent accumulators (the FMAs read the inputs from memory).
+func dwConv9() {
+	TEXT("dwConv9AVX2", NOSPLIT, "func(y *float32, src *[9]*float32, w *[9]float32, n int, bias, lo, hi float32)")
+	Doc(
+		"dwConv9AVX2 sets y[i] = min(max(bias + sum_t w[t]*src[t][i], lo), hi)",
+		"for i in [0, n), n a multiple of 8: one output row of a depthwise 3x3",
+		"convolution, each src[t] the input row of tap t already shifted.",
+		"",
+		"Requires: AVX, FMA",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	srcp := Load(Param("src"), GP64())
+	wp := Load(Param("w"), GP64())
+	n := Load(Param("n"), GP64())
+	var src [9]GPVirtual
+	var w [9]VecVirtual
+	for t := 0; t < 9; t++ {
+		src[t] = GP64()
+		MOVQ(Mem{Base: srcp, Disp: 8 * t}, src[t])
+		w[t] = YMM()
+		VBROADCASTSS(Mem{Base: wp, Disp: 4 * t}, w[t])
+	}
+	bias, lo, hi := YMM(), YMM(), YMM()
+	VBROADCASTSS(paramAddr("bias"), bias)
+	VBROADCASTSS(paramAddr("lo"), lo)
+	VBROADCASTSS(paramAddr("hi"), hi)
+	i := GP64()
+	XORQ(i, i)
+
+	body := func(vecs int) {
+		acc := make([]VecVirtual, vecs)
+		for v := range acc {
+			acc[v] = YMM()
+			VMOVAPS(bias, acc[v])
+		}
+		for t := 0; t < 9; t++ {
+			for v := range acc {
+				VFMADD231PS(Mem{Base: src[t], Index: i, Scale: 4, Disp: 32 * v}, w[t], acc[v])
+			}
+		}
+		for v := range acc {
+			VMAXPS(lo, acc[v], acc[v])
+			VMINPS(hi, acc[v], acc[v])
+			VMOVUPS(acc[v], Mem{Base: y, Index: i, Scale: 4, Disp: 32 * v})
+		}
+		ADDQ(U8(8*vecs), i)
+	}
+	Comment("32 outputs at a time.")
+	last := GP64()
+	MOVQ(n, last)
+	SUBQ(U8(32), last)
+	Label("dw9_loop4")
+	CMPQ(i, last)
+	JG(LabelRef("dw9_loop1"))
+	body(4)
+	JMP(LabelRef("dw9_loop4"))
+	Comment("Then 8 at a time.")
+	Label("dw9_loop1")
+	CMPQ(i, n)
+	JGE(LabelRef("dw9_done"))
+	body(1)
+	JMP(LabelRef("dw9_loop1"))
+	Label("dw9_done")
+	VZEROUPPER()
+	RET()
+}
+
+// biasClamp emits y = min(max(y + bias, lo), hi), the bias and Relu/Clip
+// epilogue (lo = -Inf, hi = +Inf for none).
+func biasClamp() {
+	TEXT("biasClampAVX", NOSPLIT, "func(y *float32, n int, bias, lo, hi float32)")
+	Doc(
+		"biasClampAVX sets y[i] = min(max(y[i] + bias, lo), hi) for i in [0, n),",
+		"n a multiple of 8.",
+		"",
+		"Requires: AVX",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	bias, lo, hi := YMM(), YMM(), YMM()
+	VBROADCASTSS(paramAddr("bias"), bias)
+	VBROADCASTSS(paramAddr("lo"), lo)
+	VBROADCASTSS(paramAddr("hi"), hi)
+	i := GP64()
+	XORQ(i, i)
+	Label("bc_loop")
+	CMPQ(i, n)
+	JGE(LabelRef("bc_done"))
+	v := YMM()
+	VADDPS(Mem{Base: y, Index: i, Scale: 4}, bias, v)
+	VMAXPS(lo, v, v)
+	VMINPS(hi, v, v)
+	VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4})
+	ADDQ(U8(8), i)
+	JMP(LabelRef("bc_loop"))
+	Label("bc_done")
+	VZEROUPPER()
+	RET()
+}
+
+// expVec sets x = exp(x) lane-wise (Cephes expf: x = n*ln2 + r, a degree-5
+// polynomial for exp(r), 2^n through the exponent bits). Inputs are
+// clamped to [-87.34, 88.38]: exp of anything below is about 1e-38.
+func expVec(x VecVirtual) {
+	fx, t, p := YMM(), YMM(), YMM()
+	VMINPS(k("expHi"), x, x)
+	VMAXPS(k("expLo"), x, x)
+	VMULPS(k("log2e"), x, fx)
+	VROUNDPS(U8(0), fx, fx) // to nearest
+	VFNMADD231PS(k("ln2hi"), fx, x)
+	VFNMADD231PS(k("ln2lo"), fx, x)
+	VMOVUPS(k("ep0"), p)
+	for _, c := range []string{"ep1", "ep2", "ep3", "ep4", "ep5"} {
+		VFMADD213PS(k(c), x, p)
+	}
+	VMULPS(x, x, t)
+	VFMADD213PS(x, t, p) // p = p*x*x + x
+	VADDPS(k("one"), p, p)
+	VCVTPS2DQ(fx, fx)
+	VPSLLD(U8(23), fx, fx)
+	VPADDD(k("one"), fx, fx) // the bits of 1.0 plus n in the exponent
+	VMULPS(fx, p, x)
+}
+
+// gelu emits y = x/2 * (1 + erf(x/sqrt2)) in place, with
+// 1 + erf(z) = erfc(-z) = 2 - erfc(z), erfc from its exp form, so that
+// the result keeps its relative accuracy for negative x too.
+func gelu() {
+	TEXT("geluAVX2", NOSPLIT, "func(y *float32, n int)")
+	Doc(
+		"geluAVX2 sets y[i] = gelu(y[i]) (the erf form) for i in [0, n), n a",
+		"multiple of 8.",
+		"",
+		"Requires: AVX, AVX2, FMA",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	i := GP64()
+	XORQ(i, i)
+	Label("gelu_loop")
+	CMPQ(i, n)
+	JGE(LabelRef("gelu_done"))
+	x, z, t, p, e := YMM(), YMM(), YMM(), YMM(), YMM()
+	VMOVUPS(Mem{Base: y, Index: i, Scale: 4}, x)
+	VANDPS(k("absmask"), x, z)
+	VMULPS(k("rsqrt2"), z, z)
+	Comment("t = 1/(1+z/2)")
+	VMOVUPS(k("half"), t)
+	VFMADD213PS(k("one"), z, t)
+	VMOVUPS(k("one"), p)
+	VDIVPS(t, p, t)
+	Comment("e = -z*z + P(t)")
+	VMOVUPS(k("ec9"), p)
+	for _, c := range []string{"ec8", "ec7", "ec6", "ec5", "ec4", "ec3", "ec2", "ec1", "ec0"} {
+		VFMADD213PS(k(c), t, p)
+	}
+	VMOVAPS(p, e)
+	VFNMADD231PS(z, z, e)
+	expVec(e)
+	Comment("erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc")
+	VMULPS(t, e, e)
+	VMOVUPS(k("two"), p)
+	VSUBPS(e, p, p)
+	VBLENDVPS(x, e, p, p)
+	VMULPS(k("half"), x, x)
+	VMULPS(p, x, x)
+	VMOVUPS(x, Mem{Base: y, Index: i, Scale: 4})
+	ADDQ(U8(8), i)
+	JMP(LabelRef("gelu_loop"))
+	Label("gelu_done")
+	VZEROUPPER()
+	RET()
+}
+
+// expSum emits y = exp(x - sub), returning the sum of y (softmax's
+// numerator and denominator in one pass).
+func expSum() {
+	TEXT("expSumAVX2", NOSPLIT, "func(y, x *float32, n int, sub float32) float32")
+	Doc(
+		"expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of",
+		"8, and returns the sum of the y[i] (summed in 8 lanes, then across).",
+		"",
+		"Requires: AVX, AVX2, FMA",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	sub, sum := YMM(), YMM()
+	VBROADCASTSS(paramAddr("sub"), sub)
+	VXORPS(sum, sum, sum)
+	i := GP64()
+	XORQ(i, i)
+	Label("es_loop")
+	CMPQ(i, n)
+	JGE(LabelRef("es_done"))
+	v := YMM()
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
+	VSUBPS(sub, v, v)
+	expVec(v)
+	VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4})
+	VADDPS(v, sum, sum)
+	ADDQ(U8(8), i)
+	JMP(LabelRef("es_loop"))
+	Label("es_done")
+	hsum(sum)
+	VZEROUPPER()
+	Store(sum.AsX(), ReturnIndex(0))
+	RET()
+}
+
+// hsum leaves the sum of v's 8 lanes in lane 0.
+func hsum(v VecVirtual) {
+	h := XMM()
+	VEXTRACTF128(U8(1), v, h)
+	VADDPS(h, v.AsX(), v.AsX())
+	VMOVHLPS(v.AsX(), v.AsX(), h)
+	VADDPS(h, v.AsX(), v.AsX())
+	VMOVSHDUP(v.AsX(), h)
+	VADDSS(h, v.AsX(), v.AsX())
+}
+
+// maxRow emits the maximum of x[0:n].
+func maxRow() {
+	TEXT("maxAVX", NOSPLIT, "func(x *float32, n int) float32")
+	Doc(
+		"maxAVX returns the maximum of x[0:n], n a positive multiple of 8.",
+		"",
+		"Requires: AVX",
+	)
+	Pragma("noescape")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	m := YMM()
+	VMOVUPS(Mem{Base: x}, m)
+	i := GP64()
+	MOVQ(U32(8), i)
+	Label("max_loop")
+	CMPQ(i, n)
+	JGE(LabelRef("max_done"))
+	VMAXPS(Mem{Base: x, Index: i, Scale: 4}, m, m)
+	ADDQ(U8(8), i)
+	JMP(LabelRef("max_loop"))
+	Label("max_done")
+	h := XMM()
+	VEXTRACTF128(U8(1), m, h)
+	VMAXPS(h, m.AsX(), m.AsX())
+	VMOVHLPS(m.AsX(), m.AsX(), h)
+	VMAXPS(h, m.AsX(), m.AsX())
+	VMOVSHDUP(m.AsX(), h)
+	VMAXSS(h, m.AsX(), m.AsX())
+	VZEROUPPER()
+	Store(m.AsX(), ReturnIndex(0))
+	RET()
+}

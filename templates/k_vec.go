@@ -1,0 +1,99 @@
+package templates
+
+import "math"
+
+// Vector kernels on float32 rows: the depthwise 3x3 row, the bias+clamp
+// epilogue, GELU, softmax's exp-and-sum and a row maximum. Each has an
+// AVX2/FMA assembly version (asmgen/amd64/vec, asm_vec_amd64.s, dispatched
+// in k_vec_amd64.go) and the pure-Go twin here, which is what the purego
+// tag and other architectures run, the tail of every assembly call (the
+// assembly takes multiples of 8), and the tests' reference.
+
+// vecExpGo is Cephes' expf, the algorithm of the assembly's expVec: x =
+// n*ln2 + r, a degree-5 polynomial for exp(r), 2^n through the exponent.
+// Inputs are clamped to [-87.34, 88.38].
+func vecExpGo(x float32) float32 {
+	x = min(max(x, -87.3365478515625), 88.3762626647949)
+	fx := float32(math.RoundToEven(float64(x * float32(math.Log2E))))
+	x -= fx * 0.693359375
+	x -= fx * -2.12194440e-4
+	p := float32(1.9875691500e-4)
+	p = p*x + 1.3981999507e-3
+	p = p*x + 8.3334519073e-3
+	p = p*x + 4.1665795894e-2
+	p = p*x + 1.6666665459e-1
+	p = p*x + 5.0000001201e-1
+	p = p*x*x + x + 1
+	return p * math.Float32frombits(uint32(int32(fx)+127)<<23)
+}
+
+// vecGeluGo is x/2 * (1 + erf(x/sqrt2)) with 1 + erf(z) = erfc(-z) =
+// 2 - erfc(z) and erfc(z) = t*exp(-z*z + P(t)), t = 1/(1+z/2) (Numerical
+// Recipes' erfcc, fractional error under 1.2e-7): relative accuracy holds
+// for negative x too, where 1 + erf is tiny.
+func vecGeluGo(x float32) float32 {
+	z := float32(math.Abs(float64(x))) * float32(1/math.Sqrt2)
+	t := 1 / (1 + 0.5*z)
+	p := float32(0.17087277)
+	p = p*t - 0.82215223
+	p = p*t + 1.48851587
+	p = p*t - 1.13520398
+	p = p*t + 0.27886807
+	p = p*t - 0.18628806
+	p = p*t + 0.09678418
+	p = p*t + 0.37409196
+	p = p*t + 1.00002368
+	p = p*t - 1.26551223
+	e := t * vecExpGo(p-z*z)
+	if x >= 0 {
+		e = 2 - e
+	}
+	return 0.5 * x * e
+}
+
+// dwConv9Go sets y[i] = min(max(bias + sum_t w[t]*src[t][off+i], lo), hi).
+func dwConv9Go(y []float32, src *[9][]float32, off int, w *[9]float32, bias, lo, hi float32) {
+	s0, s1, s2 := src[0][off:off+len(y)], src[1][off:off+len(y)], src[2][off:off+len(y)]
+	s3, s4, s5 := src[3][off:off+len(y)], src[4][off:off+len(y)], src[5][off:off+len(y)]
+	s6, s7, s8 := src[6][off:off+len(y)], src[7][off:off+len(y)], src[8][off:off+len(y)]
+	for i := range y {
+		acc := bias + w[0]*s0[i] + w[1]*s1[i] + w[2]*s2[i] + w[3]*s3[i] + w[4]*s4[i] +
+			w[5]*s5[i] + w[6]*s6[i] + w[7]*s7[i] + w[8]*s8[i]
+		y[i] = min(max(acc, lo), hi)
+	}
+}
+
+// biasClampGo sets y[i] = min(max(y[i]+bias, lo), hi).
+func biasClampGo(y []float32, bias, lo, hi float32) {
+	for i, v := range y {
+		y[i] = min(max(v+bias, lo), hi)
+	}
+}
+
+// geluGo applies vecGeluGo to y in place.
+func geluGo(y []float32) {
+	for i, v := range y {
+		y[i] = vecGeluGo(v)
+	}
+}
+
+// expSumGo sets y[i] = exp(x[i]-sub) and returns their sum.
+func expSumGo(y, x []float32, sub float32) float32 {
+	x = x[:len(y)]
+	var s float32
+	for i, v := range x {
+		e := vecExpGo(v - sub)
+		y[i] = e
+		s += e
+	}
+	return s
+}
+
+// maxGo returns the maximum of x (x not empty).
+func maxGo(x []float32) float32 {
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	return m
+}

@@ -1,0 +1,75 @@
+//go:build amd64 && !purego
+
+package templates
+
+// The vector kernels' dispatch: the assembly (asm_vec_amd64.s) on the
+// largest multiple of 8 elements when the CPU has AVX2 and FMA, the pure-Go
+// twin (k_vec.go) on the rest. The assembly reads and writes through raw
+// pointers, so each wrapper checks the bounds it touches first.
+
+// dwConv9 sets y[i] = min(max(bias + sum_t w[t]*src[t][i], lo), hi) for
+// every i of y; each src[t] must be at least as long as y.
+func dwConv9(y []float32, src *[9][]float32, w *[9]float32, bias, lo, hi float32) {
+	n := len(y)
+	nv := n &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		dwConv9Go(y, src, 0, w, bias, lo, hi)
+		return
+	}
+	var p [9]*float32
+	for t := range src {
+		_ = src[t][n-1]
+		p[t] = &src[t][0]
+	}
+	dwConv9AVX2(&y[0], &p, w, nv, bias, lo, hi)
+	if nv < n {
+		dwConv9Go(y[nv:], src, nv, w, bias, lo, hi)
+	}
+}
+
+// biasClamp sets y[i] = min(max(y[i]+bias, lo), hi).
+func biasClamp(y []float32, bias, lo, hi float32) {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		biasClampGo(y, bias, lo, hi)
+		return
+	}
+	biasClampAVX(&y[0], nv, bias, lo, hi)
+	biasClampGo(y[nv:], bias, lo, hi)
+}
+
+// gelu32 applies GELU (erf form) to y in place.
+func gelu32(y []float32) {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		geluGo(y)
+		return
+	}
+	geluAVX2(&y[0], nv)
+	geluGo(y[nv:])
+}
+
+// expSum32 sets y[i] = exp(x[i]-sub) and returns their sum; x must be at
+// least as long as y.
+func expSum32(y, x []float32, sub float32) float32 {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		return expSumGo(y, x, sub)
+	}
+	_ = x[len(y)-1]
+	s := expSumAVX2(&y[0], &x[0], nv, sub)
+	return s + expSumGo(y[nv:], x[nv:], sub)
+}
+
+// max32 returns the maximum of x (x not empty).
+func max32(x []float32) float32 {
+	nv := len(x) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		return maxGo(x)
+	}
+	m := maxAVX(&x[0], nv)
+	if nv < len(x) {
+		m = max(m, maxGo(x[nv:]))
+	}
+	return m
+}

@@ -1,0 +1,17 @@
+//go:build !amd64 || purego
+
+package templates
+
+// The vector kernels without assembly: their pure-Go twins (k_vec.go).
+
+func dwConv9(y []float32, src *[9][]float32, w *[9]float32, bias, lo, hi float32) {
+	dwConv9Go(y, src, 0, w, bias, lo, hi)
+}
+
+func biasClamp(y []float32, bias, lo, hi float32) { biasClampGo(y, bias, lo, hi) }
+
+func gelu32(y []float32) { geluGo(y) }
+
+func expSum32(y, x []float32, sub float32) float32 { return expSumGo(y, x, sub) }
+
+func max32(x []float32) float32 { return maxGo(x) }

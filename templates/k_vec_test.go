@@ -1,0 +1,119 @@
+package templates
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The vector kernels (assembly where the build and CPU have it, else the
+// twin) against float64 references, and against their pure-Go twins, on
+// odd sizes with tails.
+
+var vecSizes = []int{1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 77, 100, 129}
+
+func vecRand(r *rand.Rand, n int, scale float64) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32((r.Float64()*2 - 1) * scale)
+	}
+	return v
+}
+
+func TestVecExpGelu(t *testing.T) {
+	for x := -90.0; x < 88.37; x += 0.01 {
+		got, want := float64(vecExpGo(float32(x))), math.Exp(float64(float32(x)))
+		if x < -87.3 {
+			if got > 1.3e-38 {
+				t.Fatalf("exp(%v) = %v, want about 0", x, got)
+			}
+			continue
+		}
+		if math.Abs(got-want) > 3e-7*want {
+			t.Fatalf("exp(%v) = %v, want %v", x, got, want)
+		}
+	}
+	for x := -12.0; x < 12; x += 0.001 {
+		xf := float32(x)
+		got, want := float64(vecGeluGo(xf)), vecGeluRef(float64(xf))
+		if math.Abs(got-want) > vecGeluTol(x)*math.Abs(want)+1e-30 {
+			t.Fatalf("gelu(%v) = %v, want %v (rel %v)", xf, got, want, math.Abs(got-want)/math.Abs(want))
+		}
+	}
+}
+
+func TestVecKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range vecSizes {
+		// GELU: kernel against the twin and float64.
+		x := vecRand(r, n, 6)
+		y := append([]float32(nil), x...)
+		gelu32(y)
+		for i := range x {
+			want := vecGeluRef(float64(x[i]))
+			if d := math.Abs(float64(y[i]) - want); d > vecGeluTol(float64(x[i]))*math.Abs(want)+1e-30 {
+				t.Fatalf("n=%d gelu(%v) = %v, want %v", n, x[i], y[i], want)
+			}
+		}
+		// Exp and sum.
+		e := make([]float32, n)
+		sub := float32(0.7)
+		s := expSum32(e, x, sub)
+		var ws float64
+		for i := range x {
+			want := math.Exp(float64(x[i] - sub))
+			ws += want
+			if d := math.Abs(float64(e[i]) - want); d > 3e-7*want {
+				t.Fatalf("n=%d exp(%v) = %v, want %v", n, x[i]-sub, e[i], want)
+			}
+		}
+		if math.Abs(float64(s)-ws) > 1e-5*ws {
+			t.Fatalf("n=%d expSum = %v, want %v", n, s, ws)
+		}
+		// Max, with the maximum in the tail and in the body.
+		for _, at := range []int{0, n - 1, n / 2} {
+			m := append([]float32(nil), x...)
+			m[at] = 100
+			if got := max32(m); got != 100 {
+				t.Fatalf("n=%d max32 with 100 at %d = %v", n, at, got)
+			}
+		}
+		// Bias and clamp.
+		b := append([]float32(nil), x...)
+		biasClamp(b, 0.5, -1, 2)
+		for i := range x {
+			if want := min(max(x[i]+0.5, -1), 2); b[i] != want {
+				t.Fatalf("n=%d biasClamp(%v) = %v, want %v", n, x[i], b[i], want)
+			}
+		}
+		// Depthwise row: nine sources of different offsets.
+		var src [9][]float32
+		var w [9]float32
+		for k := range src {
+			src[k] = vecRand(r, n+k, 1)[k:]
+			w[k] = float32(r.Float64() - 0.5)
+		}
+		d, dg := make([]float32, n), make([]float32, n)
+		dwConv9(d, &src, &w, 0.25, -0.5, 0.5)
+		dwConv9Go(dg, &src, 0, &w, 0.25, -0.5, 0.5)
+		for i := range d {
+			acc := 0.25
+			for k := range src {
+				acc += float64(w[k]) * float64(src[k][i])
+			}
+			want := math.Min(math.Max(acc, -0.5), 0.5)
+			if math.Abs(float64(d[i])-want) > 1e-6 || math.Abs(float64(dg[i])-want) > 1e-6 {
+				t.Fatalf("n=%d dwConv9[%d] = %v (twin %v), want %v", n, i, d[i], dg[i], want)
+			}
+		}
+	}
+}
+
+// vecGeluTol is the GELU kernels' relative error bound: 1e-6 near 0; for
+// negative x it grows with the float32 rounding of exp's argument (about
+// -x*x/2, whose ulp is 1e-6 near 16), where |gelu| is small anyway
+// (4e-3 at -3, 1e-8 at -6).
+func vecGeluTol(x float64) float64 { return 1e-6 * max(1, x*x/4) }
+
+// vecGeluRef is GELU through erfc, accurate for negative x too.
+func vecGeluRef(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
