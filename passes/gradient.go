@@ -83,10 +83,10 @@ func runGradient(m *ir.Model) error {
 type gradBuilder struct {
 	r      *rewriter
 	active map[*ir.Value]bool // depends on some x, and is not cut by zs
-	gn    *ir.Node
-	nodes []*ir.Node
-	made  map[*ir.Value]bool // values the backward nodes define
-	err   error
+	gn     *ir.Node
+	nodes  []*ir.Node
+	made   map[*ir.Value]bool // values the backward nodes define
+	err    error
 }
 
 func (b *gradBuilder) fail(format string, args ...any) {
