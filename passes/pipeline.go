@@ -3,10 +3,11 @@ package passes
 // Pipeline is the ordered list of passes Run executes. Read it top to
 // bottom; each entry says why it sits where it does.
 var Pipeline = []*Pass{
-	// Before everything: Gradient has no kernel, and its backward nodes
-	// are ordinary ops every later pass (shapes first) must see.
+	// Before everything: Gradient has no kernel, its backward nodes are
+	// ordinary ops every later pass must see, and it names y only by name,
+	// so constfold and DCE would fold or drop the forward nodes it needs.
 	Gradient,
-	// First: every later pass and gen read Value.Type, and the importer only
+	// Then (Gradient only adds nodes and infers shapes for itself): every later pass and gen read Value.Type, and the importer only
 	// knows the declared (untrusted) types.
 	Shapes,
 	// After shapes: folding Shape/Size and shape-arithmetic chains needs
