@@ -132,20 +132,8 @@ func convFloat[T nnFloat](n *Node, x, w []T, wp []float32, bias, z []T, after bo
 	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
 	Cg, Mg := C/group, M/group
 	rows := Cg * kSize
-	fused := z != nil || act.kind != fusedActNone
 	if convIsDepthwise2D(C, M, group, in) {
-		t := parTaskOf[convDWTask[T]](n)
-		for b := 0; b < N; b++ {
-			base := b * M * outSize
-			var zb []T
-			if z != nil {
-				zb = z[base : base+M*outSize]
-			}
-			*t = convDWTask[T]{x: x[b*C*inSize : (b+1)*C*inSize], w: w, bias: bias, y: y[base : base+M*outSize], C: C, in: in, win: win,
-				fused: fused, z: zb, after: after, act: act}
-			n.Pool.Run(min(n.Pool.Threads(), C), t)
-		}
-		*t = convDWTask[T]{}
+		convDWRun(n, x, w, bias, z, after, act, y, N, C, in, win)
 		return
 	}
 	pointwise := kSize == 1

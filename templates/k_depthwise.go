@@ -1,5 +1,7 @@
 package templates
 
+import "math"
+
 // Depthwise 2-D convolution (group == C == M): a direct kernel, one
 // channel at a time, split over channels.
 
@@ -21,11 +23,21 @@ type convDWTask[T nnFloat] struct {
 	z             []T
 	after         bool
 	act           fusedAct
+	// buf holds per floats of convDW3x3 scratch for each part, nil when
+	// convDW3x3 does not apply.
+	buf []float32
+	per int
 }
 
 func (t *convDWTask[T]) runPart(i, parts int) {
 	c0, c1 := parSplit(t.C, parts, i, 1)
 	if c0 >= c1 {
+		return
+	}
+	if t.buf != nil {
+		x, w, y := any(t.x).([]float32), any(t.w).([]float32), any(t.y).([]float32)
+		bias, _ := any(t.bias).([]float32)
+		convDW3x3(x, w, bias, y, c0, c1, t.in, t.win, t.act, t.buf[i*t.per:(i+1)*t.per])
 		return
 	}
 	convDepthwise2D(t.x, t.w, t.bias, t.y, c0, c1, t.in, t.win)
@@ -112,5 +124,137 @@ func convDWRow[T nnFloat](yr, xr []T, wv T, off, s int) {
 	}
 	for o := lo; o < hi; o++ {
 		yr[o] += wv * xr[o*s+off]
+	}
+}
+
+// convDWRun computes a depthwise convolution of N images with FusedConv's
+// epilogue (act, residual z; both optional), split over channels. 3x3
+// float32 kernels of stride 1 or 2 with at most a Relu or Clip take
+// convDW3x3, which fuses bias and clamp into the vector kernel.
+func convDWRun[T nnFloat](n *Node, x, w, bias, z []T, after bool, act fusedAct, y []T, N, C int, in []int, win nnWin) {
+	inSize, outSize := nnProd(in), nnProd(win.out)
+	fused := z != nil || act.kind != fusedActNone
+	t := parTaskOf[convDWTask[T]](n)
+	parts := min(n.Pool.Threads(), C)
+	var buf []float32
+	per := 0
+	if _, ok := any(x).([]float32); ok && z == nil && convDW3x3Ok(win, act) {
+		per = convDW3x3Scratch(win)
+		buf = nnBuf[float32](n, 3, parts*per)
+	}
+	for b := 0; b < N; b++ {
+		base := b * C * outSize
+		var zb []T
+		if z != nil {
+			zb = z[base : base+C*outSize]
+		}
+		*t = convDWTask[T]{x: x[b*C*inSize : (b+1)*C*inSize], w: w, bias: bias, y: y[base : base+C*outSize], C: C, in: in, win: win,
+			fused: fused, z: zb, after: after, act: act, buf: buf, per: per}
+		n.Pool.Run(parts, t)
+	}
+	*t = convDWTask[T]{}
+}
+
+// convDW3x3Ok reports whether convDW3x3 computes a depthwise convolution
+// with activation act: 3x3, no dilation, equal strides of 1 or 2, and an
+// activation that is a clamp.
+func convDW3x3Ok(win nnWin, act fusedAct) bool {
+	if win.k[0] != 3 || win.k[1] != 3 || win.d[0] != 1 || win.d[1] != 1 || win.s[0] != win.s[1] || win.s[0] > 2 {
+		return false
+	}
+	switch act.kind {
+	case fusedActNone, fusedActRelu, fusedActClip:
+		return true
+	}
+	return false
+}
+
+// convDW3x3Geom is the layout of convDW3x3's planes: s*s phase planes of
+// the zero-padded input, plane (a, b) holding padded rows s*r+a and columns
+// s*c+b, each `rows` rows of `pitch` floats, so that every tap of every
+// output is one shifted contiguous run; the output is computed at the same
+// pitch (flat index oh*pitch+ow) and copied out row by row.
+func convDW3x3Geom(win nnWin) (s, pitch, rows, planeLen, outLen int) {
+	s = win.s[0]
+	OH, OW := win.out[0], win.out[1]
+	pitch = OW + 2/s
+	rows = OH + 2/s + 1
+	planeLen = rows*pitch + 8
+	outLen = ((OH-1)*pitch + OW + 7) &^ 7
+	return
+}
+
+// convDW3x3Scratch is the float32 scratch one part of convDW3x3 needs.
+func convDW3x3Scratch(win nnWin) int {
+	s, _, _, planeLen, outLen := convDW3x3Geom(win)
+	return s*s*planeLen + outLen
+}
+
+// convDW3x3 computes channels [c0, c1) of one image's 3x3 depthwise
+// convolution with y = min(max(conv + bias, lo), hi), in scratch buf of
+// convDW3x3Scratch floats.
+func convDW3x3(x, w, bias, y []float32, c0, c1 int, in []int, win nnWin, act fusedAct, buf []float32) {
+	H, W := in[0], in[1]
+	OH, OW := win.out[0], win.out[1]
+	ph, pw := win.pb[0], win.pb[1]
+	s, pitch, rows, planeLen, outLen := convDW3x3Geom(win)
+	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+	switch act.kind {
+	case fusedActRelu:
+		lo = 0
+	case fusedActClip:
+		lo, hi = float32(act.p0), float32(act.p1)
+	}
+	planes := buf[:s*s*planeLen]
+	out := buf[s*s*planeLen : s*s*planeLen+outLen]
+	var src [9][]float32
+	var w9 [9]float32
+	for c := c0; c < c1; c++ {
+		xc := x[c*H*W : (c+1)*H*W]
+		clear(planes)
+		for a := 0; a < s; a++ {
+			for b := 0; b < s; b++ {
+				pl := planes[(a*s+b)*planeLen : (a*s+b+1)*planeLen]
+				// Columns c of the plane whose input column s*c+b-pw
+				// lies in [0, W).
+				cLo := max(0, (pw-b+s-1)/s)
+				cHi := min(pitch, (W-1+pw-b)/s+1)
+				if cLo >= cHi {
+					continue
+				}
+				for r := 0; r < rows; r++ {
+					h := s*r + a - ph
+					if h < 0 || h >= H {
+						continue
+					}
+					xr := xc[h*W : h*W+W]
+					dst := pl[r*pitch+cLo : r*pitch+cHi]
+					if s == 1 {
+						copy(dst, xr[cLo+b-pw:])
+						continue
+					}
+					off := s*cLo + b - pw
+					for j := range dst {
+						dst[j] = xr[off+s*j]
+					}
+				}
+			}
+		}
+		for kh := 0; kh < 3; kh++ {
+			for kw := 0; kw < 3; kw++ {
+				p := (kh%s)*s + kw%s
+				src[kh*3+kw] = planes[p*planeLen+(kh/s)*pitch+kw/s : (p+1)*planeLen]
+			}
+		}
+		copy(w9[:], w[c*9:c*9+9])
+		var bv float32
+		if bias != nil {
+			bv = bias[c]
+		}
+		dwConv9(out, &src, &w9, bv, lo, hi)
+		yc := y[c*OH*OW : (c+1)*OH*OW]
+		for oh := 0; oh < OH; oh++ {
+			copy(yc[oh*OW:oh*OW+OW], out[oh*pitch:oh*pitch+OW])
+		}
 	}
 }
