@@ -222,6 +222,25 @@ func sgemmMacro(mc, nc, kc int, alpha float32, ap, bp []float32, beta float32, c
 		if packB != nil {
 			sgemmPackBBlock(b, packB.trans, packB.data, packB.ld, pc, jc+jr, kc, nr)
 		}
+		if sgemmWide && jr+2*sgemmPkNR <= nc {
+			// Two whole B micro-panels: 6x32 tiles (AVX-512).
+			b1 := bp[(jr+sgemmPkNR)*kc : (jr+2*sgemmPkNR)*kc]
+			if packB != nil {
+				sgemmPackBBlock(b1, packB.trans, packB.data, packB.ld, pc, jc+jr+sgemmPkNR, kc, sgemmPkNR)
+			}
+			for ir := 0; ir < mc; ir += sgemmPkMR {
+				mr := min(sgemmPkMR, mc-ir)
+				a := ap[ir*kc : ir*kc+sgemmPkMR*kc]
+				if mr == sgemmPkMR {
+					sgemmMicroWide(kc, a, b, b1, c[ir*ldc+jr:], ldc, alpha, beta)
+					continue
+				}
+				sgemmMicro(kc, a, b, c[ir*ldc+jr:], ldc, alpha, beta, mr, sgemmPkNR)
+				sgemmMicro(kc, a, b1, c[ir*ldc+jr+sgemmPkNR:], ldc, alpha, beta, mr, sgemmPkNR)
+			}
+			jr += sgemmPkNR
+			continue
+		}
 		for ir := 0; ir < mc; ir += sgemmPkMR {
 			mr := min(sgemmPkMR, mc-ir)
 			a := ap[ir*kc : ir*kc+sgemmPkMR*kc]

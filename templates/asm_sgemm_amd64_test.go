@@ -107,3 +107,40 @@ func TestAsmSgemmPackB16(t *testing.T) {
 		}
 	}
 }
+
+// TestAsmSgemmKernelWide compares the AVX-512 6x32 kernel with two 6x16
+// tiles of the pure-Go twin, for k around the unroll factor and beta 0
+// (NaN in C), 1 and another value; columns past the tile stay untouched.
+func TestAsmSgemmKernelWide(t *testing.T) {
+	if !cpuHasAVX512 {
+		t.Skip("CPU lacks AVX-512")
+	}
+	r := rand.New(rand.NewSource(16))
+	const ldc = 37
+	for _, kc := range []int{1, 2, 3, 4, 5, 7, 8, 9, 31, 256, 257} {
+		for _, beta := range []float32{0, 1, -0.625} {
+			alpha := float32(-1.25)
+			a := sgemmPkRandom(r, kc*sgemmPkMR)
+			b0 := sgemmPkRandom(r, kc*sgemmPkNR)
+			b1 := sgemmPkRandom(r, kc*sgemmPkNR)
+			c := sgemmPkRandom(r, (sgemmPkMR+1)*ldc)
+			if beta == 0 {
+				for i := 0; i < sgemmPkMR; i++ {
+					for j := 0; j < 2*sgemmPkNR; j++ {
+						c[i*ldc+j] = float32(math.NaN())
+					}
+				}
+			}
+			want := append([]float32(nil), c...)
+			sgemmMicroGo(kc, a, b0, want, ldc, alpha, beta, sgemmPkMR, sgemmPkNR)
+			sgemmMicroGo(kc, a, b1, want[sgemmPkNR:], ldc, alpha, beta, sgemmPkMR, sgemmPkNR)
+			sgemmMicroWide(kc, a, b0, b1, c, ldc, alpha, beta)
+			for i := range c {
+				d := math.Abs(float64(c[i] - want[i]))
+				if d > 1e-4*(1+math.Abs(float64(want[i]))) || math.IsNaN(float64(c[i])) != math.IsNaN(float64(want[i])) {
+					t.Fatalf("k=%d beta=%v: c[%d] = %v, want %v", kc, beta, i, c[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -18,5 +18,6 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	cpuFeatures()
 	sgemmKernels()
+	sgemmKernel512()
 	Generate()
 }

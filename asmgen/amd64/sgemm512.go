@@ -1,0 +1,139 @@
+package main
+
+import (
+	"math/bits"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// sgemmKernel512 emits the AVX-512 micro-kernel: a 6x32 tile of C from one
+// packed A micro-panel and two adjacent packed B micro-panels (the same
+// 6-row and 16-column layouts as the AVX2 kernel, so prepacked weights do
+// not depend on the CPU). One ZMM holds a 16-column B step; 12 accumulators
+// give 12 FMAs for every 2 vector loads and 6 broadcasts, twice the work
+// per instruction of the 6x16 YMM kernel.
+func sgemmKernel512() {
+	const name = "sgemmKernel6x32AVX512"
+	TEXT(name, NOSPLIT, "func(k int, a, b0, b1, c *float32, ldc int, alpha, beta float32)")
+	Doc(
+		name+" computes C = alpha*A*[B0 B1] + beta*C for one 6x32 tile of C,",
+		"row-major with row stride ldc (in elements): a is a packed A micro-panel",
+		"(k steps of 6 values), b0 and b1 packed B micro-panels (k steps of 16",
+		"values) for columns 0-15 and 16-31. When beta is 0, C is only written.",
+		"",
+		"Requires: AVX512F",
+	)
+	Pragma("noescape")
+	k := Load(Param("k"), GP64())
+	a := Load(Param("a"), GP64())
+	b0 := Load(Param("b0"), GP64())
+	b1 := Load(Param("b1"), GP64())
+	c := Load(Param("c"), GP64())
+	ldc := Load(Param("ldc"), GP64())
+	SHLQ(U8(2), ldc)
+
+	Comment("Zero the 12 accumulators: acc[2*r+h] holds row r, columns 16h..16h+15.")
+	acc := make([]VecVirtual, 2*mr)
+	for i := range acc {
+		acc[i] = ZMM()
+		VPXORD(acc[i], acc[i], acc[i])
+	}
+
+	Comment("Prefetch the C tile (two cache lines a row).")
+	{
+		p := GP64()
+		MOVQ(c, p)
+		for r := 0; r < mr; r++ {
+			PREFETCHT0(Mem{Base: p})
+			PREFETCHT0(Mem{Base: p, Disp: 4*2*nr - 4})
+			if r < mr-1 {
+				ADDQ(ldc, p)
+			}
+		}
+	}
+
+	rank1 := func(u int) {
+		v0, v1 := ZMM(), ZMM()
+		VMOVUPS(Mem{Base: b0, Disp: 4 * nr * u}, v0)
+		VMOVUPS(Mem{Base: b1, Disp: 4 * nr * u}, v1)
+		for r := 0; r < mr; r++ {
+			t := ZMM()
+			VBROADCASTSS(Mem{Base: a, Disp: 4 * (mr*u + r)}, t)
+			VFMADD231PS(v0, t, acc[2*r])
+			VFMADD231PS(v1, t, acc[2*r+1])
+		}
+	}
+
+	Comment("Main loop: unrolled k steps, each a rank-1 update of the tile.")
+	iters := GP64()
+	MOVQ(k, iters)
+	SHRQ(U8(bits.TrailingZeros(unroll)), iters)
+	JZ(LabelRef(name + "_tail"))
+	Label(name + "_loop")
+	for u := 0; u < unroll; u++ {
+		rank1(u)
+	}
+	ADDQ(U32(4*mr*unroll), a)
+	ADDQ(U32(4*nr*unroll), b0)
+	ADDQ(U32(4*nr*unroll), b1)
+	DECQ(iters)
+	JNZ(LabelRef(name + "_loop"))
+
+	Label(name + "_tail")
+	ANDQ(U8(unroll-1), k)
+	JZ(LabelRef(name + "_epilogue"))
+	Label(name + "_tailloop")
+	rank1(0)
+	ADDQ(U32(4*mr), a)
+	ADDQ(U32(4*nr), b0)
+	ADDQ(U32(4*nr), b1)
+	DECQ(k)
+	JNZ(LabelRef(name + "_tailloop"))
+
+	Comment("Epilogue: scale the products by alpha.")
+	Label(name + "_epilogue")
+	alpha := ZMM()
+	VBROADCASTSS(paramAddr("alpha"), alpha)
+	for i := range acc {
+		VMULPS(alpha, acc[i], acc[i])
+	}
+
+	Comment("beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.")
+	betaX := XMM()
+	VMOVSS(paramAddr("beta"), betaX)
+	zero := XMM()
+	VXORPS(zero, zero, zero)
+	VUCOMISS(zero, betaX)
+	JNE(LabelRef(name + "_beta"))
+	JP(LabelRef(name + "_beta"))
+	store := func(beta VecVirtual) {
+		p := GP64()
+		MOVQ(c, p)
+		for r := 0; r < mr; r++ {
+			for h := 0; h < 2; h++ {
+				dst := Mem{Base: p, Disp: 4 * nr * h}
+				if beta != nil {
+					VFMADD231PS(dst, beta, acc[2*r+h])
+				}
+				VMOVUPS(acc[2*r+h], dst)
+			}
+			if r < mr-1 {
+				ADDQ(ldc, p)
+			}
+		}
+	}
+	store(nil)
+	JMP(LabelRef(name + "_done"))
+
+	Comment("General beta: C = alpha*A*B + beta*C.")
+	Label(name + "_beta")
+	beta := ZMM()
+	VBROADCASTSS(betaX, beta)
+	store(beta)
+
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
