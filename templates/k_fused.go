@@ -72,6 +72,9 @@ func fusedGeluTanh(x float64) float64 {
 
 // fusedActRow applies a to row in place.
 func fusedActRow[T nnFloat](a fusedAct, row []T) {
+	if r, ok := any(row).([]float32); ok && fusedActRow32(a, r) {
+		return
+	}
 	switch a.kind {
 	case fusedActRelu:
 		// max, not a branch: half the values are negative, so a branch
@@ -129,6 +132,9 @@ func fusedActRow[T nnFloat](a fusedAct, row []T) {
 // y = act(y + bias + bscale*bvec + z) with z added after act instead when
 // zAfter. bvec and z may be nil; bvec is indexed like y.
 func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter bool, a fusedAct) {
+	if r, ok := any(y).([]float32); ok && bvec == nil && z == nil && fusedBiasAct32(r, float32(bias), a) {
+		return
+	}
 	zb := z
 	if zAfter {
 		zb = nil

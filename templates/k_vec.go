@@ -97,3 +97,34 @@ func maxGo(x []float32) float32 {
 	}
 	return m
 }
+
+// fusedActRow32 applies activation a to a float32 row with the vector
+// kernels, reporting false for the activations they do not cover.
+func fusedActRow32(a fusedAct, row []float32) bool {
+	switch a.kind {
+	case fusedActGelu:
+		gelu32(row)
+		return true
+	}
+	return fusedBiasAct32(row, 0, a)
+}
+
+// fusedBiasAct32 sets row = act(row + bias) in one pass when act is none,
+// Relu or Clip, reporting false otherwise.
+func fusedBiasAct32(row []float32, bias float32, a fusedAct) bool {
+	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+	switch a.kind {
+	case fusedActNone:
+		if bias == 0 {
+			return true
+		}
+	case fusedActRelu:
+		lo = 0
+	case fusedActClip:
+		lo, hi = float32(a.p0), float32(a.p1)
+	default:
+		return false
+	}
+	biasClamp(row, bias, lo, hi)
+	return true
+}

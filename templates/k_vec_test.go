@@ -117,3 +117,14 @@ func vecGeluTol(x float64) float64 { return 1e-6 * max(1, x*x/4) }
 
 // vecGeluRef is GELU through erfc, accurate for negative x too.
 func vecGeluRef(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
+
+// NaN passes through the clamp kernels, as through Go's min and max.
+func TestVecClampNaN(t *testing.T) {
+	y := make([]float32, 19)
+	nan := float32(math.NaN())
+	y[3], y[17] = nan, nan
+	biasClamp(y, 1, 0, 6)
+	if !math.IsNaN(float64(y[3])) || !math.IsNaN(float64(y[17])) || y[0] != 1 {
+		t.Fatalf("biasClamp: %v", y)
+	}
+}

@@ -125,8 +125,9 @@ func dwConv9() {
 			}
 		}
 		for v := range acc {
-			VMAXPS(lo, acc[v], acc[v])
-			VMINPS(hi, acc[v], acc[v])
+			// The value as the second source: NaN passes through.
+			VMAXPS(acc[v], lo, acc[v])
+			VMINPS(acc[v], hi, acc[v])
 			VMOVUPS(acc[v], Mem{Base: y, Index: i, Scale: 4, Disp: 32 * v})
 		}
 		ADDQ(U8(8*vecs), i)
@@ -175,8 +176,8 @@ func biasClamp() {
 	JGE(LabelRef("bc_done"))
 	v := YMM()
 	VADDPS(Mem{Base: y, Index: i, Scale: 4}, bias, v)
-	VMAXPS(lo, v, v)
-	VMINPS(hi, v, v)
+	VMAXPS(v, lo, v) // the value as the second source: NaN passes through
+	VMINPS(v, hi, v)
 	VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4})
 	ADDQ(U8(8), i)
 	JMP(LabelRef("bc_loop"))
