@@ -128,3 +128,33 @@ func TestVecClampNaN(t *testing.T) {
 		t.Fatalf("biasClamp: %v", y)
 	}
 }
+
+// Softmax's float32 row path (vector max, exp-and-sum, scale), serial and
+// over a pool, against float64 on odd row lengths.
+func TestSoftmaxRows32(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pool := NewWorkPool(WithThreads(3))
+	defer pool.Close()
+	for _, dim := range []int{1, 7, 8, 13, 77, 128} {
+		rows := 300
+		x := vecRand(r, rows*dim, 8)
+		x64 := make([]float64, len(x))
+		for i, v := range x {
+			x64[i] = float64(v)
+		}
+		want := refSoftmax(x64, rows, dim, 1, "softmax")
+		for _, p := range []*WorkPool{nil, pool} {
+			X := &Tensor{DType: F32, Shape: []int{rows, dim}, Data: x}
+			n := nnNode("Softmax", 13, Attrs{"axis": int64(-1)}, 1, X)
+			n.Pool = p
+			if err := Softmax(n); err != nil {
+				t.Fatal(err)
+			}
+			for i, g := range n.Out[0].F32() {
+				if math.Abs(float64(g)-want[i]) > 1e-6*want[i]+1e-7 {
+					t.Fatalf("dim %d: y[%d] = %v, want %v", dim, i, g, want[i])
+				}
+			}
+		}
+	}
+}
