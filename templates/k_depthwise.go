@@ -213,30 +213,36 @@ func convDW3x3(x, w, bias, y []float32, c0, c1 int, in []int, win nnWin, act fus
 		xc := x[c*H*W : (c+1)*H*W]
 		clear(planes)
 		for a := 0; a < s; a++ {
-			for b := 0; b < s; b++ {
-				pl := planes[(a*s+b)*planeLen : (a*s+b+1)*planeLen]
-				// Columns c of the plane whose input column s*c+b-pw
-				// lies in [0, W).
-				cLo := max(0, (pw-b+s-1)/s)
-				cHi := min(pitch, (W-1+pw-b)/s+1)
-				if cLo >= cHi {
+			for r := 0; r < rows; r++ {
+				h := s*r + a - ph
+				if h < 0 || h >= H {
 					continue
 				}
-				for r := 0; r < rows; r++ {
-					h := s*r + a - ph
-					if h < 0 || h >= H {
-						continue
-					}
-					xr := xc[h*W : h*W+W]
-					dst := pl[r*pitch+cLo : r*pitch+cHi]
-					if s == 1 {
-						copy(dst, xr[cLo+b-pw:])
-						continue
-					}
-					off := s*cLo + b - pw
-					for j := range dst {
-						dst[j] = xr[off+s*j]
-					}
+				xr := xc[h*W : h*W+W]
+				if s == 1 {
+					// Input column w goes to plane column w+pw.
+					n := min(W, pitch-pw)
+					copy(planes[r*pitch+pw:r*pitch+pw+n], xr[:n])
+					continue
+				}
+				// Stride 2: padded column j = w+pw goes to plane j&1,
+				// column j>>1; walk the input in pairs (even j, odd j).
+				d0 := planes[(a*2)*planeLen+r*pitch : (a*2)*planeLen+(r+1)*pitch]
+				d1 := planes[(a*2+1)*planeLen+r*pitch : (a*2+1)*planeLen+(r+1)*pitch]
+				w0 := pw & 1
+				if w0 == 1 && pw>>1 < pitch {
+					d1[pw>>1] = xr[0]
+				}
+				c := (w0 + pw) >> 1
+				last := min(W-1, 2*(pitch-c)+w0-1)
+				w := w0
+				for ; w < last; w += 2 {
+					d0[c] = xr[w]
+					d1[c] = xr[w+1]
+					c++
+				}
+				if w == W-1 && c < pitch {
+					d0[c] = xr[w]
 				}
 			}
 		}
