@@ -7,8 +7,9 @@ var Pipeline = []*Pass{
 	// ordinary ops every later pass must see, and it names y only by name,
 	// so constfold and DCE would fold or drop the forward nodes it needs.
 	Gradient,
-	// Then (Gradient only adds nodes and infers shapes for itself): every later pass and gen read Value.Type, and the importer only
-	// knows the declared (untrusted) types.
+	// Then (gradient only adds nodes): every later pass and gen read
+	// Value.Type, and the importer only knows the declared (untrusted)
+	// types.
 	Shapes,
 	// After shapes: folding Shape/Size and shape-arithmetic chains needs
 	// shapes; it re-runs inference itself until nothing more folds.
