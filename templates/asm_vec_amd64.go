@@ -43,3 +43,10 @@ func expSumAVX2(y *float32, x *float32, n int, sub float32) float32
 //
 //go:noescape
 func maxAVX(x *float32, n int) float32
+
+// axpyAVX2 sets y[i] += a*x[i] for i in [0, n), n a multiple of 8.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func axpyAVX2(y *float32, x *float32, n int, a float32)

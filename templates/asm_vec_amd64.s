@@ -497,3 +497,45 @@ max_done:
 	VZEROUPPER
 	MOVSS        X0, ret+16(FP)
 	RET
+
+// func axpyAVX2(y *float32, x *float32, n int, a float32)
+// Requires: AVX, FMA3
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-28
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VBROADCASTSS a+24(FP), Y0
+	XORQ         BX, BX
+	MOVQ         DX, SI
+	SUBQ         $0x20, SI
+
+axpy_loop4:
+	CMPQ        BX, SI
+	JG          axpy_loop1
+	VMOVUPS     (AX)(BX*4), Y1
+	VFMADD231PS (CX)(BX*4), Y0, Y1
+	VMOVUPS     Y1, (AX)(BX*4)
+	VMOVUPS     32(AX)(BX*4), Y1
+	VFMADD231PS 32(CX)(BX*4), Y0, Y1
+	VMOVUPS     Y1, 32(AX)(BX*4)
+	VMOVUPS     64(AX)(BX*4), Y1
+	VFMADD231PS 64(CX)(BX*4), Y0, Y1
+	VMOVUPS     Y1, 64(AX)(BX*4)
+	VMOVUPS     96(AX)(BX*4), Y1
+	VFMADD231PS 96(CX)(BX*4), Y0, Y1
+	VMOVUPS     Y1, 96(AX)(BX*4)
+	ADDQ        $0x20, BX
+	JMP         axpy_loop4
+
+axpy_loop1:
+	CMPQ        BX, DX
+	JGE         axpy_done
+	VMOVUPS     (AX)(BX*4), Y1
+	VFMADD231PS (CX)(BX*4), Y0, Y1
+	VMOVUPS     Y1, (AX)(BX*4)
+	ADDQ        $0x08, BX
+	JMP         axpy_loop1
+
+axpy_done:
+	VZEROUPPER
+	RET

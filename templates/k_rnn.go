@@ -316,27 +316,41 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 		act := acts[d*numActs : (d+1)*numActs]
 
 		// Input projection for every step: xw = X*W^T + Wb (+ Rb where
-		// the recurrent bias is not inside the reset product).
-		for t := 0; t < seq; t++ {
-			for b := 0; b < batch; b++ {
-				xr := x[xOff(t, b) : xOff(t, b)+inSize]
-				out := xw[(t*batch+b)*gh : (t*batch+b+1)*gh]
-				for j := range out {
-					wr := wd[j*inSize : (j+1)*inSize]
-					var acc T
-					for k, xv := range xr {
-						acc += xv * wr[k]
-					}
-					if wb != nil {
-						acc += wb[j]
-						if !(lbr && j >= 2*hs) {
-							acc += rb[j]
-						}
-					}
-					out[j] = acc
+		// the recurrent bias is not inside the reset product), one GEMM
+		// over the whole sequence when X's rows are in xw's order.
+		if layout == 0 || batch == 1 {
+			rnnProj(seq*batch, gh, inSize, x, wd, xw)
+		} else {
+			for t := 0; t < seq; t++ {
+				for b := 0; b < batch; b++ {
+					rnnProj(1, gh, inSize, x[xOff(t, b):], wd, xw[(t*batch+b)*gh:])
 				}
 			}
 		}
+		if wb != nil {
+			for row := 0; row < seq*batch; row++ {
+				out := xw[row*gh : (row+1)*gh]
+				for j := range out {
+					out[j] += wb[j]
+					if !(lbr && j >= 2*hs) {
+						out[j] += rb[j]
+					}
+				}
+			}
+		}
+		// R transposed ([hs, gh]): the float32 recurrent product is then
+		// hs vector updates of the gate row (axpy), not gh dot products.
+		rT, rT32 := s.get(5, hs*gh), []float32(nil)
+		if _, ok := any(rT).([]float32); ok {
+			for j := 0; j < gh; j++ {
+				for k := 0; k < hs; k++ {
+					rT[k*gh+j] = rd[j*hs+k]
+				}
+			}
+			rT32 = any(rT).([]float32)
+		}
+		fast := kind == miscCellLSTM && rT32 != nil && !inputForget && math.IsInf(clip, 1) &&
+			act[0].kind == miscActSigmoid && act[1].kind == miscActTanh && act[2].kind == miscActTanh
 		// Initial states.
 		for b := 0; b < batch; b++ {
 			o := stOff(d, b)
@@ -379,13 +393,37 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 				if kind == miscCellGRU {
 					rows = 2 * hs
 				}
-				for j := 0; j < rows; j++ {
-					rr := rd[j*hs : (j+1)*hs]
-					var acc T
-					for k, hv := range hb {
-						acc += hv * rr[k]
+				if rT32 != nil {
+					g32, h32 := any(g).([]float32)[:rows], any(hb).([]float32)
+					for k, hv := range h32 {
+						axpy32(g32, rT32[k*gh:], hv)
 					}
-					g[j] += acc
+				} else {
+					for j := 0; j < rows; j++ {
+						rr := rd[j*hs : (j+1)*hs]
+						var acc T
+						for k, hv := range hb {
+							acc += hv * rr[k]
+						}
+						g[j] += acc
+					}
+				}
+				if fast {
+					var p32 []float32
+					if pd != nil {
+						p32 = any(pd).([]float32)
+					}
+					rnnLSTMGates32(any(g).([]float32), any(cb).([]float32), any(hb).([]float32), p32)
+					if y != nil {
+						var o int
+						if layout != 0 {
+							o = ((b*seq+t)*nd + d) * hs
+						} else {
+							o = ((t*nd+d)*batch + b) * hs
+						}
+						copy(y[o:o+hs], hb)
+					}
+					continue
 				}
 				switch kind {
 				case miscCellRNN:
@@ -467,4 +505,44 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 		}
 	}
 	return nil
+}
+
+// rnnSigmoid32 and rnnTanh32 are the float32 gate functions of the LSTM
+// fast path, through vecExpGo (relative error about 1e-7; tanh near 0 has
+// an absolute error of about 1e-7).
+func rnnSigmoid32(x float32) float32 { return 1 / (1 + vecExpGo(-x)) }
+
+func rnnTanh32(x float32) float32 { return 1 - 2/(vecExpGo(2*x)+1) }
+
+// rnnLSTMGates32 is one LSTM step's gate equations with the default
+// activations (sigmoid, tanh, tanh), no clip and no coupled input-forget:
+// g holds the pre-activations i, o, f, c; c and h are updated in place; p
+// (peepholes i, o, f) may be nil.
+func rnnLSTMGates32(g, c, h, p []float32) {
+	hs := len(h)
+	gi, gO, gf, gc := g[:hs], g[hs:2*hs], g[2*hs:3*hs], g[3*hs:4*hs]
+	c = c[:hs]
+	for u := range h {
+		pi, pf, po := gi[u], gf[u], gO[u]
+		if p != nil {
+			pi += p[u] * c[u]
+			pf += p[2*hs+u] * c[u]
+		}
+		cn := rnnSigmoid32(pf)*c[u] + rnnSigmoid32(pi)*rnnTanh32(gc[u])
+		if p != nil {
+			po += p[hs+u] * cn
+		}
+		c[u] = cn
+		h[u] = rnnSigmoid32(po) * rnnTanh32(cn)
+	}
+}
+
+// rnnProj sets out[m x n] = x[m x k] * w[n x k]^T through the GEMM.
+func rnnProj[T miscFloat](m, n, k int, x, w, out []T) {
+	switch xv := any(x).(type) {
+	case []float32:
+		gemmT(false, true, m, n, k, 1, xv, k, any(w).([]float32), k, 0, any(out).([]float32), n)
+	case []float64:
+		gemmT(false, true, m, n, k, 1, xv, k, any(w).([]float64), k, 0, any(out).([]float64), n)
+	}
 }

@@ -222,6 +222,7 @@ func TestRecurrent(t *testing.T) {
 			refActs: []miscRefActT{{name: "HardSigmoid", alpha: 0.3, beta: 0.45}, {name: "Softsign"}}},
 		{op: "GRU", seq: 3, batch: 2, in: 5, hs: 3, dir: "bidirectional", h0: true, lens: []int32{2, 3}, refActs: []miscRefActT{sig, tanh, sig, tanh}},
 		{op: "LSTM", seq: 5, batch: 3, in: 4, hs: 3, dir: "forward", refActs: []miscRefActT{sig, tanh, tanh}},
+		{op: "LSTM", seq: 7, batch: 1, in: 13, hs: 19, dir: "forward", bias: true, h0: true, c0: true, refActs: []miscRefActT{sig, tanh, tanh}},
 		{op: "LSTM", seq: 4, batch: 3, in: 3, hs: 5, dir: "bidirectional", bias: true, h0: true, c0: true, peep: true, lens: []int32{4, 1, 3},
 			refActs: []miscRefActT{sig, tanh, tanh, sig, tanh, tanh}},
 		{op: "LSTM", seq: 5, batch: 2, in: 3, hs: 4, dir: "reverse", bias: true, peep: true, inputForget: true, clip: 0.9, layout: 1, c0: true,

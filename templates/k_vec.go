@@ -128,3 +128,11 @@ func fusedBiasAct32(row []float32, bias float32, a fusedAct) bool {
 	biasClamp(row, bias, lo, hi)
 	return true
 }
+
+// axpyGo sets y[i] += a*x[i].
+func axpyGo(y, x []float32, a float32) {
+	x = x[:len(y)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}

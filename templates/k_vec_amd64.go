@@ -73,3 +73,15 @@ func max32(x []float32) float32 {
 	}
 	return m
 }
+
+// axpy32 sets y[i] += a*x[i]; x must be at least as long as y.
+func axpy32(y, x []float32, a float32) {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		axpyGo(y, x, a)
+		return
+	}
+	_ = x[len(y)-1]
+	axpyAVX2(&y[0], &x[0], nv, a)
+	axpyGo(y[nv:], x[nv:], a)
+}

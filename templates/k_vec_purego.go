@@ -15,3 +15,5 @@ func gelu32(y []float32) { geluGo(y) }
 func expSum32(y, x []float32, sub float32) float32 { return expSumGo(y, x, sub) }
 
 func max32(x []float32) float32 { return maxGo(x) }
+
+func axpy32(y, x []float32, a float32) { axpyGo(y, x, a) }

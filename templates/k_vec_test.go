@@ -86,6 +86,17 @@ func TestVecKernels(t *testing.T) {
 				t.Fatalf("n=%d biasClamp(%v) = %v, want %v", n, x[i], b[i], want)
 			}
 		}
+		// axpy.
+		ay := vecRand(r, n, 1)
+		ax := vecRand(r, n+3, 1)
+		aw := append([]float32(nil), ay...)
+		axpy32(ay, ax, -0.75)
+		for i := range aw {
+			want := float64(aw[i]) - 0.75*float64(ax[i])
+			if math.Abs(float64(ay[i])-want) > 1e-6 {
+				t.Fatalf("n=%d axpy[%d] = %v, want %v", n, i, ay[i], want)
+			}
+		}
 		// Depthwise row: nine sources of different offsets.
 		var src [9][]float32
 		var w [9]float32

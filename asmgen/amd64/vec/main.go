@@ -24,6 +24,7 @@ func main() {
 	gelu()
 	expSum()
 	maxRow()
+	axpy()
 	Generate()
 }
 
@@ -340,5 +341,49 @@ func maxRow() {
 	VMAXSS(h, m.AsX(), m.AsX())
 	VZEROUPPER()
 	Store(m.AsX(), ReturnIndex(0))
+	RET()
+}
+
+// axpy emits y += a*x, 32 floats per iteration then 8.
+func axpy() {
+	TEXT("axpyAVX2", NOSPLIT, "func(y, x *float32, n int, a float32)")
+	Doc(
+		"axpyAVX2 sets y[i] += a*x[i] for i in [0, n), n a multiple of 8.",
+		"",
+		"Requires: AVX, FMA",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	a := YMM()
+	VBROADCASTSS(paramAddr("a"), a)
+	i := GP64()
+	XORQ(i, i)
+	last := GP64()
+	MOVQ(n, last)
+	SUBQ(U8(32), last)
+	body := func(vecs int) {
+		v := make([]VecVirtual, vecs)
+		for j := range v {
+			v[j] = YMM()
+			VMOVUPS(Mem{Base: y, Index: i, Scale: 4, Disp: 32 * j}, v[j])
+			VFMADD231PS(Mem{Base: x, Index: i, Scale: 4, Disp: 32 * j}, a, v[j])
+			VMOVUPS(v[j], Mem{Base: y, Index: i, Scale: 4, Disp: 32 * j})
+		}
+		ADDQ(U8(8*vecs), i)
+	}
+	Label("axpy_loop4")
+	CMPQ(i, last)
+	JG(LabelRef("axpy_loop1"))
+	body(4)
+	JMP(LabelRef("axpy_loop4"))
+	Label("axpy_loop1")
+	CMPQ(i, n)
+	JGE(LabelRef("axpy_done"))
+	body(1)
+	JMP(LabelRef("axpy_loop1"))
+	Label("axpy_done")
+	VZEROUPPER()
 	RET()
 }
