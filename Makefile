@@ -40,10 +40,14 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./ir/onnx; \
 	else echo "fuzz: ir/onnx has no FuzzDecode; skipped"; fi
 
+# All four ONNX backend suites in one run (one go build); the report is
+# docs/conformance.md.
+ONNX_SUITES := $(addprefix $(SHARED)/onnx-tests/,node simple pytorch-converted pytorch-operator)
+
 conformance: build
 	@if [ -d "$(ONNX_NODE_TESTS)" ]; then \
-		echo "$(CUVIL) conformance -xfail $(XFAIL) -skip $(SKIP) -report conformance.md $(ONNX_NODE_TESTS)"; \
-		$(CUVIL) conformance -xfail $(XFAIL) -skip $(SKIP) -report conformance.md $(ONNX_NODE_TESTS); \
+		echo "$(CUVIL) conformance -xfail $(XFAIL) -skip $(SKIP) -report docs/conformance.md $(ONNX_SUITES)"; \
+		$(CUVIL) conformance -xfail $(XFAIL) -skip $(SKIP) -report docs/conformance.md $(ONNX_SUITES); \
 	else echo "conformance: $(ONNX_NODE_TESTS) not found (no ../shared); skipped"; fi
 
 # Regenerate every generated file: go generate in each folder with a
@@ -90,4 +94,4 @@ bench: build
 	done
 
 clean:
-	rm -rf bin conformance.md
+	rm -rf bin

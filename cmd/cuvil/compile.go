@@ -60,4 +60,3 @@ func cmdCompile(args []string, stdout io.Writer) error {
 
 // progressOut receives compile's progress line (a variable for tests).
 var progressOut io.Writer = os.Stderr
-
