@@ -9,6 +9,38 @@ package gelu
 // through the generated cpuidAsm and xgetbvAsm.
 var cpuHasAVX2FMA = detectAVX2FMA()
 
+// cpuHasAVX512 reports whether the CPU has AVX512F and the OS saves the
+// opmask and ZMM state (XCR0 bits 5-7) besides YMM state.
+var cpuHasAVX512 = cpuHasAVX2FMA && detectAVX512()
+
+// sgemmWide makes the packed driver run 6x32 tiles (two B micro-panels)
+// through the AVX-512 kernel.
+var sgemmWide = cpuHasAVX512
+
+func detectAVX512() bool {
+	if xcr0, _ := xgetbvAsm(); xcr0&0xe6 != 0xe6 {
+		return false
+	}
+	_, ebx7, _, _ := cpuidAsm(7, 0)
+	const avx512f = 1 << 16
+	return ebx7&avx512f != 0
+}
+
+// sgemmMicroWide runs a whole 6x32 tile: columns 0-15 from the packed B
+// micro-panel b0, 16-31 from b1. Call it only when sgemmWide.
+func sgemmMicroWide(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, beta float32) {
+	if kc <= 0 {
+		sgemmMicroGo(kc, a, b0, c, ldc, alpha, beta, sgemmPkMR, sgemmPkNR)
+		sgemmMicroGo(kc, a, b1, c[sgemmPkNR:], ldc, alpha, beta, sgemmPkMR, sgemmPkNR)
+		return
+	}
+	_ = a[kc*sgemmPkMR-1]
+	_ = b0[kc*sgemmPkNR-1]
+	_ = b1[kc*sgemmPkNR-1]
+	_ = c[(sgemmPkMR-1)*ldc+2*sgemmPkNR-1]
+	sgemmKernel6x32AVX512(kc, &a[0], &b0[0], &b1[0], &c[0], ldc, alpha, beta)
+}
+
 // sgemmUseAsm routes sgemm through the packed driver and its assembly
 // micro-kernel.
 var sgemmUseAsm = cpuHasAVX2FMA

@@ -49,16 +49,25 @@ type sgemmPkBufs struct {
 
 // Pack buffers come from a pool: concurrent sessions never share them and
 // steady-state calls do not allocate.
-var sgemmPkPool = sync.Pool{New: func() any {
+var sgemmPkPool = sync.Pool{New: func() any { return newSgemmPkBufs() }}
+
+func newSgemmPkBufs() *sgemmPkBufs {
 	return &sgemmPkBufs{a: make([]float32, sgemmPkMC*sgemmPkKC), b: make([]float32, sgemmPkKC*sgemmPkNC)}
-}}
+}
 
 // sgemmPacked computes C = alpha*op(A)*op(B) + beta*C for row-major matrices,
 // where op(A) is m x k (A is k x m when transA) and op(B) is k x n (B is
 // n x k when transB). It has the semantics of sgemm: with beta == 0, C is
 // overwritten (NaNs in C vanish); with alpha == 0 or k == 0, C = beta*C.
 func sgemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemmDrive(m, n, k, alpha,
+	sgemmPackedWith(nil, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemmPackedWith is sgemmPacked packing into bufs (nil: buffers from
+// sgemmPkPool). A worker pool gives each part its own buffers: sync.Pool
+// caches per P, so goroutines that move between Ps would miss and allocate.
+func sgemmPackedWith(bufs *sgemmPkBufs, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmDrive(bufs, m, n, k, alpha,
 		sgemmOperand{trans: transA, data: a, ld: lda},
 		sgemmOperand{trans: transB, data: b, ld: ldb},
 		beta, c, ldc)
@@ -70,7 +79,7 @@ func sgemmPrepackedB(transA bool, m, n, k int, alpha float32, a []float32, lda i
 	if len(bp) < sgemmPackedBSize(k, n) {
 		panic("templates: prepacked B is too short for its shape")
 	}
-	sgemmDrive(m, n, k, alpha,
+	sgemmDrive(nil, m, n, k, alpha,
 		sgemmOperand{trans: transA, data: a, ld: lda},
 		sgemmOperand{data: bp, packed: true},
 		beta, c, ldc)
@@ -82,7 +91,7 @@ func sgemmPrepackedA(transB bool, m, n, k int, alpha float32, ap []float32, b []
 	if len(ap) < sgemmPackedASize(m, k) {
 		panic("templates: prepacked A is too short for its shape")
 	}
-	sgemmDrive(m, n, k, alpha,
+	sgemmDrive(nil, m, n, k, alpha,
 		sgemmOperand{data: ap, packed: true},
 		sgemmOperand{trans: transB, data: b, ld: ldb},
 		beta, c, ldc)
@@ -119,15 +128,32 @@ func sgemmPackA(transA bool, m, k int, a []float32, lda int) []float32 {
 }
 
 // sgemmOperand is one GEMM input: a row-major matrix (transposed or not), or
-// a whole matrix packed by sgemmPackA/sgemmPackB.
+// a whole matrix packed by sgemmPackA/sgemmPackB. A packed operand may be a
+// slice of a larger packed matrix: ld is then the padded row count (A) or
+// column count (B) of the whole, and off the first row (A) or column (B)
+// used, a multiple of MR (A) or NR (B); ld 0 means the operand is whole.
 type sgemmOperand struct {
 	trans  bool
 	data   []float32
 	ld     int
 	packed bool
+	off    int
 }
 
-func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c []float32, ldc int) {
+// sgemmPrepackedAPart is sgemmPrepackedA for rows [m0, m0+m) of a matrix
+// of mAll rows packed whole by sgemmPackA (m0 a multiple of MR), packing B
+// into bufs (nil: from the pool).
+func sgemmPrepackedAPart(bufs *sgemmPkBufs, mAll, m0, m, n, k int, alpha float32, ap []float32, transB bool, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m0%sgemmPkMR != 0 || m0+m > mAll || len(ap) < sgemmPackedASize(mAll, k) {
+		panic("templates: prepacked A part out of range")
+	}
+	sgemmDrive(bufs, m, n, k, alpha,
+		sgemmOperand{data: ap, packed: true, ld: sgemmRoundUp(mAll, sgemmPkMR), off: m0},
+		sgemmOperand{trans: transB, data: b, ld: ldb},
+		beta, c, ldc)
+}
+
+func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c []float32, ldc int) {
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -135,13 +161,18 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 		sgemmScaleC(m, n, beta, c, ldc)
 		return
 	}
-	var bufs *sgemmPkBufs
-	if !A.packed || !B.packed {
+	if bufs == nil && (!A.packed || !B.packed) {
 		bufs = sgemmPkPool.Get().(*sgemmPkBufs)
 		defer sgemmPkPool.Put(bufs)
 	}
 	mpad := sgemmRoundUp(m, sgemmPkMR)
+	if A.packed && A.ld > 0 {
+		mpad = A.ld
+	}
 	npad := sgemmRoundUp(n, sgemmPkNR)
+	if B.packed && B.ld > 0 {
+		npad = B.ld
+	}
 	kb := sgemmKBlock(k)
 	mb := sgemmMBlock(m)
 	for jc := 0; jc < n; jc += sgemmPkNC {
@@ -150,7 +181,7 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 			kc := min(kb, k-pc)
 			var bp []float32
 			if B.packed {
-				bp = B.data[pc*npad+jc*kc:]
+				bp = B.data[pc*npad+(B.off+jc)*kc:]
 			} else {
 				bp = bufs.b
 			}
@@ -163,7 +194,7 @@ func sgemmDrive(m, n, k int, alpha float32, A, B sgemmOperand, beta float32, c [
 				mc := min(mb, m-ic)
 				var ap []float32
 				if A.packed {
-					ap = A.data[pc*mpad+ic*kc:]
+					ap = A.data[pc*mpad+(A.off+ic)*kc:]
 				} else {
 					sgemmPackABlock(bufs.a, A.trans, A.data, A.ld, ic, pc, mc, kc)
 					ap = bufs.a
@@ -192,6 +223,25 @@ func sgemmMacro(mc, nc, kc int, alpha float32, ap, bp []float32, beta float32, c
 		b := bp[jr*kc : jr*kc+sgemmPkNR*kc]
 		if packB != nil {
 			sgemmPackBBlock(b, packB.trans, packB.data, packB.ld, pc, jc+jr, kc, nr)
+		}
+		if sgemmWide && jr+2*sgemmPkNR <= nc {
+			// Two whole B micro-panels: 6x32 tiles (AVX-512).
+			b1 := bp[(jr+sgemmPkNR)*kc : (jr+2*sgemmPkNR)*kc]
+			if packB != nil {
+				sgemmPackBBlock(b1, packB.trans, packB.data, packB.ld, pc, jc+jr+sgemmPkNR, kc, sgemmPkNR)
+			}
+			for ir := 0; ir < mc; ir += sgemmPkMR {
+				mr := min(sgemmPkMR, mc-ir)
+				a := ap[ir*kc : ir*kc+sgemmPkMR*kc]
+				if mr == sgemmPkMR {
+					sgemmMicroWide(kc, a, b, b1, c[ir*ldc+jr:], ldc, alpha, beta)
+					continue
+				}
+				sgemmMicro(kc, a, b, c[ir*ldc+jr:], ldc, alpha, beta, mr, sgemmPkNR)
+				sgemmMicro(kc, a, b1, c[ir*ldc+jr+sgemmPkNR:], ldc, alpha, beta, mr, sgemmPkNR)
+			}
+			jr += sgemmPkNR
+			continue
 		}
 		for ir := 0; ir < mc; ir += sgemmPkMR {
 			mr := min(sgemmPkMR, mc-ir)

@@ -5,6 +5,7 @@ package gelu
 import (
 	"context"
 	_ "embed"
+	"runtime"
 	"sync"
 )
 
@@ -59,6 +60,7 @@ func New() (*Model, error) {
 type Session struct {
 	model  *Model
 	closed bool
+	pool   *WorkPool
 	inputs [1]Tensor
 	vals   [2]Tensor
 	outs   [1]Tensor
@@ -66,12 +68,19 @@ type Session struct {
 }
 
 // NewSession returns a session that runs the model. Memory grows on the
-// first Run at a given input shape and is reused afterwards.
-func (m *Model) NewSession() *Session {
-	s := &Session{model: m}
-	// Memory plan: values of known size are views of shared slot buffers.
+// first Run at a given input shape and is reused afterwards. Its kernels
+// run on a pool of WithThreads(n) goroutines (default GOMAXPROCS) that
+// lives until Close.
+func (m *Model) NewSession(opts ...Option) *Session {
+	s := &Session{model: m, pool: NewWorkPool(opts...)}
+	// A session dropped without Close (Model.Run's pool) still stops its workers.
+	runtime.AddCleanup(s, (*WorkPool).Close, s.pool)
+	// Memory plan: values of known size are views of one arena per dtype.
 	s.nodes[0] = Node{Name: "gelu", Op: "FastGelu", Version: 1, Attrs: Attrs{"alpha": float32(1.702)}, In: []*Tensor{&s.inputs[0]}, Out: []*Tensor{&s.vals[0]}}
 	s.nodes[1] = Node{Name: "neg", Op: "Neg", Version: 13, In: []*Tensor{&s.vals[0]}, Out: []*Tensor{&s.vals[1]}}
+	for i := range s.nodes {
+		s.nodes[i].Pool = s.pool
+	}
 	return s
 }
 
@@ -106,6 +115,7 @@ func (s *Session) Run(in Input) (Output, error) {
 // afterwards; outputs it returned become invalid.
 func (s *Session) Close() {
 	s.closed = true
+	s.pool.Close()
 	for i := range s.vals {
 		s.vals[i] = Tensor{}
 	}

@@ -287,20 +287,18 @@ func PutSlice(dst, src *Tensor, axis, i int) error {
 	return nil
 }
 
-// AppendStacked appends src as slice i (the i-th iteration's scan output
+// AppendStacked writes src as slice i (the i-th iteration's scan output
 // of a Loop) along a new leading axis of dst. Iteration 0 sets the slice
-// shape; later slices must match it. Memory grows geometrically, so a
-// session that has run a loop once does not allocate for it again.
-func AppendStacked(dst, src *Tensor, i int) error {
+// shape and makes room for hint slices (the trip count when known, else
+// 0); later slices must match it. dst may hold more slices than written
+// until FinishStacked trims it. When the trip count is known and reached,
+// a session that has run the loop once does not allocate for it again.
+func AppendStacked(dst, src *Tensor, i, hint int) error {
 	if i == 0 {
 		var shape [8]int
-		s := append(append(shape[:0], 0), src.Shape...)
-		dst.SetShape(s)
-		if dst.DType != src.DType || dataLen(dst.Data) < 0 {
-			dst.DType = src.DType
-			dst.Data = makeData(src.DType, 0)
-		}
-	} else if dst.DType != src.DType || len(dst.Shape) != len(src.Shape)+1 || dst.Shape[0] != i {
+		s := append(append(shape[:0], max(hint, 1)), src.Shape...)
+		ewResize(dst, src.DType, s)
+	} else if dst.DType != src.DType || len(dst.Shape) != len(src.Shape)+1 {
 		return fmt.Errorf("scan output of iteration %d is %s, earlier ones %s", i, src.String(), dst.String())
 	}
 	for k, d := range src.Shape {
@@ -309,11 +307,26 @@ func AppendStacked(dst, src *Tensor, i int) error {
 		}
 	}
 	size := src.Len()
-	need := (i + 1) * size
-	dst.Data = growData(dst.Data, need)
+	if i >= dst.Shape[0] {
+		n := max(2*dst.Shape[0], i+1)
+		dst.Data = growData(dst.Data, n*size)
+		dst.Shape[0] = n
+	}
 	ewMove(dst.Data, i*size, src.Data, 0, size)
-	dst.Shape[0] = i + 1
 	return nil
+}
+
+// FinishStacked trims a Loop's scan output to the count slices written.
+func FinishStacked(dst *Tensor, count int) {
+	if len(dst.Shape) == 0 || dst.Shape[0] == count {
+		return
+	}
+	size := 1
+	for _, d := range dst.Shape[1:] {
+		size *= d
+	}
+	dst.Data = growData(dst.Data, count*size)
+	dst.Shape[0] = count
 }
 
 // growData returns data resliced to n elements, reallocating with room to

@@ -4,7 +4,7 @@ package mnist
 
 // Conv is ONNX Conv (versions 1-11) over any number of spatial dims. Each
 // group is an im2col followed by one GEMM; 1x1 unit-stride convolutions
-// skip the im2col.
+// skip the im2col. Depthwise 2-D convolutions run a direct kernel.
 func Conv(n *Node) error {
 	if ok, err := nnViaF32(n, Conv); ok {
 		return err
@@ -14,30 +14,34 @@ func Conv(n *Node) error {
 		return n.Errorf("needs inputs X and W")
 	}
 	r := len(X.Shape)
-	if r < 3 || len(W.Shape) != r {
-		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), W.ShapeString())
+	sc := n.ScratchInts(8*r + 4)
+	ws, packed, err := convWeightShape(n, W, sc[7*r+2:])
+	if err != nil {
+		return err
+	}
+	if r < 3 || len(ws) != r {
+		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), ws)
 	}
 	if W.DType != X.DType || B != nil && B.DType != X.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
 	nd := r - 2
 	group := int(n.Attrs.Int("group", 1))
-	N, C, M := X.Shape[0], X.Shape[1], W.Shape[0]
-	if group < 1 || C%group != 0 || M%group != 0 || W.Shape[1]*group != C {
-		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), W.ShapeString(), group)
+	N, C, M := X.Shape[0], X.Shape[1], ws[0]
+	if group < 1 || C%group != 0 || M%group != 0 || ws[1]*group != C {
+		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), ws, group)
 	}
 	if B != nil && (len(B.Shape) != 1 || B.Shape[0] != M) {
 		return n.Errorf("B %v must have shape [%d]", B.ShapeString(), M)
 	}
 	if ks := n.Attrs.Ints("kernel_shape"); ks != nil {
 		for i, k := range ks {
-			if i >= nd || int(k) != W.Shape[2+i] {
-				return n.Errorf("kernel_shape %v does not match W %v", ks, W.ShapeString())
+			if i >= nd || int(k) != ws[2+i] {
+				return n.Errorf("kernel_shape %v does not match W %v", ks, ws)
 			}
 		}
 	}
-	sc := n.ScratchInts(7*nd + 2)
-	win, err := nnWindow(n, X.Shape[2:], W.Shape[2:], false, sc[:6*nd])
+	win, err := nnWindow(n, X.Shape[2:], ws[2:], false, sc[:6*nd])
 	if err != nil {
 		return err
 	}
@@ -46,23 +50,94 @@ func Conv(n *Node) error {
 	copy(shape[2:], win.out)
 	Y := n.Out[0]
 	nnResize(Y, X.DType, shape...)
+	if packed && convIsDepthwise2D(C, M, group, X.Shape[2:]) {
+		return n.Errorf("W is prepacked but the convolution is depthwise")
+	}
 	switch x := X.Data.(type) {
 	case []float32:
-		convFloat(n, x, W.F32(), B, Y.F32(), X.Shape, M, group, win)
+		var bias, wp []float32
+		if B != nil {
+			bias = B.F32()
+		}
+		w := W.F32()
+		if packed {
+			w, wp = nil, w
+		}
+		convFloat(n, x, w, wp, bias, nil, false, fusedAct{}, Y.F32(), X.Shape, M, group, win)
 	case []float64:
-		convFloat(n, x, W.F64(), B, Y.F64(), X.Shape, M, group, win)
+		var bias []float64
+		if B != nil {
+			bias = B.F64()
+		}
+		convFloat(n, x, W.F64(), nil, bias, nil, false, fusedAct{}, Y.F64(), X.Shape, M, group, win)
 	default:
 		return n.Errorf("unsupported dtype %v", X.DType)
 	}
 	return nil
 }
 
-func convFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, group int, win nnWin) {
+// convPackedAttr is the attribute gen sets on a Conv or FusedConv whose
+// constant float32 W it stored prepacked (ConvPrepackWeights): W's data is
+// then, group after group, the group's [M/group, C/group*prod(kernel)]
+// weight matrix in sgemmPackA's layout, W's shape that length, and the
+// attribute holds W's ONNX shape. One source of truth: the assembly and
+// pure-Go GEMMs both read that layout.
+const convPackedAttr = "packed_w_shape"
+
+// convWeightShape returns W's ONNX shape (in sc when W is prepacked; sc
+// needs room for the rank) and whether W is prepacked.
+func convWeightShape(n *Node, W *Tensor, sc []int) ([]int, bool, error) {
+	ps := n.Attrs.Ints(convPackedAttr)
+	if ps == nil {
+		return W.Shape, false, nil
+	}
+	if W.DType != F32 || len(ps) < 3 || len(ps) > len(sc) {
+		return nil, false, n.Errorf("prepacked W must be float32 with a shape of rank 3 or more and of the input's rank, have %v %v", W.DType, ps)
+	}
+	ws := sc[:len(ps)]
+	for i, d := range ps {
+		ws[i] = int(d)
+	}
+	group := int(n.Attrs.Int("group", 1))
+	if group < 1 || ws[0]%group != 0 || W.Len() != convPackedLen(ws, group) {
+		return nil, false, n.Errorf("prepacked W has %d values, shape %v and group %d want %d", W.Len(), ws, group, convPackedLen(ws, group))
+	}
+	return ws, true, nil
+}
+
+// convPackedLen is the length of W (ONNX shape ws) prepacked for group.
+func convPackedLen(ws []int, group int) int {
+	if group < 1 || ws[0]%group != 0 {
+		return -1
+	}
+	return group * sgemmPackedASize(ws[0]/group, nnProd(ws[1:]))
+}
+
+// convPackWeights packs W (ONNX shape ws, row-major) for group: each group's
+// weight matrix through sgemmPackA, one after another.
+func convPackWeights(w []float32, ws []int, group int) []float32 {
+	Mg, rows := ws[0]/group, nnProd(ws[1:])
+	out := make([]float32, 0, convPackedLen(ws, group))
+	for g := 0; g < group; g++ {
+		out = append(out, sgemmPackA(false, Mg, rows, w[g*Mg*rows:], rows)...)
+	}
+	return out
+}
+
+// convFloat computes one convolution with FusedConv's epilogue (act, the
+// residual z, which may be nil): depthwise directly, anything else as an
+// im2col and GEMM per image and group. wp (float32 only) is W prepacked by
+// convPackWeights, used instead of w when not nil.
+func convFloat[T nnFloat](n *Node, x, w []T, wp []float32, bias, z []T, after bool, act fusedAct, y []T, xs []int, M, group int, win nnWin) {
 	N, C := xs[0], xs[1]
 	in := xs[2:]
 	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
 	Cg, Mg := C/group, M/group
 	rows := Cg * kSize
+	if convIsDepthwise2D(C, M, group, in) {
+		convDWRun(n, x, w, bias, z, after, act, y, N, C, in, win)
+		return
+	}
 	pointwise := kSize == 1
 	for i := range in {
 		pointwise = pointwise && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
@@ -71,24 +146,22 @@ func convFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, grou
 	if !pointwise {
 		col = nnBuf[T](n, 0, rows*outSize)
 	}
-	var bias []T
-	if B != nil {
-		bias = B.Data.([]T)
+	// Column blocks: a multiple of the GEMM's 256-column panel, so the
+	// split packs no more than one whole-matrix GEMM would, and small
+	// enough that Mg x nb outputs stay in L2 for the epilogue.
+	nb := max(256, fusedL2Floats/max(Mg, 1)/256*256)
+	gsize := 0
+	if wp != nil {
+		gsize = sgemmPackedASize(Mg, rows)
 	}
 	for b := 0; b < N; b++ {
 		for g := 0; g < group; g++ {
 			xg := x[(b*C+g*Cg)*inSize : (b*C+g*Cg+Cg)*inSize]
-			yg := y[(b*M+g*Mg)*outSize : (b*M+g*Mg+Mg)*outSize]
-			beta := T(0)
-			if bias != nil {
-				beta = 1
-				for m := 0; m < Mg; m++ {
-					bv := bias[g*Mg+m]
-					row := yg[m*outSize : m*outSize+outSize]
-					for j := range row {
-						row[j] = bv
-					}
-				}
+			base := (b*M + g*Mg) * outSize
+			yg := y[base : base+Mg*outSize]
+			var zg []T
+			if z != nil {
+				zg = z[base : base+Mg*outSize]
 			}
 			src := xg
 			if !pointwise {
@@ -99,7 +172,77 @@ func convFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, grou
 				}
 				src = col
 			}
-			gemmT(false, false, Mg, outSize, rows, 1, w[g*Mg*rows:], rows, src, outSize, beta, yg, outSize)
+			t := parTaskOf[convGemmTask[T]](n)
+			*t = convGemmTask[T]{src: src, y: yg, z: zg, rows: rows, Mg: Mg, g: g, outSize: outSize,
+				nb: nb, bias: bias, after: after, act: act, pool: n.Pool}
+			if wp != nil {
+				t.wp = wp[g*gsize : (g+1)*gsize]
+			} else {
+				t.w = w[g*Mg*rows:]
+			}
+			parts := 1
+			if threads := n.Pool.Threads(); threads > 1 && Mg*outSize*rows >= parMinFlops {
+				// Few columns (late, small feature maps): split the
+				// output channels instead.
+				t.byRows = outSize < 64*threads && Mg >= 12*threads
+				if t.byRows {
+					parts = min(threads, (Mg+5)/6)
+				} else {
+					parts = min(threads, (outSize+15)/16)
+				}
+			}
+			n.Pool.Run(parts, t)
+			*t = convGemmTask[T]{}
+		}
+	}
+}
+
+// convGemmTask is the GEMM and epilogue of one image and group of a
+// convolution, split over output columns (or channels): each part runs
+// column blocks of at most nb, each GEMM followed by the epilogue while the
+// block is in cache.
+type convGemmTask[T nnFloat] struct {
+	w, src, y, z         []T
+	wp                   []float32
+	rows, Mg, g, outSize int
+	nb                   int
+	byRows               bool
+	pool                 *WorkPool
+	bias                 []T
+	after                bool
+	act                  fusedAct
+}
+
+func (t *convGemmTask[T]) runPart(i, parts int) {
+	lo, hi := 0, t.outSize
+	m0, m1 := 0, t.Mg
+	if t.byRows {
+		m0, m1 = parSplit(t.Mg, parts, i, 6)
+	} else {
+		lo, hi = parSplit(t.outSize, parts, i, 16)
+	}
+	if m0 >= m1 {
+		return
+	}
+	for j0 := lo; j0 < hi; j0 += t.nb {
+		cols := min(t.nb, hi-j0)
+		if t.wp != nil {
+			sgemmPrepackedAPart(t.pool.scratchFor(i).pkBufs(), t.Mg, m0, m1-m0, cols, t.rows, 1, t.wp, false,
+				any(t.src[j0:]).([]float32), t.outSize, 0, any(t.y[m0*t.outSize+j0:]).([]float32), t.outSize)
+		} else {
+			gemmTPart(t.pool, i, false, false, m1-m0, cols, t.rows, 1, t.w[m0*t.rows:], t.rows, t.src[j0:], t.outSize, 0, t.y[m0*t.outSize+j0:], t.outSize)
+		}
+		for m := m0; m < m1; m++ {
+			off := m*t.outSize + j0
+			var bv T
+			if t.bias != nil {
+				bv = t.bias[t.g*t.Mg+m]
+			}
+			var zs []T
+			if t.z != nil {
+				zs = t.z[off : off+cols]
+			}
+			fusedEpilogue(t.y[off:off+cols], bv, nil, 0, zs, t.after, t.act)
 		}
 	}
 }
@@ -136,7 +279,9 @@ func im2col2D[T nnFloat](x, col []T, C int, in []int, win nnWin) {
 					}
 					xr := xc[ih*W : ih*W+W]
 					clear(dst[:lo])
-					if sw == 1 {
+					// lo == hi when the tap sees only padding (a kernel
+					// longer than the input): lo+off may then be negative.
+					if sw == 1 && lo < hi {
 						copy(dst[lo:hi], xr[lo+off:hi+off])
 					} else {
 						for ow := lo; ow < hi; ow++ {

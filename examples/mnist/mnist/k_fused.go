@@ -74,12 +74,15 @@ func fusedGeluTanh(x float64) float64 {
 
 // fusedActRow applies a to row in place.
 func fusedActRow[T nnFloat](a fusedAct, row []T) {
+	if r, ok := any(row).([]float32); ok && fusedActRow32(a, r) {
+		return
+	}
 	switch a.kind {
 	case fusedActRelu:
+		// max, not a branch: half the values are negative, so a branch
+		// mispredicts; max keeps NaN like the branch did.
 		for j, v := range row {
-			if v < 0 {
-				row[j] = 0
-			}
+			row[j] = max(v, 0)
 		}
 	case fusedActClip:
 		lo, hi := T(a.p0), T(a.p1)
@@ -131,6 +134,9 @@ func fusedActRow[T nnFloat](a fusedAct, row []T) {
 // y = act(y + bias + bscale*bvec + z) with z added after act instead when
 // zAfter. bvec and z may be nil; bvec is indexed like y.
 func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter bool, a fusedAct) {
+	if r, ok := any(y).([]float32); ok && bvec == nil && z == nil && fusedBiasAct32(r, float32(bias), a) {
+		return
+	}
 	zb := z
 	if zAfter {
 		zb = nil
@@ -186,7 +192,8 @@ func fusedCheckZ(n *Node, Z *Tensor, dt DType, shape []int) error {
 }
 
 // FusedConv is cuvil::FusedConv: Conv with bias, residual Z and activation
-// applied to each block of output columns as soon as the GEMM wrote it.
+// applied to each block of output columns as soon as the GEMM wrote it
+// (convFloat in k_conv.go).
 func FusedConv(n *Node) error {
 	if ok, err := nnViaF32(n, FusedConv); ok {
 		return err
@@ -200,30 +207,34 @@ func FusedConv(n *Node) error {
 		return err
 	}
 	r := len(X.Shape)
-	if r < 3 || len(W.Shape) != r {
-		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), W.ShapeString())
+	sc := n.ScratchInts(8*r + 4)
+	ws, packed, err := convWeightShape(n, W, sc[7*r+2:])
+	if err != nil {
+		return err
+	}
+	if r < 3 || len(ws) != r {
+		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), ws)
 	}
 	if W.DType != X.DType || B != nil && B.DType != X.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
 	nd := r - 2
 	group := int(n.Attrs.Int("group", 1))
-	N, C, M := X.Shape[0], X.Shape[1], W.Shape[0]
-	if group < 1 || C%group != 0 || M%group != 0 || W.Shape[1]*group != C {
-		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), W.ShapeString(), group)
+	N, C, M := X.Shape[0], X.Shape[1], ws[0]
+	if group < 1 || C%group != 0 || M%group != 0 || ws[1]*group != C {
+		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), ws, group)
 	}
 	if B != nil && (len(B.Shape) != 1 || B.Shape[0] != M) {
 		return n.Errorf("B %v must have shape [%d]", B.ShapeString(), M)
 	}
 	if ks := n.Attrs.Ints("kernel_shape"); ks != nil {
 		for i, k := range ks {
-			if i >= nd || int(k) != W.Shape[2+i] {
-				return n.Errorf("kernel_shape %v does not match W %v", ks, W.ShapeString())
+			if i >= nd || int(k) != ws[2+i] {
+				return n.Errorf("kernel_shape %v does not match W %v", ks, ws)
 			}
 		}
 	}
-	sc := n.ScratchInts(7*nd + 2)
-	win, err := nnWindow(n, X.Shape[2:], W.Shape[2:], false, sc[:6*nd])
+	win, err := nnWindow(n, X.Shape[2:], ws[2:], false, sc[:6*nd])
 	if err != nil {
 		return err
 	}
@@ -233,93 +244,45 @@ func FusedConv(n *Node) error {
 	if err := fusedCheckZ(n, Z, X.DType, shape); err != nil {
 		return err
 	}
+	if packed && convIsDepthwise2D(C, M, group, X.Shape[2:]) {
+		return n.Errorf("W is prepacked but the convolution is depthwise")
+	}
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
 	Y := n.Out[0]
 	nnResize(Y, X.DType, shape...)
 	switch x := X.Data.(type) {
 	case []float32:
-		var z []float32
+		var z, bias, wp []float32
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedConvFloat(n, x, W.F32(), B, z, after, act, Y.F32(), X.Shape, M, group, win)
+		if B != nil {
+			bias = B.F32()
+		}
+		w := W.F32()
+		if packed {
+			w, wp = nil, w
+		}
+		convFloat(n, x, w, wp, bias, z, after, act, Y.F32(), X.Shape, M, group, win)
 	case []float64:
-		var z []float64
+		var z, bias []float64
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedConvFloat(n, x, W.F64(), B, z, after, act, Y.F64(), X.Shape, M, group, win)
+		if B != nil {
+			bias = B.F64()
+		}
+		convFloat(n, x, W.F64(), nil, bias, z, after, act, Y.F64(), X.Shape, M, group, win)
 	default:
 		return n.Errorf("unsupported dtype %v", X.DType)
 	}
 	return nil
 }
 
-func fusedConvFloat[T nnFloat](n *Node, x, w []T, B *Tensor, z []T, after bool, act fusedAct, y []T, xs []int, M, group int, win nnWin) {
-	N, C := xs[0], xs[1]
-	in := xs[2:]
-	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
-	Cg, Mg := C/group, M/group
-	rows := Cg * kSize
-	pointwise := kSize == 1
-	for i := range in {
-		pointwise = pointwise && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
-	}
-	var col []T
-	if !pointwise {
-		col = nnBuf[T](n, 0, rows*outSize)
-	}
-	var bias []T
-	if B != nil {
-		bias = B.Data.([]T)
-	}
-	// Column blocks: a multiple of the GEMM's 256-column panel, so the
-	// split packs no more than one whole-matrix GEMM would, and small
-	// enough that Mg x nb outputs stay in L2 for the epilogue.
-	nb := max(256, fusedL2Floats/max(Mg, 1)/256*256)
-	for b := 0; b < N; b++ {
-		for g := 0; g < group; g++ {
-			xg := x[(b*C+g*Cg)*inSize : (b*C+g*Cg+Cg)*inSize]
-			base := (b*M + g*Mg) * outSize
-			yg := y[base : base+Mg*outSize]
-			var zg []T
-			if z != nil {
-				zg = z[base : base+Mg*outSize]
-			}
-			src := xg
-			if !pointwise {
-				if len(in) <= 2 {
-					im2col2D(xg, col, Cg, in, win)
-				} else {
-					im2colND(n, xg, col, Cg, in, win)
-				}
-				src = col
-			}
-			wg := w[g*Mg*rows:]
-			for j0 := 0; j0 < outSize; j0 += nb {
-				cols := min(nb, outSize-j0)
-				gemmT(false, false, Mg, cols, rows, 1, wg, rows, src[j0:], outSize, 0, yg[j0:], outSize)
-				for m := 0; m < Mg; m++ {
-					off := m*outSize + j0
-					var bv T
-					if bias != nil {
-						bv = bias[g*Mg+m]
-					}
-					var zs []T
-					if zg != nil {
-						zs = zg[off : off+cols]
-					}
-					fusedEpilogue(yg[off:off+cols], bv, nil, 0, zs, after, act)
-				}
-			}
-		}
-	}
-}
-
 // fusedGemmFloat computes y[m x nn] = act(alpha*op(A)*op(B) + beta*C + z)
 // (z after act when after) one block of rows at a time. C is broadcast
 // with strides csi, csj (nil for none).
-func fusedGemmFloat[T nnFloat](transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
+func fusedGemmFloat[T nnFloat](p *WorkPool, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
 	rb := max(gemmMC, fusedL2Floats/max(nn, 1)/gemmMC*gemmMC)
 	if c == nil {
 		beta = 0
@@ -330,7 +293,7 @@ func fusedGemmFloat[T nnFloat](transA, transB bool, m, nn, k int, alpha T, a []T
 		if transA {
 			aoff = i0
 		}
-		gemmT(transA, transB, mr, nn, k, alpha, a[aoff:], lda, b, ldb, 0, y[i0*nn:], nn)
+		gemmTPar(p, transA, transB, mr, nn, k, alpha, a[aoff:], lda, b, ldb, 0, y[i0*nn:], nn)
 		for i := i0; i < i0+mr; i++ {
 			row := y[i*nn : i*nn+nn]
 			var zs []T
@@ -424,7 +387,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
+		fusedGemmFloat(n.Pool, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
 	case []float64:
 		var c, z []float64
 		if C != nil {
@@ -433,7 +396,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
+		fusedGemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
@@ -488,7 +451,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
+		fusedGemmFloat(n.Pool, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
 	case []float64:
 		var c, z []float64
 		if bias != nil {
@@ -497,7 +460,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
+		fusedGemmFloat(n.Pool, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
@@ -687,6 +650,147 @@ func scaleShift[T nnFloat](x, scale, shift, y []T, N, C, inner int, act fusedAct
 				yr[i] = v*s + t
 			}
 			fusedActRow(act, yr)
+		}
+	}
+}
+
+// CuvilAttention is cuvil::Attention: Y = softmax(scale*Q·Kt + mask)·V over
+// the last two axes, with Q [..., Sq, D], Kt (K already transposed)
+// [..., D, Sk], V [..., Sk, Dv] sharing their leading (batch, head) dims,
+// and an optional mask that broadcasts to the scores [..., Sq, Sk]. It is
+// the scaled-dot-product attention fuse-attention finds (MatMul, scale,
+// mask Add, Softmax, MatMul); each row of scores lives in a scratch row of
+// Sk floats and never reaches memory as a [Sq, Sk] tensor. Rows run in
+// parallel on the session's pool.
+func CuvilAttention(n *Node) error {
+	q, kt, v, mask := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
+	if q == nil || kt == nil || v == nil || len(n.Out) < 1 {
+		return n.Errorf("want inputs Q, Kt, V and output Y")
+	}
+	if q.DType != F32 || kt.DType != F32 || v.DType != F32 || (mask != nil && mask.DType != F32) {
+		return n.Errorf("only f32 is supported, have %s", q.DType)
+	}
+	r := len(q.Shape)
+	if r < 2 || len(kt.Shape) != r || len(v.Shape) != r {
+		return n.Errorf("Q, Kt and V must have the same rank >= 2, have %v %v %v", q.Shape, kt.Shape, v.Shape)
+	}
+	batch := 1
+	for i := 0; i < r-2; i++ {
+		if kt.Shape[i] != q.Shape[i] || v.Shape[i] != q.Shape[i] {
+			return n.Errorf("leading dims differ: Q %v, Kt %v, V %v", q.Shape, kt.Shape, v.Shape)
+		}
+		batch *= q.Shape[i]
+	}
+	sq, d, sk, dv := q.Shape[r-2], q.Shape[r-1], kt.Shape[r-1], v.Shape[r-1]
+	if kt.Shape[r-2] != d || v.Shape[r-2] != sk {
+		return n.Errorf("shapes do not chain: Q %v, Kt %v, V %v", q.Shape, kt.Shape, v.Shape)
+	}
+	sc := n.ScratchInts(3 * r)
+	out := sc[2*r:]
+	copy(out, q.Shape[:r-1])
+	out[r-1] = dv
+	t := parTaskOf[attnTask](n)
+	*t = attnTask{q: q.Data.([]float32), kt: kt.Data.([]float32), v: v.Data.([]float32),
+		batch: batch, sq: sq, d: d, sk: sk, dv: dv, scale: n.Attrs.Float("scale", 1)}
+	if mask != nil {
+		// Broadcast the mask to [batch dims..., Sq, Sk]: element strides
+		// of the mask per score dim (0 where the mask has size 1 or lacks
+		// the dim); the row stride over all batch dims is folded below.
+		mr := len(mask.Shape)
+		if mr > r {
+			return n.Errorf("mask %v has a higher rank than the scores", mask.Shape)
+		}
+		str, dims := sc[:r], sc[r:2*r]
+		copy(dims, q.Shape[:r-1])
+		dims[r-1] = sk
+		acc := 1
+		for i := r - 1; i >= 0; i-- {
+			j := i - (r - mr)
+			str[i] = 0
+			if j >= 0 {
+				switch m := mask.Shape[j]; {
+				case m == dims[i]:
+					str[i] = acc
+				case m != 1:
+					return n.Errorf("mask %v does not broadcast to scores %v", mask.Shape, dims)
+				}
+				acc *= mask.Shape[j]
+			}
+		}
+		t.mask, t.mstr, t.mdims = mask.Data.([]float32), str, dims
+	}
+	n.Out[0].Resize(F32, out...)
+	t.y = n.Out[0].Data.([]float32)
+	parts := 1
+	if n.Pool != nil {
+		parts = min(n.Pool.Threads(), batch*sq)
+	}
+	t.scores = n.ScratchF32(parts * sk)
+	n.Pool.Run(parts, t)
+	return nil
+}
+
+// attnTask is one Attention call split into blocks of rows.
+type attnTask struct {
+	q, kt, v, y, mask, scores []float32
+	mstr, mdims               []int
+	batch, sq, d, sk, dv      int
+	scale                     float32
+}
+
+func (t *attnTask) runPart(part, parts int) {
+	lo, hi := parSplit(t.batch*t.sq, parts, part, 1)
+	s := t.scores[part*t.sk : (part+1)*t.sk]
+	r := len(t.mdims)
+	for row := lo; row < hi; row++ {
+		b := row / t.sq
+		qi := t.q[row*t.d : (row+1)*t.d]
+		kb := t.kt[b*t.d*t.sk : (b+1)*t.d*t.sk]
+		for j := range s {
+			s[j] = 0
+		}
+		for c, qv := range qi {
+			krow := kb[c*t.sk : (c+1)*t.sk]
+			for j, kv := range krow {
+				s[j] += qv * kv
+			}
+		}
+		mx := float32(math.Inf(-1))
+		moff := 0
+		if t.mask != nil {
+			// The mask offset of score row (b, i): unravel row over dims[:r-1].
+			rem := row
+			for k := r - 2; k >= 0; k-- {
+				moff += (rem % t.mdims[k]) * t.mstr[k]
+				rem /= t.mdims[k]
+			}
+		}
+		for j := range s {
+			x := s[j] * t.scale
+			if t.mask != nil {
+				x += t.mask[moff+j*t.mstr[r-1]]
+			}
+			s[j] = x
+			mx = max(mx, x)
+		}
+		var sum float32
+		for j, x := range s {
+			e := float32(math.Exp(float64(x - mx)))
+			s[j] = e
+			sum += e
+		}
+		inv := 1 / sum
+		yi := t.y[row*t.dv : (row+1)*t.dv]
+		for c := range yi {
+			yi[c] = 0
+		}
+		vb := t.v[b*t.sk*t.dv : (b+1)*t.sk*t.dv]
+		for j, p := range s {
+			p *= inv
+			vrow := vb[j*t.dv : (j+1)*t.dv]
+			for c, vv := range vrow {
+				yi[c] += p * vv
+			}
 		}
 	}
 }

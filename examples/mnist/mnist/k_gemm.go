@@ -60,9 +60,9 @@ func Gemm(n *Node) error {
 	lda, ldb := A.Shape[1], B.Shape[1]
 	switch a := A.Data.(type) {
 	case []float32:
-		gemmFloat(transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, C, csi, csj, Y.F32())
+		gemmFloat(n.Pool, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, C, csi, csj, Y.F32())
 	case []float64:
-		gemmFloat(transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), C, csi, csj, Y.F64())
+		gemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), C, csi, csj, Y.F64())
 	case []int32:
 		gemmInt(transA, transB, m, nn, k, alpha, a, lda, B.I32(), ldb, beta, C, csi, csj, Y.I32())
 	case []int64:
@@ -77,7 +77,7 @@ func Gemm(n *Node) error {
 	return nil
 }
 
-func gemmFloat[T nnFloat](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, C *Tensor, csi, csj int, y []T) {
+func gemmFloat[T nnFloat](p *WorkPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, C *Tensor, csi, csj int, y []T) {
 	if C == nil || beta == 0 {
 		beta = 0
 	} else {
@@ -89,7 +89,7 @@ func gemmFloat[T nnFloat](transA, transB bool, m, n, k int, alpha T, a []T, lda 
 			}
 		}
 	}
-	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, y, n)
+	gemmTPar(p, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, y, n)
 }
 
 func gemmInt[T nnNum](transA, transB bool, m, n, k int, alpha float32, a []T, lda int, b []T, ldb int, beta float32, C *Tensor, csi, csj int, y []T) {
@@ -194,9 +194,9 @@ func MatMul(n *Node) error {
 	nnResize(Y, A.DType, shape...)
 	switch a := A.Data.(type) {
 	case []float32:
-		matmulFloat(a, B.F32(), Y.F32(), m, nn, k, bdims, sa, sb, idx)
+		matmulFloat(n.Pool, a, B.F32(), Y.F32(), m, nn, k, bdims, sa, sb, idx)
 	case []float64:
-		matmulFloat(a, B.F64(), Y.F64(), m, nn, k, bdims, sa, sb, idx)
+		matmulFloat(n.Pool, a, B.F64(), Y.F64(), m, nn, k, bdims, sa, sb, idx)
 	case []int32:
 		matmulInt(a, B.I32(), Y.I32(), m, nn, k, bdims, sa, sb, idx)
 	case []int64:
@@ -211,7 +211,7 @@ func MatMul(n *Node) error {
 	return nil
 }
 
-func matmulFloat[T nnFloat](a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
+func matmulFloat[T nnFloat](p *WorkPool, a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
 	// When B is shared by every batch and A's batches are contiguous, the
 	// batches stack into one tall GEMM.
 	shared, contig := true, true
@@ -226,7 +226,7 @@ func matmulFloat[T nnFloat](a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) 
 		stride *= bdims[i]
 	}
 	if shared && contig {
-		gemmT(false, false, m*nnProd(bdims), n, k, 1, a, k, b, n, 0, y, n)
+		gemmTPar(p, false, false, m*nnProd(bdims), n, k, 1, a, k, b, n, 0, y, n)
 		return
 	}
 	clear(idx)
@@ -237,7 +237,7 @@ func matmulFloat[T nnFloat](a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) 
 			ao += v * sa[i]
 			bo += v * sb[i]
 		}
-		gemmT(false, false, m, n, k, 1, a[ao:], k, b[bo:], n, 0, y[bi*m*n:], n)
+		gemmTPar(p, false, false, m, n, k, 1, a[ao:], k, b[bo:], n, 0, y[bi*m*n:], n)
 		for i := len(idx) - 1; i >= 0; i-- {
 			idx[i]++
 			if idx[i] < bdims[i] {

@@ -171,6 +171,18 @@ func MaxPool(n *Node) error {
 		ind = n.Out[1].I64()
 	}
 	colMajor := n.Attrs.Int("storage_order", 0) != 0
+	if len(X.Shape) == 4 && ind == nil {
+		W := X.Shape[3]
+		planes := X.Shape[0] * X.Shape[1]
+		switch x := X.Data.(type) {
+		case []float32:
+			maxPool2D(x, n.Out[0].F32(), nnBuf[float32](n, 0, W), planes, X.Shape[2:], win)
+			return nil
+		case []float64:
+			maxPool2D(x, n.Out[0].F64(), nnBuf[float64](n, 0, W), planes, X.Shape[2:], win)
+			return nil
+		}
+	}
 	sc := nnBuf[int](n, 1, 5*(len(X.Shape)-2))
 	switch x := X.Data.(type) {
 	case []float32:
@@ -211,6 +223,74 @@ func maxPool[T nnNum](x, y []T, ind []int64, xs []int, win nnWin, colMajor bool,
 				ind[pl*outSize+it.o] = int64(pl*inSize + at)
 			}
 		}
+	}
+}
+
+// maxPool2D is maxPool for 2-D planes without indices, separated: for each
+// output row, tmp takes the maximum over the window's input rows, then each
+// output takes the maximum over its columns of tmp. It takes maxima with
+// the max builtin rather than a branch (which mispredicts on every new
+// maximum), so a NaN tap anywhere makes the output NaN; the order of the
+// taps then does not matter. tmp holds one input row.
+func maxPool2D[T nnNum](x, y, tmp []T, planes int, in []int, win nnWin) {
+	H, W := in[0], in[1]
+	OH, OW := win.out[0], win.out[1]
+	KH, sh, dh, ph := win.k[0], win.s[0], win.d[0], win.pb[0]
+	tmp = tmp[:W]
+	for pl := 0; pl < planes; pl++ {
+		xp := x[pl*H*W : (pl+1)*H*W]
+		yp := y[pl*OH*OW : (pl+1)*OH*OW]
+		for oh := 0; oh < OH; oh++ {
+			h0 := oh*sh - ph
+			lo, hi := 0, KH
+			for lo < hi && h0+lo*dh < 0 {
+				lo++
+			}
+			for hi > lo && h0+(hi-1)*dh >= H {
+				hi--
+			}
+			yr := yp[oh*OW : oh*OW+OW]
+			if lo == hi {
+				lowest := nnLowest[T]()
+				for j := range yr {
+					yr[j] = lowest
+				}
+				continue
+			}
+			copy(tmp, xp[(h0+lo*dh)*W:(h0+lo*dh)*W+W])
+			for kh := lo + 1; kh < hi; kh++ {
+				r := xp[(h0+kh*dh)*W : (h0+kh*dh)*W+W]
+				for j, v := range r {
+					tmp[j] = max(tmp[j], v)
+				}
+			}
+			maxPoolCols(tmp, yr, win.k[1], win.s[1], win.d[1], win.pb[1])
+		}
+	}
+}
+
+// maxPoolCols sets each yr[o] to the maximum of the taps of its window
+// (kernel k, stride s, dilation d, begin padding pb) in row.
+func maxPoolCols[T nnNum](row, yr []T, k, s, d, pb int) {
+	W := len(row)
+	for o := range yr {
+		w0 := o*s - pb
+		lo, hi := 0, k
+		for lo < hi && w0+lo*d < 0 {
+			lo++
+		}
+		for hi > lo && w0+(hi-1)*d >= W {
+			hi--
+		}
+		if lo == hi {
+			yr[o] = nnLowest[T]()
+			continue
+		}
+		best := row[w0+lo*d]
+		for kw := lo + 1; kw < hi; kw++ {
+			best = max(best, row[w0+kw*d])
+		}
+		yr[o] = best
 	}
 }
 

@@ -52,6 +52,10 @@ func softmaxLike(n *Node, self Kernel, kind int) error {
 	nnResize(n.Out[0], X.DType, X.Shape...)
 	switch x := X.Data.(type) {
 	case []float32:
+		if kind == smSoftmax && inner == 1 && dim > 0 {
+			softmaxRows32(n, x, n.Out[0].F32(), outer, dim)
+			return nil
+		}
 		softmaxT(x, n.Out[0].F32(), outer, dim, inner, kind)
 	case []float64:
 		softmaxT(x, n.Out[0].F64(), outer, dim, inner, kind)
@@ -102,4 +106,42 @@ func softmaxT[T nnFloat](x, y []T, outer, dim, inner, kind int) {
 			}
 		}
 	}
+}
+
+// softmaxRowsTask is a float32 softmax over contiguous rows, split over
+// rows.
+type softmaxRowsTask struct {
+	x, y []float32
+	rows int
+	dim  int
+}
+
+func (t *softmaxRowsTask) runPart(i, parts int) {
+	r0, r1 := parSplit(t.rows, parts, i, 1)
+	for r := r0; r < r1; r++ {
+		softmaxRow32(t.y[r*t.dim:(r+1)*t.dim], t.x[r*t.dim:(r+1)*t.dim])
+	}
+}
+
+// softmaxRow32 is one row's softmax with the vector kernels: the maximum,
+// exp(x-max) and its sum in one pass, then the scaling.
+func softmaxRow32(y, x []float32) {
+	s := expSum32(y, x, max32(x))
+	inv := 1 / s
+	for i := range y {
+		y[i] *= inv
+	}
+}
+
+// softmaxRows32 is softmax over rows of dim contiguous float32 values,
+// spread over n's pool when there is enough work.
+func softmaxRows32(n *Node, x, y []float32, rows, dim int) {
+	parts := 1
+	if rows*dim >= 1<<14 {
+		parts = min(n.Pool.Threads(), rows)
+	}
+	t := parTaskOf[softmaxRowsTask](n)
+	*t = softmaxRowsTask{x: x, y: y, rows: rows, dim: dim}
+	n.Pool.Run(parts, t)
+	*t = softmaxRowsTask{}
 }

@@ -21,6 +21,8 @@ type Node struct {
 	// Cache lets a kernel keep values derived from attributes and shapes
 	// (e.g. normalised pads) across runs.
 	Cache any
+	// Pool is the session's worker pool (nil: run on the caller only).
+	Pool *WorkPool
 }
 
 // Kernel runs a node: it reads n.In and writes n.Out (resizing them).

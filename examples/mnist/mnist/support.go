@@ -24,6 +24,7 @@ type cuvilInputSpec struct {
 	name  string
 	dtype DType
 	dims  []cuvilDim
+	kind  int // 0 tensor, 1 sequence, 2 optional (ONNX type kinds)
 }
 
 // cuvilConst says where a constant lives in weights.bin.
@@ -43,6 +44,21 @@ var errCuvilClosed = errors.New("session is closed")
 func cuvilCheckInput(spec *cuvilInputSpec, t *Tensor, syms []int) error {
 	if t == nil {
 		return fmt.Errorf("input %q is nil", spec.name)
+	}
+	switch spec.kind {
+	case 1:
+		if !t.IsSequence() {
+			return fmt.Errorf("input %q: Data is %T, want a *Sequence", spec.name, t.Data)
+		}
+		return nil
+	case 2:
+		if !t.IsOptional() {
+			return fmt.Errorf("input %q: Data is %T, want an *OptionalValue", spec.name, t.Data)
+		}
+		return nil
+	}
+	if t.IsSequence() || t.IsOptional() {
+		return fmt.Errorf("input %q: Data is %T, want a tensor's slice", spec.name, t.Data)
 	}
 	if t.DType != spec.dtype {
 		return fmt.Errorf("input %q: dtype is %s, want %s", spec.name, t.DType.String(), spec.dtype.String())
@@ -255,7 +271,7 @@ func cuvilCopyInto(dst, src *Tensor) {
 // cuvilClone returns a copy of t that owns its memory.
 func cuvilClone(t *Tensor) *Tensor {
 	c := &Tensor{}
-	cuvilCopyInto(c, t)
+	CopyValue(c, t)
 	return c
 }
 
@@ -265,6 +281,41 @@ func cuvilAlloc(dt DType, n int) any {
 	var t Tensor
 	t.Resize(dt, n)
 	return t.Data
+}
+
+// cuvilViewAt returns elements [off, off+n) of an arena, with no capacity
+// beyond them: a kernel that grew the value could not spill into its
+// neighbours.
+func cuvilViewAt(buf any, off, n int) any {
+	switch d := buf.(type) {
+	case []float32:
+		return d[off : off+n : off+n]
+	case []float64:
+		return d[off : off+n : off+n]
+	case []uint16:
+		return d[off : off+n : off+n]
+	case []int8:
+		return d[off : off+n : off+n]
+	case []uint8:
+		return d[off : off+n : off+n]
+	case []int16:
+		return d[off : off+n : off+n]
+	case []int32:
+		return d[off : off+n : off+n]
+	case []int64:
+		return d[off : off+n : off+n]
+	case []uint32:
+		return d[off : off+n : off+n]
+	case []uint64:
+		return d[off : off+n : off+n]
+	case []bool:
+		return d[off : off+n : off+n]
+	case []complex64:
+		return d[off : off+n : off+n]
+	case []complex128:
+		return d[off : off+n : off+n]
+	}
+	panic(fmt.Sprintf("cuvilViewAt: unexpected buffer %T", buf))
 }
 
 // cuvilView returns the first n elements of a slot buffer. The view keeps

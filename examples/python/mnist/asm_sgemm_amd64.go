@@ -41,3 +41,13 @@ func sgemmKernel6x16EdgeAVX2(k int, a *float32, b *float32, c *float32, ldc int,
 //
 //go:noescape
 func sgemmPackB16AVX(kc int, src *float32, ldb int, dst *float32)
+
+// sgemmKernel6x32AVX512 computes C = alpha*A*[B0 B1] + beta*C for one 6x32 tile of C,
+// row-major with row stride ldc (in elements): a is a packed A micro-panel
+// (k steps of 6 values), b0 and b1 packed B micro-panels (k steps of 16
+// values) for columns 0-15 and 16-31. When beta is 0, C is only written.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func sgemmKernel6x32AVX512(k int, a *float32, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)

@@ -19,3 +19,13 @@ func sgemmMicro(kc int, a, b []float32, c []float32, ldc int, alpha, beta float3
 func sgemmPackB16(kc int, src []float32, ldb int, dst []float32) {
 	sgemmPackB16Go(kc, src, ldb, dst)
 }
+
+// sgemmWide is false without assembly: no 6x32 kernel.
+const sgemmWide = false
+
+// sgemmMicroWide is never called in this build (sgemmWide is false); it
+// is the two 6x16 tiles it stands for.
+func sgemmMicroWide(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, beta float32) {
+	sgemmMicroGo(kc, a, b0, c, ldc, alpha, beta, sgemmPkMR, sgemmPkNR)
+	sgemmMicroGo(kc, a, b1, c[sgemmPkNR:], ldc, alpha, beta, sgemmPkMR, sgemmPkNR)
+}

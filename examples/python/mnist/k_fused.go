@@ -74,6 +74,9 @@ func fusedGeluTanh(x float64) float64 {
 
 // fusedActRow applies a to row in place.
 func fusedActRow[T nnFloat](a fusedAct, row []T) {
+	if r, ok := any(row).([]float32); ok && fusedActRow32(a, r) {
+		return
+	}
 	switch a.kind {
 	case fusedActRelu:
 		// max, not a branch: half the values are negative, so a branch
@@ -131,6 +134,9 @@ func fusedActRow[T nnFloat](a fusedAct, row []T) {
 // y = act(y + bias + bscale*bvec + z) with z added after act instead when
 // zAfter. bvec and z may be nil; bvec is indexed like y.
 func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter bool, a fusedAct) {
+	if r, ok := any(y).([]float32); ok && bvec == nil && z == nil && fusedBiasAct32(r, float32(bias), a) {
+		return
+	}
 	zb := z
 	if zAfter {
 		zb = nil
@@ -186,7 +192,8 @@ func fusedCheckZ(n *Node, Z *Tensor, dt DType, shape []int) error {
 }
 
 // FusedConv is cuvil::FusedConv: Conv with bias, residual Z and activation
-// applied to each block of output columns as soon as the GEMM wrote it.
+// applied to each block of output columns as soon as the GEMM wrote it
+// (convFloat in k_conv.go).
 func FusedConv(n *Node) error {
 	if ok, err := nnViaF32(n, FusedConv); ok {
 		return err
@@ -200,30 +207,34 @@ func FusedConv(n *Node) error {
 		return err
 	}
 	r := len(X.Shape)
-	if r < 3 || len(W.Shape) != r {
-		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), W.ShapeString())
+	sc := n.ScratchInts(8*r + 4)
+	ws, packed, err := convWeightShape(n, W, sc[7*r+2:])
+	if err != nil {
+		return err
+	}
+	if r < 3 || len(ws) != r {
+		return n.Errorf("X %v and W %v must have the same rank, at least 3", X.ShapeString(), ws)
 	}
 	if W.DType != X.DType || B != nil && B.DType != X.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
 	nd := r - 2
 	group := int(n.Attrs.Int("group", 1))
-	N, C, M := X.Shape[0], X.Shape[1], W.Shape[0]
-	if group < 1 || C%group != 0 || M%group != 0 || W.Shape[1]*group != C {
-		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), W.ShapeString(), group)
+	N, C, M := X.Shape[0], X.Shape[1], ws[0]
+	if group < 1 || C%group != 0 || M%group != 0 || ws[1]*group != C {
+		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), ws, group)
 	}
 	if B != nil && (len(B.Shape) != 1 || B.Shape[0] != M) {
 		return n.Errorf("B %v must have shape [%d]", B.ShapeString(), M)
 	}
 	if ks := n.Attrs.Ints("kernel_shape"); ks != nil {
 		for i, k := range ks {
-			if i >= nd || int(k) != W.Shape[2+i] {
-				return n.Errorf("kernel_shape %v does not match W %v", ks, W.ShapeString())
+			if i >= nd || int(k) != ws[2+i] {
+				return n.Errorf("kernel_shape %v does not match W %v", ks, ws)
 			}
 		}
 	}
-	sc := n.ScratchInts(7*nd + 2)
-	win, err := nnWindow(n, X.Shape[2:], W.Shape[2:], false, sc[:6*nd])
+	win, err := nnWindow(n, X.Shape[2:], ws[2:], false, sc[:6*nd])
 	if err != nil {
 		return err
 	}
@@ -233,143 +244,39 @@ func FusedConv(n *Node) error {
 	if err := fusedCheckZ(n, Z, X.DType, shape); err != nil {
 		return err
 	}
+	if packed && convIsDepthwise2D(C, M, group, X.Shape[2:]) {
+		return n.Errorf("W is prepacked but the convolution is depthwise")
+	}
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
 	Y := n.Out[0]
 	nnResize(Y, X.DType, shape...)
 	switch x := X.Data.(type) {
 	case []float32:
-		var z []float32
+		var z, bias, wp []float32
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedConvFloat(n, x, W.F32(), B, z, after, act, Y.F32(), X.Shape, M, group, win)
+		if B != nil {
+			bias = B.F32()
+		}
+		w := W.F32()
+		if packed {
+			w, wp = nil, w
+		}
+		convFloat(n, x, w, wp, bias, z, after, act, Y.F32(), X.Shape, M, group, win)
 	case []float64:
-		var z []float64
+		var z, bias []float64
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedConvFloat(n, x, W.F64(), B, z, after, act, Y.F64(), X.Shape, M, group, win)
+		if B != nil {
+			bias = B.F64()
+		}
+		convFloat(n, x, W.F64(), nil, bias, z, after, act, Y.F64(), X.Shape, M, group, win)
 	default:
 		return n.Errorf("unsupported dtype %v", X.DType)
 	}
 	return nil
-}
-
-func fusedConvFloat[T nnFloat](n *Node, x, w []T, B *Tensor, z []T, after bool, act fusedAct, y []T, xs []int, M, group int, win nnWin) {
-	N, C := xs[0], xs[1]
-	in := xs[2:]
-	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
-	Cg, Mg := C/group, M/group
-	rows := Cg * kSize
-	pointwise := kSize == 1
-	for i := range in {
-		pointwise = pointwise && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
-	}
-	var col []T
-	if !pointwise {
-		col = nnBuf[T](n, 0, rows*outSize)
-	}
-	var bias []T
-	if B != nil {
-		bias = B.Data.([]T)
-	}
-	// Column blocks: a multiple of the GEMM's 256-column panel, so the
-	// split packs no more than one whole-matrix GEMM would, and small
-	// enough that Mg x nb outputs stay in L2 for the epilogue.
-	nb := max(256, fusedL2Floats/max(Mg, 1)/256*256)
-	if convIsDepthwise2D(C, M, group, in) {
-		t := parTaskOf[convDWTask[T]](n)
-		for b := 0; b < N; b++ {
-			base := b * M * outSize
-			var zb []T
-			if z != nil {
-				zb = z[base : base+M*outSize]
-			}
-			*t = convDWTask[T]{x: x[b*C*inSize : (b+1)*C*inSize], w: w, bias: bias, y: y[base : base+M*outSize], C: C, in: in, win: win,
-				fused: true, z: zb, after: after, act: act}
-			n.Pool.Run(min(n.Pool.Threads(), C), t)
-		}
-		*t = convDWTask[T]{}
-		return
-	}
-	for b := 0; b < N; b++ {
-		for g := 0; g < group; g++ {
-			xg := x[(b*C+g*Cg)*inSize : (b*C+g*Cg+Cg)*inSize]
-			base := (b*M + g*Mg) * outSize
-			yg := y[base : base+Mg*outSize]
-			var zg []T
-			if z != nil {
-				zg = z[base : base+Mg*outSize]
-			}
-			src := xg
-			if !pointwise {
-				if len(in) <= 2 {
-					im2col2D(xg, col, Cg, in, win)
-				} else {
-					im2colND(n, xg, col, Cg, in, win)
-				}
-				src = col
-			}
-			t := parTaskOf[fusedConvTask[T]](n)
-			*t = fusedConvTask[T]{w: w[g*Mg*rows:], src: src, y: yg, z: zg, rows: rows, Mg: Mg, g: g, outSize: outSize,
-				nb: nb, bias: bias, after: after, act: act}
-			parts := 1
-			if threads := n.Pool.Threads(); threads > 1 && Mg*outSize*rows >= parMinFlops {
-				// Few columns (late, small feature maps): split the
-				// output channels instead.
-				t.byRows = outSize < 64*threads && Mg >= 12*threads
-				if t.byRows {
-					parts = min(threads, (Mg+5)/6)
-				} else {
-					parts = min(threads, (outSize+15)/16)
-				}
-			}
-			n.Pool.Run(parts, t)
-			*t = fusedConvTask[T]{}
-		}
-	}
-}
-
-// fusedConvTask is the GEMM and epilogue of one image and group of a
-// FusedConv, split over output columns: each part runs column blocks of at
-// most nb, each GEMM followed by the epilogue while the block is in cache.
-type fusedConvTask[T nnFloat] struct {
-	w, src, y, z         []T
-	rows, Mg, g, outSize int
-	nb                   int
-	byRows               bool
-	bias                 []T
-	after                bool
-	act                  fusedAct
-}
-
-func (t *fusedConvTask[T]) runPart(i, parts int) {
-	lo, hi := 0, t.outSize
-	m0, m1 := 0, t.Mg
-	if t.byRows {
-		m0, m1 = parSplit(t.Mg, parts, i, 6)
-	} else {
-		lo, hi = parSplit(t.outSize, parts, i, 16)
-	}
-	if m0 >= m1 {
-		return
-	}
-	for j0 := lo; j0 < hi; j0 += t.nb {
-		cols := min(t.nb, hi-j0)
-		gemmT(false, false, m1-m0, cols, t.rows, 1, t.w[m0*t.rows:], t.rows, t.src[j0:], t.outSize, 0, t.y[m0*t.outSize+j0:], t.outSize)
-		for m := m0; m < m1; m++ {
-			off := m*t.outSize + j0
-			var bv T
-			if t.bias != nil {
-				bv = t.bias[t.g*t.Mg+m]
-			}
-			var zs []T
-			if t.z != nil {
-				zs = t.z[off : off+cols]
-			}
-			fusedEpilogue(t.y[off:off+cols], bv, nil, 0, zs, t.after, t.act)
-		}
-	}
 }
 
 // fusedGemmFloat computes y[m x nn] = act(alpha*op(A)*op(B) + beta*C + z)
@@ -743,6 +650,147 @@ func scaleShift[T nnFloat](x, scale, shift, y []T, N, C, inner int, act fusedAct
 				yr[i] = v*s + t
 			}
 			fusedActRow(act, yr)
+		}
+	}
+}
+
+// CuvilAttention is cuvil::Attention: Y = softmax(scale*Q·Kt + mask)·V over
+// the last two axes, with Q [..., Sq, D], Kt (K already transposed)
+// [..., D, Sk], V [..., Sk, Dv] sharing their leading (batch, head) dims,
+// and an optional mask that broadcasts to the scores [..., Sq, Sk]. It is
+// the scaled-dot-product attention fuse-attention finds (MatMul, scale,
+// mask Add, Softmax, MatMul); each row of scores lives in a scratch row of
+// Sk floats and never reaches memory as a [Sq, Sk] tensor. Rows run in
+// parallel on the session's pool.
+func CuvilAttention(n *Node) error {
+	q, kt, v, mask := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
+	if q == nil || kt == nil || v == nil || len(n.Out) < 1 {
+		return n.Errorf("want inputs Q, Kt, V and output Y")
+	}
+	if q.DType != F32 || kt.DType != F32 || v.DType != F32 || (mask != nil && mask.DType != F32) {
+		return n.Errorf("only f32 is supported, have %s", q.DType)
+	}
+	r := len(q.Shape)
+	if r < 2 || len(kt.Shape) != r || len(v.Shape) != r {
+		return n.Errorf("Q, Kt and V must have the same rank >= 2, have %v %v %v", q.Shape, kt.Shape, v.Shape)
+	}
+	batch := 1
+	for i := 0; i < r-2; i++ {
+		if kt.Shape[i] != q.Shape[i] || v.Shape[i] != q.Shape[i] {
+			return n.Errorf("leading dims differ: Q %v, Kt %v, V %v", q.Shape, kt.Shape, v.Shape)
+		}
+		batch *= q.Shape[i]
+	}
+	sq, d, sk, dv := q.Shape[r-2], q.Shape[r-1], kt.Shape[r-1], v.Shape[r-1]
+	if kt.Shape[r-2] != d || v.Shape[r-2] != sk {
+		return n.Errorf("shapes do not chain: Q %v, Kt %v, V %v", q.Shape, kt.Shape, v.Shape)
+	}
+	sc := n.ScratchInts(3 * r)
+	out := sc[2*r:]
+	copy(out, q.Shape[:r-1])
+	out[r-1] = dv
+	t := parTaskOf[attnTask](n)
+	*t = attnTask{q: q.Data.([]float32), kt: kt.Data.([]float32), v: v.Data.([]float32),
+		batch: batch, sq: sq, d: d, sk: sk, dv: dv, scale: n.Attrs.Float("scale", 1)}
+	if mask != nil {
+		// Broadcast the mask to [batch dims..., Sq, Sk]: element strides
+		// of the mask per score dim (0 where the mask has size 1 or lacks
+		// the dim); the row stride over all batch dims is folded below.
+		mr := len(mask.Shape)
+		if mr > r {
+			return n.Errorf("mask %v has a higher rank than the scores", mask.Shape)
+		}
+		str, dims := sc[:r], sc[r:2*r]
+		copy(dims, q.Shape[:r-1])
+		dims[r-1] = sk
+		acc := 1
+		for i := r - 1; i >= 0; i-- {
+			j := i - (r - mr)
+			str[i] = 0
+			if j >= 0 {
+				switch m := mask.Shape[j]; {
+				case m == dims[i]:
+					str[i] = acc
+				case m != 1:
+					return n.Errorf("mask %v does not broadcast to scores %v", mask.Shape, dims)
+				}
+				acc *= mask.Shape[j]
+			}
+		}
+		t.mask, t.mstr, t.mdims = mask.Data.([]float32), str, dims
+	}
+	n.Out[0].Resize(F32, out...)
+	t.y = n.Out[0].Data.([]float32)
+	parts := 1
+	if n.Pool != nil {
+		parts = min(n.Pool.Threads(), batch*sq)
+	}
+	t.scores = n.ScratchF32(parts * sk)
+	n.Pool.Run(parts, t)
+	return nil
+}
+
+// attnTask is one Attention call split into blocks of rows.
+type attnTask struct {
+	q, kt, v, y, mask, scores []float32
+	mstr, mdims               []int
+	batch, sq, d, sk, dv      int
+	scale                     float32
+}
+
+func (t *attnTask) runPart(part, parts int) {
+	lo, hi := parSplit(t.batch*t.sq, parts, part, 1)
+	s := t.scores[part*t.sk : (part+1)*t.sk]
+	r := len(t.mdims)
+	for row := lo; row < hi; row++ {
+		b := row / t.sq
+		qi := t.q[row*t.d : (row+1)*t.d]
+		kb := t.kt[b*t.d*t.sk : (b+1)*t.d*t.sk]
+		for j := range s {
+			s[j] = 0
+		}
+		for c, qv := range qi {
+			krow := kb[c*t.sk : (c+1)*t.sk]
+			for j, kv := range krow {
+				s[j] += qv * kv
+			}
+		}
+		mx := float32(math.Inf(-1))
+		moff := 0
+		if t.mask != nil {
+			// The mask offset of score row (b, i): unravel row over dims[:r-1].
+			rem := row
+			for k := r - 2; k >= 0; k-- {
+				moff += (rem % t.mdims[k]) * t.mstr[k]
+				rem /= t.mdims[k]
+			}
+		}
+		for j := range s {
+			x := s[j] * t.scale
+			if t.mask != nil {
+				x += t.mask[moff+j*t.mstr[r-1]]
+			}
+			s[j] = x
+			mx = max(mx, x)
+		}
+		var sum float32
+		for j, x := range s {
+			e := float32(math.Exp(float64(x - mx)))
+			s[j] = e
+			sum += e
+		}
+		inv := 1 / sum
+		yi := t.y[row*t.dv : (row+1)*t.dv]
+		for c := range yi {
+			yi[c] = 0
+		}
+		vb := t.v[b*t.sk*t.dv : (b+1)*t.sk*t.dv]
+		for j, p := range s {
+			p *= inv
+			vrow := vb[j*t.dv : (j+1)*t.dv]
+			for c, vv := range vrow {
+				yi[c] += p * vv
+			}
 		}
 	}
 }

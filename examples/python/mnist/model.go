@@ -5,6 +5,7 @@ package mnist
 import (
 	"context"
 	_ "embed"
+	"runtime"
 	"sync"
 )
 
@@ -25,14 +26,14 @@ var cuvilWeights []byte
 
 // cuvilConsts says where each constant lives in weights.bin.
 var cuvilConsts = [...]cuvilConst{
-	{name: "conv1.weight", dtype: F32, shape: []int{32, 1, 3, 3}, off: 0, size: 1152},
-	{name: "conv1.bias", dtype: F32, shape: []int{32}, off: 1152, size: 128},
-	{name: "conv2.weight", dtype: F32, shape: []int{64, 32, 3, 3}, off: 1280, size: 73728},
-	{name: "conv2.bias", dtype: F32, shape: []int{64}, off: 75008, size: 256},
-	{name: "fc1.weight", dtype: F32, shape: []int{128, 9216}, off: 75264, size: 4718592},
-	{name: "fc1.bias", dtype: F32, shape: []int{128}, off: 4793856, size: 512},
-	{name: "fc2.weight", dtype: F32, shape: []int{10, 128}, off: 4794368, size: 5120},
-	{name: "fc2.bias", dtype: F32, shape: []int{10}, off: 4799488, size: 40},
+	{name: "conv1.weight", dtype: F32, shape: []int{324}, off: 0, size: 1296},
+	{name: "conv1.bias", dtype: F32, shape: []int{32}, off: 1296, size: 128},
+	{name: "conv2.weight", dtype: F32, shape: []int{19008}, off: 1424, size: 76032},
+	{name: "conv2.bias", dtype: F32, shape: []int{64}, off: 77456, size: 256},
+	{name: "fc1.weight", dtype: F32, shape: []int{128, 9216}, off: 77712, size: 4718592},
+	{name: "fc1.bias", dtype: F32, shape: []int{128}, off: 4796304, size: 512},
+	{name: "fc2.weight", dtype: F32, shape: []int{10, 128}, off: 4796816, size: 5120},
+	{name: "fc2.bias", dtype: F32, shape: []int{10}, off: 4801936, size: 40},
 }
 
 // cuvilSymNames are the symbolic dims of the inputs.
@@ -68,6 +69,7 @@ func New() (*Model, error) {
 type Session struct {
 	model  *Model
 	closed bool
+	pool   *WorkPool
 	inputs [1]Tensor
 	vals   [7]Tensor
 	outs   [1]Tensor
@@ -75,26 +77,32 @@ type Session struct {
 }
 
 // NewSession returns a session that runs the model. Memory grows on the
-// first Run at a given input shape and is reused afterwards.
-func (m *Model) NewSession() *Session {
-	s := &Session{model: m}
-	// Memory plan: values of known size are views of shared slot buffers.
-	buf0 := cuvilAlloc(F32, 21632)
-	s.vals[0] = Tensor{DType: F32, Shape: []int{1, 32, 26, 26}, Data: cuvilView(buf0, 21632)}
-	s.vals[2] = Tensor{DType: F32, Shape: []int{1, 64, 12, 12}, Data: cuvilView(buf0, 9216)}
-	s.vals[4] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilView(buf0, 128)}
-	s.vals[6] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilView(buf0, 10)}
-	buf1 := cuvilAlloc(F32, 36864)
-	s.vals[1] = Tensor{DType: F32, Shape: []int{1, 64, 24, 24}, Data: cuvilView(buf1, 36864)}
-	s.vals[3] = Tensor{DType: F32, Shape: []int{1, 9216}, Data: cuvilView(buf1, 9216)}
-	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilView(buf1, 10)}
-	s.nodes[0] = Node{Name: "/conv1/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
-	s.nodes[1] = Node{Name: "/conv2/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
+// first Run at a given input shape and is reused afterwards. Its kernels
+// run on a pool of WithThreads(n) goroutines (default GOMAXPROCS) that
+// lives until Close.
+func (m *Model) NewSession(opts ...Option) *Session {
+	s := &Session{model: m, pool: NewWorkPool(opts...)}
+	// A session dropped without Close (Model.Run's pool) still stops its workers.
+	runtime.AddCleanup(s, (*WorkPool).Close, s.pool)
+	// Memory plan: values of known size are views of one arena per dtype.
+	arenaF32 := cuvilAlloc(F32, 58496)
+	s.vals[0] = Tensor{DType: F32, Shape: []int{1, 32, 26, 26}, Data: cuvilViewAt(arenaF32, 0, 21632)}
+	s.vals[1] = Tensor{DType: F32, Shape: []int{1, 64, 24, 24}, Data: cuvilViewAt(arenaF32, 21632, 36864)}
+	s.vals[2] = Tensor{DType: F32, Shape: []int{1, 64, 12, 12}, Data: cuvilViewAt(arenaF32, 0, 9216)}
+	s.vals[3] = Tensor{DType: F32, Shape: []int{1, 9216}, Data: cuvilViewAt(arenaF32, 9216, 9216)}
+	s.vals[4] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilViewAt(arenaF32, 0, 128)}
+	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 128, 10)}
+	s.vals[6] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 0, 10)}
+	s.nodes[0] = Node{Name: "/conv1/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "packed_w_shape": []int64{32, 1, 3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
+	s.nodes[1] = Node{Name: "/conv2/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "packed_w_shape": []int64{64, 32, 3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
 	s.nodes[2] = Node{Name: "/MaxPool", Op: "MaxPool", Version: 12, Attrs: Attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[1]}, Out: []*Tensor{&s.vals[2]}}
 	s.nodes[3] = Node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
 	s.nodes[4] = Node{Name: "/fc1/Gemm", Op: "FusedGemm", Version: 1, Attrs: Attrs{"activation": "Relu", "alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[3], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[4]}}
 	s.nodes[5] = Node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[4], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[5]}}
 	s.nodes[6] = Node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[5]}, Out: []*Tensor{&s.vals[6]}}
+	for i := range s.nodes {
+		s.nodes[i].Pool = s.pool
+	}
 	return s
 }
 
@@ -153,6 +161,7 @@ func (s *Session) Run(in Input) (Output, error) {
 // afterwards; outputs it returned become invalid.
 func (s *Session) Close() {
 	s.closed = true
+	s.pool.Close()
 	for i := range s.vals {
 		s.vals[i] = Tensor{}
 	}

@@ -41,8 +41,54 @@ var (
 // When the CPU has the assembly micro-kernel (sgemmUseAsm, decided once at
 // init from CPUID), the packed 6x16 driver in asm_sgemm.go does the work.
 func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmWith(nil, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmScratch is pack buffers owned by one part of a worker pool, made on
+// first use.
+type gemmScratch struct {
+	g  *gemmBufs[float32]
+	pk *sgemmPkBufs
+}
+
+// pkBufs returns the packed driver's buffers of s, made on first use (nil
+// for a nil s: the driver then takes them from its pool).
+func (s *gemmScratch) pkBufs() *sgemmPkBufs {
+	if s == nil {
+		return nil
+	}
+	if s.pk == nil {
+		s.pk = newSgemmPkBufs()
+	}
+	return s.pk
+}
+
+// sgemmWith is sgemm packing into s (nil: buffers from the sync.Pools).
+func sgemmWith(s *gemmScratch, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m <= 2 && !transA && m > 0 && n > 0 && k > 0 {
+		// Matrix-vector products (batch-1 fully connected layers): packing
+		// all of B for one or two rows of C costs more than the product.
+		for i := 0; i < m; i++ {
+			sgemvRow(transB, n, k, alpha, a[i*lda:i*lda+k], b, ldb, beta, c[i*ldc:i*ldc+n])
+		}
+		return
+	}
 	if sgemmUseAsm {
-		sgemmPacked(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		var pk *sgemmPkBufs
+		if s != nil {
+			if s.pk == nil {
+				s.pk = newSgemmPkBufs()
+			}
+			pk = s.pk
+		}
+		sgemmPackedWith(pk, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if s != nil {
+		if s.g == nil {
+			s.g = &gemmBufs[float32]{a: make([]float32, gemmMC*gemmKC), b: make([]float32, gemmKC*gemmNC)}
+		}
+		gemmGo(s.g, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	bufs := sgemmPool.Get().(*gemmBufs[float32])
@@ -225,6 +271,43 @@ func gemmMicro[T nnFloat](kc int, ap, bp []T, c []T, ldc, mr, nr int) {
 	for i := 0; i < mr; i++ {
 		for j := 0; j < nr; j++ {
 			c[i*ldc+j] += acc[i*4+j]
+		}
+	}
+}
+
+// sgemvRow sets c = alpha*a*op(B) + beta*c for one row a of length k
+// (c has n entries; beta == 0 overwrites c).
+func sgemvRow(transB bool, n, k int, alpha float32, a, b []float32, ldb int, beta float32, c []float32) {
+	if transB {
+		// B is n x k: each c[j] is a dot product of contiguous rows.
+		for j := range c {
+			row := b[j*ldb : j*ldb+k]
+			var s0, s1, s2, s3 float32
+			p := 0
+			for ; p+4 <= k; p += 4 {
+				s0 += a[p] * row[p]
+				s1 += a[p+1] * row[p+1]
+				s2 += a[p+2] * row[p+2]
+				s3 += a[p+3] * row[p+3]
+			}
+			for ; p < k; p++ {
+				s0 += a[p] * row[p]
+			}
+			v := alpha * ((s0 + s1) + (s2 + s3))
+			if beta != 0 {
+				v += beta * c[j]
+			}
+			c[j] = v
+		}
+		return
+	}
+	// B is k x n: accumulate rows of B scaled by a[p].
+	sgemmScaleC(1, n, beta, c, n)
+	for p := 0; p < k; p++ {
+		av := alpha * a[p]
+		row := b[p*ldb : p*ldb+n]
+		for j, v := range row {
+			c[j] += av * v
 		}
 	}
 }

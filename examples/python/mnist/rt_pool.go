@@ -48,6 +48,16 @@ type WorkPool struct {
 	// gemm is the task sgemmPar reuses, so a parallel GEMM does not
 	// allocate.
 	gemm sgemmParTask
+	// scratch holds GEMM pack buffers per part (parts <= threads).
+	scratch []gemmScratch
+}
+
+// scratchFor returns part i's GEMM buffers (nil without a pool).
+func (p *WorkPool) scratchFor(i int) *gemmScratch {
+	if p == nil || i >= len(p.scratch) {
+		return nil
+	}
+	return &p.scratch[i]
 }
 
 // NewWorkPool starts a pool for the options (threads-1 goroutines).
@@ -59,7 +69,7 @@ func NewWorkPool(opts ...Option) *WorkPool {
 	if o.Threads < 1 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
-	p := &WorkPool{threads: o.Threads, wake: make(chan struct{})}
+	p := &WorkPool{threads: o.Threads, wake: make(chan struct{}), scratch: make([]gemmScratch, o.Threads)}
 	for i := 1; i < p.threads; i++ {
 		go p.worker()
 	}
@@ -143,6 +153,7 @@ type sgemmParTask struct {
 	a, b, c        []float32
 	lda, ldb, ldc  int
 	byCols         bool
+	pool           *WorkPool
 }
 
 func (t *sgemmParTask) runPart(i, parts int) {
@@ -155,7 +166,7 @@ func (t *sgemmParTask) runPart(i, parts int) {
 		if t.transB {
 			boff = lo * t.ldb
 		}
-		sgemm(t.transA, t.transB, t.m, hi-lo, t.k, t.alpha, t.a, t.lda, t.b[boff:], t.ldb, t.beta, t.c[lo:], t.ldc)
+		sgemmWith(t.pool.scratchFor(i), t.transA, t.transB, t.m, hi-lo, t.k, t.alpha, t.a, t.lda, t.b[boff:], t.ldb, t.beta, t.c[lo:], t.ldc)
 		return
 	}
 	lo, hi := parSplit(t.m, parts, i, 6)
@@ -166,7 +177,7 @@ func (t *sgemmParTask) runPart(i, parts int) {
 	if t.transA {
 		aoff = lo
 	}
-	sgemm(t.transA, t.transB, hi-lo, t.n, t.k, t.alpha, t.a[aoff:], t.lda, t.b, t.ldb, t.beta, t.c[lo*t.ldc:], t.ldc)
+	sgemmWith(t.pool.scratchFor(i), t.transA, t.transB, hi-lo, t.n, t.k, t.alpha, t.a[aoff:], t.lda, t.b, t.ldb, t.beta, t.c[lo*t.ldc:], t.ldc)
 }
 
 // parMinFlops is the least work (multiply-adds) worth waking the pool for.
@@ -178,12 +189,12 @@ const parMinFlops = 1 << 17
 func sgemmPar(p *WorkPool, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	threads := p.Threads()
 	if threads == 1 || m*n*k < parMinFlops {
-		sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		sgemmWith(p.scratchFor(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	t := &p.gemm
 	*t = sgemmParTask{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
-		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, byCols: n >= 32*threads || n >= m}
+		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, pool: p, byCols: n >= 32*threads || n >= m}
 	parts := threads
 	if t.byCols {
 		parts = min(parts, (n+15)/16)
@@ -192,6 +203,16 @@ func sgemmPar(p *WorkPool, transA, transB bool, m, n, k int, alpha float32, a []
 	}
 	p.Run(parts, t)
 	*t = sgemmParTask{}
+}
+
+// gemmTPart is gemmT for part i of a parallel section of p: float32
+// packs into the part's own buffers.
+func gemmTPart[T nnFloat](p *WorkPool, i int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if av, ok := any(a).([]float32); ok {
+		sgemmWith(p.scratchFor(i), transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		return
+	}
+	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // gemmTPar is gemmT spread over p for float32 (float64 stays serial).

@@ -283,6 +283,41 @@ func cuvilAlloc(dt DType, n int) any {
 	return t.Data
 }
 
+// cuvilViewAt returns elements [off, off+n) of an arena, with no capacity
+// beyond them: a kernel that grew the value could not spill into its
+// neighbours.
+func cuvilViewAt(buf any, off, n int) any {
+	switch d := buf.(type) {
+	case []float32:
+		return d[off : off+n : off+n]
+	case []float64:
+		return d[off : off+n : off+n]
+	case []uint16:
+		return d[off : off+n : off+n]
+	case []int8:
+		return d[off : off+n : off+n]
+	case []uint8:
+		return d[off : off+n : off+n]
+	case []int16:
+		return d[off : off+n : off+n]
+	case []int32:
+		return d[off : off+n : off+n]
+	case []int64:
+		return d[off : off+n : off+n]
+	case []uint32:
+		return d[off : off+n : off+n]
+	case []uint64:
+		return d[off : off+n : off+n]
+	case []bool:
+		return d[off : off+n : off+n]
+	case []complex64:
+		return d[off : off+n : off+n]
+	case []complex128:
+		return d[off : off+n : off+n]
+	}
+	panic(fmt.Sprintf("cuvilViewAt: unexpected buffer %T", buf))
+}
+
 // cuvilView returns the first n elements of a slot buffer. The view keeps
 // the buffer's capacity; only one value lives in a slot at a time.
 func cuvilView(buf any, n int) any {
