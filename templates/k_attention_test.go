@@ -23,6 +23,10 @@ func TestCuvilAttention(t *testing.T) {
 		{[]int{2, 3}, 1, 4, 6, 5, []int{2, 1, 1, 6}},
 		{nil, 9, 3, 1, 2, []int{9, 1}},
 		{[]int{4}, 17, 64, 17, 64, []int{1, 17, 17}},
+		// Several row blocks per (batch, head): 131 rows, 65 rows.
+		{[]int{2}, 131, 19, 70, 33, []int{131, 70}},
+		{[]int{1, 3}, 65, 8, 129, 17, nil},
+		{[]int{5}, 2, 9, 3, 1, []int{5, 1, 3}},
 	} {
 		shape := func(a, b int) []int { return append(append([]int(nil), c.lead...), a, b) }
 		Q, Kt, V := nnRand(r, shape(c.sq, c.d)...), nnRand(r, shape(c.d, c.sk)...), nnRand(r, shape(c.sk, c.dv)...)

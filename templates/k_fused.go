@@ -719,76 +719,91 @@ func CuvilAttention(n *Node) error {
 	}
 	n.Out[0].Resize(F32, out...)
 	t.y = n.Out[0].Data.([]float32)
+	// Work units are (batch, block of query rows); the block size depends
+	// on the shapes only, so results do not depend on the thread count.
+	nblk := (sq + attnRowBlock - 1) / attnRowBlock
+	t.rb = min(sq, (sq+nblk-1)/nblk)
+	t.nblk = (sq + t.rb - 1) / t.rb
+	units := batch * t.nblk
 	parts := 1
 	if n.Pool != nil {
-		parts = min(n.Pool.Threads(), batch*sq)
+		parts = max(1, min(n.Pool.Threads(), units))
 	}
-	t.scores = n.ScratchF32(parts * sk)
+	t.parts = parts
+	t.pool = n.Pool
+	t.scores = n.ScratchF32(parts * t.rb * (sk + 1))
 	n.Pool.Run(parts, t)
+	t.pool = nil
 	return nil
 }
 
-// attnTask is one Attention call split into blocks of rows.
+// attnRowBlock is the most query rows one Attention work unit takes: its
+// scores (rows x Sk) stay in L2 between the two GEMMs.
+const attnRowBlock = 64
+
+// attnTask is one Attention call split into (batch, row block) units.
 type attnTask struct {
 	q, kt, v, y, mask, scores []float32
 	mstr, mdims               []int
 	batch, sq, d, sk, dv      int
+	rb, nblk, parts           int
 	scale                     float32
+	pool                      *WorkPool
 }
 
 func (t *attnTask) runPart(part, parts int) {
-	lo, hi := parSplit(t.batch*t.sq, parts, part, 1)
-	s := t.scores[part*t.sk : (part+1)*t.sk]
+	lo, hi := parSplit(t.batch*t.nblk, parts, part, 1)
+	buf := t.scores[part*t.rb*(t.sk+1) : (part+1)*t.rb*(t.sk+1)]
+	sums := buf[t.rb*t.sk:]
+	gs := t.pool.scratchFor(part)
 	r := len(t.mdims)
-	for row := lo; row < hi; row++ {
-		b := row / t.sq
-		qi := t.q[row*t.d : (row+1)*t.d]
-		kb := t.kt[b*t.d*t.sk : (b+1)*t.d*t.sk]
-		for j := range s {
-			s[j] = 0
-		}
-		for c, qv := range qi {
-			krow := kb[c*t.sk : (c+1)*t.sk]
-			for j, kv := range krow {
-				s[j] += qv * kv
-			}
-		}
-		mx := float32(math.Inf(-1))
-		moff := 0
-		if t.mask != nil {
-			// The mask offset of score row (b, i): unravel row over dims[:r-1].
-			rem := row
-			for k := r - 2; k >= 0; k-- {
-				moff += (rem % t.mdims[k]) * t.mstr[k]
-				rem /= t.mdims[k]
-			}
-		}
-		for j := range s {
-			x := s[j] * t.scale
+	sk, d, dv := t.sk, t.d, t.dv
+	for u := lo; u < hi; u++ {
+		b, i0 := u/t.nblk, (u%t.nblk)*t.rb
+		mr := min(t.rb, t.sq-i0)
+		row0 := b*t.sq + i0
+		s := buf[:mr*sk]
+		// scores = scale * Q[rows] . Kt
+		sgemmWith(gs, false, false, mr, sk, d, t.scale, t.q[row0*d:], d, t.kt[b*d*sk:], sk, 0, s, sk)
+		for i := 0; i < mr; i++ {
+			si := s[i*sk : (i+1)*sk]
 			if t.mask != nil {
-				x += t.mask[moff+j*t.mstr[r-1]]
+				// The mask offset of score row (b, i): unravel it over
+				// dims[:r-1].
+				moff, rem := 0, row0+i
+				for k := r - 2; k >= 0; k-- {
+					moff += (rem % t.mdims[k]) * t.mstr[k]
+					rem /= t.mdims[k]
+				}
+				if ms := t.mstr[r-1]; ms == 1 {
+					attnAddRow(si, t.mask[moff:moff+sk])
+				} else {
+					mv := t.mask[moff]
+					for j := range si {
+						si[j] += mv
+					}
+				}
 			}
-			s[j] = x
-			mx = max(mx, x)
+			mx := max32(si)
+			sums[i] = 1 / expSum32(si, si, mx)
 		}
-		var sum float32
-		for j, x := range s {
-			e := float32(math.Exp(float64(x - mx)))
-			s[j] = e
-			sum += e
-		}
-		inv := 1 / sum
-		yi := t.y[row*t.dv : (row+1)*t.dv]
-		for c := range yi {
-			yi[c] = 0
-		}
-		vb := t.v[b*t.sk*t.dv : (b+1)*t.sk*t.dv]
-		for j, p := range s {
-			p *= inv
-			vrow := vb[j*t.dv : (j+1)*t.dv]
-			for c, vv := range vrow {
-				yi[c] += p * vv
+		// Y[rows] = P . V, then each row by 1/sum.
+		y := t.y[row0*dv : (row0+mr)*dv]
+		sgemmWith(gs, false, false, mr, dv, sk, 1, s, sk, t.v[b*sk*dv:], dv, 0, y, dv)
+		for i := 0; i < mr; i++ {
+			yi := y[i*dv : (i+1)*dv]
+			inv := sums[i]
+			for c := range yi {
+				yi[c] *= inv
 			}
 		}
+	}
+}
+
+// attnAddRow sets s[j] += m[j].
+func attnAddRow(s, m []float32) {
+	m = m[:len(s)]
+	for j := range s {
+		s[j] += m[j]
 	}
 }
