@@ -1,0 +1,343 @@
+package templates
+
+// Winograd F(4x4, 3x3) for float32 2-D convolutions with a 3x3 kernel,
+// unit strides and dilations, group 1 and any pads. Each 4x4 block of
+// output (a tile) comes from a 6x6 window of input: per tile and channel
+// the input transform V = B^T d B gives 36 values, one per transform
+// point xi; then for every xi one GEMM Mo[xi] = U[xi] * V[xi] over the
+// channels (U[xi] is [M x C], V[xi] [C x tiles]), 36 in all with 4x fewer
+// multiplies than the 3x3 direct product; the output transform
+// Y = A^T Mo A gives the tile's 4x4 outputs, finished by the conv path's
+// epilogue (bias, residual, activation) while they are in cache.
+//
+// The filters U = G g G^T are computed at compile time (gen sets
+// convWinogradAttr, W's data is convWinogradPack's result: 36 matrices
+// [M x C], each packed as sgemmPackA's A panels). The input transform
+// writes V straight in the packed driver's B-panel layout, so the GEMMs
+// pack nothing. Tiles are processed in blocks; blocks are split over the
+// session pool, each part with its own V and Mo buffers. Every output is
+// computed by one part in an order that does not depend on the blocking,
+// so results do not depend on the thread count.
+
+// convWinogradAttr is the attribute (ints: W's ONNX shape [M, C, 3, 3])
+// gen sets on a Conv or FusedConv whose W it replaced by
+// convWinogradPack's result.
+const convWinogradAttr = "winograd_w_shape"
+
+// wgPoints is the number of transform points of F(4x4, 3x3): 6x6.
+const wgPoints = 36
+
+// convWinogradLen is the length of convWinogradPack's result.
+func convWinogradLen(M, C int) int { return wgPoints * sgemmPackedASize(M, C) }
+
+// wgG is F(4, 3)'s filter transform (6x3), interpolation points
+// 0, 1, -1, 2, -2 and infinity.
+var wgG = [6][3]float64{
+	{1.0 / 4, 0, 0},
+	{-1.0 / 6, -1.0 / 6, -1.0 / 6},
+	{-1.0 / 6, 1.0 / 6, -1.0 / 6},
+	{1.0 / 24, 1.0 / 12, 1.0 / 6},
+	{1.0 / 24, -1.0 / 12, 1.0 / 6},
+	{0, 0, 1},
+}
+
+// convWinogradPack transforms W (ONNX shape [M, C, 3, 3], row-major) into
+// U[xi] = (G g G^T)[xi] for each of the 36 points, computed in float64,
+// each [M x C] matrix packed by sgemmPackA, one after another.
+func convWinogradPack(w []float32, M, C int) []float32 {
+	u := make([]float32, M*C)
+	out := make([]float32, 0, convWinogradLen(M, C))
+	var all [][wgPoints]float32
+	all = make([][wgPoints]float32, M*C)
+	for mc := range all {
+		g := w[mc*9 : mc*9+9]
+		var t [6][3]float64 // G g
+		for i := 0; i < 6; i++ {
+			for j := 0; j < 3; j++ {
+				t[i][j] = wgG[i][0]*float64(g[j]) + wgG[i][1]*float64(g[3+j]) + wgG[i][2]*float64(g[6+j])
+			}
+		}
+		for i := 0; i < 6; i++ {
+			for j := 0; j < 6; j++ {
+				all[mc][i*6+j] = float32(t[i][0]*wgG[j][0] + t[i][1]*wgG[j][1] + t[i][2]*wgG[j][2])
+			}
+		}
+	}
+	for xi := 0; xi < wgPoints; xi++ {
+		for mc := range all {
+			u[mc] = all[mc][xi]
+		}
+		out = append(out, sgemmPackA(false, M, C, u, C)...)
+	}
+	return out
+}
+
+// convWinogradWeightShape is convWeightShape for a node with
+// convWinogradAttr: it checks the attribute, W's length and that the
+// convolution is one Winograd computes.
+func convWinogradWeightShape(n *Node, W *Tensor, sc []int) ([]int, bool, error) {
+	ps := n.Attrs.Ints(convWinogradAttr)
+	if W.DType != F32 || len(ps) != 4 || len(sc) < 4 || ps[2] != 3 || ps[3] != 3 {
+		return nil, false, n.Errorf("Winograd W must be float32 of a 3x3 kernel, have %v %v", W.DType, ps)
+	}
+	ws := sc[:4]
+	for i, d := range ps {
+		ws[i] = int(d)
+	}
+	if W.Len() != convWinogradLen(ws[0], ws[1]) {
+		return nil, false, n.Errorf("Winograd W has %d values, shape %v wants %d", W.Len(), ws, convWinogradLen(ws[0], ws[1]))
+	}
+	ok := n.Attrs.Int("group", 1) == 1
+	for _, a := range [...]string{"strides", "dilations"} {
+		for _, v := range n.Attrs.Ints(a) {
+			ok = ok && v == 1
+		}
+	}
+	if !ok {
+		return nil, false, n.Errorf("Winograd W needs group 1 and unit strides and dilations")
+	}
+	return ws, true, nil
+}
+
+// convWinogradTry runs the convolution through Winograd when n has
+// convWinogradAttr (wp is then the transformed W) and reports whether it
+// did. Only float32 reaches it with wp set.
+func convWinogradTry[T nnFloat](n *Node, x []T, wp []float32, bias, z []T, after bool, act fusedAct, y []T, xs []int, M int, win nnWin) bool {
+	if wp == nil || len(xs) != 4 || n.Attrs.Ints(convWinogradAttr) == nil {
+		return false
+	}
+	var b32, z32 []float32
+	if bias != nil {
+		b32 = any(bias).([]float32)
+	}
+	if z != nil {
+		z32 = any(z).([]float32)
+	}
+	convWinograd(n, any(x).([]float32), wp, b32, z32, after, act, any(y).([]float32), xs, M, win)
+	return true
+}
+
+// wgTileFloats is the V plus Mo floats one block of tiles aims to keep in
+// L2 (1 MiB).
+const wgTileFloats = 256 << 10
+
+// wgTask is one Winograd convolution split over blocks of tiles: part i
+// runs blocks i, i+parts, ...
+type wgTask struct {
+	x, u, bias, z, y []float32
+	buf              []float32
+	after            bool
+	act              fusedAct
+	N, C, H, W, M    int
+	OH, OW, ph, pw   int
+	tilesW, tilesH   int
+	tiles, tb        int
+	perPart          int
+}
+
+func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y []float32, xs []int, M int, win nnWin) {
+	N, C, H, W := xs[0], xs[1], xs[2], xs[3]
+	OH, OW := win.out[0], win.out[1]
+	tilesH, tilesW := (OH+3)/4, (OW+3)/4
+	tiles := N * tilesH * tilesW
+	if tiles == 0 || M == 0 {
+		return
+	}
+	threads := n.Pool.Threads()
+	tb := max(16, wgTileFloats/(wgPoints*(C+M))/16*16)
+	tb = min(tb, sgemmRoundUp((tiles+threads-1)/threads, 16))
+	blocks := (tiles + tb - 1) / tb
+	parts := min(threads, blocks)
+	perPart := wgPoints * (C + M) * tb
+	t := parTaskOf[wgTask](n)
+	*t = wgTask{x: x, u: u, bias: bias, z: z, y: y, buf: nnBuf[float32](n, 2, parts*perPart), after: after, act: act,
+		N: N, C: C, H: H, W: W, M: M, OH: OH, OW: OW, ph: win.pb[0], pw: win.pb[1],
+		tilesW: tilesW, tilesH: tilesH, tiles: tiles, tb: tb, perPart: perPart}
+	n.Pool.Run(parts, t)
+	*t = wgTask{}
+}
+
+func (t *wgTask) runPart(i, parts int) {
+	buf := t.buf[i*t.perPart : (i+1)*t.perPart]
+	v, mo := buf[:wgPoints*t.C*t.tb], buf[wgPoints*t.C*t.tb:]
+	for t0 := i * t.tb; t0 < t.tiles; t0 += parts * t.tb {
+		nt := min(t.tb, t.tiles-t0)
+		t.input(v, t0, nt)
+		asz := sgemmPackedASize(t.M, t.C)
+		vsz := t.C * t.tb
+		msz := t.M * t.tb
+		for xi := 0; xi < wgPoints; xi++ {
+			sgemmDrive(nil, t.M, nt, t.C, 1,
+				sgemmOperand{data: t.u[xi*asz : (xi+1)*asz], packed: true},
+				sgemmOperand{data: v[xi*vsz : (xi+1)*vsz], packed: true},
+				0, mo[xi*msz:(xi+1)*msz], t.tb)
+		}
+		t.output(mo, t0, nt)
+	}
+}
+
+// input writes V for tiles [t0, t0+nt) in B-panel layout: matrix xi at
+// v[xi*C*tb:], [C x nt] packed by k blocks of sgemmKBlock(C), panels of
+// 16 columns (zero past nt).
+func (t *wgTask) input(v []float32, t0, nt int) {
+	C, H, W := t.C, t.H, t.W
+	npad := sgemmRoundUp(nt, sgemmPkNR)
+	kb := sgemmKBlock(C)
+	vsz := C * t.tb
+	var org [sgemmPkNR]int      // offset of the tile's window in its image
+	var ih0, iw0 [sgemmPkNR]int // window origin
+	var inner [sgemmPkNR]bool
+	var img [sgemmPkNR]int
+	for p0 := 0; p0 < nt; p0 += sgemmPkNR {
+		pn := min(sgemmPkNR, nt-p0)
+		for j := 0; j < pn; j++ {
+			g := t0 + p0 + j
+			b := g / (t.tilesH * t.tilesW)
+			r := g % (t.tilesH * t.tilesW)
+			ih0[j], iw0[j] = r/t.tilesW*4-t.ph, r%t.tilesW*4-t.pw
+			img[j] = b * C * H * W
+			inner[j] = ih0[j] >= 0 && ih0[j]+6 <= H && iw0[j] >= 0 && iw0[j]+6 <= W
+			org[j] = ih0[j]*W + iw0[j]
+		}
+		for c := 0; c < C; c++ {
+			pc := c / kb * kb
+			kc := min(kb, C-pc)
+			base := pc*npad + p0*kc + (c-pc)*sgemmPkNR
+			for j := 0; j < sgemmPkNR; j++ {
+				o := base + j
+				if j >= pn {
+					for xi := 0; xi < wgPoints; xi++ {
+						v[xi*vsz+o] = 0
+					}
+					continue
+				}
+				var d [wgPoints]float32
+				xb := t.x[img[j]+c*H*W : img[j]+(c+1)*H*W]
+				if inner[j] {
+					s := xb[org[j] : org[j]+5*W+6]
+					for r := 0; r < 6; r++ {
+						copy(d[r*6:r*6+6], s[r*W:r*W+6])
+					}
+				} else {
+					for r := 0; r < 6; r++ {
+						ih := ih0[j] + r
+						if ih < 0 || ih >= H {
+							continue
+						}
+						for q := 0; q < 6; q++ {
+							if iw := iw0[j] + q; iw >= 0 && iw < W {
+								d[r*6+q] = xb[ih*W+iw]
+							}
+						}
+					}
+				}
+				wgInputTile(&d)
+				for xi := 0; xi < wgPoints; xi++ {
+					v[xi*vsz+o] = d[xi]
+				}
+			}
+		}
+	}
+}
+
+// wgInputTile sets d (6x6, row-major) to B^T d B.
+func wgInputTile(d *[wgPoints]float32) {
+	// Columns: d = B^T d.
+	for q := 0; q < 6; q++ {
+		d0, d1, d2, d3, d4, d5 := d[q], d[6+q], d[12+q], d[18+q], d[24+q], d[30+q]
+		t0, t1 := d4-4*d2, d3-4*d1
+		t2, t3 := d4-d2, 2*(d3-d1)
+		d[q] = 4*d0 - 5*d2 + d4
+		d[6+q] = t0 + t1
+		d[12+q] = t0 - t1
+		d[18+q] = t2 + t3
+		d[24+q] = t2 - t3
+		d[30+q] = 4*d1 - 5*d3 + d5
+	}
+	// Rows: d = d B.
+	for r := 0; r < 6; r++ {
+		s := (*[6]float32)(d[r*6:])
+		d0, d1, d2, d3, d4, d5 := s[0], s[1], s[2], s[3], s[4], s[5]
+		t0, t1 := d4-4*d2, d3-4*d1
+		t2, t3 := d4-d2, 2*(d3-d1)
+		s[0] = 4*d0 - 5*d2 + d4
+		s[1] = t0 + t1
+		s[2] = t0 - t1
+		s[3] = t2 + t3
+		s[4] = t2 - t3
+		s[5] = 4*d1 - 5*d3 + d5
+	}
+}
+
+// output transforms Mo (matrix xi at mo[xi*M*tb:], [M x nt], row stride
+// tb) of tiles [t0, t0+nt) into y and runs the epilogue on what it wrote,
+// channel by channel.
+func (t *wgTask) output(mo []float32, t0, nt int) {
+	M, tb, OH, OW := t.M, t.tb, t.OH, t.OW
+	msz := M * tb
+	per := t.tilesH * t.tilesW
+	for m := 0; m < M; m++ {
+		for j := 0; j < nt; j++ {
+			var s [wgPoints]float32
+			for xi := 0; xi < wgPoints; xi++ {
+				s[xi] = mo[xi*msz+m*tb+j]
+			}
+			var o [16]float32
+			wgOutputTile(&s, &o)
+			g := t0 + j
+			b, r := g/per, g%per
+			oh0, ow0 := r/t.tilesW*4, r%t.tilesW*4
+			yc := t.y[(b*M+m)*OH*OW : (b*M+m+1)*OH*OW]
+			rows, cols := min(4, OH-oh0), min(4, OW-ow0)
+			for i := 0; i < rows; i++ {
+				copy(yc[(oh0+i)*OW+ow0:(oh0+i)*OW+ow0+cols], o[i*4:i*4+cols])
+			}
+		}
+		// Epilogue over the rows of each tile row the block touched.
+		var bv float32
+		if t.bias != nil {
+			bv = t.bias[m]
+		}
+		for g := t0; g < t0+nt; {
+			b, r := g/per, g%per
+			tr, tc := r/t.tilesW, r%t.tilesW
+			tcEnd := min(t.tilesW, tc+t0+nt-g)
+			oh0 := tr * 4
+			c0, c1 := tc*4, min(tcEnd*4, OW)
+			base := (b*M + m) * OH * OW
+			for oh := oh0; oh < min(oh0+4, OH); oh++ {
+				off := base + oh*OW
+				var zs []float32
+				if t.z != nil {
+					zs = t.z[off+c0 : off+c1]
+				}
+				fusedEpilogue(t.y[off+c0:off+c1], bv, nil, 0, zs, t.after, t.act)
+			}
+			g += tcEnd - tc
+		}
+	}
+}
+
+// wgOutputTile sets o (4x4, row-major) to A^T s A.
+func wgOutputTile(s *[wgPoints]float32, o *[16]float32) {
+	var t [24]float32 // A^T s: 4x6
+	for q := 0; q < 6; q++ {
+		m0, m1, m2, m3, m4, m5 := s[q], s[6+q], s[12+q], s[18+q], s[24+q], s[30+q]
+		a, b := m1+m2, m1-m2
+		c, d := m3+m4, m3-m4
+		t[q] = m0 + a + c
+		t[6+q] = b + 2*d
+		t[12+q] = a + 4*c
+		t[18+q] = b + 8*d + m5
+	}
+	for r := 0; r < 4; r++ {
+		m := (*[6]float32)(t[r*6:])
+		a, b := m[1]+m[2], m[1]-m[2]
+		c, d := m[3]+m[4], m[3]-m[4]
+		p := (*[4]float32)(o[r*4:])
+		p[0] = m[0] + a + c
+		p[1] = b + 2*d
+		p[2] = a + 4*c
+		p[3] = b + 8*d + m[5]
+	}
+}

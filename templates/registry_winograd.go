@@ -1,0 +1,21 @@
+package templates
+
+// Compiler-side hooks for Winograd-transformed convolution weights
+// (k_winograd.go); registry files are never copied into generated packages.
+
+// ConvWinogradAttr names the attribute (ints: W's ONNX shape) gen sets on a
+// Conv or cuvil::FusedConv whose W it replaced by PrepackConvWinograd's
+// result.
+const ConvWinogradAttr = convWinogradAttr
+
+// PrepackConvWinograd returns the float32 weights w of a 3x3 convolution
+// (ONNX shape ws = [M, C, 3, 3], group 1) as the 36 Winograd F(4x4, 3x3)
+// filter matrices Conv and FusedConv read when the node has
+// ConvWinogradAttr, or false when ws is not such a kernel. The caller
+// checks the node's other attributes (group 1, unit strides and dilations).
+func PrepackConvWinograd(w []float32, ws []int) ([]float32, bool) {
+	if len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || ws[0] < 1 || ws[1] < 1 || len(w) != nnProd(ws) {
+		return nil, false
+	}
+	return convWinogradPack(w, ws[0], ws[1]), true
+}
