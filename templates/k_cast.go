@@ -57,7 +57,7 @@ func ewCast(n *Node, to DType) error {
 	if x == out {
 		return n.Errorf("input and output alias")
 	}
-	ewResize(out, to, x.Shape)
+	out.Resize(to, x.Shape...)
 	if x.DType == to {
 		ewCopyData(out.Data, x.Data)
 		return nil

@@ -176,7 +176,7 @@ func ewBinary(n *Node, op *ewBin) error {
 	if err := ewBinShapes(n, a, b, &os, &bs); err != nil {
 		return err
 	}
-	ewResize(out, a.DType, os.s())
+	out.Resize(a.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), a.Shape, bs.s())
 	if !ewBinData(&w, a.DType, out.Data, a.Data, b.Data, op) {
@@ -214,7 +214,7 @@ func ewCompare(n *Node, op *ewCmp) error {
 	if err := ewBinShapes(n, a, b, &os, &bs); err != nil {
 		return err
 	}
-	ewResize(out, Bool, os.s())
+	out.Resize(Bool, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), a.Shape, bs.s())
 	o := out.Bool()
@@ -285,7 +285,7 @@ func ewVariadic(n *Node, op *ewBin, mean bool) error {
 	}
 	dt := n.In[0].DType
 	out := n.Out[0]
-	ewResize(out, dt, os.s())
+	out.Resize(dt, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), n.In[0].Shape)
 	ewCopyWalkAny(&w, out.Data, n.In[0].Data)
@@ -546,7 +546,7 @@ func PRelu(n *Node) error {
 	if !ewBroadcastShape(&os, x.Shape, ss.s()) {
 		return n.Errorf("slope %v does not broadcast to %v", s.Shape, x.Shape)
 	}
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), x.Shape, ss.s())
 	if !ewBinData(&w, x.DType, out.Data, x.Data, s.Data, &ewOpPRelu) {

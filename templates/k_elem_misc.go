@@ -27,7 +27,7 @@ func Pow(n *Node) error {
 	for i := range e {
 		e[i] = ewF64At(b, i)
 	}
-	ewResize(out, a.DType, os.s())
+	out.Resize(a.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), a.Shape, bs.s())
 	switch a.DType {
@@ -92,7 +92,7 @@ func Clip(n *Node) error {
 		return n.Errorf("want an input")
 	}
 	x, out := n.In[0], n.Out[0]
-	ewResize(out, x.DType, x.Shape)
+	out.Resize(x.DType, x.Shape...)
 	if n.Version < 11 {
 		lo := ewAttrF(n, "min", -math.MaxFloat32)
 		hi := ewAttrF(n, "max", math.MaxFloat32)
@@ -187,7 +187,7 @@ func ewPredicate(n *Node, f func(x float64, neg, pos bool) bool, neg, pos bool) 
 		return n.Errorf("want an input")
 	}
 	x, out := n.In[0], n.Out[0]
-	ewResize(out, Bool, x.Shape)
+	out.Resize(Bool, x.Shape...)
 	o := out.Bool()
 	switch x.DType {
 	case F32:
@@ -229,7 +229,7 @@ func Not(n *Node) error {
 		return n.Errorf("want a bool input")
 	}
 	x, out := n.In[0], n.Out[0]
-	ewResize(out, Bool, x.Shape)
+	out.Resize(Bool, x.Shape...)
 	o := out.Bool()
 	for i, v := range x.Bool()[:len(o)] {
 		o[i] = !v
@@ -264,7 +264,7 @@ func Where(n *Node) error {
 	if !ewBroadcastShape(&os, c.Shape, x.Shape, y.Shape) {
 		return n.Errorf("shapes %v, %v, %v do not broadcast", c.Shape, x.Shape, y.Shape)
 	}
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), c.Shape, x.Shape, y.Shape)
 	cb := c.Bool()
@@ -337,10 +337,10 @@ func Dropout(n *Node) error {
 		ewCopyTensor(out, x)
 		if mask != nil {
 			if n.Version < 10 {
-				ewResize(mask, x.DType, x.Shape)
+				mask.Resize(x.DType, x.Shape...)
 				ewMapFloat(x.DType, mask.Data, x.Data, ewOne, 0, 0)
 			} else {
-				ewResize(mask, Bool, x.Shape)
+				mask.Resize(Bool, x.Shape...)
 				m := mask.Bool()
 				for i := range m {
 					m[i] = true
@@ -360,7 +360,7 @@ func Dropout(n *Node) error {
 		s.seed = true
 		s.rng = uint64(n.Attrs.Int("seed", 0x5eed))
 	}
-	ewResize(out, x.DType, x.Shape)
+	out.Resize(x.DType, x.Shape...)
 	keep := ewScr(n).F64(x.Len())
 	scale := 0.0
 	if ratio < 1 {
@@ -373,7 +373,7 @@ func Dropout(n *Node) error {
 		}
 	}
 	if mask != nil {
-		ewResize(mask, Bool, x.Shape)
+		mask.Resize(Bool, x.Shape...)
 		m := mask.Bool()
 		for i := range m {
 			m[i] = keep[i] != 0

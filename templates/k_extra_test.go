@@ -3,6 +3,7 @@ package templates
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -327,7 +328,7 @@ func TestStringNormalizer(t *testing.T) {
 		if c.twoD {
 			wantShape = []int{1, len(c.want)}
 		}
-		if !miscSameShape(got.Shape, wantShape) || strings.Join(got.Str(), "|") != strings.Join(c.want, "|") {
+		if !slices.Equal(got.Shape, wantShape) || strings.Join(got.Str(), "|") != strings.Join(c.want, "|") {
 			t.Errorf("%+v: got %v %q", c, got.Shape, got.Str())
 		}
 	}

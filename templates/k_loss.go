@@ -1,6 +1,9 @@
 package templates
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (versions 12, 13).
 // The input is [N, C] or [N, C, d1, ..., dk] and the target [N] or
@@ -49,7 +52,7 @@ func SoftmaxCrossEntropyLoss(n *Node) error {
 		}
 	}
 	if len(n.Out) > 1 && n.Out[1] != nil {
-		ewResize(n.Out[1], X.DType, X.Shape)
+		n.Out[1].Resize(X.DType, X.Shape...)
 		for i, v := range lp {
 			ewSetF64(n.Out[1], i, v)
 		}
@@ -76,7 +79,7 @@ func lossNLL(n *Node, X *Tensor, lp []float64) error {
 		return n.Errorf("input must have rank >= 2, have shape %s", X.ShapeString())
 	}
 	N, C, D := X.Shape[0], X.Shape[1], lossInner(X.Shape)
-	if len(T.Shape) != len(X.Shape)-1 || T.Shape[0] != N || !miscSameShape(T.Shape[1:], X.Shape[2:]) {
+	if len(T.Shape) != len(X.Shape)-1 || T.Shape[0] != N || !slices.Equal(T.Shape[1:], X.Shape[2:]) {
 		return n.Errorf("target shape %s does not match input shape %s", T.ShapeString(), X.ShapeString())
 	}
 	if W != nil && (len(W.Shape) != 1 || W.Shape[0] != C) {
@@ -90,9 +93,9 @@ func lossNLL(n *Node, X *Tensor, lp []float64) error {
 	case "none":
 		s := miscScr[float64](n).getInts(0, len(T.Shape))
 		copy(s, T.Shape)
-		ewResize(out, X.DType, s)
+		out.Resize(X.DType, s...)
 	case "sum", "mean":
-		ewResize(out, X.DType, nil)
+		out.Resize(X.DType)
 	default:
 		return n.Errorf("reduction %q: want none, sum or mean", red)
 	}

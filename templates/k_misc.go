@@ -100,7 +100,7 @@ func miscSplitAxis(shape []int, axis int) (int, int, int) {
 // TopK is ONNX TopK (k attribute in v1, input from v10; largest and sorted
 // from v11). Ties keep the lower index first.
 func TopK(n *Node) error {
-	if ok, err := miscViaF32(n, TopK); ok {
+	if ok, err := nnViaF32(n, TopK); ok {
 		return err
 	}
 	x := n.Input(0)
@@ -151,11 +151,11 @@ func TopK(n *Node) error {
 		}
 	}
 	if v := n.Out[0]; v != nil {
-		miscResize(v, x.DType, shape...)
+		v.Resize(x.DType, shape...)
 		miscTake(v, x, src)
 	}
 	if len(n.Out) > 1 && n.Out[1] != nil {
-		miscResize(n.Out[1], I64, shape...)
+		n.Out[1].Resize(I64, shape...)
 		id := n.Out[1].I64()
 		for i, s := range src {
 			id[i] = int64((s / inner) % L)
@@ -188,7 +188,7 @@ func Compress(n *Node) error {
 				j++
 			}
 		}
-		miscResize(n.Out[0], x.DType, cnt)
+		n.Out[0].Resize(x.DType, cnt)
 		miscTake(n.Out[0], x, idx)
 		return nil
 	}
@@ -222,7 +222,7 @@ func Compress(n *Node) error {
 			}
 		}
 	}
-	miscResize(n.Out[0], x.DType, shape...)
+	n.Out[0].Resize(x.DType, shape...)
 	miscTake(n.Out[0], x, idx)
 	return nil
 }
@@ -268,7 +268,7 @@ func ReverseSequence(n *Node) error {
 			}
 		}
 	}
-	miscResize(n.Out[0], x.DType, x.Shape...)
+	n.Out[0].Resize(x.DType, x.Shape...)
 	miscTake(n.Out[0], x, idx)
 	return nil
 }
@@ -356,25 +356,25 @@ func Unique(n *Node) error {
 				}
 			}
 		}
-		miscResize(y, x.DType, shape...)
+		y.Resize(x.DType, shape...)
 		miscTake(y, x, idx)
 	}
 	if len(n.Out) > 1 && n.Out[1] != nil {
-		miscResize(n.Out[1], I64, ng)
+		n.Out[1].Resize(I64, ng)
 		d := n.Out[1].I64()
 		for g := 0; g < ng; g++ {
 			d[rank[g]] = int64(first[g])
 		}
 	}
 	if len(n.Out) > 2 && n.Out[2] != nil {
-		miscResize(n.Out[2], I64, L)
+		n.Out[2].Resize(I64, L)
 		d := n.Out[2].I64()
 		for s := 0; s < L; s++ {
 			d[s] = int64(rank[group[s]])
 		}
 	}
 	if len(n.Out) > 3 && n.Out[3] != nil {
-		miscResize(n.Out[3], I64, ng)
+		n.Out[3].Resize(I64, ng)
 		d := n.Out[3].I64()
 		for g := 0; g < ng; g++ {
 			d[rank[g]] = int64(count[g])
@@ -426,7 +426,7 @@ func Shrink(n *Node) error {
 	bias := float64(n.Attrs.Float("bias", 0))
 	lambd := float64(n.Attrs.Float("lambd", 0.5))
 	y := n.Out[0]
-	miscResize(y, x.DType, x.Shape...)
+	y.Resize(x.DType, x.Shape...)
 	if xd, ok := x.Data.([]float32); ok {
 		yd := y.F32()
 		b, l := float32(bias), float32(lambd)
@@ -473,7 +473,7 @@ func Det(n *Node) error {
 		}
 	}
 	y := n.Out[0]
-	miscResize(y, x.DType, x.Shape[:len(x.Shape)-2]...)
+	y.Resize(x.DType, x.Shape[:len(x.Shape)-2]...)
 	a := miscScr[float64](n).get(0, m*m)
 	for b := 0; b < batch; b++ {
 		for i := range a {
@@ -588,7 +588,7 @@ func NonMaxSuppression(n *Node) error {
 	}
 	st.i64[0] = out
 	y := n.Out[0]
-	miscResize(y, I64, len(out)/3, 3)
+	y.Resize(I64, len(out)/3, 3)
 	copy(y.I64(), out)
 	return nil
 }
@@ -611,7 +611,7 @@ func miscIoU(a, b []float64) float64 {
 // MaxUnpool is ONNX MaxUnpool: scatter X into a zero tensor at the flat
 // indices MaxPool returned.
 func MaxUnpool(n *Node) error {
-	if ok, err := miscViaF32(n, MaxUnpool); ok {
+	if ok, err := nnViaF32(n, MaxUnpool); ok {
 		return err
 	}
 	x, ind := n.Input(0), n.Input(1)
@@ -654,7 +654,7 @@ func MaxUnpool(n *Node) error {
 		}
 	}
 	y := n.Out[0]
-	miscResize(y, x.DType, shape...)
+	y.Resize(x.DType, shape...)
 	total, defTotal := y.Len(), 1
 	for _, d := range def {
 		defTotal *= d
@@ -686,7 +686,7 @@ func MaxUnpool(n *Node) error {
 // MaxRoiPool is ONNX MaxRoiPool (Caffe's ROI pooling): max over each bin
 // of each region; rois rows are [batch, x1, y1, x2, y2].
 func MaxRoiPool(n *Node) error {
-	if ok, err := miscViaF32(n, MaxRoiPool); ok {
+	if ok, err := nnViaF32(n, MaxRoiPool); ok {
 		return err
 	}
 	x, rois := n.Input(0), n.Input(1)
@@ -702,7 +702,7 @@ func MaxRoiPool(n *Node) error {
 	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
 	R := rois.Shape[0]
 	y := n.Out[0]
-	miscResize(y, x.DType, R, C, PH, PW)
+	y.Resize(x.DType, R, C, PH, PW)
 	for r := 0; r < R; r++ {
 		b := int(miscAt(rois, r*5))
 		if b < 0 || b >= N {
@@ -743,7 +743,7 @@ func MaxRoiPool(n *Node) error {
 // default half_pixel). Sampling and max mode follow onnxruntime, which
 // the ONNX reference mirrors.
 func RoiAlign(n *Node) error {
-	if ok, err := miscViaF32(n, RoiAlign); ok {
+	if ok, err := nnViaF32(n, RoiAlign); ok {
 		return err
 	}
 	x, rois, bidx := n.Input(0), n.Input(1), n.Input(2)
@@ -765,7 +765,7 @@ func RoiAlign(n *Node) error {
 		offset = 0.5
 	}
 	y := n.Out[0]
-	miscResize(y, x.DType, R, C, OH, OW)
+	y.Resize(x.DType, R, C, OH, OW)
 	for r := 0; r < R; r++ {
 		b := int(miscIntAt(bidx, r))
 		if b < 0 || b >= N {
@@ -863,7 +863,7 @@ const miscEinsumEll = 52
 // ellipsis with broadcasting, repeated subscripts taking diagonals),
 // evaluated by one loop over all labels.
 func Einsum(n *Node) error {
-	if ok, err := miscViaF32(n, Einsum); ok {
+	if ok, err := nnViaF32(n, Einsum); ok {
 		return err
 	}
 	if len(n.In) == 0 || n.In[0] == nil {
@@ -1083,7 +1083,7 @@ func miscEinsum[E miscNum](n *Node) error {
 		oshape[j] = max(size[loop[j]], 0)
 	}
 	y := n.Out[0]
-	miscResize(y, n.In[0].DType, oshape...)
+	y.Resize(n.In[0].DType, oshape...)
 	yd := y.Data.([]E)
 	for len(st.ops) < nin {
 		st.ops = append(st.ops, nil)
@@ -1139,7 +1139,7 @@ func miscEinsumStep(idx, off, strides, size, loop []int, lo, hi int) {
 // GridSample is ONNX GridSample (v16: 4-D input, bilinear, nearest and
 // bicubic, zeros/border/reflection padding), following onnxruntime.
 func GridSample(n *Node) error {
-	if ok, err := miscViaF32(n, GridSample); ok {
+	if ok, err := nnViaF32(n, GridSample); ok {
 		return err
 	}
 	x, grid := n.Input(0), n.Input(1)
@@ -1170,7 +1170,7 @@ func GridSample(n *Node) error {
 	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
 	OH, OW := grid.Shape[1], grid.Shape[2]
 	y := n.Out[0]
-	miscResize(y, x.DType, N, C, OH, OW)
+	y.Resize(x.DType, N, C, OH, OW)
 	xmin, xmax, ymin, ymax := -0.5, float64(W)-0.5, -0.5, float64(H)-0.5
 	if align {
 		xmin, xmax, ymin, ymax = 0, float64(W-1), 0, float64(H-1)

@@ -37,7 +37,7 @@ func poolSetup(n *Node, X *Tensor, ceil bool) (nnWin, error) {
 			if o != n.Out[0] {
 				dt = I64
 			}
-			nnResize(o, dt, shape...)
+			o.Resize(dt, shape...)
 		}
 	}
 	return win, nil
@@ -403,7 +403,7 @@ func globalPool(n *Node, self Kernel, kind int) error {
 		shape[i] = 1
 	}
 	shape[0], shape[1] = X.Shape[0], X.Shape[1]
-	nnResize(n.Out[0], X.DType, shape...)
+	n.Out[0].Resize(X.DType, shape...)
 	planes, size := X.Shape[0]*X.Shape[1], nnProd(X.Shape[2:])
 	p := poolP(n)
 	switch x := X.Data.(type) {

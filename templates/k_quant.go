@@ -84,7 +84,7 @@ func miscQStore(t *Tensor, i int, v, lo, hi float64) {
 
 // QuantizeLinear is ONNX QuantizeLinear: y = saturate(round(x/scale) + zp).
 func QuantizeLinear(n *Node) error {
-	if ok, err := miscViaF32(n, QuantizeLinear); ok {
+	if ok, err := nnViaF32(n, QuantizeLinear); ok {
 		return err
 	}
 	x, scale, zp := n.Input(0), n.Input(1), n.Input(2)
@@ -109,7 +109,7 @@ func QuantizeLinear(n *Node) error {
 		return err
 	}
 	y := n.Out[0]
-	miscResize(y, odt, x.Shape...)
+	y.Resize(odt, x.Shape...)
 	switch xd := x.Data.(type) {
 	case []float32:
 		for i, v := range xd {
@@ -145,7 +145,7 @@ func DequantizeLinear(n *Node) error {
 		odt = scale.DType
 	}
 	y := n.Out[0]
-	miscResize(y, odt, x.Shape...)
+	y.Resize(odt, x.Shape...)
 	for i := range x.Len() {
 		v := (miscAt(x, i) - zq.at(i)) * sp.at(i)
 		switch d := y.Data.(type) {
@@ -183,7 +183,7 @@ func DynamicQuantizeLinear(n *Node) error {
 		zp = math.Max(0, math.Min(255, math.RoundToEven(float64(0-mn/scale))))
 	}
 	if y := n.Out[0]; y != nil {
-		miscResize(y, U8, x.Shape...)
+		y.Resize(U8, x.Shape...)
 		yd := y.U8()
 		for i, v := range xd {
 			q := zp
@@ -194,11 +194,11 @@ func DynamicQuantizeLinear(n *Node) error {
 		}
 	}
 	if len(n.Out) > 1 && n.Out[1] != nil {
-		miscResize(n.Out[1], F32)
+		n.Out[1].Resize(F32)
 		n.Out[1].F32()[0] = scale
 	}
 	if len(n.Out) > 2 && n.Out[2] != nil {
-		miscResize(n.Out[2], U8)
+		n.Out[2].Resize(U8)
 		n.Out[2].U8()[0] = uint8(zp)
 	}
 	return nil
@@ -394,7 +394,7 @@ func MatMulInteger(n *Node) error {
 		return err
 	}
 	y := n.Out[0]
-	miscResize(y, I32, g.out...)
+	y.Resize(I32, g.out...)
 	copy(y.I32(), acc)
 	return nil
 }
@@ -423,7 +423,7 @@ func QLinearMatMul(n *Node) error {
 		return n.Errorf("unsupported output dtype %s", odt)
 	}
 	y := n.Out[0]
-	miscResize(y, odt, g.out...)
+	y.Resize(odt, g.out...)
 	yScale := miscAt(ys, 0)
 	var yz float64
 	if yzp != nil {
@@ -621,7 +621,7 @@ func ConvInteger(n *Node) error {
 		return err
 	}
 	y := n.Out[0]
-	miscResize(y, I32, miscConvOutShape(st, &g)...)
+	y.Resize(I32, miscConvOutShape(st, &g)...)
 	copy(y.I32(), acc)
 	return nil
 }
@@ -652,7 +652,7 @@ func QLinearConv(n *Node) error {
 		return n.Errorf("unsupported output dtype %s", odt)
 	}
 	y := n.Out[0]
-	miscResize(y, odt, miscConvOutShape(st, &g)...)
+	y.Resize(odt, miscConvOutShape(st, &g)...)
 	outVol := len(acc) / (g.batch * g.cout)
 	xScale, yScale := miscAt(xs, 0), miscAt(ys, 0)
 	var yz float64

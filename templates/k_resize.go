@@ -49,7 +49,7 @@ func miscResizeOp(n *Node, upsample bool) error {
 	if upsample {
 		self = Upsample
 	}
-	if ok, err := miscViaF32(n, self); ok {
+	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}
 	x := n.Input(0)
@@ -183,7 +183,7 @@ func miscResizeOp(n *Node, upsample bool) error {
 	if y == nil {
 		return nil
 	}
-	miscResize(y, x.DType, cfg.outShape...)
+	y.Resize(x.DType, cfg.outShape...)
 	switch x.DType {
 	case F32:
 		miscResizeRun(n, &cfg, x, x.F32(), y.F32())

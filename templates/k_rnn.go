@@ -164,7 +164,7 @@ func miscRNNActs(n *Node, kind, nd int, acts []miscAct) error {
 
 func miscRNN(n *Node, kind int) error {
 	self := [...]Kernel{RNN, GRU, LSTM}[kind]
-	if ok, err := miscViaF32(n, self); ok {
+	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}
 	if len(n.In) < 3 || n.In[0] == nil || n.In[1] == nil || n.In[2] == nil {
@@ -259,18 +259,18 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 	var y, yh, yc []T
 	if o := n.Out[0]; o != nil {
 		if layout != 0 {
-			miscResize(o, X.DType, batch, seq, nd, hs)
+			o.Resize(X.DType, batch, seq, nd, hs)
 		} else {
-			miscResize(o, X.DType, seq, nd, batch, hs)
+			o.Resize(X.DType, seq, nd, batch, hs)
 		}
 		y = o.Data.([]T)
 		clear(y)
 	}
 	stShape := func(o *Tensor) []T {
 		if layout != 0 {
-			miscResize(o, X.DType, batch, nd, hs)
+			o.Resize(X.DType, batch, nd, hs)
 		} else {
-			miscResize(o, X.DType, nd, batch, hs)
+			o.Resize(X.DType, nd, batch, hs)
 		}
 		return o.Data.([]T)
 	}

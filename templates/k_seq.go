@@ -191,7 +191,7 @@ func SplitToSequence(n *Node) error {
 		if squeeze {
 			sh = append(sh[:axis], sh[axis+1:]...)
 		}
-		ewResize(e, x.DType, sh)
+		e.Resize(x.DType, sh...)
 		for o := 0; o < outer; o++ {
 			ewMove(e.Data, o*k*inner, x.Data, (o*dim+start)*inner, k*inner)
 		}
@@ -246,7 +246,7 @@ func ConcatFromSequence(n *Node) error {
 		}
 	}
 	out := n.Out[0]
-	ewResize(out, first.DType, sh)
+	out.Resize(first.DType, sh...)
 	outer, total, _ := axisSplit(sh, axis)
 	start := 0
 	for _, e := range s.Elems {

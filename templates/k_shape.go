@@ -39,7 +39,7 @@ func ewReshaped(n *Node, x *Tensor, shape []int) error {
 		out.SetShape(shape)
 		return nil
 	}
-	ewResize(out, x.DType, shape)
+	out.Resize(x.DType, shape...)
 	ewCopyData(out.Data, x.Data)
 	return nil
 }
@@ -219,7 +219,7 @@ func Transpose(n *Node) error {
 		w.st[1][i] = in[p]
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	w.rank, w.nops = r, 2
 	copy(w.dims[:], os.s())
 	ewContig(&w.st[0], os.s())
@@ -264,7 +264,7 @@ func Concat(n *Node) error {
 		os.d[ax] += t.Shape[ax]
 	}
 	out := n.Out[0]
-	ewResize(out, first.DType, os.s())
+	out.Resize(first.DType, os.s()...)
 	var ost [ewMaxRank]int
 	ewContig(&ost, os.s())
 	at := 0
@@ -352,7 +352,7 @@ func Split(n *Node) error {
 		var os ewShape
 		os.set(x.Shape)
 		os.d[ax] = split[i]
-		ewResize(out, x.DType, os.s())
+		out.Resize(x.DType, os.s()...)
 		var w ewWalk
 		w.rank, w.nops = r, 2
 		copy(w.dims[:], os.s())
@@ -437,7 +437,7 @@ func Slice(n *Node) error {
 		st[a], step[a], os.d[a] = s, k, cnt
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	if out.Len() == 0 {
 		return nil
 	}
@@ -471,7 +471,7 @@ func Expand(n *Node) error {
 		return n.Errorf("cannot expand %v to %v", x.Shape, append([]int(nil), shp...))
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), x.Shape)
 	ewCopyWalkAny(&w, out.Data, x.Data)
@@ -525,7 +525,7 @@ func Tile(n *Node) error {
 		w.st[1][2*i], w.st[1][2*i+1] = 0, ist[i]
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	if out.Len() == 0 {
 		return nil
 	}
@@ -549,7 +549,7 @@ func DepthToSpace(n *Node) error {
 	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
 	c := C / (b * b)
 	out := n.Out[0]
-	ewResize(out, x.DType, []int{N, c, H * b, W * b})
+	out.Resize(x.DType, N, c, H*b, W*b)
 	var w ewWalk
 	w.rank, w.nops = 6, 2
 	w.dims = [ewMaxRank]int{N, c, H, b, W, b}
@@ -577,7 +577,7 @@ func SpaceToDepth(n *Node) error {
 	}
 	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
 	out := n.Out[0]
-	ewResize(out, x.DType, []int{N, C * b * b, H / b, W / b})
+	out.Resize(x.DType, N, C*b*b, H/b, W/b)
 	var w ewWalk
 	w.rank, w.nops = 6, 2
 	w.dims = [ewMaxRank]int{N, b, b, C, H / b, W / b}
@@ -645,7 +645,7 @@ func Pad(n *Node) error {
 		}
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	var ist, ost [ewMaxRank]int
 	ewContig(&ist, x.Shape)
 	ewContig(&ost, os.s())
@@ -665,7 +665,7 @@ func Pad(n *Node) error {
 			if x.DType == String || val == 0 {
 				ewZero(out.Data, 0, out.Len())
 			} else {
-				ewResize(&s.val, x.DType, nil)
+				s.val.Resize(x.DType)
 				ewSetF64(&s.val, 0, val)
 				ewFill(out.Data, 0, out.Len(), s.val.Data, 0)
 			}

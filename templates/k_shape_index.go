@@ -1,6 +1,9 @@
 package templates
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Indexing and generator kernels: Gather/Scatter families, OneHot, Trilu,
 // CumSum, Range, EyeLike, NonZero, Constant, ConstantOfShape, Shape, Size.
@@ -38,7 +41,7 @@ func Gather(n *Node) error {
 	os.n += copy(os.d[os.n:], ind.Shape)
 	os.n += copy(os.d[os.n:], x.Shape[ax+1:])
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	outer, dim, inner, k := ewSize(x.Shape[:ax]), x.Shape[ax], ewSize(x.Shape[ax+1:]), ind.Len()
 	for o := 0; o < outer; o++ {
 		for i := 0; i < k; i++ {
@@ -72,7 +75,7 @@ func GatherElements(n *Node) error {
 		return n.Errorf("axis out of range")
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, ind.Shape)
+	out.Resize(x.DType, ind.Shape...)
 	var xst [ewMaxRank]int
 	ewContig(&xst, x.Shape)
 	var idx [ewMaxRank]int
@@ -131,7 +134,7 @@ func GatherND(n *Node) error {
 	os.n = copy(os.d[:], ind.Shape[:q-1])
 	os.n += copy(os.d[os.n:], x.Shape[b+k:])
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	var xst [ewMaxRank]int
 	ewContig(&xst, x.Shape)
 	batches, per, block := ewSize(ind.Shape[:b]), ewSize(ind.Shape[b:q-1]), ewSize(x.Shape[b+k:])
@@ -239,7 +242,7 @@ func ScatterElements(n *Node) error {
 		return err
 	}
 	ind, upd := n.Input(1), n.Input(2)
-	if ind == nil || upd == nil || !ewSameDims(ind.Shape, upd.Shape) || len(ind.Shape) != len(x.Shape) || upd.DType != x.DType {
+	if ind == nil || upd == nil || !slices.Equal(ind.Shape, upd.Shape) || len(ind.Shape) != len(x.Shape) || upd.DType != x.DType {
 		return n.Errorf("indices and updates must share a shape of the data's rank and dtype")
 	}
 	red, err := ewReduction(n)
@@ -333,18 +336,6 @@ func ScatterND(n *Node) error {
 	return nil
 }
 
-func ewSameDims(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // Scatter is ScatterElements' opset 9 name.
 func Scatter(n *Node) error { return ScatterElements(n) }
 
@@ -377,7 +368,7 @@ func OneHot(n *Node) error {
 	os.n++
 	os.n += copy(os.d[os.n:], ind.Shape[ax:])
 	out := n.Out[0]
-	ewResize(out, vals.DType, os.s())
+	out.Resize(vals.DType, os.s()...)
 	ewFill(out.Data, 0, out.Len(), vals.Data, 0)
 	inner := ewSize(ind.Shape[ax:])
 	for i := 0; i < ind.Len(); i++ {
@@ -470,7 +461,7 @@ func CumSum(n *Node) error {
 	}
 	excl, rev := n.Attrs.Int("exclusive", 0) != 0, n.Attrs.Int("reverse", 0) != 0
 	out := n.Out[0]
-	ewResize(out, x.DType, x.Shape)
+	out.Resize(x.DType, x.Shape...)
 	o, m, in := ewSize(x.Shape[:ax]), x.Shape[ax], ewSize(x.Shape[ax+1:])
 	switch x.DType {
 	case F32:
@@ -537,7 +528,7 @@ func Range(n *Node) error {
 			return n.Errorf("delta is 0")
 		}
 		shp[0] = max(int(math.Ceil((b-a)/c)), 0)
-		ewResize(out, s.DType, shp[:])
+		out.Resize(s.DType, shp[:]...)
 		for i := 0; i < shp[0]; i++ {
 			ewSetF64(out, i, a+float64(i)*c)
 		}
@@ -555,7 +546,7 @@ func Range(n *Node) error {
 	case c == 0:
 		return n.Errorf("delta is 0")
 	}
-	ewResize(out, s.DType, shp[:])
+	out.Resize(s.DType, shp[:]...)
 	for i := 0; i < shp[0]; i++ {
 		v := a + int64(i)*c
 		switch o := out.Data.(type) {
@@ -592,7 +583,7 @@ func EyeLike(n *Node) error {
 		return n.Errorf("dtype %s not supported", dt)
 	}
 	out := n.Out[0]
-	ewResize(out, dt, x.Shape)
+	out.Resize(dt, x.Shape...)
 	ewZero(out.Data, 0, out.Len())
 	k := int(n.Attrs.Int("k", 0))
 	for i := 0; i < x.Shape[0]; i++ {
@@ -630,7 +621,7 @@ func NonZero(n *Node) error {
 	out := n.Out[0]
 	var shp [2]int
 	shp[0], shp[1] = r, cnt
-	ewResize(out, I64, shp[:])
+	out.Resize(I64, shp[:]...)
 	o := out.I64()
 	var idx [ewMaxRank]int
 	c := 0
@@ -661,28 +652,28 @@ func Constant(n *Node) error {
 	case a.Tensor("value") != nil:
 		ewCopyTensor(out, a.Tensor("value"))
 	case a.Has("value_float"):
-		ewResize(out, F32, nil)
+		out.Resize(F32)
 		out.F32()[0] = a.Float("value_float", 0)
 	case a.Has("value_floats"):
 		v := a.Floats("value_floats")
 		one[0] = len(v)
-		ewResize(out, F32, one[:])
+		out.Resize(F32, one[:]...)
 		copy(out.F32(), v)
 	case a.Has("value_int"):
-		ewResize(out, I64, nil)
+		out.Resize(I64)
 		out.I64()[0] = a.Int("value_int", 0)
 	case a.Has("value_ints"):
 		v := a.Ints("value_ints")
 		one[0] = len(v)
-		ewResize(out, I64, one[:])
+		out.Resize(I64, one[:]...)
 		copy(out.I64(), v)
 	case a.Has("value_string"):
-		ewResize(out, String, nil)
+		out.Resize(String)
 		out.Str()[0] = a.String("value_string", "")
 	case a.Has("value_strings"):
 		v := a.Strings("value_strings")
 		one[0] = len(v)
-		ewResize(out, String, one[:])
+		out.Resize(String, one[:]...)
 		copy(out.Str(), v)
 	default:
 		return n.Errorf("no value attribute (sparse_value is not supported)")
@@ -706,14 +697,14 @@ func ConstantOfShape(n *Node) error {
 	out := n.Out[0]
 	v := n.Attrs.Tensor("value")
 	if v == nil {
-		ewResize(out, F32, shp)
+		out.Resize(F32, shp...)
 		clear(out.F32())
 		return nil
 	}
 	if v.Len() != 1 {
 		return n.Errorf("value must have one element")
 	}
-	ewResize(out, v.DType, shp)
+	out.Resize(v.DType, shp...)
 	ewFill(out.Data, 0, out.Len(), v.Data, 0)
 	return nil
 }
@@ -736,7 +727,7 @@ func Shape(n *Node) error {
 	var shp [1]int
 	shp[0] = max(e-s, 0)
 	out := n.Out[0]
-	ewResize(out, I64, shp[:])
+	out.Resize(I64, shp[:]...)
 	for i := range out.I64() {
 		out.I64()[i] = int64(x.Shape[s+i])
 	}
@@ -749,7 +740,7 @@ func Size(n *Node) error {
 	if err != nil {
 		return err
 	}
-	ewResize(n.Out[0], I64, nil)
+	n.Out[0].Resize(I64)
 	n.Out[0].I64()[0] = int64(x.Len())
 	return nil
 }

@@ -176,7 +176,7 @@ func DFT(n *Node) error {
 	s.shape = shape
 	shape[axis], shape[r-1] = K, 2
 	out := n.Out[0]
-	ewResize(out, X.DType, shape)
+	out.Resize(X.DType, shape...)
 	re, im := sigGrow(&s.re, max(L, N)), sigGrow(&s.im, max(L, N))
 	or, oi := sigGrow(&s.or, K), sigGrow(&s.oi, K)
 	for o := 0; o < outer; o++ {
@@ -255,7 +255,7 @@ func STFT(n *Node) error {
 		K = L/2 + 1
 	}
 	out := n.Out[0]
-	ewResize(out, X.DType, []int{B, frames, K, 2})
+	out.Resize(X.DType, B, frames, K, 2)
 	s := sigScr(n)
 	win := sigGrow(&s.win, L)
 	for j := range win {
@@ -316,7 +316,7 @@ func sigWindow(n *Node, a0, a1, a2 float64) error {
 		N = size - 1
 	}
 	out := n.Out[0]
-	ewResize(out, dt, []int{size})
+	out.Resize(dt, size)
 	for i := 0; i < size; i++ {
 		v := 1.0 // a symmetric window of one sample
 		if N > 0 {
@@ -359,7 +359,7 @@ func MelWeightMatrix(n *Node) error {
 	}
 	spec := dftLen/2 + 1
 	out := n.Out[0]
-	ewResize(out, dt, []int{spec, bins})
+	out.Resize(dt, spec, bins)
 	ewZero(out.Data, 0, spec*bins)
 	lowMel := 2595 * math.Log10(1+ewF64At(lo, 0)/700)
 	highMel := 2595 * math.Log10(1+ewF64At(hi, 0)/700)

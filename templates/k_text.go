@@ -45,9 +45,9 @@ func StringNormalizer(n *Node) error {
 	c := max(len(kept), 1)
 	out := n.Out[0]
 	if twoD {
-		ewResize(out, String, []int{1, c})
+		out.Resize(String, 1, c)
 	} else {
-		ewResize(out, String, []int{c})
+		out.Resize(String, c)
 	}
 	o := out.Str()
 	if len(kept) == 0 {
@@ -216,10 +216,10 @@ func TfIdfVectorizer(n *Node) error {
 		} else {
 			cols = 1
 		}
-		ewResize(out, F32, []int{st.width})
+		out.Resize(F32, st.width)
 	case 2:
 		rows, cols = X.Shape[0], X.Shape[1]
-		ewResize(out, F32, []int{rows, st.width})
+		out.Resize(F32, rows, st.width)
 	default:
 		return n.Errorf("input shape %s: want [N] or [B, N]", X.ShapeString())
 	}

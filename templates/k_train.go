@@ -1,6 +1,9 @@
 package templates
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The optimizers of the ai.onnx.preview.training domain (version 1):
 // Adagrad, Adam and Momentum. Each takes the learning rate R (a scalar),
@@ -33,7 +36,7 @@ func trainArgs(n *Node, k int) (m int, r float64, t int64, err error) {
 		}
 		for j := 1; j < k; j++ {
 			y := n.In[2+j*m+g]
-			if y == nil || y.DType != x.DType || !miscSameShape(y.Shape, x.Shape) {
+			if y == nil || y.DType != x.DType || !slices.Equal(y.Shape, x.Shape) {
 				return 0, 0, 0, n.Errorf("input %d must have input %d's dtype and shape %s", 2+j*m+g, 2+g, x.String())
 			}
 		}
@@ -55,8 +58,8 @@ func Adagrad(n *Node) error {
 	for g := 0; g < m; g++ {
 		X, G, H := n.In[2+g], n.In[2+m+g], n.In[2+2*m+g]
 		Xo, Ho := n.Out[g], n.Out[m+g]
-		ewResize(Xo, X.DType, X.Shape)
-		ewResize(Ho, X.DType, X.Shape)
+		Xo.Resize(X.DType, X.Shape...)
+		Ho.Resize(X.DType, X.Shape...)
 		for i, l := 0, X.Len(); i < l; i++ {
 			x := ewF64At(X, i)
 			gr := norm*x + ewF64At(G, i)
@@ -87,9 +90,9 @@ func Adam(n *Node) error {
 	for g := 0; g < m; g++ {
 		X, G, V, H := n.In[2+g], n.In[2+m+g], n.In[2+2*m+g], n.In[2+3*m+g]
 		Xo, Vo, Ho := n.Out[g], n.Out[m+g], n.Out[2*m+g]
-		ewResize(Xo, X.DType, X.Shape)
-		ewResize(Vo, X.DType, X.Shape)
-		ewResize(Ho, X.DType, X.Shape)
+		Xo.Resize(X.DType, X.Shape...)
+		Vo.Resize(X.DType, X.Shape...)
+		Ho.Resize(X.DType, X.Shape...)
 		for i, l := 0, X.Len(); i < l; i++ {
 			x := ewF64At(X, i)
 			gr := norm*x + ewF64At(G, i)
@@ -132,8 +135,8 @@ func Momentum(n *Node) error {
 	for g := 0; g < m; g++ {
 		X, G, V := n.In[2+g], n.In[2+m+g], n.In[2+2*m+g]
 		Xo, Vo := n.Out[g], n.Out[m+g]
-		ewResize(Xo, X.DType, X.Shape)
-		ewResize(Vo, X.DType, X.Shape)
+		Xo.Resize(X.DType, X.Shape...)
+		Vo.Resize(X.DType, X.Shape...)
 		for i, l := 0, X.Len(); i < l; i++ {
 			x := ewF64At(X, i)
 			gr := norm*x + ewF64At(G, i)

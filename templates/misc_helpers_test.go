@@ -3,6 +3,7 @@ package templates
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -61,7 +62,7 @@ func miscTensorI32(v []int32, shape ...int) *Tensor {
 // miscCheckClose compares a float tensor with a float64 reference.
 func miscCheckClose(t *testing.T, what string, got *Tensor, want []float64, shape []int, tol float64) {
 	t.Helper()
-	if !miscSameShape(got.Shape, shape) {
+	if !slices.Equal(got.Shape, shape) {
 		t.Fatalf("%s: shape %v, want %v", what, got.Shape, shape)
 	}
 	if got.Len() != len(want) {
