@@ -235,11 +235,26 @@ func sgemmMacro(mc, nc, kc int, alpha float32, ap, bp []float32, beta float32, c
 					sgemmMicroWide(kc, a, b, b1, c[ir*ldc+jr:], ldc, alpha, beta)
 					continue
 				}
-				sgemmMicro(kc, a, b, c[ir*ldc+jr:], ldc, alpha, beta, mr, sgemmPkNR)
-				sgemmMicro(kc, a, b1, c[ir*ldc+jr+sgemmPkNR:], ldc, alpha, beta, mr, sgemmPkNR)
+				// Partial row tile (64 or 256 rows leave 4): one masked
+				// 6x32 call, not two 6x16 edge tiles.
+				sgemmMicroWideEdge(kc, a, b, b1, c[ir*ldc+jr:], ldc, alpha, beta, mr, 2*sgemmPkNR)
 			}
 			jr += sgemmPkNR
 			continue
+		}
+		if sgemmWide && jr+sgemmPkNR < nc {
+			// 17 to 31 columns left: two packed panels (the second zero
+			// padded), one masked 6x32 tile per row tile.
+			if packB != nil {
+				sgemmPackBBlock(bp[(jr+sgemmPkNR)*kc:], packB.trans, packB.data, packB.ld, pc, jc+jr+sgemmPkNR, kc, nc-jr-sgemmPkNR)
+			}
+			b1 := bp[(jr+sgemmPkNR)*kc : (jr+2*sgemmPkNR)*kc]
+			for ir := 0; ir < mc; ir += sgemmPkMR {
+				mr := min(sgemmPkMR, mc-ir)
+				a := ap[ir*kc : ir*kc+sgemmPkMR*kc]
+				sgemmMicroWideEdge(kc, a, b, b1, c[ir*ldc+jr:], ldc, alpha, beta, mr, nc-jr)
+			}
+			break
 		}
 		for ir := 0; ir < mc; ir += sgemmPkMR {
 			mr := min(sgemmPkMR, mc-ir)
@@ -384,6 +399,16 @@ func sgemmMicroGo(kc int, a, b []float32, c []float32, ldc int, alpha, beta floa
 			}
 			row[j] = v
 		}
+	}
+}
+
+// sgemmMicroWideEdgeGo is the pure-Go twin of the AVX-512 edge kernel: the
+// mr x nr corner (mr <= 6, nr <= 32) of the 6x32 tile at c from panels b0
+// (columns 0-15) and b1 (16-31).
+func sgemmMicroWideEdgeGo(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
+	sgemmMicroGo(kc, a, b0, c, ldc, alpha, beta, mr, min(nr, sgemmPkNR))
+	if nr > sgemmPkNR {
+		sgemmMicroGo(kc, a, b1, c[sgemmPkNR:], ldc, alpha, beta, mr, nr-sgemmPkNR)
 	}
 }
 

@@ -144,3 +144,43 @@ func TestAsmSgemmKernelWide(t *testing.T) {
 		}
 	}
 }
+
+// TestAsmSgemmKernelWideEdge compares the masked AVX-512 6x32 edge kernel
+// with its pure-Go twin for every partial tile (1-6 rows, 1-32 columns):
+// elements outside the tile must be left alone, NaNs in C vanish when beta
+// is 0.
+func TestAsmSgemmKernelWideEdge(t *testing.T) {
+	if !cpuHasAVX512 {
+		t.Skip("CPU lacks AVX-512")
+	}
+	r := rand.New(rand.NewSource(17))
+	const ldc = 41
+	for _, kc := range []int{1, 3, 4, 5, 9, 64, 257} {
+		for _, beta := range []float32{0, 1, -0.625} {
+			a := sgemmPkRandom(r, kc*sgemmPkMR)
+			b0 := sgemmPkRandom(r, kc*sgemmPkNR)
+			b1 := sgemmPkRandom(r, kc*sgemmPkNR)
+			for mr := 1; mr <= sgemmPkMR; mr++ {
+				for nr := 1; nr <= 2*sgemmPkNR; nr++ {
+					c := sgemmPkRandom(r, (sgemmPkMR+1)*ldc)
+					if beta == 0 {
+						for i := 0; i < mr; i++ {
+							for j := 0; j < nr; j++ {
+								c[i*ldc+j] = float32(math.NaN())
+							}
+						}
+					}
+					want := append([]float32(nil), c...)
+					sgemmMicroWideEdgeGo(kc, a, b0, b1, want, ldc, 0.75, beta, mr, nr)
+					sgemmMicroWideEdge(kc, a, b0, b1, c, ldc, 0.75, beta, mr, nr)
+					for i := range c {
+						d := math.Abs(float64(c[i] - want[i]))
+						if d > 1e-4*(1+math.Abs(float64(want[i]))) || math.IsNaN(float64(c[i])) != math.IsNaN(float64(want[i])) {
+							t.Fatalf("k=%d beta=%v mr=%d nr=%d: c[%d] = %v, want %v", kc, beta, mr, nr, i, c[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

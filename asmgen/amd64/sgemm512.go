@@ -15,16 +15,33 @@ import (
 // give 12 FMAs for every 2 vector loads and 6 broadcasts, twice the work
 // per instruction of the 6x16 YMM kernel.
 func sgemmKernel512() {
-	const name = "sgemmKernel6x32AVX512"
-	TEXT(name, NOSPLIT, "func(k int, a, b0, b1, c *float32, ldc int, alpha, beta float32)")
-	Doc(
-		name+" computes C = alpha*A*[B0 B1] + beta*C for one 6x32 tile of C,",
+	sgemmKernel512Var("sgemmKernel6x32AVX512", false)
+	sgemmKernel512Var("sgemmKernel6x32EdgeAVX512", true)
+}
+
+// sgemmKernel512Var emits the full 6x32 kernel, or (edge) its variant for
+// partial tiles: the same product over the zero-padded panels, stored to the
+// first m rows and n columns of C through opmask-masked loads and stores
+// (channel counts like 64 and 256 leave 4 rows in the last tile).
+func sgemmKernel512Var(name string, edge bool) {
+	sig := "func(k int, a, b0, b1, c *float32, ldc int, alpha, beta float32)"
+	doc := []string{
+		name + " computes C = alpha*A*[B0 B1] + beta*C for one 6x32 tile of C,",
 		"row-major with row stride ldc (in elements): a is a packed A micro-panel",
 		"(k steps of 6 values), b0 and b1 packed B micro-panels (k steps of 16",
 		"values) for columns 0-15 and 16-31. When beta is 0, C is only written.",
-		"",
-		"Requires: AVX512F",
-	)
+	}
+	if edge {
+		sig = "func(k int, a, b0, b1, c *float32, ldc int, alpha, beta float32, m, n int)"
+		doc = []string{
+			name + " is sgemmKernel6x32AVX512 for a partial tile: it",
+			"reads and writes only the first m rows (1..6) and n columns (1..32) of",
+			"C, through masked loads and stores. The packed panels are full (zero",
+			"padded); b1 must be readable even when n <= 16.",
+		}
+	}
+	TEXT(name, NOSPLIT, sig)
+	Doc(append(doc, "", map[bool]string{false: "Requires: AVX512F", true: "Requires: AVX512F, BMI2"}[edge])...)
 	Pragma("noescape")
 	k := Load(Param("k"), GP64())
 	a := Load(Param("a"), GP64())
@@ -100,6 +117,30 @@ func sgemmKernel512() {
 		VMULPS(alpha, acc[i], acc[i])
 	}
 
+	var masks [2]OpmaskVirtual
+	var rows Register
+	if edge {
+		Comment("Column masks: lanes [0, min(n,16)) and [0, n-16) of the two halves.")
+		rows = Load(Param("m"), GP64())
+		n := Load(Param("n"), GP64())
+		ones, zero := GP64(), GP64()
+		MOVQ(U32(0xffff), ones)
+		XORQ(zero, zero)
+		for h := 0; h < 2; h++ {
+			// BZHI keeps the bits of 0xffff below the count (all 16 for a
+			// count of 16 or more); the second half's count n-16 is
+			// clamped at 0.
+			cnt, bitsR := GP64(), GP64()
+			MOVQ(n, cnt)
+			if h == 1 {
+				SUBQ(U8(nr), cnt)
+				CMOVQLT(zero, cnt)
+			}
+			BZHIQ(cnt, ones, bitsR)
+			masks[h] = K()
+			KMOVW(bitsR.As32(), masks[h])
+		}
+	}
 	Comment("beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.")
 	betaX := XMM()
 	VMOVSS(paramAddr("beta"), betaX)
@@ -108,30 +149,47 @@ func sgemmKernel512() {
 	VUCOMISS(zero, betaX)
 	JNE(LabelRef(name + "_beta"))
 	JP(LabelRef(name + "_beta"))
-	store := func(beta VecVirtual) {
+	store := func(beta VecVirtual, suffix string) {
 		p := GP64()
 		MOVQ(c, p)
 		for r := 0; r < mr; r++ {
+			if edge && r > 0 {
+				CMPQ(rows, U8(r))
+				JLE(LabelRef(name + "_done" + suffix))
+			}
 			for h := 0; h < 2; h++ {
 				dst := Mem{Base: p, Disp: 4 * nr * h}
-				if beta != nil {
+				switch {
+				case edge && beta != nil:
+					t := ZMM()
+					VMOVUPS_Z(dst, masks[h], t)
+					VFMADD231PS(t, beta, acc[2*r+h])
+					VMOVUPS(acc[2*r+h], masks[h], dst)
+				case edge:
+					VMOVUPS(acc[2*r+h], masks[h], dst)
+				case beta != nil:
 					VFMADD231PS(dst, beta, acc[2*r+h])
+					VMOVUPS(acc[2*r+h], dst)
+				default:
+					VMOVUPS(acc[2*r+h], dst)
 				}
-				VMOVUPS(acc[2*r+h], dst)
 			}
 			if r < mr-1 {
 				ADDQ(ldc, p)
 			}
 		}
+		if edge {
+			Label(name + "_done" + suffix)
+		}
 	}
-	store(nil)
+	store(nil, "0")
 	JMP(LabelRef(name + "_done"))
 
 	Comment("General beta: C = alpha*A*B + beta*C.")
 	Label(name + "_beta")
 	beta := ZMM()
 	VBROADCASTSS(betaX, beta)
-	store(beta)
+	store(beta, "1")
 
 	Label(name + "_done")
 	VZEROUPPER()
