@@ -50,6 +50,10 @@ func prepack(m *ir.Model) (undo func()) {
 			data[i] = math.Float32frombits(binary.LittleEndian.Uint32(w.Const.Raw[4*i:]))
 		}
 		packed, ok := templates.PrepackConvWeights(data, ws, int(n.AttrInt("group", 1)))
+		attr := templates.ConvPackedAttr
+		if u, wattr, wok := prepackWinograd(n, data, ws); wok { // prepack_winograd.go
+			packed, ok, attr = u, true, wattr
+		}
 		if !ok {
 			continue
 		}
@@ -58,7 +62,7 @@ func prepack(m *ir.Model) (undo func()) {
 		pv := &ir.Value{Name: w.Name, Type: t.Type(), Const: t}
 		edits = append(edits, edit{n: n, attrs: n.Attrs, inputs: n.Inputs})
 		n.Attrs = append([]*ir.Attr(nil), n.Attrs...)
-		n.SetAttr(&ir.Attr{Name: templates.ConvPackedAttr, Kind: ir.AttrInts, Ints: append([]int64(nil), w.Const.Shape...)})
+		n.SetAttr(&ir.Attr{Name: attr, Kind: ir.AttrInts, Ints: append([]int64(nil), w.Const.Shape...)})
 		n.Inputs = append([]*ir.Value(nil), n.Inputs...)
 		n.Inputs[1] = pv
 		swapped[w] = pv
