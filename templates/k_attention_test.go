@@ -74,3 +74,57 @@ func TestCuvilAttentionErrors(t *testing.T) {
 		t.Errorf("%v allocations per run", a)
 	}
 }
+
+// TestTransformerKernelsThreadsEqual runs the transformer kernels on 1 and
+// 3 threads and wants the same bits, and no allocation with a pool.
+func TestTransformerKernelsThreadsEqual(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	p := NewWorkPool(WithThreads(3))
+	defer p.Close()
+	cases := []struct {
+		op    string
+		attrs Attrs
+		in    []*Tensor
+	}{
+		{"cuvil::FusedMatMul", Attrs{"activation": "Gelu"}, []*Tensor{nnRand(r, 1, 131, 45), nnRand(r, 45, 203), nnRand(r, 203)}},
+		{"cuvil::FusedMatMul", nil, []*Tensor{nnRand(r, 131, 77), nnRand(r, 77, 37), nnRand(r, 37), nnRand(r, 131, 37)}}, // narrow: rows split
+		{"cuvil::FusedMatMul", nil, []*Tensor{nnRand(r, 20, 9), nnRand(r, 9, 13)}},
+		{"cuvil::FusedGemm", Attrs{"transA": int64(1), "transB": int64(1), "activation": "Relu"}, []*Tensor{nnRand(r, 61, 97), nnRand(r, 111, 61), nnRand(r, 97, 1)}},
+		{"cuvil::Attention", Attrs{"scale": float32(0.3)}, []*Tensor{nnRand(r, 3, 131, 19), nnRand(r, 3, 19, 70), nnRand(r, 3, 70, 33), nnRand(r, 131, 70)}},
+		{"cuvil::SkipLayerNorm", Attrs{"epsilon": float32(1e-5)}, []*Tensor{nnRand(r, 1, 67, 45), nnRand(r, 1, 67, 45), nnRand(r, 45), nnRand(r, 45)}},
+		{"LayerNormalization", Attrs{"axis": int64(-1)}, []*Tensor{nnRand(r, 3, 29, 71), nnRand(r, 71), nnRand(r, 71)}},
+		{"MatMul", nil, []*Tensor{nnRand(r, 5, 37, 19), nnRand(r, 5, 19, 43)}},
+		{"MatMul", nil, []*Tensor{nnRand(r, 2, 3, 37, 19), nnRand(r, 19, 43)}},
+		{"MatMul", nil, []*Tensor{nnRand(r, 1, 37, 19), nnRand(r, 4, 19, 43)}},
+	}
+	for _, c := range cases {
+		ver := 13
+		if c.op == "LayerNormalization" {
+			ver = 17
+		}
+		serial := nnNode(c.op, ver, c.attrs, 1, c.in...)
+		par := nnNode(c.op, ver, c.attrs, 1, c.in...)
+		if len(c.op) > 7 && c.op[:7] == "cuvil::" {
+			serial.Version, par.Version = 1, 1
+		}
+		par.Pool = p
+		k := Kernels[c.op]
+		if err := k(serial); err != nil {
+			t.Fatal(err)
+		}
+		for run := 0; run < 2; run++ {
+			if err := k(par); err != nil {
+				t.Fatal(err)
+			}
+			want, got := serial.Out[0].F32(), par.Out[0].F32()
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s %v: y[%d] = %v with 3 threads, %v with 1", c.op, c.attrs, i, got[i], want[i])
+				}
+			}
+		}
+		if allocs := testing.AllocsPerRun(5, func() { k(par) }); allocs != 0 && !raceEnabled {
+			t.Errorf("%s: %v allocations per run with a pool", c.op, allocs)
+		}
+	}
+}

@@ -132,7 +132,8 @@ func fusedActRow[T nnFloat](a fusedAct, row []T) {
 // y = act(y + bias + bscale*bvec + z) with z added after act instead when
 // zAfter. bvec and z may be nil; bvec is indexed like y.
 func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter bool, a fusedAct) {
-	if r, ok := any(y).([]float32); ok && bvec == nil && z == nil && fusedBiasAct32(r, float32(bias), a) {
+	if r, ok := any(y).([]float32); ok {
+		fusedEpilogue32(r, float32(bias), any(bvec).([]float32), float32(bscale), any(z).([]float32), zAfter, a)
 		return
 	}
 	zb := z
@@ -166,6 +167,26 @@ func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter b
 		for j := range y {
 			y[j] += z[j]
 		}
+	}
+}
+
+// fusedEpilogue32 is fusedEpilogue for float32 with the vector kernels:
+// the bias vector and residual as axpy passes, then bias and activation.
+func fusedEpilogue32(y []float32, bias float32, bvec []float32, bscale float32, z []float32, zAfter bool, a fusedAct) {
+	if bvec != nil {
+		axpy32(y, bvec[:len(y)], bscale)
+	}
+	if z != nil && !zAfter {
+		axpy32(y, z[:len(y)], 1)
+	}
+	if !fusedBiasAct32(y, bias, a) {
+		if bias != 0 {
+			biasClamp(y, bias, float32(math.Inf(-1)), float32(math.Inf(1)))
+		}
+		fusedActRow(a, y)
+	}
+	if z != nil && zAfter {
+		axpy32(y, z[:len(y)], 1)
 	}
 }
 
@@ -278,39 +299,103 @@ func FusedConv(n *Node) error {
 }
 
 // fusedGemmFloat computes y[m x nn] = act(alpha*op(A)*op(B) + beta*C + z)
-// (z after act when after) one block of rows at a time. C is broadcast
-// with strides csi, csj (nil for none).
-func fusedGemmFloat[T nnFloat](p *WorkPool, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
-	rb := max(gemmMC, fusedL2Floats/max(nn, 1)/gemmMC*gemmMC)
+// (z after act when after). C is broadcast with strides csi, csj (nil for
+// none). The output is split over the pool by column blocks (or row blocks
+// when it is tall and narrow); each part runs the GEMM on its block a band
+// of rows at a time and its epilogue right after, while the band is in
+// cache.
+func fusedGemmFloat[T nnFloat](n *Node, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
 	if c == nil {
 		beta = 0
 	}
-	for i0 := 0; i0 < m; i0 += rb {
-		mr := min(rb, m-i0)
-		aoff := i0 * lda
-		if transA {
+	t := parTaskOf[fusedGemmTask[T]](n)
+	*t = fusedGemmTask[T]{p: n.Pool, transA: transA, transB: transB, m: m, nn: nn, k: k, alpha: alpha, beta: beta,
+		a: a, b: b, c: c, z: z, y: y, lda: lda, ldb: ldb, csi: csi, csj: csj, after: after, act: act}
+	threads := 1
+	if _, f32 := any(a).([]float32); f32 && m*nn*k >= parMinFlops {
+		threads = n.Pool.Threads()
+	}
+	parts := 1
+	if threads > 1 {
+		t.byCols = nn >= 32*threads || nn >= m
+		if t.byCols {
+			parts = min(threads, (nn+15)/16)
+		} else {
+			// Every part keeps at least 3 rows: one or two rows take the
+			// GEMV path, which sums in another order.
+			parts = min(threads, m/6)
+		}
+	}
+	n.Pool.Run(max(parts, 1), t)
+	*t = fusedGemmTask[T]{}
+}
+
+// fusedGemmTask is one fused GEMM split into column or row blocks.
+type fusedGemmTask[T nnFloat] struct {
+	p                  *WorkPool
+	transA, transB     bool
+	m, nn, k           int
+	alpha, beta        T
+	a, b, c, z, y      []T
+	lda, ldb, csi, csj int
+	after, byCols      bool
+	act                fusedAct
+}
+
+func (t *fusedGemmTask[T]) runPart(i, parts int) {
+	c0, c1, r0, r1 := 0, t.nn, 0, t.m
+	if parts > 1 {
+		if t.byCols {
+			c0, c1 = parSplit(t.nn, parts, i, 16)
+		} else {
+			r0, r1 = parSplit(t.m, parts, i, 6)
+		}
+	}
+	if c0 >= c1 || r0 >= r1 {
+		return
+	}
+	cols := c1 - c0
+	boff := c0
+	if t.transB {
+		boff = c0 * t.ldb
+	}
+	rb := max(6, fusedMMFloats/cols/6*6)
+	nn := t.nn
+	for i0, mr := r0, 0; i0 < r1; i0 += mr {
+		mr = min(rb, r1-i0)
+		if r1-(i0+mr) <= 2 {
+			// No band of one or two rows (see fusedGemmFloat).
+			mr = r1 - i0
+		}
+		aoff := i0 * t.lda
+		if t.transA {
 			aoff = i0
 		}
-		gemmTPar(p, transA, transB, mr, nn, k, alpha, a[aoff:], lda, b, ldb, 0, y[i0*nn:], nn)
-		for i := i0; i < i0+mr; i++ {
-			row := y[i*nn : i*nn+nn]
+		gemmTPart(t.p, i, t.transA, t.transB, mr, cols, t.k, t.alpha, t.a[aoff:], t.lda, t.b[boff:], t.ldb, 0, t.y[i0*nn+c0:], nn)
+		for r := i0; r < i0+mr; r++ {
+			row := t.y[r*nn+c0 : r*nn+c1]
 			var zs []T
-			if z != nil {
-				zs = z[i*nn : i*nn+nn]
+			if t.z != nil {
+				zs = t.z[r*nn+c0 : r*nn+c1]
 			}
 			var bias T
 			var bvec []T
-			if beta != 0 {
-				if csj == 1 {
-					bvec = c[i*csi : i*csi+nn]
+			if t.beta != 0 {
+				if t.csj == 1 {
+					bvec = t.c[r*t.csi+c0 : r*t.csi+c1]
 				} else {
-					bias = beta * c[i*csi]
+					bias = t.beta * t.c[r*t.csi]
 				}
 			}
-			fusedEpilogue(row, bias, bvec, beta, zs, after, act)
+			fusedEpilogue(row, bias, bvec, t.beta, zs, t.after, t.act)
 		}
 	}
 }
+
+// fusedMMFloats is the output band, in elements, fusedGemmTask keeps in
+// L2 between the GEMM and its epilogue: large enough that a transformer's
+// projections (128 x 1024) take one band and B is packed once.
+const fusedMMFloats = 256 << 10
 
 // FusedGemm is cuvil::FusedGemm: Gemm, then residual Z and activation in
 // the epilogue of each block of output rows.
@@ -385,7 +470,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n.Pool, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
 	case []float64:
 		var c, z []float64
 		if C != nil {
@@ -394,7 +479,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
+		fusedGemmFloat(n, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
@@ -449,7 +534,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n.Pool, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
+		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
 	case []float64:
 		var c, z []float64
 		if bias != nil {
@@ -458,7 +543,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(n.Pool, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
+		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
