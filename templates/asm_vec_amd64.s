@@ -539,3 +539,277 @@ axpy_loop1:
 axpy_done:
 	VZEROUPPER
 	RET
+
+// func addSumAVX(y *float32, a *float32, b *float32, n int) float32
+// Requires: AVX, SSE
+TEXT ·addSumAVX(SB), NOSPLIT, $0-36
+	MOVQ   y+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   SI, SI
+	MOVQ   BX, DI
+	SUBQ   $0x20, DI
+
+as_loop4:
+	CMPQ    SI, DI
+	JG      as_loop1
+	VMOVUPS (CX)(SI*4), Y4
+	VADDPS  (DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, (AX)(SI*4)
+	VADDPS  Y4, Y0, Y0
+	VMOVUPS 32(CX)(SI*4), Y4
+	VADDPS  32(DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, 32(AX)(SI*4)
+	VADDPS  Y4, Y1, Y1
+	VMOVUPS 64(CX)(SI*4), Y4
+	VADDPS  64(DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, 64(AX)(SI*4)
+	VADDPS  Y4, Y2, Y2
+	VMOVUPS 96(CX)(SI*4), Y4
+	VADDPS  96(DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, 96(AX)(SI*4)
+	VADDPS  Y4, Y3, Y3
+	ADDQ    $0x20, SI
+	JMP     as_loop4
+
+as_loop1:
+	CMPQ    SI, BX
+	JGE     as_done
+	VMOVUPS (CX)(SI*4), Y4
+	VADDPS  (DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, (AX)(SI*4)
+	VADDPS  Y4, Y0, Y0
+	ADDQ    $0x08, SI
+	JMP     as_loop1
+
+as_done:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+32(FP)
+	RET
+
+// func sumAVX(x *float32, n int) float32
+// Requires: AVX, SSE
+TEXT ·sumAVX(SB), NOSPLIT, $0-20
+	MOVQ   x+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	SUBQ   $0x20, BX
+
+sum_loop4:
+	CMPQ   DX, BX
+	JG     sum_loop1
+	VADDPS (AX)(DX*4), Y0, Y0
+	VADDPS 32(AX)(DX*4), Y1, Y1
+	VADDPS 64(AX)(DX*4), Y2, Y2
+	VADDPS 96(AX)(DX*4), Y3, Y3
+	ADDQ   $0x20, DX
+	JMP    sum_loop4
+
+sum_loop1:
+	CMPQ   DX, CX
+	JGE    sum_done
+	VADDPS (AX)(DX*4), Y0, Y0
+	ADDQ   $0x08, DX
+	JMP    sum_loop1
+
+sum_done:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+16(FP)
+	RET
+
+// func sumSqDevAVX2(x *float32, n int, mean float32) float32
+// Requires: AVX, FMA3, SSE
+TEXT ·sumSqDevAVX2(SB), NOSPLIT, $0-28
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS mean+16(FP), Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	SUBQ         $0x20, BX
+
+ssd_loop4:
+	CMPQ        DX, BX
+	JG          ssd_loop1
+	VMOVUPS     (AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y1
+	VMOVUPS     32(AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y2
+	VMOVUPS     64(AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y3
+	VMOVUPS     96(AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y4
+	ADDQ        $0x20, DX
+	JMP         ssd_loop4
+
+ssd_loop1:
+	CMPQ        DX, CX
+	JGE         ssd_done
+	VMOVUPS     (AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y1
+	ADDQ        $0x08, DX
+	JMP         ssd_loop1
+
+ssd_done:
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y4, Y3, Y3
+	VADDPS       Y3, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VMOVHLPS     X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSHDUP    X1, X0
+	VADDSS       X0, X1, X1
+	VZEROUPPER
+	MOVSS        X1, ret+24(FP)
+	RET
+
+// func normAffineAVX2(y *float32, x *float32, s *float32, b *float32, n int, mean float32, inv float32)
+// Requires: AVX, FMA3
+TEXT ·normAffineAVX2(SB), NOSPLIT, $0-48
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         s+16(FP), DX
+	MOVQ         b+24(FP), BX
+	MOVQ         n+32(FP), SI
+	VBROADCASTSS mean+40(FP), Y0
+	VBROADCASTSS inv+44(FP), Y1
+	XORQ         DI, DI
+	MOVQ         SI, R8
+	SUBQ         $0x20, R8
+
+normAffineAVX2_loop4:
+	CMPQ        DI, R8
+	JG          normAffineAVX2_loop1
+	VMOVUPS     (CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     (BX)(DI*4), Y3
+	VFMADD231PS (DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, (AX)(DI*4)
+	VMOVUPS     32(CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     32(BX)(DI*4), Y3
+	VFMADD231PS 32(DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, 32(AX)(DI*4)
+	VMOVUPS     64(CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     64(BX)(DI*4), Y3
+	VFMADD231PS 64(DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, 64(AX)(DI*4)
+	VMOVUPS     96(CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     96(BX)(DI*4), Y3
+	VFMADD231PS 96(DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, 96(AX)(DI*4)
+	ADDQ        $0x20, DI
+	JMP         normAffineAVX2_loop4
+
+normAffineAVX2_loop1:
+	CMPQ        DI, SI
+	JGE         normAffineAVX2_done
+	VMOVUPS     (CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     (BX)(DI*4), Y3
+	VFMADD231PS (DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, (AX)(DI*4)
+	ADDQ        $0x08, DI
+	JMP         normAffineAVX2_loop1
+
+normAffineAVX2_done:
+	VZEROUPPER
+	RET
+
+// func normScaleAVX2(y *float32, x *float32, s *float32, n int, mean float32, inv float32)
+// Requires: AVX
+TEXT ·normScaleAVX2(SB), NOSPLIT, $0-40
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         s+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VBROADCASTSS mean+32(FP), Y0
+	VBROADCASTSS inv+36(FP), Y1
+	XORQ         SI, SI
+	MOVQ         BX, DI
+	SUBQ         $0x20, DI
+
+normScaleAVX2_loop4:
+	CMPQ    SI, DI
+	JG      normScaleAVX2_loop1
+	VMOVUPS (CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  (DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, (AX)(SI*4)
+	VMOVUPS 32(CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  32(DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, 32(AX)(SI*4)
+	VMOVUPS 64(CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  64(DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, 64(AX)(SI*4)
+	VMOVUPS 96(CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  96(DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, 96(AX)(SI*4)
+	ADDQ    $0x20, SI
+	JMP     normScaleAVX2_loop4
+
+normScaleAVX2_loop1:
+	CMPQ    SI, BX
+	JGE     normScaleAVX2_done
+	VMOVUPS (CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  (DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, (AX)(SI*4)
+	ADDQ    $0x08, SI
+	JMP     normScaleAVX2_loop1
+
+normScaleAVX2_done:
+	VZEROUPPER
+	RET

@@ -136,3 +136,49 @@ func axpyGo(y, x []float32, a float32) {
 		y[i] += a * v
 	}
 }
+
+// addSumGo sets y[i] = a[i] + b[i] and returns their sum.
+func addSumGo(y, a, b []float32) float32 {
+	a, b = a[:len(y)], b[:len(y)]
+	var s float32
+	for i := range y {
+		v := a[i] + b[i]
+		y[i] = v
+		s += v
+	}
+	return s
+}
+
+// sumGo returns the sum of x.
+func sumGo(x []float32) float32 {
+	var s float32
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// sumSqDevGo returns the sum of (x[i]-mean)^2.
+func sumSqDevGo(x []float32, mean float32) float32 {
+	var s float32
+	for _, v := range x {
+		d := v - mean
+		s += d * d
+	}
+	return s
+}
+
+// normAffineGo sets y[i] = (x[i]-mean)*inv*s[i] + b[i] (b nil: no shift).
+func normAffineGo(y, x, s, b []float32, mean, inv float32) {
+	x, s = x[:len(y)], s[:len(y)]
+	if b == nil {
+		for i, v := range x {
+			y[i] = (v - mean) * inv * s[i]
+		}
+		return
+	}
+	b = b[:len(y)]
+	for i, v := range x {
+		y[i] = (v-mean)*inv*s[i] + b[i]
+	}
+}

@@ -85,3 +85,52 @@ func axpy32(y, x []float32, a float32) {
 	axpyAVX2(&y[0], &x[0], nv, a)
 	axpyGo(y[nv:], x[nv:], a)
 }
+
+// addSum32 sets y[i] = a[i] + b[i] and returns their sum; a and b must be
+// at least as long as y.
+func addSum32(y, a, b []float32) float32 {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		return addSumGo(y, a, b)
+	}
+	_, _ = a[len(y)-1], b[len(y)-1]
+	s := addSumAVX(&y[0], &a[0], &b[0], nv)
+	return s + addSumGo(y[nv:], a[nv:], b[nv:])
+}
+
+// sum32 returns the sum of x.
+func sum32(x []float32) float32 {
+	nv := len(x) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		return sumGo(x)
+	}
+	return sumAVX(&x[0], nv) + sumGo(x[nv:])
+}
+
+// sumSqDev32 returns the sum of (x[i]-mean)^2.
+func sumSqDev32(x []float32, mean float32) float32 {
+	nv := len(x) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		return sumSqDevGo(x, mean)
+	}
+	return sumSqDevAVX2(&x[0], nv, mean) + sumSqDevGo(x[nv:], mean)
+}
+
+// normAffine32 sets y[i] = (x[i]-mean)*inv*s[i] + b[i] (b nil: no
+// shift); x, s and b must be at least as long as y.
+func normAffine32(y, x, s, b []float32, mean, inv float32) {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		normAffineGo(y, x, s, b, mean, inv)
+		return
+	}
+	_, _ = x[len(y)-1], s[len(y)-1]
+	if b == nil {
+		normScaleAVX2(&y[0], &x[0], &s[0], nv, mean, inv)
+		normAffineGo(y[nv:], x[nv:], s[nv:], nil, mean, inv)
+		return
+	}
+	_ = b[len(y)-1]
+	normAffineAVX2(&y[0], &x[0], &s[0], &b[0], nv, mean, inv)
+	normAffineGo(y[nv:], x[nv:], s[nv:], b[nv:], mean, inv)
+}

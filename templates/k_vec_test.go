@@ -169,3 +169,54 @@ func TestSoftmaxRows32(t *testing.T) {
 		}
 	}
 }
+
+// TestVecNormKernels checks the layer norm kernels (sums, squared
+// deviations, the affine pass) against float64 on odd sizes.
+func TestVecNormKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range vecSizes {
+		a, b, s, sh := vecRand(r, n, 3), vecRand(r, n, 3), vecRand(r, n, 2), vecRand(r, n, 1)
+		y := make([]float32, n)
+		var want, abs float64
+		for i := range a {
+			v := a[i] + b[i]
+			want += float64(v)
+			abs += math.Abs(float64(v))
+		}
+		if got := addSum32(y, a, b); math.Abs(float64(got)-want) > 1e-6*abs+1e-6 {
+			t.Fatalf("n=%d addSum = %v, want %v", n, got, want)
+		}
+		for i := range y {
+			if y[i] != a[i]+b[i] {
+				t.Fatalf("n=%d addSum y[%d] = %v, want %v", n, i, y[i], a[i]+b[i])
+			}
+		}
+		if got := sum32(y); math.Abs(float64(got)-want) > 1e-6*abs+1e-6 {
+			t.Fatalf("n=%d sum = %v, want %v", n, got, want)
+		}
+		mean := float32(want / float64(n))
+		var ss float64
+		for _, v := range y {
+			d := float64(v) - float64(mean)
+			ss += d * d
+		}
+		if got := sumSqDev32(y, mean); math.Abs(float64(got)-ss) > 1e-6*ss+1e-6 {
+			t.Fatalf("n=%d sumSqDev = %v, want %v", n, got, ss)
+		}
+		inv := float32(1.3)
+		for _, bias := range [][]float32{sh, nil} {
+			out, twin := make([]float32, n), make([]float32, n)
+			normAffine32(out, y, s, bias, mean, inv)
+			normAffineGo(twin, y, s, bias, mean, inv)
+			for i := range out {
+				w := (float64(y[i]) - float64(mean)) * float64(inv) * float64(s[i])
+				if bias != nil {
+					w += float64(bias[i])
+				}
+				if math.Abs(float64(out[i])-w) > 1e-6*(math.Abs(w)+1) || math.Abs(float64(twin[i])-w) > 1e-6*(math.Abs(w)+1) {
+					t.Fatalf("n=%d normAffine y[%d] = %v (twin %v), want %v", n, i, out[i], twin[i], w)
+				}
+			}
+		}
+	}
+}

@@ -25,6 +25,11 @@ func main() {
 	expSum()
 	maxRow()
 	axpy()
+	addSum()
+	sumRow()
+	sumSqDev()
+	normAffine(true)
+	normAffine(false)
 	Generate()
 }
 
@@ -384,6 +389,188 @@ func axpy() {
 	body(1)
 	JMP(LabelRef("axpy_loop1"))
 	Label("axpy_done")
+	VZEROUPPER()
+	RET()
+}
+
+// loop4 emits a loop over i in [0, n) that runs body(4) (32 floats) while
+// 32 are left, then body(1) (8 floats); body advances nothing, loop4 does.
+func loop4(name string, i GPVirtual, n Register, body func(vecs int)) {
+	last := GP64()
+	MOVQ(n, last)
+	SUBQ(U8(32), last)
+	Label(name + "_loop4")
+	CMPQ(i, last)
+	JG(LabelRef(name + "_loop1"))
+	body(4)
+	ADDQ(U8(32), i)
+	JMP(LabelRef(name + "_loop4"))
+	Label(name + "_loop1")
+	CMPQ(i, n)
+	JGE(LabelRef(name + "_done"))
+	body(1)
+	ADDQ(U8(8), i)
+	JMP(LabelRef(name + "_loop1"))
+	Label(name + "_done")
+}
+
+// sumAccs makes four zeroed accumulators.
+func sumAccs() []VecVirtual {
+	acc := make([]VecVirtual, 4)
+	for j := range acc {
+		acc[j] = YMM()
+		VXORPS(acc[j], acc[j], acc[j])
+	}
+	return acc
+}
+
+// sumReturn adds the four accumulators, then their lanes, and returns the
+// sum as the float32 result.
+func sumReturn(acc []VecVirtual) {
+	VADDPS(acc[1], acc[0], acc[0])
+	VADDPS(acc[3], acc[2], acc[2])
+	VADDPS(acc[2], acc[0], acc[0])
+	hsum(acc[0])
+	VZEROUPPER()
+	Store(acc[0].AsX(), ReturnIndex(0))
+	RET()
+}
+
+// addSum emits y = a + b, returning the sum of y (a residual add and the
+// first pass of a layer norm at once).
+func addSum() {
+	TEXT("addSumAVX", NOSPLIT, "func(y, a, b *float32, n int) float32")
+	Doc(
+		"addSumAVX sets y[i] = a[i] + b[i] for i in [0, n), n a multiple of 8,",
+		"and returns the sum of the y[i] (in 32 lanes, then across).",
+		"",
+		"Requires: AVX",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	a := Load(Param("a"), GP64())
+	b := Load(Param("b"), GP64())
+	n := Load(Param("n"), GP64())
+	acc := sumAccs()
+	i := GP64()
+	XORQ(i, i)
+	loop4("as", i, n, func(vecs int) {
+		for j := 0; j < vecs; j++ {
+			v := YMM()
+			VMOVUPS(Mem{Base: a, Index: i, Scale: 4, Disp: 32 * j}, v)
+			VADDPS(Mem{Base: b, Index: i, Scale: 4, Disp: 32 * j}, v, v)
+			VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4, Disp: 32 * j})
+			VADDPS(v, acc[j], acc[j])
+		}
+	})
+	sumReturn(acc)
+}
+
+// sumRow emits the sum of x[0:n].
+func sumRow() {
+	TEXT("sumAVX", NOSPLIT, "func(x *float32, n int) float32")
+	Doc(
+		"sumAVX returns the sum of x[0:n], n a multiple of 8 (in 32 lanes, then",
+		"across).",
+		"",
+		"Requires: AVX",
+	)
+	Pragma("noescape")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	acc := sumAccs()
+	i := GP64()
+	XORQ(i, i)
+	loop4("sum", i, n, func(vecs int) {
+		for j := 0; j < vecs; j++ {
+			VADDPS(Mem{Base: x, Index: i, Scale: 4, Disp: 32 * j}, acc[j], acc[j])
+		}
+	})
+	sumReturn(acc)
+}
+
+// sumSqDev emits the sum of (x[i]-mean)^2 (a layer norm's second pass).
+func sumSqDev() {
+	TEXT("sumSqDevAVX2", NOSPLIT, "func(x *float32, n int, mean float32) float32")
+	Doc(
+		"sumSqDevAVX2 returns the sum of (x[i]-mean)^2 for i in [0, n), n a",
+		"multiple of 8 (in 32 lanes, then across).",
+		"",
+		"Requires: AVX, FMA",
+	)
+	Pragma("noescape")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	mean := YMM()
+	VBROADCASTSS(paramAddr("mean"), mean)
+	acc := sumAccs()
+	i := GP64()
+	XORQ(i, i)
+	loop4("ssd", i, n, func(vecs int) {
+		for j := 0; j < vecs; j++ {
+			d := YMM()
+			VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: 32 * j}, d)
+			VSUBPS(mean, d, d)
+			VFMADD231PS(d, d, acc[j])
+		}
+	})
+	sumReturn(acc)
+}
+
+// normAffine emits y = (x-mean)*inv*s + b (b omitted without bias), a
+// layer norm's last pass.
+func normAffine(bias bool) {
+	name, sig := "normAffineAVX2", "func(y, x, s, b *float32, n int, mean, inv float32)"
+	if !bias {
+		name, sig = "normScaleAVX2", "func(y, x, s *float32, n int, mean, inv float32)"
+	}
+	TEXT(name, NOSPLIT, sig)
+	if bias {
+		Doc(
+			"normAffineAVX2 sets y[i] = (x[i]-mean)*inv*s[i] + b[i] for i in [0, n),",
+			"n a multiple of 8.",
+			"",
+			"Requires: AVX, FMA",
+		)
+	} else {
+		Doc(
+			"normScaleAVX2 sets y[i] = (x[i]-mean)*inv*s[i] for i in [0, n), n a",
+			"multiple of 8.",
+			"",
+			"Requires: AVX",
+		)
+	}
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	x := Load(Param("x"), GP64())
+	sp := Load(Param("s"), GP64())
+	var bp Register
+	if bias {
+		bp = Load(Param("b"), GP64())
+	}
+	n := Load(Param("n"), GP64())
+	mean, inv := YMM(), YMM()
+	VBROADCASTSS(paramAddr("mean"), mean)
+	VBROADCASTSS(paramAddr("inv"), inv)
+	i := GP64()
+	XORQ(i, i)
+	loop4(name, i, n, func(vecs int) {
+		for j := 0; j < vecs; j++ {
+			v := YMM()
+			VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: 32 * j}, v)
+			VSUBPS(mean, v, v)
+			VMULPS(inv, v, v)
+			if bias {
+				w := YMM()
+				VMOVUPS(Mem{Base: bp, Index: i, Scale: 4, Disp: 32 * j}, w)
+				VFMADD231PS(Mem{Base: sp, Index: i, Scale: 4, Disp: 32 * j}, v, w)
+				VMOVUPS(w, Mem{Base: y, Index: i, Scale: 4, Disp: 32 * j})
+			} else {
+				VMULPS(Mem{Base: sp, Index: i, Scale: 4, Disp: 32 * j}, v, v)
+				VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4, Disp: 32 * j})
+			}
+		}
+	})
 	VZEROUPPER()
 	RET()
 }
