@@ -636,7 +636,7 @@ func SkipLayerNorm(n *Node) error {
 		if B != nil {
 			bb = B.F32()
 		}
-		skipLayerNorm(x, Skip.F32(), S.F32(), bb, n.Out[0].F32(), sb, rows, inner, eps)
+		layerNorm32(n, x, Skip.F32(), S.F32(), bb, n.Out[0].F32(), sb, rows, inner, eps, nil, nil)
 	case []float64:
 		var sb, bb []float64
 		if sum != nil {
