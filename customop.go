@@ -23,7 +23,7 @@ type OpSignature struct {
 // CustomOps loads a model and returns the signatures of the ops it uses
 // that need custom kernels (what `cuvil inspect -ops` prints).
 func CustomOps(modelPath string) ([]OpSignature, error) {
-	m, _, err := load(modelPath, false, "", nil, nil)
+	m, _, err := Load(Options{Model: modelPath})
 	if err != nil {
 		return nil, err
 	}

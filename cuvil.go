@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cuvil/cuvil/gen"
@@ -92,7 +93,7 @@ func Compile(opts Options) error {
 	pr := startProgress(opts.Progress)
 	defer pr.stop()
 	pr.phase("loading", 0)
-	m, ran, err := load(opts.Model, opts.Verify, opts.Debug, opts.Dump, pr)
+	m, ran, err := load(opts, pr)
 	if err != nil {
 		return err
 	}
@@ -141,23 +142,26 @@ func Compile(opts Options) error {
 	return nil
 }
 
-// load imports a model and runs the pass pipeline; it returns the names of
-// the passes that ran.
-func load(path string, verify bool, debugFlag string, dump io.Writer, pr *progress) (*ir.Model, []string, error) {
-	if path == "" {
+// Load imports opts.Model and runs the pass pipeline on it as Compile does,
+// with opts.Verify, opts.Debug and opts.Dump; it reads no other field. It
+// returns the model and the names of the passes that ran.
+func Load(opts Options) (*ir.Model, []string, error) { return load(opts, nil) }
+
+func load(opts Options, pr *progress) (*ir.Model, []string, error) {
+	if opts.Model == "" {
 		return nil, nil, fmt.Errorf("cuvil: a model file is required")
 	}
-	debug, err := passes.ParseDebug(debugFlag)
+	debug, err := passes.ParseDebug(opts.Debug)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := onnx.Load(path)
+	m, err := onnx.Load(opts.Model)
 	if err != nil {
 		return nil, nil, err
 	}
 	pr.phase("running passes", 20)
-	if err := runPasses(m, passes.Options{Verify: verify, Debug: debug, Dump: dump}); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump}); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	var ran []string
 	for _, name := range passes.PassNames() {
@@ -168,6 +172,8 @@ func load(path string, verify bool, debugFlag string, dump io.Writer, pr *progre
 	return m, ran, nil
 }
 
+// runPasses runs the pipeline, turning a panic that escapes it into an
+// error.
 func runPasses(m *ir.Model, opts passes.Options) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -181,20 +187,29 @@ func runPasses(m *ir.Model, opts passes.Options) (err error) {
 // run for a while, rewriting the line as phases change.
 type progress struct {
 	w     io.Writer
+	now   func() time.Time
+	delay time.Duration // how long a compile runs before the line shows
 	start time.Time
-	ch    chan string
+	mu    sync.Mutex
+	cur   string // the current phase
+	last  string // the phase on the line, "" while none is shown
 	quit  chan struct{}
 	fin   chan struct{}
 }
 
 const progressDelay = 1500 * time.Millisecond
 
+func newProgress(w io.Writer, delay time.Duration, now func() time.Time) *progress {
+	return &progress{w: w, now: now, delay: delay, start: now()}
+}
+
+// startProgress returns a progress that also shows a long phase once the
+// delay has passed while it runs.
 func startProgress(w io.Writer) *progress {
-	p := &progress{w: w, start: time.Now()}
+	p := newProgress(w, progressDelay, time.Now)
 	if w == nil {
 		return p
 	}
-	p.ch = make(chan string, 16)
 	p.quit = make(chan struct{})
 	p.fin = make(chan struct{})
 	go p.loop()
@@ -203,50 +218,56 @@ func startProgress(w io.Writer) *progress {
 
 func (p *progress) loop() {
 	defer close(p.fin)
-	cur := ""
-	shown := false
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
-	show := func() {
-		if cur != "" && time.Since(p.start) >= progressDelay {
-			fmt.Fprintf(p.w, "\rcuvil: %-40s", cur)
-			shown = true
-		}
-	}
 	for {
 		select {
-		case s := <-p.ch:
-			cur = s
-			show()
 		case <-tick.C:
-			show()
+			p.show()
 		case <-p.quit:
-			if shown {
-				fmt.Fprintf(p.w, "\r%-48s\r", "")
-			}
 			return
 		}
 	}
 }
 
 func (p *progress) phase(name string, pct int) {
-	if p == nil || p.ch == nil {
+	if p == nil || p.w == nil {
 		return
 	}
-	select {
-	case p.ch <- fmt.Sprintf("%s (%d%%)", name, pct):
-	default:
+	p.mu.Lock()
+	p.cur = fmt.Sprintf("%s (%d%%)", name, pct)
+	p.mu.Unlock()
+	p.show()
+}
+
+// show writes the current phase once the delay has passed, and again only
+// when it changes.
+func (p *progress) show() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cur == "" || p.cur == p.last || p.now().Sub(p.start) < p.delay {
+		return
 	}
+	fmt.Fprintf(p.w, "\rcuvil: %-40s", p.cur)
+	p.last = p.cur
 }
 
 func (p *progress) done() { p.phase("done", 100) }
 
+// stop ends the ticker and clears the line if one was shown.
 func (p *progress) stop() {
-	if p == nil || p.ch == nil {
+	if p == nil || p.w == nil {
 		return
 	}
-	close(p.quit)
-	<-p.fin
+	if p.quit != nil {
+		close(p.quit)
+		<-p.fin
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.last != "" {
+		fmt.Fprintf(p.w, "\r%-48s\r", "")
+	}
 }
 
 func isDir(path string) bool {

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	cuvilapi "github.com/cuvil/cuvil"
-	"github.com/cuvil/cuvil/passes"
 )
 
 // opFlags collects repeated -op domain::Type=import/path.Func flags.
@@ -44,11 +43,8 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if *out == "" {
 		return usagef("-out is required")
 	}
-	if *model == "" {
-		return usagef("-model is required")
-	}
-	if _, err := passes.ParseDebug(pf.debug); err != nil {
-		return usagef("%v", err)
+	if err := pf.check(*model); err != nil {
+		return err
 	}
 	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared,
 		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}

@@ -207,7 +207,7 @@ func prepareTest(t *conformanceTest) {
 		t.err = fmt.Errorf("import: %v", err)
 		return
 	}
-	if err := runPasses(m, passes.Options{}); err != nil {
+	if err := passes.Run(m, passes.Options{}); err != nil { // a panic is caught above
 		t.err = err
 		return
 	}
