@@ -8,16 +8,19 @@ import (
 )
 
 // prepackWinograd returns the Winograd F(4x4, 3x3) form of a Conv or
-// FusedConv's float32 weights data (ONNX shape ws) when the node is one
-// the Winograd kernel (templates/k_winograd.go) computes faster than
-// im2col+GEMM, with the attribute to mark the node by. The rule, timed per
-// layer on resnet50's and squeezenet's 3x3 convolutions
-// (BenchmarkConvWinograd): a 3x3 kernel, group 1, unit strides and
-// dilations, and the input's channels and size (known at compile time)
-// past winogradUseful. CUVIL_WINOGRAD=0 in the compiler's environment
-// turns it off (A/B timing).
+// FusedConv's float32 weights data (ONNX shape ws), with the attribute to
+// mark the node by, when the node is one the Winograd kernel
+// (templates/k_winograd.go) computes: a 3x3 kernel, group 1, unit strides
+// and dilations, a float32 input of known shape, and winogradUseful.
+//
+// Off by default: timed per layer (BenchmarkConvWinograd, resnet50's and
+// squeezenet's 3x3 shapes, 1 and 2 threads) the kernel's scalar Go input
+// and output transforms cost more than the 4x fewer multiplies save
+// against the AVX-512 im2col+GEMM path on every layer. CUVIL_WINOGRAD=1 in
+// the compiler's environment turns it on for layers past winogradUseful
+// (A/B timing, accuracy checks) until the transforms are vectorised.
 func prepackWinograd(n *ir.Node, data []float32, ws []int) ([]float32, string, bool) {
-	if os.Getenv("CUVIL_WINOGRAD") == "0" || len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
+	if os.Getenv("CUVIL_WINOGRAD") != "1" || len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
 		return nil, "", false
 	}
 	for _, a := range []string{"strides", "dilations"} {

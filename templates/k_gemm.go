@@ -58,7 +58,13 @@ func Gemm(n *Node) error {
 	lda, ldb := A.Shape[1], B.Shape[1]
 	switch a := A.Data.(type) {
 	case []float32:
-		gemmFloat(n.Pool, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, C, csi, csj, Y.F32())
+		// The fused driver adds beta*C in each band's epilogue, in
+		// parallel, instead of a strided copy of C first.
+		var c []float32
+		if C != nil {
+			c = C.F32()
+		}
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, nil, false, fusedAct{}, Y.F32())
 	case []float64:
 		gemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), C, csi, csj, Y.F64())
 	case []int32:
@@ -192,9 +198,9 @@ func MatMul(n *Node) error {
 	nnResize(Y, A.DType, shape...)
 	switch a := A.Data.(type) {
 	case []float32:
-		matmulFloat(n.Pool, a, B.F32(), Y.F32(), m, nn, k, bdims, sa, sb, idx)
+		matmulFloat(n, a, B.F32(), Y.F32(), m, nn, k, bdims, sa, sb, idx)
 	case []float64:
-		matmulFloat(n.Pool, a, B.F64(), Y.F64(), m, nn, k, bdims, sa, sb, idx)
+		matmulFloat(n, a, B.F64(), Y.F64(), m, nn, k, bdims, sa, sb, idx)
 	case []int32:
 		matmulInt(a, B.I32(), Y.I32(), m, nn, k, bdims, sa, sb, idx)
 	case []int64:
@@ -209,7 +215,8 @@ func MatMul(n *Node) error {
 	return nil
 }
 
-func matmulFloat[T nnFloat](p *WorkPool, a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
+func matmulFloat[T nnFloat](nd *Node, a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
+	p := nd.Pool
 	// When B is shared by every batch and A's batches are contiguous, the
 	// batches stack into one tall GEMM.
 	shared, contig := true, true
@@ -227,22 +234,48 @@ func matmulFloat[T nnFloat](p *WorkPool, a, b, y []T, m, n, k int, bdims, sa, sb
 		gemmTPar(p, false, false, m*nnProd(bdims), n, k, 1, a, k, b, n, 0, y, n)
 		return
 	}
-	clear(idx)
 	total := nnProd(bdims)
+	if _, f32 := any(a).([]float32); f32 && p.Threads() > 1 && total > 1 {
+		// One GEMM per batch, the batches split over the pool (each
+		// part packs into its own buffers).
+		t := parTaskOf[matmulTask[T]](nd)
+		*t = matmulTask[T]{p: p, a: a, b: b, y: y, m: m, n: n, k: k, bdims: bdims, sa: sa, sb: sb}
+		p.Run(min(p.Threads(), total), t)
+		*t = matmulTask[T]{}
+		return
+	}
+	clear(idx)
 	for bi := 0; bi < total; bi++ {
-		ao, bo := 0, 0
-		for i, v := range idx {
-			ao += v * sa[i]
-			bo += v * sb[i]
-		}
+		ao, bo := matmulOffsets(bi, bdims, sa, sb)
 		gemmTPar(p, false, false, m, n, k, 1, a[ao:], k, b[bo:], n, 0, y[bi*m*n:], n)
-		for i := len(idx) - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < bdims[i] {
-				break
-			}
-			idx[i] = 0
-		}
+	}
+}
+
+// matmulOffsets returns the offsets into A and B of batch bi.
+func matmulOffsets(bi int, bdims, sa, sb []int) (ao, bo int) {
+	for i := len(bdims) - 1; i >= 0; i-- {
+		v := bi % bdims[i]
+		bi /= bdims[i]
+		ao += v * sa[i]
+		bo += v * sb[i]
+	}
+	return ao, bo
+}
+
+// matmulTask is a batched MatMul split over the pool by batches.
+type matmulTask[T nnFloat] struct {
+	p       *WorkPool
+	a, b, y []T
+	m, n, k int
+	bdims   []int
+	sa, sb  []int
+}
+
+func (t *matmulTask[T]) runPart(i, parts int) {
+	lo, hi := parSplit(nnProd(t.bdims), parts, i, 1)
+	for bi := lo; bi < hi; bi++ {
+		ao, bo := matmulOffsets(bi, t.bdims, t.sa, t.sb)
+		gemmTPart(t.p, i, false, false, t.m, t.n, t.k, 1, t.a[ao:], t.k, t.b[bo:], t.n, 0, t.y[bi*t.m*t.n:], t.n)
 	}
 }
 

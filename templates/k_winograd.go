@@ -133,6 +133,7 @@ type wgTask struct {
 	tilesW, tilesH   int
 	tiles, tb        int
 	perPart          int
+	byRows           bool
 }
 
 func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y []float32, xs []int, M int, win nnWin) {
@@ -144,15 +145,26 @@ func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y 
 		return
 	}
 	threads := n.Pool.Threads()
-	tb := max(16, wgTileFloats/(wgPoints*(C+M))/16*16)
-	tb = min(tb, sgemmRoundUp((tiles+threads-1)/threads, 16))
-	blocks := (tiles + tb - 1) / tb
+	// Blocks of at most tbMax tiles, as many as a multiple of the threads
+	// (when there are tiles enough), balanced to a multiple of 16 tiles:
+	// every block streams all of U, so a short last block is waste.
+	tbMax := max(32, wgTileFloats/(wgPoints*(C+M))/16*16)
+	blocks := (tiles + tbMax - 1) / tbMax
+	blocks = min(sgemmRoundUp(blocks, threads), (tiles+15)/16)
+	tb := sgemmRoundUp((tiles+blocks-1)/blocks, 16)
+	blocks = (tiles + tb - 1) / tb
 	parts := min(threads, blocks)
+	// Too few tiles to share: split the output channels instead, each
+	// part transforming all the input (cheap next to its GEMMs).
+	byRows := parts < threads && M >= 12*threads
+	if byRows {
+		parts = min(threads, (M+5)/6)
+	}
 	perPart := wgPoints * (C + M) * tb
 	t := parTaskOf[wgTask](n)
 	*t = wgTask{x: x, u: u, bias: bias, z: z, y: y, buf: nnBuf[float32](n, 2, parts*perPart), after: after, act: act,
 		N: N, C: C, H: H, W: W, M: M, OH: OH, OW: OW, ph: win.pb[0], pw: win.pb[1],
-		tilesW: tilesW, tilesH: tilesH, tiles: tiles, tb: tb, perPart: perPart}
+		tilesW: tilesW, tilesH: tilesH, tiles: tiles, tb: tb, perPart: perPart, byRows: byRows}
 	n.Pool.Run(parts, t)
 	*t = wgTask{}
 }
@@ -160,19 +172,29 @@ func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y 
 func (t *wgTask) runPart(i, parts int) {
 	buf := t.buf[i*t.perPart : (i+1)*t.perPart]
 	v, mo := buf[:wgPoints*t.C*t.tb], buf[wgPoints*t.C*t.tb:]
-	for t0 := i * t.tb; t0 < t.tiles; t0 += parts * t.tb {
+	first, step := i*t.tb, parts*t.tb
+	m0, m1 := 0, t.M
+	if t.byRows {
+		first, step = 0, t.tb
+		m0, m1 = parSplit(t.M, parts, i, sgemmPkMR)
+		if m0 >= m1 {
+			return
+		}
+	}
+	asz := sgemmPackedASize(t.M, t.C)
+	mpad := sgemmRoundUp(t.M, sgemmPkMR)
+	vsz := t.C * t.tb
+	msz := t.M * t.tb
+	for t0 := first; t0 < t.tiles; t0 += step {
 		nt := min(t.tb, t.tiles-t0)
 		t.input(v, t0, nt)
-		asz := sgemmPackedASize(t.M, t.C)
-		vsz := t.C * t.tb
-		msz := t.M * t.tb
 		for xi := 0; xi < wgPoints; xi++ {
-			sgemmDrive(nil, t.M, nt, t.C, 1,
-				sgemmOperand{data: t.u[xi*asz : (xi+1)*asz], packed: true},
+			sgemmDrive(nil, m1-m0, nt, t.C, 1,
+				sgemmOperand{data: t.u[xi*asz : (xi+1)*asz], packed: true, ld: mpad, off: m0},
 				sgemmOperand{data: v[xi*vsz : (xi+1)*vsz], packed: true},
-				0, mo[xi*msz:(xi+1)*msz], t.tb)
+				0, mo[xi*msz+m0*t.tb:(xi+1)*msz], t.tb)
 		}
-		t.output(mo, t0, nt)
+		t.output(mo, t0, nt, m0, m1)
 	}
 }
 
@@ -214,9 +236,10 @@ func (t *wgTask) input(v []float32, t0, nt int) {
 				var d [wgPoints]float32
 				xb := t.x[img[j]+c*H*W : img[j]+(c+1)*H*W]
 				if inner[j] {
-					s := xb[org[j] : org[j]+5*W+6]
 					for r := 0; r < 6; r++ {
-						copy(d[r*6:r*6+6], s[r*W:r*W+6])
+						s := (*[6]float32)(xb[org[j]+r*W:])
+						e := (*[6]float32)(d[r*6:])
+						e[0], e[1], e[2], e[3], e[4], e[5] = s[0], s[1], s[2], s[3], s[4], s[5]
 					}
 				} else {
 					for r := 0; r < 6; r++ {
@@ -232,8 +255,9 @@ func (t *wgTask) input(v []float32, t0, nt int) {
 					}
 				}
 				wgInputTile(&d)
-				for xi := 0; xi < wgPoints; xi++ {
-					v[xi*vsz+o] = d[xi]
+				dst := v[o:]
+				for xi, e := range d {
+					dst[xi*vsz] = e
 				}
 			}
 		}
@@ -270,17 +294,18 @@ func wgInputTile(d *[wgPoints]float32) {
 }
 
 // output transforms Mo (matrix xi at mo[xi*M*tb:], [M x nt], row stride
-// tb) of tiles [t0, t0+nt) into y and runs the epilogue on what it wrote,
-// channel by channel.
-func (t *wgTask) output(mo []float32, t0, nt int) {
+// tb) of tiles [t0, t0+nt), channels [m0, m1), into y and runs the
+// epilogue on what it wrote, channel by channel.
+func (t *wgTask) output(mo []float32, t0, nt, m0, m1 int) {
 	M, tb, OH, OW := t.M, t.tb, t.OH, t.OW
 	msz := M * tb
 	per := t.tilesH * t.tilesW
-	for m := 0; m < M; m++ {
+	for m := m0; m < m1; m++ {
 		for j := 0; j < nt; j++ {
 			var s [wgPoints]float32
-			for xi := 0; xi < wgPoints; xi++ {
-				s[xi] = mo[xi*msz+m*tb+j]
+			src := mo[m*tb+j:]
+			for xi := range s {
+				s[xi] = src[xi*msz]
 			}
 			var o [16]float32
 			wgOutputTile(&s, &o)
@@ -289,6 +314,12 @@ func (t *wgTask) output(mo []float32, t0, nt int) {
 			oh0, ow0 := r/t.tilesW*4, r%t.tilesW*4
 			yc := t.y[(b*M+m)*OH*OW : (b*M+m+1)*OH*OW]
 			rows, cols := min(4, OH-oh0), min(4, OW-ow0)
+			if cols == 4 {
+				for i := 0; i < rows; i++ {
+					*(*[4]float32)(yc[(oh0+i)*OW+ow0:]) = *(*[4]float32)(o[i*4:])
+				}
+				continue
+			}
 			for i := 0; i < rows; i++ {
 				copy(yc[(oh0+i)*OW+ow0:(oh0+i)*OW+ow0+cols], o[i*4:i*4+cols])
 			}

@@ -20,6 +20,7 @@ var wgCases = []wgCase{
 	{"deep_k_blocks", []int{1, 300, 6, 7}, []int{13, 300, 3, 3}, []int64{1, 1, 1, 1}},
 	{"smaller_than_tile", []int{2, 3, 3, 5}, []int{4, 3, 3, 3}, []int64{0, 0, 0, 0}},
 	{"many_tiles", []int{1, 8, 41, 43}, []int{9, 8, 3, 3}, []int64{1, 1, 1, 1}},
+	{"few_tiles_rows_split", []int{1, 20, 6, 5}, []int{47, 20, 3, 3}, []int64{1, 1, 1, 1}},
 }
 
 // wgNode returns a Conv or FusedConv node with W Winograd-transformed as
