@@ -69,7 +69,7 @@ func miscCmpAt(t *Tensor, i, j int) int {
 	case []string:
 		return cmp.Compare(d[i], d[j])
 	}
-	return miscCmpF(miscAt(t, i), miscAt(t, j))
+	return miscCmpF(ewF64At(t, i), ewF64At(t, j))
 }
 
 func miscCmpF(a, b float64) int {
@@ -115,7 +115,7 @@ func TopK(n *Node) error {
 		if kt == nil || kt.Len() != 1 {
 			return n.Errorf("K must be a one-element tensor")
 		}
-		k = miscIntAt(kt, 0)
+		k = ewI64At(kt, 0)
 	}
 	axis, err := miscAxis(n, n.Attrs.Int("axis", -1), len(x.Shape))
 	if err != nil {
@@ -248,7 +248,7 @@ func ReverseSequence(n *Node) error {
 	inner := x.Len() / (B * T)
 	idx := miscScr[int](n).getInts(0, x.Len())
 	for b := 0; b < B; b++ {
-		L := int(miscIntAt(sl, b))
+		L := int(ewI64At(sl, b))
 		if L < 0 || L > T {
 			return n.Errorf("sequence_lens[%d] = %d out of range [0,%d]", b, L, T)
 		}
@@ -443,7 +443,7 @@ func Shrink(n *Node) error {
 		return nil
 	}
 	for i := range x.Len() {
-		v := miscAt(x, i)
+		v := ewF64At(x, i)
 		switch {
 		case v < -lambd:
 			v += bias
@@ -477,7 +477,7 @@ func Det(n *Node) error {
 	a := miscScr[float64](n).get(0, m*m)
 	for b := 0; b < batch; b++ {
 		for i := range a {
-			a[i] = miscAt(x, b*m*m+i)
+			a[i] = ewF64At(x, b*m*m+i)
 		}
 		det := 1.0
 		for c := 0; c < m; c++ {
@@ -525,22 +525,22 @@ func NonMaxSuppression(n *Node) error {
 	}
 	var maxOut int64
 	if t := n.Input(2); t != nil && t.Len() > 0 {
-		maxOut = miscIntAt(t, 0)
+		maxOut = ewI64At(t, 0)
 	}
 	iouTh := 0.0
 	if t := n.Input(3); t != nil && t.Len() > 0 {
-		iouTh = float64(float32(miscAt(t, 0)))
+		iouTh = float64(float32(ewF64At(t, 0)))
 	}
 	scoreTh, hasScoreTh := 0.0, false
 	if t := n.Input(4); t != nil && t.Len() > 0 {
-		scoreTh, hasScoreTh = float64(float32(miscAt(t, 0))), true
+		scoreTh, hasScoreTh = float64(float32(ewF64At(t, 0))), true
 	}
 	center := n.Attrs.Int("center_point_box", 0) != 0
 	st := miscScr[float64](n)
 	// Corners as [y1, x1, y2, x2] with y1<=y2, x1<=x2, and areas.
 	cs := st.get(0, B*N*4)
 	for i := 0; i < B*N; i++ {
-		a, b, c, d := miscAt(boxes, i*4), miscAt(boxes, i*4+1), miscAt(boxes, i*4+2), miscAt(boxes, i*4+3)
+		a, b, c, d := ewF64At(boxes, i*4), ewF64At(boxes, i*4+1), ewF64At(boxes, i*4+2), ewF64At(boxes, i*4+3)
 		if center { // [x_center, y_center, width, height]
 			cs[i*4], cs[i*4+1], cs[i*4+2], cs[i*4+3] = b-d/2, a-c/2, b+d/2, a+c/2
 		} else {
@@ -555,14 +555,14 @@ func NonMaxSuppression(n *Node) error {
 			sc := (b*C + c) * N
 			nc := 0
 			for i := 0; i < N; i++ {
-				if !hasScoreTh || miscAt(scores, sc+i) > scoreTh {
+				if !hasScoreTh || ewF64At(scores, sc+i) > scoreTh {
 					cand[nc] = i
 					nc++
 				}
 			}
 			cd := cand[:nc]
 			slices.SortStableFunc(cd, func(x, y int) int {
-				return -cmp.Compare(miscAt(scores, sc+x), miscAt(scores, sc+y))
+				return -cmp.Compare(ewF64At(scores, sc+x), ewF64At(scores, sc+y))
 			})
 			ns := 0
 			for _, i := range cd {
@@ -647,7 +647,7 @@ func MaxUnpool(n *Node) error {
 		}
 		shape = st.getInts(2, len(x.Shape))
 		for i := range shape {
-			shape[i] = int(miscIntAt(os, i))
+			shape[i] = int(ewI64At(os, i))
 			if shape[i] < def[i] || i < 2 && shape[i] != def[i] {
 				return n.Errorf("output_shape %v is smaller than the unpooled shape %v", shape, def)
 			}
@@ -664,7 +664,7 @@ func MaxUnpool(n *Node) error {
 		idx[i] = -1
 	}
 	for i := 0; i < x.Len(); i++ {
-		j := int(miscIntAt(ind, i))
+		j := int(ewI64At(ind, i))
 		if j < 0 || j >= defTotal {
 			return n.Errorf("index %d out of range [0,%d)", j, defTotal)
 		}
@@ -704,14 +704,14 @@ func MaxRoiPool(n *Node) error {
 	y := n.Out[0]
 	y.Resize(x.DType, R, C, PH, PW)
 	for r := 0; r < R; r++ {
-		b := int(miscAt(rois, r*5))
+		b := int(ewF64At(rois, r*5))
 		if b < 0 || b >= N {
 			return n.Errorf("roi %d has batch index %d out of range", r, b)
 		}
-		sw := int(math.Round(miscAt(rois, r*5+1) * scale))
-		sh := int(math.Round(miscAt(rois, r*5+2) * scale))
-		ew := int(math.Round(miscAt(rois, r*5+3) * scale))
-		eh := int(math.Round(miscAt(rois, r*5+4) * scale))
+		sw := int(math.Round(ewF64At(rois, r*5+1) * scale))
+		sh := int(math.Round(ewF64At(rois, r*5+2) * scale))
+		ew := int(math.Round(ewF64At(rois, r*5+3) * scale))
+		eh := int(math.Round(ewF64At(rois, r*5+4) * scale))
 		rh, rw := max(eh-sh+1, 1), max(ew-sw+1, 1)
 		bh, bw := float64(rh)/float64(PH), float64(rw)/float64(PW)
 		for c := 0; c < C; c++ {
@@ -728,7 +728,7 @@ func MaxRoiPool(n *Node) error {
 					}
 					for h := hs; h < he; h++ {
 						for w := ws; w < we; w++ {
-							v = math.Max(v, miscAt(x, plane+h*W+w))
+							v = math.Max(v, ewF64At(x, plane+h*W+w))
 						}
 					}
 					miscSetAt(y, ((r*C+c)*PH+ph)*PW+pw, v)
@@ -767,12 +767,12 @@ func RoiAlign(n *Node) error {
 	y := n.Out[0]
 	y.Resize(x.DType, R, C, OH, OW)
 	for r := 0; r < R; r++ {
-		b := int(miscIntAt(bidx, r))
+		b := int(ewI64At(bidx, r))
 		if b < 0 || b >= N {
 			return n.Errorf("roi %d has batch index %d out of range", r, b)
 		}
-		x1, y1 := miscAt(rois, r*4)*scale-offset, miscAt(rois, r*4+1)*scale-offset
-		x2, y2 := miscAt(rois, r*4+2)*scale-offset, miscAt(rois, r*4+3)*scale-offset
+		x1, y1 := ewF64At(rois, r*4)*scale-offset, ewF64At(rois, r*4+1)*scale-offset
+		x2, y2 := ewF64At(rois, r*4+2)*scale-offset, ewF64At(rois, r*4+3)*scale-offset
 		rw, rh := x2-x1, y2-y1
 		if !halfPixel {
 			rw, rh = max(rw, 1), max(rh, 1)
@@ -806,8 +806,8 @@ func RoiAlign(n *Node) error {
 								}
 								ly, lx := yv-float64(yl), xv-float64(xl)
 								hy, hx := 1-ly, 1-lx
-								v1, v2 := miscAt(x, plane+yl*W+xl), miscAt(x, plane+yl*W+xh)
-								v3, v4 := miscAt(x, plane+yh*W+xl), miscAt(x, plane+yh*W+xh)
+								v1, v2 := ewF64At(x, plane+yl*W+xl), ewF64At(x, plane+yl*W+xh)
+								v3, v4 := ewF64At(x, plane+yh*W+xl), ewF64At(x, plane+yh*W+xh)
 								if isMax {
 									v = max(hy*hx*v1, hy*lx*v2, ly*hx*v3, ly*lx*v4)
 								} else {
@@ -1185,7 +1185,7 @@ func GridSample(n *Node) error {
 		for oh := 0; oh < OH; oh++ {
 			for ow := 0; ow < OW; ow++ {
 				g := ((b*OH+oh)*OW + ow) * 2
-				gx, gy := denorm(miscAt(grid, g), W), denorm(miscAt(grid, g+1), H)
+				gx, gy := denorm(ewF64At(grid, g), W), denorm(ewF64At(grid, g+1), H)
 				if mode != 2 && (gx < xmin || gx > xmax || gy < ymin || gy > ymax) {
 					switch pad {
 					case 1:
@@ -1209,7 +1209,7 @@ func GridSample(n *Node) error {
 							q = int(miscReflect(float64(q), xmin, xmax))
 							r, q = min(max(r, 0), H-1), min(max(q, 0), W-1)
 						}
-						return miscAt(x, plane+r*W+q)
+						return ewF64At(x, plane+r*W+q)
 					}
 					var v float64
 					switch mode {

@@ -43,9 +43,9 @@ func (q *miscQParam) at(i int) float64 {
 		return 0
 	}
 	if !q.perAxis {
-		return miscAt(q.t, 0)
+		return ewF64At(q.t, 0)
 	}
-	return miscAt(q.t, (i/q.stride)%q.length)
+	return ewF64At(q.t, (i/q.stride)%q.length)
 }
 
 // miscQRange is the saturation range of a quantized dtype.
@@ -118,7 +118,7 @@ func QuantizeLinear(n *Node) error {
 		}
 	default:
 		for i := range x.Len() {
-			q := math.RoundToEven(miscAt(x, i)/sp.at(i)) + zq.at(i)
+			q := math.RoundToEven(ewF64At(x, i)/sp.at(i)) + zq.at(i)
 			miscQStore(y, i, q, lo, hi)
 		}
 	}
@@ -147,10 +147,10 @@ func DequantizeLinear(n *Node) error {
 	y := n.Out[0]
 	y.Resize(odt, x.Shape...)
 	for i := range x.Len() {
-		v := (miscAt(x, i) - zq.at(i)) * sp.at(i)
+		v := (ewF64At(x, i) - zq.at(i)) * sp.at(i)
 		switch d := y.Data.(type) {
 		case []float32:
-			d[i] = float32(miscAt(x, i)-zq.at(i)) * float32(sp.at(i))
+			d[i] = float32(ewF64At(x, i)-zq.at(i)) * float32(sp.at(i))
 		case []float64:
 			d[i] = v
 		case []uint16:
@@ -219,7 +219,7 @@ func miscToI32(t *Tensor, dst []int32) {
 		copy(dst, d)
 	default:
 		for i := range dst {
-			dst[i] = int32(miscIntAt(t, i))
+			dst[i] = int32(ewI64At(t, i))
 		}
 	}
 }
@@ -323,11 +323,11 @@ func miscZPAt(zp *Tensor, batchIdx, i, per int) int32 {
 	l := zp.Len()
 	switch {
 	case l == 1:
-		return int32(miscIntAt(zp, 0))
+		return int32(ewI64At(zp, 0))
 	case l == per:
-		return int32(miscIntAt(zp, i))
+		return int32(ewI64At(zp, i))
 	}
-	return int32(miscIntAt(zp, (batchIdx*per+i)%l))
+	return int32(ewI64At(zp, (batchIdx*per+i)%l))
 }
 
 // miscIntMatMul computes acc[batch][m][n] = sum_k (a-azp)(b-bzp) in int32.
@@ -424,21 +424,21 @@ func QLinearMatMul(n *Node) error {
 	}
 	y := n.Out[0]
 	y.Resize(odt, g.out...)
-	yScale := miscAt(ys, 0)
+	yScale := ewF64At(ys, 0)
 	var yz float64
 	if yzp != nil {
-		yz = miscAt(yzp, 0)
+		yz = ewF64At(yzp, 0)
 	}
 	for bt := 0; bt < g.batch; bt++ {
 		for i := 0; i < g.m; i++ {
-			sa := miscAt(as, 0)
+			sa := ewF64At(as, 0)
 			if as.Len() > 1 {
-				sa = miscAt(as, (bt*g.m+i)%as.Len())
+				sa = ewF64At(as, (bt*g.m+i)%as.Len())
 			}
 			for j := 0; j < g.n; j++ {
-				sb := miscAt(bs, 0)
+				sb := ewF64At(bs, 0)
 				if bs.Len() > 1 {
-					sb = miscAt(bs, (bt*g.n+j)%bs.Len())
+					sb = ewF64At(bs, (bt*g.n+j)%bs.Len())
 				}
 				o := (bt*g.m+i)*g.n + j
 				v := float64(acc[o]) * (sa * sb / yScale)
@@ -529,7 +529,7 @@ func miscIntConv(n *Node, st *miscScratch[int32], x, w, xzp, wzp *Tensor) (miscC
 	miscToI32(x, xi)
 	miscToI32(w, wi)
 	if xzp != nil {
-		z := int32(miscIntAt(xzp, 0))
+		z := int32(ewI64At(xzp, 0))
 		for i := range xi {
 			xi[i] -= z
 		}
@@ -537,7 +537,7 @@ func miscIntConv(n *Node, st *miscScratch[int32], x, w, xzp, wzp *Tensor) (miscC
 	kvol := w.Len() / g.cout
 	if wzp != nil {
 		for m := 0; m < g.cout; m++ {
-			z := int32(miscIntAt(wzp, m%wzp.Len()))
+			z := int32(ewI64At(wzp, m%wzp.Len()))
 			row := wi[m*kvol : (m+1)*kvol]
 			for j := range row {
 				row[j] -= z
@@ -654,17 +654,17 @@ func QLinearConv(n *Node) error {
 	y := n.Out[0]
 	y.Resize(odt, miscConvOutShape(st, &g)...)
 	outVol := len(acc) / (g.batch * g.cout)
-	xScale, yScale := miscAt(xs, 0), miscAt(ys, 0)
+	xScale, yScale := ewF64At(xs, 0), ewF64At(ys, 0)
 	var yz float64
 	if yzp != nil {
-		yz = miscAt(yzp, 0)
+		yz = ewF64At(yzp, 0)
 	}
 	for b := 0; b < g.batch; b++ {
 		for m := 0; m < g.cout; m++ {
-			mult := xScale * miscAt(ws, m%ws.Len()) / yScale
+			mult := xScale * ewF64At(ws, m%ws.Len()) / yScale
 			var bv int32
 			if bias != nil {
-				bv = int32(miscIntAt(bias, m))
+				bv = int32(ewI64At(bias, m))
 			}
 			base := (b*g.cout + m) * outVol
 			for o := 0; o < outVol; o++ {

@@ -114,7 +114,7 @@ func miscResizeOp(n *Node, upsample bool) error {
 			return n.Errorf("sizes has %d entries, want %d", sizes.Len(), rank)
 		}
 		for i := range rank {
-			cfg.outShape[i] = int(miscIntAt(sizes, i))
+			cfg.outShape[i] = int(ewI64At(sizes, i))
 			cfg.outWidths[i] = float64(cfg.outShape[i])
 			cfg.scales[i] = float64(cfg.outShape[i]) / float64(x.Shape[i])
 		}
@@ -123,7 +123,7 @@ func miscResizeOp(n *Node, upsample bool) error {
 			return n.Errorf("scales has %d entries, want %d", scales.Len(), rank)
 		}
 		for i := range rank {
-			cfg.scales[i] = miscAt(scales, i)
+			cfg.scales[i] = ewF64At(scales, i)
 		}
 		fallthrough
 	case upsample && n.Version < 9:
@@ -276,7 +276,7 @@ func miscResizeCoord(cfg *miscResizeCfg, axis, o, inLen int) float64 {
 		return (x + 0.5) / scale
 	case miscCoordTFCropAndResize:
 		rank := len(cfg.scales)
-		start, end := miscAt(cfg.roi, axis), miscAt(cfg.roi, rank+axis)
+		start, end := ewF64At(cfg.roi, axis), ewF64At(cfg.roi, rank+axis)
 		if outW == 1 {
 			return (end-start)*(in-1)/2 + start*(in-1)
 		}

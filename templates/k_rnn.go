@@ -291,7 +291,7 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 	for b := range lens {
 		lens[b] = seq
 		if seqLens != nil {
-			l := int(miscIntAt(seqLens, b))
+			l := int(ewI64At(seqLens, b))
 			if l < 0 || l > seq {
 				return n.Errorf("sequence_lens[%d] = %d out of range [0,%d]", b, l, seq)
 			}

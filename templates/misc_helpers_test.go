@@ -70,7 +70,7 @@ func miscCheckClose(t *testing.T, what string, got *Tensor, want []float64, shap
 	}
 	bad := 0
 	for i, w := range want {
-		g := miscAt(got, i)
+		g := ewF64At(got, i)
 		if math.IsNaN(w) && math.IsNaN(g) {
 			continue
 		}
@@ -117,7 +117,7 @@ func miscRepr(dt DType, v []float64) []float64 {
 	t := miscTensorF(dt, v, len(v))
 	out := make([]float64, len(v))
 	for i := range out {
-		out[i] = miscAt(t, i)
+		out[i] = ewF64At(t, i)
 	}
 	return out
 }
