@@ -83,9 +83,11 @@ func ewF16To64(x uint16) float64 {
 }
 func ewBF16To64(x uint16) float64 { return float64(BF16ToF32(x)) }
 
-// ewBinShapes fills the output shape and B's effective shape, honouring
-// the legacy (opset < 7) broadcast/axis attributes.
-func ewBinShapes(n *Node, a, b *Tensor, out, bs *ewShape) error {
+// ewBinOut sizes out to the broadcast shape of a and b with dtype dt and
+// sets w up to walk out, a and b, honouring the legacy (opset < 7)
+// broadcast/axis attributes.
+func ewBinOut(n *Node, w *ewWalk, a, b, out *Tensor, dt DType) error {
+	var os, bs ewShape
 	bs.set(b.Shape)
 	if n.Attrs.Int("broadcast", 0) == 1 && n.Attrs.Has("axis") {
 		axis := int(n.Attrs.Int("axis", 0))
@@ -101,10 +103,25 @@ func ewBinShapes(n *Node, a, b *Tensor, out, bs *ewShape) error {
 		}
 		copy(bs.d[axis:], b.Shape)
 	}
-	if !ewBroadcastShape(out, a.Shape, bs.s()) {
+	if !ewBroadcastShape(&os, a.Shape, bs.s()) {
 		return n.Errorf("shapes %v and %v do not broadcast", a.Shape, b.Shape)
 	}
+	out.Resize(dt, os.s()...)
+	w.initBroadcast(os.s(), a.Shape, bs.s())
 	return nil
+}
+
+// ewBinIn returns a binary node's inputs, which must share a dtype, and
+// its output.
+func ewBinIn(n *Node) (a, b, out *Tensor, err error) {
+	if len(n.In) < 2 || n.In[0] == nil || n.In[1] == nil || len(n.Out) < 1 {
+		return nil, nil, nil, n.Errorf("want 2 inputs and 1 output")
+	}
+	a, b, out = n.In[0], n.In[1], n.Out[0]
+	if a.DType != b.DType {
+		return nil, nil, nil, n.Errorf("input dtypes differ: %s and %s", a.DType, b.DType)
+	}
+	return a, b, out, nil
 }
 
 // ewBinNum runs op on same-typed operands whose Go element type is T.
@@ -165,20 +182,14 @@ func ewBinData(w *ewWalk, dt DType, out, a, b any, op *ewBin) bool {
 // ewBinary runs a broadcasting binary op whose output has the inputs'
 // dtype.
 func ewBinary(n *Node, op *ewBin) error {
-	if len(n.In) < 2 || n.In[0] == nil || n.In[1] == nil || len(n.Out) < 1 {
-		return n.Errorf("want 2 inputs and 1 output")
-	}
-	a, b, out := n.In[0], n.In[1], n.Out[0]
-	if a.DType != b.DType {
-		return n.Errorf("input dtypes differ: %s and %s", a.DType, b.DType)
-	}
-	var os, bs ewShape
-	if err := ewBinShapes(n, a, b, &os, &bs); err != nil {
+	a, b, out, err := ewBinIn(n)
+	if err != nil {
 		return err
 	}
-	out.Resize(a.DType, os.s()...)
 	var w ewWalk
-	w.initBroadcast(os.s(), a.Shape, bs.s())
+	if err := ewBinOut(n, &w, a, b, out, a.DType); err != nil {
+		return err
+	}
 	if !ewBinData(&w, a.DType, out.Data, a.Data, b.Data, op) {
 		return n.Errorf("dtype %s not supported", a.DType)
 	}
@@ -203,20 +214,14 @@ func ewCmpNum[T ewNum](w *ewWalk, dt DType, out []bool, a, b any, op *ewCmp) boo
 // ewCompare runs a broadcasting op with a bool result (comparisons and
 // logic).
 func ewCompare(n *Node, op *ewCmp) error {
-	if len(n.In) < 2 || n.In[0] == nil || n.In[1] == nil || len(n.Out) < 1 {
-		return n.Errorf("want 2 inputs and 1 output")
-	}
-	a, b, out := n.In[0], n.In[1], n.Out[0]
-	if a.DType != b.DType {
-		return n.Errorf("input dtypes differ: %s and %s", a.DType, b.DType)
-	}
-	var os, bs ewShape
-	if err := ewBinShapes(n, a, b, &os, &bs); err != nil {
+	a, b, out, err := ewBinIn(n)
+	if err != nil {
 		return err
 	}
-	out.Resize(Bool, os.s()...)
 	var w ewWalk
-	w.initBroadcast(os.s(), a.Shape, bs.s())
+	if err := ewBinOut(n, &w, a, b, out, Bool); err != nil {
+		return err
+	}
 	o := out.Bool()
 	ok := false
 	switch a.DType {

@@ -18,8 +18,8 @@ func Pow(n *Node) error {
 	if !ewIsNumeric(b.DType) {
 		return n.Errorf("exponent dtype %s not supported", b.DType)
 	}
-	var os, bs ewShape
-	if err := ewBinShapes(n, a, b, &os, &bs); err != nil {
+	var w ewWalk
+	if err := ewBinOut(n, &w, a, b, out, a.DType); err != nil {
 		return err
 	}
 	e := ewScr(n).F64(b.Len())
@@ -27,9 +27,6 @@ func Pow(n *Node) error {
 	for i := range e {
 		e[i] = ewF64At(b, i)
 	}
-	out.Resize(a.DType, os.s()...)
-	var w ewWalk
-	w.initBroadcast(os.s(), a.Shape, bs.s())
 	switch a.DType {
 	case F32:
 		ewPowMixed(&w, out.F32(), a.F32(), e, false)
