@@ -66,6 +66,15 @@ func GatherElements(n *Node) error {
 	if ind == nil || len(ind.Shape) != len(x.Shape) {
 		return n.Errorf("indices must have the data's rank")
 	}
+	out := n.Out[0]
+	out.Resize(x.DType, ind.Shape...)
+	return ewElements(n, x, ind, func(p, src int) { ewMove(out.Data, p, x.Data, src, 1) })
+}
+
+// ewElements calls f(p, q) for each position p of ind, which has x's
+// rank; q is the offset in x of p's coordinates with the one along the
+// node's axis replaced by the index at p.
+func ewElements(n *Node, x, ind *Tensor, f func(p, q int)) error {
 	r := len(x.Shape)
 	if r > ewMaxRank {
 		return n.Errorf("rank above %d", ewMaxRank)
@@ -74,8 +83,6 @@ func GatherElements(n *Node) error {
 	if !ok {
 		return n.Errorf("axis out of range")
 	}
-	out := n.Out[0]
-	out.Resize(x.DType, ind.Shape...)
 	var xst [ewMaxRank]int
 	ewContig(&xst, x.Shape)
 	var idx [ewMaxRank]int
@@ -84,7 +91,7 @@ func GatherElements(n *Node) error {
 		if !ok {
 			return n.Errorf("index %d out of range on axis %d", ewI64At(ind, p), ax)
 		}
-		src := 0
+		q := 0
 		for d := 0; d < r; d++ {
 			c := idx[d]
 			if d == ax {
@@ -92,9 +99,9 @@ func GatherElements(n *Node) error {
 			} else if c >= x.Shape[d] {
 				return n.Errorf("indices shape %v exceeds data %v", ind.Shape, x.Shape)
 			}
-			src += c * xst[d]
+			q += c * xst[d]
 		}
-		ewMove(out.Data, p, x.Data, src, 1)
+		f(p, q)
 		for d := r - 1; d >= 0; d-- {
 			if idx[d]++; idx[d] < ind.Shape[d] {
 				break
@@ -249,43 +256,9 @@ func ScatterElements(n *Node) error {
 	if err != nil {
 		return err
 	}
-	r := len(x.Shape)
-	if r > ewMaxRank {
-		return n.Errorf("rank above %d", ewMaxRank)
-	}
-	ax, ok := ewAxis(n.Attrs.Int("axis", 0), r)
-	if !ok {
-		return n.Errorf("axis out of range")
-	}
 	out := n.Out[0]
 	ewCopyTensor(out, x)
-	var xst [ewMaxRank]int
-	ewContig(&xst, x.Shape)
-	var idx [ewMaxRank]int
-	for p := 0; p < ind.Len(); p++ {
-		j, ok := ewIndex(ind, p, x.Shape[ax])
-		if !ok {
-			return n.Errorf("index %d out of range on axis %d", ewI64At(ind, p), ax)
-		}
-		dst := 0
-		for d := 0; d < r; d++ {
-			c := idx[d]
-			if d == ax {
-				c = j
-			} else if c >= x.Shape[d] {
-				return n.Errorf("indices shape %v exceeds data %v", ind.Shape, x.Shape)
-			}
-			dst += c * xst[d]
-		}
-		ewAccum(out, dst, upd, p, red)
-		for d := r - 1; d >= 0; d-- {
-			if idx[d]++; idx[d] < ind.Shape[d] {
-				break
-			}
-			idx[d] = 0
-		}
-	}
-	return nil
+	return ewElements(n, x, ind, func(p, dst int) { ewAccum(out, dst, upd, p, red) })
 }
 
 // ScatterND writes update slices into a copy of the data at the positions
