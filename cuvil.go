@@ -72,6 +72,9 @@ type Options struct {
 	// CShared adds capi/ (a main package to build with
 	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
 	CShared bool
+	// Winograd uses Winograd F(4x4,3x3) for the 3x3 convs gen picks (off
+	// by default: slower than the GEMM path on today's kernels).
+	Winograd bool
 	// Verify runs the IR verifier around every pass; Debug is the -d flag.
 	Verify bool
 	Debug  string
@@ -103,7 +106,7 @@ func Compile(opts Options) error {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	pr.phase("generating", 65)
-	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom})
+	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom, Winograd: opts.Winograd})
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}

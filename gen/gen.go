@@ -30,6 +30,9 @@ type Options struct {
 	// CustomOps run ops templates/ has no kernel for with the user's Go
 	// functions (customop.go).
 	CustomOps []CustomOp
+	// Winograd stores 3x3 stride-1 conv weights Winograd-transformed for
+	// the layers gen/prepack_winograd.go picks (off by default: see there).
+	Winograd bool
 }
 
 //go:embed static/support.go.txt
@@ -62,7 +65,7 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer prepack(m)()
+	defer prepack(m, opts.Winograd)()
 	c, err := lower(m, lib, opts.CustomOps)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,6 @@
 package gen
 
 import (
-	"os"
-
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/templates"
 )
@@ -16,11 +14,11 @@ import (
 // Off by default: timed per layer (BenchmarkConvWinograd, resnet50's and
 // squeezenet's 3x3 shapes, 1 and 2 threads) the kernel's scalar Go input
 // and output transforms cost more than the 4x fewer multiplies save
-// against the AVX-512 im2col+GEMM path on every layer. CUVIL_WINOGRAD=1 in
-// the compiler's environment turns it on for layers past winogradUseful
+// against the AVX-512 im2col+GEMM path on every layer. gen.Options.Winograd
+// (`cuvil compile -winograd`) turns it on for layers past winogradUseful
 // (A/B timing, accuracy checks) until the transforms are vectorised.
 func prepackWinograd(n *ir.Node, data []float32, ws []int) ([]float32, string, bool) {
-	if os.Getenv("CUVIL_WINOGRAD") != "1" || len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
+	if len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
 		return nil, "", false
 	}
 	for _, a := range []string{"strides", "dilations"} {
