@@ -813,3 +813,243 @@ normScaleAVX2_loop1:
 normScaleAVX2_done:
 	VZEROUPPER
 	RET
+
+// func dot4AVX2(a *float32, b *float32, ldb int, k int, out *[4]float32)
+// Requires: AVX, FMA3
+TEXT ·dot4AVX2(SB), NOSPLIT, $0-40
+	MOVQ   a+0(FP), AX
+	MOVQ   b+8(FP), CX
+	MOVQ   ldb+16(FP), DX
+	MOVQ   k+24(FP), BX
+	SHLQ   $0x02, DX
+	LEAQ   (CX)(DX*1), SI
+	LEAQ   (SI)(DX*1), DI
+	LEAQ   (DI)(DX*1), DX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   R8, R8
+	MOVQ   BX, R9
+	SUBQ   $0x10, R9
+
+d4_loop2:
+	CMPQ        R8, R9
+	JG          d4_loop1
+	VMOVUPS     (AX)(R8*4), Y8
+	VMOVUPS     32(AX)(R8*4), Y9
+	VFMADD231PS (CX)(R8*4), Y8, Y0
+	VFMADD231PS 32(CX)(R8*4), Y9, Y4
+	VFMADD231PS (SI)(R8*4), Y8, Y1
+	VFMADD231PS 32(SI)(R8*4), Y9, Y5
+	VFMADD231PS (DI)(R8*4), Y8, Y2
+	VFMADD231PS 32(DI)(R8*4), Y9, Y6
+	VFMADD231PS (DX)(R8*4), Y8, Y3
+	VFMADD231PS 32(DX)(R8*4), Y9, Y7
+	ADDQ        $0x10, R8
+	JMP         d4_loop2
+
+d4_loop1:
+	CMPQ        R8, BX
+	JGE         d4_done
+	VMOVUPS     (AX)(R8*4), Y8
+	VFMADD231PS (CX)(R8*4), Y8, Y0
+	VFMADD231PS (SI)(R8*4), Y8, Y1
+	VFMADD231PS (DI)(R8*4), Y8, Y2
+	VFMADD231PS (DX)(R8*4), Y8, Y3
+	ADDQ        $0x08, R8
+	JMP         d4_loop1
+
+d4_done:
+	MOVQ         out+32(FP), AX
+	VADDPS       Y4, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X4
+	VADDPS       X4, X0, X0
+	VMOVHLPS     X0, X0, X4
+	VADDPS       X4, X0, X0
+	VMOVSHDUP    X0, X4
+	VADDSS       X4, X0, X0
+	VMOVSS       X0, (AX)
+	VADDPS       Y5, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VMOVHLPS     X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSHDUP    X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, 4(AX)
+	VADDPS       Y6, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VMOVHLPS     X2, X2, X0
+	VADDPS       X0, X2, X2
+	VMOVSHDUP    X2, X0
+	VADDSS       X0, X2, X2
+	VMOVSS       X2, 8(AX)
+	VADDPS       Y7, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VMOVHLPS     X3, X3, X0
+	VADDPS       X0, X3, X3
+	VMOVSHDUP    X3, X0
+	VADDSS       X0, X3, X3
+	VMOVSS       X3, 12(AX)
+	VZEROUPPER
+	RET
+
+// func lstmGatesAVX2(gates *float32, c *float32, h *float32, hs int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·lstmGatesAVX2(SB), NOSPLIT, $0-32
+	MOVQ gates+0(FP), AX
+	MOVQ c+8(FP), CX
+	MOVQ h+16(FP), DX
+	MOVQ hs+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x02, SI
+	LEAQ (AX)(SI*1), DI
+	LEAQ (DI)(SI*1), R8
+	LEAQ (R8)(SI*1), SI
+	XORQ R9, R9
+
+lg_loop:
+	CMPQ         R9, BX
+	JGE          lg_done
+	VXORPS       Y0, Y0, Y0
+	VSUBPS       (R8)(R9*4), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y3
+	VMULPS       Y0, Y0, Y2
+	VFMADD213PS  Y0, Y2, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VCVTPS2DQ    Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VMULPS       Y1, Y3, Y0
+	VADDPS       vecConsts<>+0(SB), Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y1
+	VDIVPS       Y0, Y1, Y1
+	VMULPS       (CX)(R9*4), Y1, Y1
+	VXORPS       Y0, Y0, Y0
+	VSUBPS       (AX)(R9*4), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y4
+	VMULPS       Y0, Y0, Y3
+	VFMADD213PS  Y0, Y3, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VCVTPS2DQ    Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecConsts<>+0(SB), Y2, Y2
+	VMULPS       Y2, Y4, Y0
+	VADDPS       vecConsts<>+0(SB), Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VDIVPS       Y0, Y2, Y2
+	VMOVUPS      (SI)(R9*4), Y0
+	VADDPS       Y0, Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VFNMADD231PS vecConsts<>+256(SB), Y3, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y3, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y5
+	VMULPS       Y0, Y0, Y4
+	VFMADD213PS  Y0, Y4, Y5
+	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VCVTPS2DQ    Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecConsts<>+0(SB), Y3, Y3
+	VMULPS       Y3, Y5, Y0
+	VADDPS       vecConsts<>+0(SB), Y0, Y0
+	VMOVUPS      vecConsts<>+32(SB), Y3
+	VDIVPS       Y0, Y3, Y3
+	VMOVUPS      vecConsts<>+0(SB), Y0
+	VSUBPS       Y3, Y0, Y0
+	VMULPS       Y0, Y2, Y2
+	VADDPS       Y2, Y1, Y1
+	VMOVUPS      Y1, (CX)(R9*4)
+	VADDPS       Y1, Y1, Y1
+	VMINPS       vecConsts<>+160(SB), Y1, Y1
+	VMAXPS       vecConsts<>+192(SB), Y1, Y1
+	VMULPS       vecConsts<>+224(SB), Y1, Y0
+	VROUNDPS     $0x00, Y0, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y1
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y1
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y2
+	VFMADD213PS  Y1, Y2, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VCVTPS2DQ    Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VMULPS       Y0, Y3, Y1
+	VADDPS       vecConsts<>+0(SB), Y1, Y1
+	VMOVUPS      vecConsts<>+32(SB), Y0
+	VDIVPS       Y1, Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y1
+	VSUBPS       Y0, Y1, Y1
+	VXORPS       Y0, Y0, Y0
+	VSUBPS       (DI)(R9*4), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y4
+	VMULPS       Y0, Y0, Y3
+	VFMADD213PS  Y0, Y3, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VCVTPS2DQ    Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecConsts<>+0(SB), Y2, Y2
+	VMULPS       Y2, Y4, Y0
+	VADDPS       vecConsts<>+0(SB), Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VDIVPS       Y0, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMOVUPS      Y2, (DX)(R9*4)
+	ADDQ         $0x08, R9
+	JMP          lg_loop
+
+lg_done:
+	VZEROUPPER
+	RET

@@ -338,18 +338,10 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 				}
 			}
 		}
-		// R transposed ([hs, gh]): the float32 recurrent product is then
-		// hs vector updates of the gate row (axpy), not gh dot products.
-		rT, rT32 := s.get(5, hs*gh), []float32(nil)
-		if _, ok := any(rT).([]float32); ok {
-			for j := 0; j < gh; j++ {
-				for k := 0; k < hs; k++ {
-					rT[k*gh+j] = rd[j*hs+k]
-				}
-			}
-			rT32 = any(rT).([]float32)
-		}
-		fast := kind == miscCellLSTM && rT32 != nil && !inputForget && math.IsInf(clip, 1) &&
+		// The float32 recurrent product is a GEMV on R as stored ([gh, hs]:
+		// dot products of its rows with h, four rows at a time).
+		rd32, _ := any(rd).([]float32)
+		fast := kind == miscCellLSTM && rd32 != nil && !inputForget && math.IsInf(clip, 1) &&
 			act[0].kind == miscActSigmoid && act[1].kind == miscActTanh && act[2].kind == miscActTanh
 		// Initial states.
 		for b := 0; b < batch; b++ {
@@ -393,11 +385,8 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 				if kind == miscCellGRU {
 					rows = 2 * hs
 				}
-				if rT32 != nil {
-					g32, h32 := any(g).([]float32)[:rows], any(hb).([]float32)
-					for k, hv := range h32 {
-						axpy32(g32, rT32[k*gh:], hv)
-					}
+				if rd32 != nil {
+					sgemvRow(true, rows, hs, 1, any(hb).([]float32), rd32, hs, 1, any(g).([]float32)[:rows])
 				} else {
 					for j := 0; j < rows; j++ {
 						rr := rd[j*hs : (j+1)*hs]
@@ -519,6 +508,10 @@ func rnnTanh32(x float32) float32 { return 1 - 2/(vecExpGo(2*x)+1) }
 // g holds the pre-activations i, o, f, c; c and h are updated in place; p
 // (peepholes i, o, f) may be nil.
 func rnnLSTMGates32(g, c, h, p []float32) {
+	if p == nil {
+		lstmGates32(g, c, h)
+		return
+	}
 	hs := len(h)
 	gi, gO, gf, gc := g[:hs], g[hs:2*hs], g[2*hs:3*hs], g[3*hs:4*hs]
 	c = c[:hs]

@@ -182,3 +182,42 @@ func normAffineGo(y, x, s, b []float32, mean, inv float32) {
 		y[i] = (v-mean)*inv*s[i] + b[i]
 	}
 }
+
+// dot4Go sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4), p in
+// [0, len(a)): four dot products of a with rows of b.
+func dot4Go(a, b []float32, ldb int, out *[4]float32) {
+	k := len(a)
+	r0, r1, r2, r3 := b[:k], b[ldb:ldb+k], b[2*ldb:2*ldb+k], b[3*ldb:3*ldb+k]
+	var s0, s1, s2, s3 float32
+	for p, av := range a {
+		s0 += av * r0[p]
+		s1 += av * r1[p]
+		s2 += av * r2[p]
+		s3 += av * r3[p]
+	}
+	out[0] += s0
+	out[1] += s1
+	out[2] += s2
+	out[3] += s3
+}
+
+// lstmGatesGo is one LSTM step's gate equations with the default
+// activations (sigmoid, tanh, tanh), no clip, no peepholes: g holds the
+// pre-activations i, o, f, c (len(h) each); c and h are updated in place.
+// sigmoid(x) = 1/(1+exp(-x)), tanh(x) = 1 - 2/(exp(2x)+1) through
+// vecExpGo (relative error about 1e-7; tanh near 0 has an absolute error
+// of about 1e-7).
+func lstmGatesGo(g, c, h []float32) {
+	hs := len(h)
+	gi, gO, gf, gc := g[:hs], g[hs:2*hs], g[2*hs:3*hs], g[3*hs:4*hs]
+	c = c[:hs]
+	for u := range h {
+		fv := 1 / (1 + vecExpGo(-gf[u]))
+		iv := 1 / (1 + vecExpGo(-gi[u]))
+		zv := 1 - 2/(vecExpGo(2*gc[u])+1)
+		cn := fv*c[u] + iv*zv
+		c[u] = cn
+		ov := 1 / (1 + vecExpGo(-gO[u]))
+		h[u] = ov * (1 - 2/(vecExpGo(2*cn)+1))
+	}
+}

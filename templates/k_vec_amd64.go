@@ -134,3 +134,34 @@ func normAffine32(y, x, s, b []float32, mean, inv float32) {
 	normAffineAVX2(&y[0], &x[0], &s[0], &b[0], nv, mean, inv)
 	normAffineGo(y[nv:], x[nv:], s[nv:], b[nv:], mean, inv)
 }
+
+// dot4x32 sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4): b holds
+// four rows ldb apart, each at least len(a) long.
+func dot4x32(a, b []float32, ldb int, out *[4]float32) {
+	k := len(a)
+	*out = [4]float32{}
+	if k == 0 {
+		return
+	}
+	_ = b[3*ldb+k-1]
+	kv := k &^ 7
+	if !cpuHasAVX2FMA || kv == 0 {
+		dot4Go(a, b, ldb, out)
+		return
+	}
+	dot4AVX2(&a[0], &b[0], ldb, kv, out)
+	if kv < k {
+		dot4Go(a[kv:], b[kv:], ldb, out)
+	}
+}
+
+// lstmGates32 is lstmGatesGo, in assembly when len(h) is a multiple of 8.
+func lstmGates32(g, c, h []float32) {
+	hs := len(h)
+	if !cpuHasAVX2FMA || hs == 0 || hs&7 != 0 {
+		lstmGatesGo(g, c, h)
+		return
+	}
+	_, _ = g[4*hs-1], c[hs-1]
+	lstmGatesAVX2(&g[0], &c[0], &h[0], hs)
+}

@@ -30,6 +30,8 @@ func main() {
 	sumSqDev()
 	normAffine(true)
 	normAffine(false)
+	dot4()
+	lstmGates()
 	Generate()
 }
 
@@ -571,6 +573,145 @@ func normAffine(bias bool) {
 			}
 		}
 	})
+	VZEROUPPER()
+	RET()
+}
+
+// dot4 emits four dot products of one row a with four rows of b ldb
+// floats apart (a GEMV's transposed-B block: batch-1 fully connected
+// layers, recurrent projections), 16 floats per iteration in two
+// accumulators per row, then 8.
+func dot4() {
+	TEXT("dot4AVX2", NOSPLIT, "func(a, b *float32, ldb, k int, out *[4]float32)")
+	Doc(
+		"dot4AVX2 sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4), p in",
+		"[0, k), k a multiple of 8.",
+		"",
+		"Requires: AVX, FMA",
+	)
+	Pragma("noescape")
+	a := Load(Param("a"), GP64())
+	r0 := Load(Param("b"), GP64())
+	ldb := Load(Param("ldb"), GP64())
+	k := Load(Param("k"), GP64())
+	SHLQ(U8(2), ldb)
+	r1, r2, r3 := GP64(), GP64(), GP64()
+	LEAQ(Mem{Base: r0, Index: ldb, Scale: 1}, r1)
+	LEAQ(Mem{Base: r1, Index: ldb, Scale: 1}, r2)
+	LEAQ(Mem{Base: r2, Index: ldb, Scale: 1}, r3)
+	rows := []Register{r0, r1, r2, r3}
+	acc := make([]VecVirtual, 8)
+	for j := range acc {
+		acc[j] = YMM()
+		VXORPS(acc[j], acc[j], acc[j])
+	}
+	i := GP64()
+	XORQ(i, i)
+	last := GP64()
+	MOVQ(k, last)
+	SUBQ(U8(16), last)
+	Label("d4_loop2")
+	CMPQ(i, last)
+	JG(LabelRef("d4_loop1"))
+	x0, x1 := YMM(), YMM()
+	VMOVUPS(Mem{Base: a, Index: i, Scale: 4}, x0)
+	VMOVUPS(Mem{Base: a, Index: i, Scale: 4, Disp: 32}, x1)
+	for r, row := range rows {
+		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4}, x0, acc[r])
+		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4, Disp: 32}, x1, acc[4+r])
+	}
+	ADDQ(U8(16), i)
+	JMP(LabelRef("d4_loop2"))
+	Label("d4_loop1")
+	CMPQ(i, k)
+	JGE(LabelRef("d4_done"))
+	x := YMM()
+	VMOVUPS(Mem{Base: a, Index: i, Scale: 4}, x)
+	for r, row := range rows {
+		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4}, x, acc[r])
+	}
+	ADDQ(U8(8), i)
+	JMP(LabelRef("d4_loop1"))
+	Label("d4_done")
+	out := Load(Param("out"), GP64())
+	for r := range rows {
+		VADDPS(acc[4+r], acc[r], acc[r])
+		hsum(acc[r])
+		VMOVSS(acc[r].AsX(), Mem{Base: out, Disp: 4 * r})
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// lstmGates emits one LSTM step's gate equations with the default
+// activations: g holds the pre-activations i, o, f, c (hs each); c and h
+// are updated in place. sigmoid(x) = 1/(1+exp(-x)), tanh(x) =
+// 1 - 2/(exp(2x)+1), as in the Go twin rnnLSTMGates32.
+func lstmGates() {
+	TEXT("lstmGatesAVX2", NOSPLIT, "func(gates, c, h *float32, hs int)")
+	Doc(
+		"lstmGatesAVX2 sets, for u in [0, hs) (hs a multiple of 8), with",
+		"i, o, f, z = gates[u], gates[hs+u], gates[2hs+u], gates[3hs+u]:",
+		"c[u] = sigmoid(f)*c[u] + sigmoid(i)*tanh(z), h[u] = sigmoid(o)*tanh(c[u]).",
+		"",
+		"Requires: AVX, AVX2, FMA",
+	)
+	Pragma("noescape")
+	gi := Load(Param("gates"), GP64())
+	c := Load(Param("c"), GP64())
+	h := Load(Param("h"), GP64())
+	n := Load(Param("hs"), GP64())
+	stride := GP64()
+	MOVQ(n, stride)
+	SHLQ(U8(2), stride)
+	gO, gf, gz := GP64(), GP64(), GP64()
+	LEAQ(Mem{Base: gi, Index: stride, Scale: 1}, gO)
+	LEAQ(Mem{Base: gO, Index: stride, Scale: 1}, gf)
+	LEAQ(Mem{Base: gf, Index: stride, Scale: 1}, gz)
+	sigmoid := func(src Mem) VecVirtual {
+		v := YMM()
+		VXORPS(v, v, v)
+		VSUBPS(src, v, v)
+		expVec(v)
+		VADDPS(k("one"), v, v)
+		r := YMM()
+		VMOVUPS(k("one"), r)
+		VDIVPS(v, r, r)
+		return r
+	}
+	tanh := func(v VecVirtual) VecVirtual {
+		VADDPS(v, v, v)
+		expVec(v)
+		VADDPS(k("one"), v, v)
+		r := YMM()
+		VMOVUPS(k("two"), r)
+		VDIVPS(v, r, r)
+		o := YMM()
+		VMOVUPS(k("one"), o)
+		VSUBPS(r, o, o)
+		return o
+	}
+	i := GP64()
+	XORQ(i, i)
+	Label("lg_loop")
+	CMPQ(i, n)
+	JGE(LabelRef("lg_done"))
+	fv := sigmoid(Mem{Base: gf, Index: i, Scale: 4})
+	VMULPS(Mem{Base: c, Index: i, Scale: 4}, fv, fv)
+	iv := sigmoid(Mem{Base: gi, Index: i, Scale: 4})
+	z := YMM()
+	VMOVUPS(Mem{Base: gz, Index: i, Scale: 4}, z)
+	zt := tanh(z)
+	VMULPS(zt, iv, iv)
+	VADDPS(iv, fv, fv) // the new c
+	VMOVUPS(fv, Mem{Base: c, Index: i, Scale: 4})
+	ct := tanh(fv)
+	ov := sigmoid(Mem{Base: gO, Index: i, Scale: 4})
+	VMULPS(ct, ov, ov)
+	VMOVUPS(ov, Mem{Base: h, Index: i, Scale: 4})
+	ADDQ(U8(8), i)
+	JMP(LabelRef("lg_loop"))
+	Label("lg_done")
 	VZEROUPPER()
 	RET()
 }
