@@ -2,7 +2,9 @@ package templates
 
 import (
 	"math/rand"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestSgemmParEqualsSerial checks that splitting a GEMM over threads does
@@ -116,3 +118,61 @@ func TestWorkPoolClosedRunsInline(t *testing.T) {
 type countTask struct{ n int }
 
 func (c *countTask) runPart(i, parts int) { c.n++ }
+
+// sectionTask counts how often each part runs, sleeping a little in some.
+type sectionTask struct {
+	hits  []atomic.Int32
+	sleep time.Duration
+}
+
+func (t *sectionTask) runPart(i, parts int) {
+	if t.sleep > 0 && i == parts-1 {
+		time.Sleep(t.sleep)
+	}
+	t.hits[i].Add(1)
+}
+
+// TestPoolSections runs many sections back to back and with gaps longer
+// than the workers' spin, so both the polling and the parking hand-offs
+// run, and wants every part run exactly once per section.
+func TestPoolSections(t *testing.T) {
+	for _, threads := range []int{2, 3, 5} {
+		p := NewWorkPool(WithThreads(threads))
+		task := &sectionTask{hits: make([]atomic.Int32, 16)}
+		for r := 0; r < 400; r++ {
+			parts := 1 + r%16
+			task.sleep = 0
+			if r%37 == 0 {
+				task.sleep = 2 * poolSpin
+			}
+			for i := range task.hits {
+				task.hits[i].Store(0)
+			}
+			p.Run(parts, task)
+			for i := range task.hits {
+				want := int32(0)
+				if i < parts {
+					want = 1
+				}
+				if got := task.hits[i].Load(); got != want {
+					t.Fatalf("threads %d section %d: part %d ran %d times, want %d", threads, r, i, got, want)
+				}
+			}
+			if r%50 == 49 {
+				time.Sleep(3 * poolSpin) // workers park
+			}
+		}
+		p.Close()
+	}
+}
+
+// BenchmarkPoolEmpty is the cost of one parallel section of trivial parts:
+// the break-even below which a kernel should run a section inline.
+func BenchmarkPoolEmpty(b *testing.B) {
+	p := NewWorkPool(WithThreads(2))
+	defer p.Close()
+	task := &sectionTask{hits: make([]atomic.Int32, 2)}
+	for i := 0; i < b.N; i++ {
+		p.Run(2, task)
+	}
+}
