@@ -284,6 +284,14 @@ func sgemvRow(transB bool, n, k int, alpha float32, a, b []float32, ldb int, bet
 			var d [4]float32
 			for ; j+4 <= n; j += 4 {
 				dot4x32(a[:k], b[j*ldb:], ldb, &d)
+				if alpha == 1 && beta == 1 {
+					cj := c[j : j+4 : j+4]
+					cj[0] += d[0]
+					cj[1] += d[1]
+					cj[2] += d[2]
+					cj[3] += d[3]
+					continue
+				}
 				for q, s := range d {
 					v := alpha * s
 					if beta != 0 {
