@@ -14,6 +14,10 @@ import (
 // templates.PrepackConvWeights's result, a 1-D constant, and the node gets
 // templates.ConvPackedAttr with W's ONNX shape. The packed form is the only
 // copy in weights.bin; both the assembly and the pure-Go GEMM read it.
+// Likewise the constant float32 2-D B of every Gemm, MatMul,
+// cuvil::FusedGemm and cuvil::FusedMatMul becomes templates.PrepackGemmB's
+// result and the node gets templates.GemmPackedAttr with B's ONNX shape
+// (see prepackGemmB for the ones left alone).
 //
 // It edits m's top-level graph in place and returns the function that
 // undoes the edits, so Generate leaves its caller's model as it found it.
@@ -33,6 +37,25 @@ func prepack(m *ir.Model, winograd bool) (undo func()) {
 	var edits []edit
 	swapped := map[*ir.Value]*ir.Value{}
 	for _, n := range g.Nodes {
+		if prepackGemmB(n) {
+			w := n.Inputs[1]
+			if !w.IsConst() || w.Const.DType != ir.F32 || len(uses[w]) != 1 || isOutput[w] || w.Const.Check() != nil {
+				continue
+			}
+			bs := []int{int(w.Const.Shape[0]), int(w.Const.Shape[1])}
+			packed, ok := templates.PrepackGemmB(constF32(w.Const), bs, n.AttrInt("transB", 0) != 0)
+			if !ok {
+				continue
+			}
+			pv := packedValue(w, packed)
+			edits = append(edits, edit{n: n, attrs: n.Attrs, inputs: n.Inputs})
+			n.Attrs = append([]*ir.Attr(nil), n.Attrs...)
+			n.SetAttr(&ir.Attr{Name: templates.GemmPackedAttr, Kind: ir.AttrInts, Ints: append([]int64(nil), w.Const.Shape...)})
+			n.Inputs = append([]*ir.Value(nil), n.Inputs...)
+			n.Inputs[1] = pv
+			swapped[w] = pv
+			continue
+		}
 		isConv := n.Op == "Conv" && (n.Domain == "" || n.Domain == "ai.onnx") || n.Op == "FusedConv" && n.Domain == ir.CuvilDomain
 		if !isConv || len(n.Inputs) < 2 || n.Attr(templates.ConvPackedAttr) != nil {
 			continue
@@ -45,10 +68,7 @@ func prepack(m *ir.Model, winograd bool) (undo func()) {
 		for i, d := range w.Const.Shape {
 			ws[i] = int(d)
 		}
-		data := make([]float32, len(w.Const.Raw)/4)
-		for i := range data {
-			data[i] = math.Float32frombits(binary.LittleEndian.Uint32(w.Const.Raw[4*i:]))
-		}
+		data := constF32(w.Const)
 		packed, ok := templates.PrepackConvWeights(data, ws, int(n.AttrInt("group", 1)))
 		attr := templates.ConvPackedAttr
 		if u, wattr, wok := prepackWinograd(n, data, ws); winograd && wok { // prepack_winograd.go
@@ -57,9 +77,7 @@ func prepack(m *ir.Model, winograd bool) (undo func()) {
 		if !ok {
 			continue
 		}
-		t := ir.NewTensorF32([]int64{int64(len(packed))}, packed)
-		t.Name = w.Const.Name
-		pv := &ir.Value{Name: w.Name, Type: t.Type(), Const: t}
+		pv := packedValue(w, packed)
 		edits = append(edits, edit{n: n, attrs: n.Attrs, inputs: n.Inputs})
 		n.Attrs = append([]*ir.Attr(nil), n.Attrs...)
 		n.SetAttr(&ir.Attr{Name: attr, Kind: ir.AttrInts, Ints: append([]int64(nil), w.Const.Shape...)})
@@ -82,4 +100,59 @@ func prepack(m *ir.Model, winograd bool) (undo func()) {
 		}
 		g.Consts = consts
 	}
+}
+
+// prepackGemmB reports whether n is a Gemm, MatMul, cuvil::FusedGemm or
+// cuvil::FusedMatMul whose B (input 1) gen may store prepacked: B is 2-D
+// (a MatMul's B of another rank broadcasts or is promoted), A is float32,
+// and A's row count is not known to be 1 or 2: those take the GEMV path,
+// which reads B as it is.
+func prepackGemmB(n *ir.Node) bool {
+	onnx := n.Domain == "" || n.Domain == "ai.onnx"
+	cuvil := n.Domain == ir.CuvilDomain
+	var transA bool
+	switch {
+	case onnx && n.Op == "Gemm", cuvil && n.Op == "FusedGemm":
+		transA = n.AttrInt("transA", 0) != 0
+	case onnx && n.Op == "MatMul", cuvil && n.Op == "FusedMatMul":
+	default:
+		return false
+	}
+	if len(n.Inputs) < 2 || n.Inputs[0] == nil || n.Inputs[1] == nil || n.Attr(templates.GemmPackedAttr) != nil {
+		return false
+	}
+	a, b := n.Inputs[0].Type, n.Inputs[1]
+	if a.Kind != ir.TensorKind || a.DType != ir.F32 || a.Unranked || len(a.Shape) == 0 || !b.IsConst() || len(b.Const.Shape) != 2 {
+		return false
+	}
+	// Rows of op(A): all but the last dimension (MatMul), or one of two.
+	rows := a.Shape[:len(a.Shape)-1]
+	if len(a.Shape) == 2 && transA {
+		rows = a.Shape[1:]
+	}
+	m := int64(1)
+	for _, d := range rows {
+		if d.Sym != "" || d.Size < 0 {
+			return true
+		}
+		m *= d.Size
+	}
+	return m > 2
+}
+
+// constF32 returns t's float32 values.
+func constF32(t *ir.Tensor) []float32 {
+	data := make([]float32, len(t.Raw)/4)
+	for i := range data {
+		data[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Raw[4*i:]))
+	}
+	return data
+}
+
+// packedValue is the 1-D constant that replaces w: its packed values, same
+// names.
+func packedValue(w *ir.Value, packed []float32) *ir.Value {
+	t := ir.NewTensorF32([]int64{int64(len(packed))}, packed)
+	t.Name = w.Const.Name
+	return &ir.Value{Name: w.Name, Type: t.Type(), Const: t}
 }

@@ -83,6 +83,19 @@ func sgemmPrepackedB(transA bool, m, n, k int, alpha float32, a []float32, lda i
 		beta, c, ldc)
 }
 
+// sgemmPrepackedBPart is sgemmPrepackedB for columns [j0, j0+n) of a
+// matrix of nAll columns packed whole by sgemmPackB (j0 a multiple of NR),
+// packing A into bufs (nil: from the pool).
+func sgemmPrepackedBPart(bufs *sgemmPkBufs, nAll, j0, m, n, k int, alpha float32, transA bool, a []float32, lda int, bp []float32, beta float32, c []float32, ldc int) {
+	if j0%sgemmPkNR != 0 || j0+n > nAll || len(bp) < sgemmPackedBSize(k, nAll) {
+		panic("templates: prepacked B part out of range")
+	}
+	sgemmDrive(bufs, m, n, k, alpha,
+		sgemmOperand{trans: transA, data: a, ld: lda},
+		sgemmOperand{data: bp, packed: true, ld: sgemmRoundUp(nAll, sgemmPkNR), off: j0},
+		beta, c, ldc)
+}
+
 // sgemmPrepackedA is sgemmPacked with op(A) already packed by sgemmPackA
 // (convolution weights are the A operand of an im2col GEMM).
 func sgemmPrepackedA(transB bool, m, n, k int, alpha float32, ap []float32, b []float32, ldb int, beta float32, c []float32, ldc int) {

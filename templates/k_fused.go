@@ -303,14 +303,18 @@ func FusedConv(n *Node) error {
 // none). The output is split over the pool by column blocks (or row blocks
 // when it is tall and narrow); each part runs the GEMM on its block a band
 // of rows at a time and its epilogue right after, while the band is in
-// cache.
-func fusedGemmFloat[T nnFloat](n *Node, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
+// cache. With packed set (float32 only), b is op(B) packed whole by
+// sgemmPackB at compile time (transB and ldb are then unused).
+func fusedGemmFloat[T nnFloat](n *Node, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T, packed bool) {
 	if c == nil {
 		beta = 0
 	}
+	if packed {
+		transB = false
+	}
 	t := parTaskOf[fusedGemmTask[T]](n)
 	*t = fusedGemmTask[T]{p: n.Pool, transA: transA, transB: transB, m: m, nn: nn, k: k, alpha: alpha, beta: beta,
-		a: a, b: b, c: c, z: z, y: y, lda: lda, ldb: ldb, csi: csi, csj: csj, after: after, act: act}
+		a: a, b: b, c: c, z: z, y: y, lda: lda, ldb: ldb, csi: csi, csj: csj, after: after, packed: packed, act: act}
 	threads := 1
 	if _, f32 := any(a).([]float32); f32 && m*nn*k >= parMinFlops {
 		threads = n.Pool.Threads()
@@ -339,6 +343,7 @@ type fusedGemmTask[T nnFloat] struct {
 	a, b, c, z, y      []T
 	lda, ldb, csi, csj int
 	after, byCols      bool
+	packed             bool // b is op(B) prepacked (float32)
 	act                fusedAct
 }
 
@@ -371,7 +376,14 @@ func (t *fusedGemmTask[T]) runPart(i, parts int) {
 		if t.transA {
 			aoff = i0
 		}
-		gemmTPart(t.p, i, t.transA, t.transB, mr, cols, t.k, t.alpha, t.a[aoff:], t.lda, t.b[boff:], t.ldb, 0, t.y[i0*nn+c0:], nn)
+		if t.packed {
+			// Columns c0.. of the packed B: parSplit keeps c0 a multiple
+			// of the panel width.
+			sgemmPrepackedBPart(t.p.scratchFor(i).pkBufs(), nn, c0, mr, cols, t.k, float32(t.alpha), t.transA,
+				any(t.a).([]float32)[aoff:], t.lda, any(t.b).([]float32), 0, any(t.y).([]float32)[i0*nn+c0:], nn)
+		} else {
+			gemmTPart(t.p, i, t.transA, t.transB, mr, cols, t.k, t.alpha, t.a[aoff:], t.lda, t.b[boff:], t.ldb, 0, t.y[i0*nn+c0:], nn)
+		}
 		for r := i0; r < i0+mr; r++ {
 			row := t.y[r*nn+c0 : r*nn+c1]
 			var zs []T
@@ -411,24 +423,28 @@ func FusedGemm(n *Node) error {
 	if err != nil {
 		return err
 	}
-	if len(A.Shape) != 2 || len(B.Shape) != 2 {
-		return n.Errorf("A %v and B %v must be 2-D", A.ShapeString(), B.ShapeString())
+	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
+	br, bc, packed, err := gemmBShape(n, B, transB)
+	if err != nil {
+		return err
+	}
+	if len(A.Shape) != 2 {
+		return n.Errorf("A %v must be 2-D", A.ShapeString())
 	}
 	if C != nil && C.DType != A.DType || B.DType != A.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
-	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
 	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
 	m, k := A.Shape[0], A.Shape[1]
 	if transA {
 		m, k = k, m
 	}
-	kb, nn := B.Shape[0], B.Shape[1]
+	kb, nn := br, bc
 	if transB {
 		kb, nn = nn, kb
 	}
 	if k != kb {
-		return n.Errorf("inner dimensions differ: A %v, B %v (transA=%v transB=%v)", A.ShapeString(), B.ShapeString(), transA, transB)
+		return n.Errorf("inner dimensions differ: A %v, B [%d %d] (transA=%v transB=%v)", A.ShapeString(), br, bc, transA, transB)
 	}
 	var csi, csj int
 	if C != nil {
@@ -460,7 +476,7 @@ func FusedGemm(n *Node) error {
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
 	Y := n.Out[0]
 	nnResize(Y, A.DType, m, nn)
-	lda, ldb := A.Shape[1], B.Shape[1]
+	lda, ldb := A.Shape[1], bc
 	switch a := A.Data.(type) {
 	case []float32:
 		var c, z []float32
@@ -470,7 +486,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32(), packed)
 	case []float64:
 		var c, z []float64
 		if C != nil {
@@ -479,7 +495,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(n, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
+		fusedGemmFloat(n, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64(), false)
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
@@ -502,15 +518,18 @@ func FusedMatMul(n *Node) error {
 		return err
 	}
 	ra := len(A.Shape)
-	if ra < 1 || len(B.Shape) != 2 {
-		return n.Errorf("A %v must have rank >= 1 and B %v rank 2", A.ShapeString(), B.ShapeString())
+	k, nn, packed, err := gemmBShape(n, B, false)
+	if err != nil {
+		return err
+	}
+	if ra < 1 {
+		return n.Errorf("A %v must have rank >= 1", A.ShapeString())
 	}
 	if B.DType != A.DType || bias != nil && bias.DType != A.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
-	k, nn := B.Shape[0], B.Shape[1]
 	if A.Shape[ra-1] != k {
-		return n.Errorf("inner dimensions differ: A %v, B %v", A.ShapeString(), B.ShapeString())
+		return n.Errorf("inner dimensions differ: A %v, B [%d %d]", A.ShapeString(), k, nn)
 	}
 	if bias != nil && bias.Len() != nn {
 		return n.Errorf("bias %v must have %d elements", bias.ShapeString(), nn)
@@ -534,7 +553,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
+		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32(), packed)
 	case []float64:
 		var c, z []float64
 		if bias != nil {
@@ -543,7 +562,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
+		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64(), false)
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}

@@ -21,3 +21,22 @@ func PrepackConvWeights(w []float32, ws []int, group int) ([]float32, bool) {
 	}
 	return convPackWeights(w, ws, group), true
 }
+
+// GemmPackedAttr names the attribute (ints: B's ONNX shape) gen sets on a
+// Gemm, MatMul, cuvil::FusedGemm or cuvil::FusedMatMul whose constant B it
+// replaced by PrepackGemmB's result.
+const GemmPackedAttr = gemmPackedAttr
+
+// PrepackGemmB returns the float32 matrix b (ONNX shape bs, 2-D; op(B) is
+// its transpose when transB) in the layout Gemm, MatMul, FusedGemm and
+// FusedMatMul read when the node has GemmPackedAttr.
+func PrepackGemmB(b []float32, bs []int, transB bool) ([]float32, bool) {
+	if len(bs) != 2 || len(b) != bs[0]*bs[1] || bs[0] <= 0 || bs[1] <= 0 {
+		return nil, false
+	}
+	k, n := bs[0], bs[1]
+	if transB {
+		k, n = n, k
+	}
+	return sgemmPackB(transB, k, n, b, bs[1]), true
+}
