@@ -295,8 +295,23 @@ func maxPool2D[T nnNum](x, y, tmp []T, planes int, in []int, win nnWin) {
 				}
 				continue
 			}
-			copy(tmp, xp[(h0+lo*dh)*W:(h0+lo*dh)*W+W])
-			for kh := lo + 1; kh < hi; kh++ {
+			kh := lo + 1
+			if hi-lo >= 3 {
+				// Three rows in one pass: tmp is written once, not three
+				// times.
+				r0 := xp[(h0+lo*dh)*W : (h0+lo*dh)*W+W]
+				r1 := xp[(h0+(lo+1)*dh)*W : (h0+(lo+1)*dh)*W+W]
+				r2 := xp[(h0+(lo+2)*dh)*W : (h0+(lo+2)*dh)*W+W]
+				r1, r2 = r1[:len(r0)], r2[:len(r0)]
+				t := tmp[:len(r0)]
+				for j, v := range r0 {
+					t[j] = max(v, r1[j], r2[j])
+				}
+				kh = lo + 3
+			} else {
+				copy(tmp, xp[(h0+lo*dh)*W:(h0+lo*dh)*W+W])
+			}
+			for ; kh < hi; kh++ {
 				r := xp[(h0+kh*dh)*W : (h0+kh*dh)*W+W]
 				for j, v := range r {
 					tmp[j] = max(tmp[j], v)
