@@ -267,22 +267,56 @@ func Concat(n *Node) error {
 	out.Resize(first.DType, os.s()...)
 	var ost [ewMaxRank]int
 	ewContig(&ost, os.s())
+	if threads := n.Pool.Threads(); threads > 1 && len(n.In) > 1 && out.Len() >= parMinElems {
+		// Inputs split between parts: each lands where it does serially.
+		t := parTaskOf[concatTask](n)
+		*t = concatTask{n: n, out: out, ost: ost, ax: ax}
+		n.Pool.Run(min(threads, len(n.In)), t)
+		*t = concatTask{}
+		return nil
+	}
+	concatRange(n.In, 0, len(n.In), out, &ost, ax)
+	return nil
+}
+
+// concatTask is Concat with its inputs split between parts.
+type concatTask struct {
+	n   *Node
+	out *Tensor
+	ost [ewMaxRank]int
+	ax  int
+}
+
+func (t *concatTask) runPart(i, parts int) {
+	lo, hi := parSplit(len(t.n.In), parts, i, 1)
+	if lo < hi {
+		concatRange(t.n.In, lo, hi, t.out, &t.ost, t.ax)
+	}
+}
+
+// concatRange copies inputs [lo, hi) of a Concat along axis ax into out
+// (contiguous strides ost).
+func concatRange(in []*Tensor, lo, hi int, out *Tensor, ost *[ewMaxRank]int, ax int) {
 	at := 0
-	for _, t := range n.In {
+	for _, t := range in[:lo] {
+		if t != nil {
+			at += t.Shape[ax]
+		}
+	}
+	for _, t := range in[lo:hi] {
 		if t == nil {
 			continue
 		}
 		var w ewWalk
-		w.rank, w.nops = r, 2
+		w.rank, w.nops = len(t.Shape), 2
 		copy(w.dims[:], t.Shape)
-		w.st[0] = ost
+		w.st[0] = *ost
 		ewContig(&w.st[1], t.Shape)
 		w.base[0] = at * ost[ax]
 		at += t.Shape[ax]
 		w.coalesce()
 		ewCopyWalkAny(&w, out.Data, t.Data)
 	}
-	return nil
 }
 
 // Split cuts input 0 along axis into the outputs: sizes from the split

@@ -68,6 +68,7 @@ func TestKernelsThreadsEqual(t *testing.T) {
 		{"Gemm", Attrs{"transB": int64(1)}, []*Tensor{nnRand(r, 33, 129), nnRand(r, 301, 129), nnRand(r, 301)}},
 		{"MatMul", nil, []*Tensor{nnRand(r, 2, 67, 45), nnRand(r, 45, 211)}},
 		{"cuvil::FusedGemm", Attrs{"activation": "Relu"}, []*Tensor{nnRand(r, 129, 77), nnRand(r, 77, 203), nnRand(r, 203)}},
+		{"Concat", Attrs{"axis": int64(1)}, []*Tensor{nnRand(r, 1, 37, 31, 9), nnRand(r, 1, 5, 31, 9), nnRand(r, 1, 41, 31, 9)}},
 		{"MaxPool", Attrs{"kernel_shape": []int64{3, 3}, "strides": []int64{2, 2}, "ceil_mode": int64(1)}, []*Tensor{nnRand(r, 1, 37, 31, 29)}},
 	}
 	for _, c := range cases {
