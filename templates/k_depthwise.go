@@ -209,6 +209,9 @@ func convDW3x3(x, w, bias, y []float32, c0, c1 int, in []int, win nnWin, act fus
 	out := buf[s*s*planeLen : s*s*planeLen+outLen]
 	var src [9][]float32
 	var w9 [9]float32
+	// Every channel writes the same plane positions (the geometry decides
+	// them), so the zero padding around them is cleared once per call.
+	clear(planes)
 	// Tap (kh, kw) reads phase plane (kh%s, kw%s) shifted by (kh/s, kw/s).
 	for kh := 0; kh < 3; kh++ {
 		for kw := 0; kw < 3; kw++ {
@@ -218,7 +221,6 @@ func convDW3x3(x, w, bias, y []float32, c0, c1 int, in []int, win nnWin, act fus
 	}
 	for c := c0; c < c1; c++ {
 		xc := x[c*H*W : (c+1)*H*W]
-		clear(planes)
 		for a := 0; a < s; a++ {
 			for r := 0; r < rows; r++ {
 				h := s*r + a - ph
