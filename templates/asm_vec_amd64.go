@@ -91,13 +91,13 @@ func normAffineAVX2(y *float32, x *float32, s *float32, b *float32, n int, mean 
 //go:noescape
 func normScaleAVX2(y *float32, x *float32, s *float32, n int, mean float32, inv float32)
 
-// dot4AVX2 sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4), p in
-// [0, k), k a multiple of 8.
+// dot4AVX2 sets out[r] = sum_p float64(a[p])*float64(b[r*ldb+p]) for r in
+// [0, 4), p in [0, k), k a multiple of 8, summed in float64.
 //
 // Requires: AVX, FMA
 //
 //go:noescape
-func dot4AVX2(a *float32, b *float32, ldb int, k int, out *[4]float32)
+func dot4AVX2(a *float32, b *float32, ldb int, k int, out *[4]float64)
 
 // lstmGatesAVX2 sets, for u in [0, hs) (hs a multiple of 8), with
 // i, o, f, z = gates[u], gates[hs+u], gates[2hs+u], gates[3hs+u]:

@@ -184,21 +184,27 @@ func normAffineGo(y, x, s, b []float32, mean, inv float32) {
 }
 
 // dot4Go sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4), p in
-// [0, len(a)): four dot products of a with rows of b.
+// [0, len(a)), summed in float64 and rounded once (the twin of dot4x32).
 func dot4Go(a, b []float32, ldb int, out *[4]float32) {
+	var s [4]float64
+	dot4Go64(a, b, ldb, &s)
+	out[0], out[1], out[2], out[3] = float32(s[0]), float32(s[1]), float32(s[2]), float32(s[3])
+}
+
+// dot4Go64 adds sum_p float64(a[p])*float64(b[r*ldb+p]) to s[r] for r in
+// [0, 4), p in [0, len(a)).
+func dot4Go64(a, b []float32, ldb int, s *[4]float64) {
 	k := len(a)
 	r0, r1, r2, r3 := b[:k], b[ldb:ldb+k], b[2*ldb:2*ldb+k], b[3*ldb:3*ldb+k]
-	var s0, s1, s2, s3 float32
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
 	for p, av := range a {
-		s0 += av * r0[p]
-		s1 += av * r1[p]
-		s2 += av * r2[p]
-		s3 += av * r3[p]
+		x := float64(av)
+		s0 += x * float64(r0[p])
+		s1 += x * float64(r1[p])
+		s2 += x * float64(r2[p])
+		s3 += x * float64(r3[p])
 	}
-	out[0] += s0
-	out[1] += s1
-	out[2] += s2
-	out[3] += s3
+	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
 }
 
 // lstmGatesGo is one LSTM step's gate equations with the default

@@ -136,11 +136,12 @@ func normAffine32(y, x, s, b []float32, mean, inv float32) {
 }
 
 // dot4x32 sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4): b holds
-// four rows ldb apart, each at least len(a) long.
+// four rows ldb apart, each at least len(a) long. The sums are taken in
+// float64 and rounded once.
 func dot4x32(a, b []float32, ldb int, out *[4]float32) {
 	k := len(a)
-	*out = [4]float32{}
 	if k == 0 {
+		*out = [4]float32{}
 		return
 	}
 	_ = b[3*ldb+k-1]
@@ -149,10 +150,12 @@ func dot4x32(a, b []float32, ldb int, out *[4]float32) {
 		dot4Go(a, b, ldb, out)
 		return
 	}
-	dot4AVX2(&a[0], &b[0], ldb, kv, out)
+	var s [4]float64
+	dot4AVX2(&a[0], &b[0], ldb, kv, &s)
 	if kv < k {
-		dot4Go(a[kv:], b[kv:], ldb, out)
+		dot4Go64(a[kv:], b[kv:], ldb, &s)
 	}
+	out[0], out[1], out[2], out[3] = float32(s[0]), float32(s[1]), float32(s[2]), float32(s[3])
 }
 
 // lstmGates32 is lstmGatesGo, in assembly when len(h) is a multiple of 8.

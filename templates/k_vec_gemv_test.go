@@ -2,6 +2,7 @@ package templates
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -9,29 +10,97 @@ import (
 // dot4x32 and lstmGates32 (assembly where the build and CPU have it)
 // against float64 references and their twins, on odd sizes with tails.
 
+// dot4Exact is sum_p a[p]*b[p] for p in [0, len(a)), exactly (each
+// float32 product is exact in float64; the sum is taken in big.Float),
+// and sum_p |a[p]*b[p]|.
+func dot4Exact(a, b []float32) (sum, mag float64) {
+	acc := new(big.Float).SetPrec(2048)
+	for p := range a {
+		v := float64(a[p]) * float64(b[p])
+		acc.Add(acc, new(big.Float).SetFloat64(v))
+		mag += math.Abs(v)
+	}
+	sum, _ = acc.Float64()
+	return sum, mag
+}
+
+// dot4Tol is how far a dot product summed in float64 and rounded once to
+// float32 may be from the exact sum: the final rounding (half a float32
+// ulp, 6e-8 relative) plus float64 summation error (k*2^-53*mag at worst,
+// far less in practice). A float32 accumulator is off by about 6e-8*mag
+// per step and fails it on cancelling data.
+func dot4Tol(want, mag float64) float64 { return 1.2e-7*math.Abs(want) + 1e-12*mag + 1e-37 }
+
+func dot4Check(t *testing.T, name string, a, b []float32, ldb int) {
+	t.Helper()
+	k := len(a)
+	var got, twin [4]float32
+	dot4x32(a, b, ldb, &got)
+	dot4Go(a, b, ldb, &twin)
+	for q := range 4 {
+		want, mag := dot4Exact(a, b[q*ldb:q*ldb+k])
+		for _, g := range []float32{got[q], twin[q]} {
+			if d := math.Abs(float64(g) - want); d > dot4Tol(want, mag) {
+				t.Fatalf("%s k=%d ldb=%d row %d: dot = %v (twin %v), want %v (off %.3g, tolerance %.3g)",
+					name, k, ldb, q, got[q], twin[q], want, d, dot4Tol(want, mag))
+			}
+		}
+	}
+}
+
 func TestDot4(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, k := range vecSizes {
+	for _, k := range append(vecSizes, 4099) {
 		for _, pad := range []int{0, 3} {
 			ldb := k + pad
 			a := vecRand(r, k, 1)
 			b := vecRand(r, 3*ldb+k, 1)
-			var got, twin [4]float32
-			dot4x32(a, b, ldb, &got)
-			dot4Go(a, b, ldb, &twin)
+			dot4Check(t, "random", a, b, ldb)
+		}
+	}
+}
+
+// TestDot4Cancel sums long, ill-conditioned dot products: the first half
+// of the terms are large (about 1e4) and positive, the second half nearly
+// cancels them (same a, b negated and nudged by about 1e-3), so the
+// running sum climbs to about 2e7 and the result is a few units. Summed
+// in float32 the result is off by several units; in float64 it is
+// within a float32 rounding.
+func TestDot4Cancel(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, k := range []int{4099, 4096, 1029} {
+		for _, pad := range []int{0, 3} {
+			ldb := k + pad
+			half := k / 2
+			a := make([]float32, k)
+			b := make([]float32, 3*ldb+k)
+			for p := range half {
+				a[p] = float32(100 * (1 + r.Float64()))
+				a[half+p] = a[p]
+			}
+			if k%2 == 1 {
+				a[k-1] = 1
+			}
 			for q := range 4 {
-				var want, mag float64
-				for p := range k {
-					v := float64(a[p]) * float64(b[q*ldb+p])
-					want += v
-					mag += math.Abs(v)
+				row := b[q*ldb : q*ldb+k]
+				for p := range half {
+					row[p] = float32(100 * (1 + r.Float64()))
+					row[half+p] = -row[p] + float32((r.Float64()*2-1)*1e-3)
 				}
-				for _, g := range []float32{got[q], twin[q]} {
-					if d := math.Abs(float64(g) - want); d > 1e-6*mag+1e-30 {
-						t.Fatalf("k=%d ldb=%d row %d: dot = %v (twin %v), want %v", k, ldb, q, got[q], twin[q], want)
-					}
+				if k%2 == 1 {
+					row[k-1] = 0.75
+				}
+				// The case has to be one a float32 accumulator gets wrong.
+				var s32 float32
+				for p := range k {
+					s32 += a[p] * row[p]
+				}
+				want, mag := dot4Exact(a, row)
+				if d := math.Abs(float64(s32) - want); d <= 10*dot4Tol(want, mag) {
+					t.Fatalf("k=%d row %d: float32 sum %v is within %.3g of %v: not ill-conditioned enough", k, q, s32, d, want)
 				}
 			}
+			dot4Check(t, "cancel", a, b, ldb)
 		}
 	}
 }

@@ -26,9 +26,6 @@ func sumSqDev32(x []float32, mean float32) float32 { return sumSqDevGo(x, mean) 
 
 func normAffine32(y, x, s, b []float32, mean, inv float32) { normAffineGo(y, x, s, b, mean, inv) }
 
-func dot4x32(a, b []float32, ldb int, out *[4]float32) {
-	*out = [4]float32{}
-	dot4Go(a, b, ldb, out)
-}
+func dot4x32(a, b []float32, ldb int, out *[4]float32) { dot4Go(a, b, ldb, out) }
 
 func lstmGates32(g, c, h []float32) { lstmGatesGo(g, c, h) }

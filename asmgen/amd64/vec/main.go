@@ -579,13 +579,16 @@ func normAffine(bias bool) {
 
 // dot4 emits four dot products of one row a with four rows of b ldb
 // floats apart (a GEMV's transposed-B block: batch-1 fully connected
-// layers, recurrent projections), 16 floats per iteration in two
-// accumulators per row, then 8.
+// layers, recurrent projections). The float32 lanes are widened to
+// float64 (VCVTPS2PD) and summed in float64, 8 floats per iteration in
+// two accumulators per row; the sums are stored as float64 so the caller
+// can add a tail and round once. The loop is bound by loading b, so the
+// conversions cost little.
 func dot4() {
-	TEXT("dot4AVX2", NOSPLIT, "func(a, b *float32, ldb, k int, out *[4]float32)")
+	TEXT("dot4AVX2", NOSPLIT, "func(a, b *float32, ldb, k int, out *[4]float64)")
 	Doc(
-		"dot4AVX2 sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4), p in",
-		"[0, k), k a multiple of 8.",
+		"dot4AVX2 sets out[r] = sum_p float64(a[p])*float64(b[r*ldb+p]) for r in",
+		"[0, 4), p in [0, k), k a multiple of 8, summed in float64.",
 		"",
 		"Requires: AVX, FMA",
 	)
@@ -603,41 +606,36 @@ func dot4() {
 	acc := make([]VecVirtual, 8)
 	for j := range acc {
 		acc[j] = YMM()
-		VXORPS(acc[j], acc[j], acc[j])
+		VXORPD(acc[j], acc[j], acc[j])
 	}
 	i := GP64()
 	XORQ(i, i)
-	last := GP64()
-	MOVQ(k, last)
-	SUBQ(U8(16), last)
-	Label("d4_loop2")
-	CMPQ(i, last)
-	JG(LabelRef("d4_loop1"))
-	x0, x1 := YMM(), YMM()
-	VMOVUPS(Mem{Base: a, Index: i, Scale: 4}, x0)
-	VMOVUPS(Mem{Base: a, Index: i, Scale: 4, Disp: 32}, x1)
-	for r, row := range rows {
-		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4}, x0, acc[r])
-		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4, Disp: 32}, x1, acc[4+r])
-	}
-	ADDQ(U8(16), i)
-	JMP(LabelRef("d4_loop2"))
-	Label("d4_loop1")
+	Label("d4_loop")
 	CMPQ(i, k)
 	JGE(LabelRef("d4_done"))
-	x := YMM()
-	VMOVUPS(Mem{Base: a, Index: i, Scale: 4}, x)
+	x0, x1 := YMM(), YMM()
+	VCVTPS2PD(Mem{Base: a, Index: i, Scale: 4}, x0)
+	VCVTPS2PD(Mem{Base: a, Index: i, Scale: 4, Disp: 16}, x1)
 	for r, row := range rows {
-		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4}, x, acc[r])
+		t0, t1 := YMM(), YMM()
+		VCVTPS2PD(Mem{Base: row, Index: i, Scale: 4}, t0)
+		VCVTPS2PD(Mem{Base: row, Index: i, Scale: 4, Disp: 16}, t1)
+		VFMADD231PD(t0, x0, acc[r])
+		VFMADD231PD(t1, x1, acc[4+r])
 	}
 	ADDQ(U8(8), i)
-	JMP(LabelRef("d4_loop1"))
+	JMP(LabelRef("d4_loop"))
 	Label("d4_done")
 	out := Load(Param("out"), GP64())
 	for r := range rows {
-		VADDPS(acc[4+r], acc[r], acc[r])
-		hsum(acc[r])
-		VMOVSS(acc[r].AsX(), Mem{Base: out, Disp: 4 * r})
+		VADDPD(acc[4+r], acc[r], acc[r])
+		hi := XMM()
+		VEXTRACTF128(U8(1), acc[r], hi)
+		VADDPD(hi, acc[r].AsX(), hi)
+		sw := XMM()
+		VUNPCKHPD(hi, hi, sw)
+		VADDSD(sw, hi, hi)
+		VMOVSD(hi, Mem{Base: out, Disp: 8 * r})
 	}
 	VZEROUPPER()
 	RET()
