@@ -22,8 +22,8 @@ func detectAVX512() bool {
 		return false
 	}
 	_, ebx7, _, _ := cpuidAsm(7, 0)
-	const avx512f = 1 << 16
-	return ebx7&avx512f != 0
+	const avx512f, bmi2 = 1 << 16, 1 << 8
+	return ebx7&(avx512f|bmi2) == avx512f|bmi2
 }
 
 // sgemmMicroWide runs a whole 6x32 tile: columns 0-15 from the packed B
@@ -39,6 +39,21 @@ func sgemmMicroWide(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, be
 	_ = b1[kc*sgemmPkNR-1]
 	_ = c[(sgemmPkMR-1)*ldc+2*sgemmPkNR-1]
 	sgemmKernel6x32AVX512(kc, &a[0], &b0[0], &b1[0], &c[0], ldc, alpha, beta)
+}
+
+// sgemmMicroWideEdge runs the first mr rows (1..6) and nr columns (1..32)
+// of a 6x32 tile: columns 0-15 from b0, 16-31 from b1 (read even when
+// nr <= 16). Call it only when sgemmWide.
+func sgemmMicroWideEdge(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
+	if kc <= 0 || mr <= 0 || nr <= 0 {
+		sgemmMicroWideEdgeGo(kc, a, b0, b1, c, ldc, alpha, beta, mr, nr)
+		return
+	}
+	_ = a[kc*sgemmPkMR-1]
+	_ = b0[kc*sgemmPkNR-1]
+	_ = b1[kc*sgemmPkNR-1]
+	_ = c[(mr-1)*ldc+nr-1]
+	sgemmKernel6x32EdgeAVX512(kc, &a[0], &b0[0], &b1[0], &c[0], ldc, alpha, beta, mr, nr)
 }
 
 // sgemmUseAsm routes sgemm through the packed driver and its assembly

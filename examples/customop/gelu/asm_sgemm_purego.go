@@ -29,3 +29,8 @@ func sgemmMicroWide(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, be
 	sgemmMicroGo(kc, a, b0, c, ldc, alpha, beta, sgemmPkMR, sgemmPkNR)
 	sgemmMicroGo(kc, a, b1, c[sgemmPkNR:], ldc, alpha, beta, sgemmPkMR, sgemmPkNR)
 }
+
+// sgemmMicroWideEdge is never called in this build (sgemmWide is false).
+func sgemmMicroWideEdge(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
+	sgemmMicroWideEdgeGo(kc, a, b0, b1, c, ldc, alpha, beta, mr, nr)
+}

@@ -97,7 +97,7 @@ func ewUnary(n *Node, op *ewUn, p, q float64) error {
 		return n.Errorf("want 1 input and 1 output")
 	}
 	x, out := n.In[0], n.Out[0]
-	ewResize(out, x.DType, x.Shape)
+	out.Resize(x.DType, x.Shape...)
 	if !ewUnaryData(x.DType, out.Data, x.Data, op, p, q) {
 		return n.Errorf("dtype %s not supported", x.DType)
 	}

@@ -26,47 +26,9 @@ func ewIsUnsigned(dt DType) bool {
 }
 func ewIsNumeric(dt DType) bool { return ewIsFloat(dt) || ewIsSigned(dt) || ewIsUnsigned(dt) }
 
-// ewDataLen is the length of a tensor's data slice.
-func ewDataLen(d any) int {
-	switch s := d.(type) {
-	case []float32:
-		return len(s)
-	case []float64:
-		return len(s)
-	case []uint16:
-		return len(s)
-	case []int8:
-		return len(s)
-	case []uint8:
-		return len(s)
-	case []int16:
-		return len(s)
-	case []int32:
-		return len(s)
-	case []int64:
-		return len(s)
-	case []uint32:
-		return len(s)
-	case []uint64:
-		return len(s)
-	case []bool:
-		return len(s)
-	case []string:
-		return len(s)
-	}
-	return -1
-}
-
-// ewResize is Tensor.Resize that also skips re-storing Data (which boxes
-// the slice header, an allocation) when the tensor already has the dtype
-// and length.
-func ewResize(t *Tensor, dt DType, shape []int) {
-	if t.DType == dt && t.Data != nil && ewDataLen(t.Data) == ewSize(shape) {
-		t.SetShape(shape)
-		return
-	}
-	t.Resize(dt, shape...)
-}
+// ewResize is Tensor.Resize with the shape as a slice; only rt_seq.go
+// still calls it.
+func ewResize(t *Tensor, dt DType, shape []int) { t.Resize(dt, shape...) }
 
 // ewInts reads an integer tensor (any integer dtype) into dst, which must
 // have room; it returns the filled prefix.
@@ -233,7 +195,7 @@ func (s *ewScratch) Ints(slot, size int) []int {
 
 // ewCopyData copies src's data into dst's (same Go type, dst long enough).
 func ewCopyData(dst, src any) {
-	n := ewDataLen(src)
+	n := dataLen(src)
 	if n == 0 {
 		return
 	}
@@ -246,7 +208,7 @@ func ewCopyData(dst, src any) {
 
 // ewCopyTensor makes dst a copy of src.
 func ewCopyTensor(dst, src *Tensor) {
-	ewResize(dst, src.DType, src.Shape)
+	dst.Resize(src.DType, src.Shape...)
 	ewCopyData(dst.Data, src.Data)
 }
 

@@ -279,8 +279,31 @@ func gemmMicro[T nnFloat](kc int, ap, bp []T, c []T, ldc, mr, nr int) {
 // (c has n entries; beta == 0 overwrites c).
 func sgemvRow(transB bool, n, k int, alpha float32, a, b []float32, ldb int, beta float32, c []float32) {
 	if transB {
-		// B is n x k: each c[j] is a dot product of contiguous rows.
-		for j := range c {
+		// B is n x k: each c[j] is a dot product of contiguous rows, four
+		// rows at a time (a is read once per four rows of B).
+		j := 0
+		if k >= 8 {
+			var d [4]float32
+			for ; j+4 <= n; j += 4 {
+				dot4x32(a[:k], b[j*ldb:], ldb, &d)
+				if alpha == 1 && beta == 1 {
+					cj := c[j : j+4 : j+4]
+					cj[0] += d[0]
+					cj[1] += d[1]
+					cj[2] += d[2]
+					cj[3] += d[3]
+					continue
+				}
+				for q, s := range d {
+					v := alpha * s
+					if beta != 0 {
+						v += beta * c[j+q]
+					}
+					c[j+q] = v
+				}
+			}
+		}
+		for ; j < n; j++ {
 			row := b[j*ldb : j*ldb+k]
 			var s0, s1, s2, s3 float32
 			p := 0

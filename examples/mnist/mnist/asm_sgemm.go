@@ -85,6 +85,19 @@ func sgemmPrepackedB(transA bool, m, n, k int, alpha float32, a []float32, lda i
 		beta, c, ldc)
 }
 
+// sgemmPrepackedBPart is sgemmPrepackedB for columns [j0, j0+n) of a
+// matrix of nAll columns packed whole by sgemmPackB (j0 a multiple of NR),
+// packing A into bufs (nil: from the pool).
+func sgemmPrepackedBPart(bufs *sgemmPkBufs, nAll, j0, m, n, k int, alpha float32, transA bool, a []float32, lda int, bp []float32, beta float32, c []float32, ldc int) {
+	if j0%sgemmPkNR != 0 || j0+n > nAll || len(bp) < sgemmPackedBSize(k, nAll) {
+		panic("templates: prepacked B part out of range")
+	}
+	sgemmDrive(bufs, m, n, k, alpha,
+		sgemmOperand{trans: transA, data: a, ld: lda},
+		sgemmOperand{data: bp, packed: true, ld: sgemmRoundUp(nAll, sgemmPkNR), off: j0},
+		beta, c, ldc)
+}
+
 // sgemmPrepackedA is sgemmPacked with op(A) already packed by sgemmPackA
 // (convolution weights are the A operand of an im2col GEMM).
 func sgemmPrepackedA(transB bool, m, n, k int, alpha float32, ap []float32, b []float32, ldb int, beta float32, c []float32, ldc int) {
@@ -132,12 +145,129 @@ func sgemmPackA(transA bool, m, k int, a []float32, lda int) []float32 {
 // slice of a larger packed matrix: ld is then the padded row count (A) or
 // column count (B) of the whole, and off the first row (A) or column (B)
 // used, a multiple of MR (A) or NR (B); ld 0 means the operand is whole.
+//
+// An implicit operand (im2col set, B only) is the column matrix of a 2-D
+// convolution, never materialised: its micro-panels are packed straight
+// from the input image (sgemmPackIm2col); off is then the first column.
 type sgemmOperand struct {
 	trans  bool
 	data   []float32
 	ld     int
 	packed bool
 	off    int
+	im2col *sgemmIm2col
+}
+
+// sgemmIm2col describes the implicit column matrix of one image and group
+// of a 1-D or 2-D convolution: row (c*KH+kh)*KW+kw, column oh*OW+ow holds
+// x[c, oh*sh-ph+kh*dh, ow*sw-pw+kw*dw], zero in the padding. A 1-D
+// convolution has H = KH = OH = 1.
+type sgemmIm2col struct {
+	x                      []float32 // [C, H, W]
+	H, W, KH, KW, OH, OW   int
+	sh, sw, dh, dw, ph, pw int
+}
+
+// sgemmPrepackedAIm2colPart is sgemmPrepackedAPart with B the implicit
+// column matrix im, columns [j0, j0+n): the im2col is done while packing
+// each B micro-panel, so no column matrix is written or read back.
+func sgemmPrepackedAIm2colPart(bufs *sgemmPkBufs, mAll, m0, m, n, k int, alpha float32, ap []float32, im *sgemmIm2col, j0 int, beta float32, c []float32, ldc int) {
+	if m0%sgemmPkMR != 0 || m0+m > mAll || len(ap) < sgemmPackedASize(mAll, k) {
+		panic("templates: prepacked A part out of range")
+	}
+	sgemmDrive(bufs, m, n, k, alpha,
+		sgemmOperand{data: ap, packed: true, ld: sgemmRoundUp(mAll, sgemmPkMR), off: m0},
+		sgemmOperand{im2col: im, off: j0},
+		beta, c, ldc)
+}
+
+// sgemmPackIm2col packs rows [pc, pc+kc) and columns [j0, j0+nc) of the
+// implicit column matrix t into dst as B micro-panels (each kc steps of 16
+// values, zero past nc): what im2col2D followed by sgemmPackBBlock would
+// store, in one pass. It walks each k row along output rows, so the
+// bounds work is per output row, not per panel.
+func sgemmPackIm2col(dst []float32, t *sgemmIm2col, pc, j0, kc, nc int) {
+	const NR = sgemmPkNR
+	H, W, KW, KK := t.H, t.W, t.KW, t.KH*t.KW
+	c, kk := pc/KK, pc%KK
+	kh, kw := kk/KW, kk%KW
+	pstride := kc * NR
+	dst = dst[:sgemmRoundUp(nc, NR)*kc]
+	// put writes src (nil: zeros) to columns [a, a+len) of k row p,
+	// split at panel boundaries.
+	put := func(p, a int, src []float32, n int) {
+		for n > 0 {
+			off := a & (NR - 1)
+			m := min(NR-off, n)
+			d := dst[(a>>4)*pstride+p*NR+off:][:m]
+			if src == nil {
+				clear(d)
+			} else {
+				copy(d, src[:m])
+				src = src[m:]
+			}
+			a += m
+			n -= m
+		}
+	}
+	oh0, ow0 := j0/t.OW, j0%t.OW
+	for p := 0; p < kc; p++ {
+		xc := t.x[c*H*W : (c+1)*H*W]
+		oh, ow := oh0, ow0
+		for rel := 0; rel < nc; {
+			n := min(t.OW-ow, nc-rel)
+			ih := oh*t.sh - t.ph + kh*t.dh
+			if ih < 0 || ih >= H {
+				put(p, rel, nil, n)
+			} else {
+				xr := xc[ih*W : ih*W+W]
+				iw0 := ow*t.sw - t.pw + kw*t.dw
+				// Columns [lo, hi) of the run read inside [0, W).
+				lo, hi := 0, n
+				if iw0 < 0 {
+					lo = min((-iw0+t.sw-1)/t.sw, n)
+				}
+				if iw0+(n-1)*t.sw >= W {
+					hi = 0
+					if W-1-iw0 >= 0 {
+						hi = (W-1-iw0)/t.sw + 1
+					}
+				}
+				hi = max(hi, lo)
+				put(p, rel, nil, lo)
+				if t.sw == 1 {
+					put(p, rel+lo, xr[iw0+lo:iw0+hi], hi-lo)
+				} else {
+					for i := lo; i < hi; i++ {
+						col := rel + i
+						dst[(col>>4)*pstride+p*NR+col&(NR-1)] = xr[iw0+i*t.sw]
+					}
+				}
+				put(p, rel+hi, nil, n-hi)
+			}
+			rel += n
+			oh, ow = oh+1, 0
+		}
+		if kw++; kw == KW {
+			kw = 0
+			if kh++; kh == t.KH {
+				kh = 0
+				c++
+			}
+		}
+	}
+	if tail := nc & (NR - 1); tail != 0 {
+		last := dst[(nc>>4)*pstride:]
+		for p := 0; p < kc; p++ {
+			clear(last[p*NR+tail : p*NR+NR])
+		}
+	}
+}
+
+// sgemmPackBPanels packs columns [j, j+nr) of op(B) for k steps
+// [pc, pc+kc) into dst: nr <= 16 is one micro-panel.
+func sgemmPackBPanels(dst []float32, B *sgemmOperand, pc, j, kc, nr int) {
+	sgemmPackBBlock(dst, B.trans, B.data, B.ld, pc, j, kc, nr)
 }
 
 // sgemmPrepackedAPart is sgemmPrepackedA for rows [m0, m0+m) of a matrix
@@ -180,9 +310,15 @@ func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand
 		for pc := 0; pc < k; pc += kb {
 			kc := min(kb, k-pc)
 			var bp []float32
-			if B.packed {
+			switch {
+			case B.packed:
 				bp = B.data[pc*npad+(B.off+jc)*kc:]
-			} else {
+			case B.im2col != nil:
+				// The whole KC x NC block at once: its packing walks
+				// output rows, not panels.
+				bp = bufs.b
+				sgemmPackIm2col(bp, B.im2col, pc, B.off+jc, kc, nc)
+			default:
 				bp = bufs.b
 			}
 			// Later k blocks accumulate into what the first one wrote.
@@ -202,7 +338,7 @@ func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand
 				// The first row block packs the B panels as it goes, the
 				// later ones reuse them.
 				var packB *sgemmOperand
-				if !B.packed && ic == 0 {
+				if !B.packed && B.im2col == nil && ic == 0 {
 					packB = &B
 				}
 				sgemmMacro(mc, nc, kc, alpha, ap, bp, cbeta, c[ic*ldc+jc:], ldc, packB, pc, jc)
@@ -222,13 +358,13 @@ func sgemmMacro(mc, nc, kc int, alpha float32, ap, bp []float32, beta float32, c
 		nr := min(sgemmPkNR, nc-jr)
 		b := bp[jr*kc : jr*kc+sgemmPkNR*kc]
 		if packB != nil {
-			sgemmPackBBlock(b, packB.trans, packB.data, packB.ld, pc, jc+jr, kc, nr)
+			sgemmPackBPanels(b, packB, pc, jc+jr, kc, nr)
 		}
 		if sgemmWide && jr+2*sgemmPkNR <= nc {
 			// Two whole B micro-panels: 6x32 tiles (AVX-512).
 			b1 := bp[(jr+sgemmPkNR)*kc : (jr+2*sgemmPkNR)*kc]
 			if packB != nil {
-				sgemmPackBBlock(b1, packB.trans, packB.data, packB.ld, pc, jc+jr+sgemmPkNR, kc, sgemmPkNR)
+				sgemmPackBPanels(b1, packB, pc, jc+jr+sgemmPkNR, kc, sgemmPkNR)
 			}
 			for ir := 0; ir < mc; ir += sgemmPkMR {
 				mr := min(sgemmPkMR, mc-ir)
@@ -237,11 +373,26 @@ func sgemmMacro(mc, nc, kc int, alpha float32, ap, bp []float32, beta float32, c
 					sgemmMicroWide(kc, a, b, b1, c[ir*ldc+jr:], ldc, alpha, beta)
 					continue
 				}
-				sgemmMicro(kc, a, b, c[ir*ldc+jr:], ldc, alpha, beta, mr, sgemmPkNR)
-				sgemmMicro(kc, a, b1, c[ir*ldc+jr+sgemmPkNR:], ldc, alpha, beta, mr, sgemmPkNR)
+				// Partial row tile (64 or 256 rows leave 4): one masked
+				// 6x32 call, not two 6x16 edge tiles.
+				sgemmMicroWideEdge(kc, a, b, b1, c[ir*ldc+jr:], ldc, alpha, beta, mr, 2*sgemmPkNR)
 			}
 			jr += sgemmPkNR
 			continue
+		}
+		if sgemmWide && jr+sgemmPkNR < nc {
+			// 17 to 31 columns left: two packed panels (the second zero
+			// padded), one masked 6x32 tile per row tile.
+			if packB != nil {
+				sgemmPackBPanels(bp[(jr+sgemmPkNR)*kc:], packB, pc, jc+jr+sgemmPkNR, kc, nc-jr-sgemmPkNR)
+			}
+			b1 := bp[(jr+sgemmPkNR)*kc : (jr+2*sgemmPkNR)*kc]
+			for ir := 0; ir < mc; ir += sgemmPkMR {
+				mr := min(sgemmPkMR, mc-ir)
+				a := ap[ir*kc : ir*kc+sgemmPkMR*kc]
+				sgemmMicroWideEdge(kc, a, b, b1, c[ir*ldc+jr:], ldc, alpha, beta, mr, nc-jr)
+			}
+			break
 		}
 		for ir := 0; ir < mc; ir += sgemmPkMR {
 			mr := min(sgemmPkMR, mc-ir)
@@ -386,6 +537,16 @@ func sgemmMicroGo(kc int, a, b []float32, c []float32, ldc int, alpha, beta floa
 			}
 			row[j] = v
 		}
+	}
+}
+
+// sgemmMicroWideEdgeGo is the pure-Go twin of the AVX-512 edge kernel: the
+// mr x nr corner (mr <= 6, nr <= 32) of the 6x32 tile at c from panels b0
+// (columns 0-15) and b1 (16-31).
+func sgemmMicroWideEdgeGo(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
+	sgemmMicroGo(kc, a, b0, c, ldc, alpha, beta, mr, min(nr, sgemmPkNR))
+	if nr > sgemmPkNR {
+		sgemmMicroGo(kc, a, b1, c[sgemmPkNR:], ldc, alpha, beta, mr, nr-sgemmPkNR)
 	}
 }
 

@@ -88,6 +88,9 @@ const convPackedAttr = "packed_w_shape"
 // needs room for the rank) and whether W is prepacked.
 func convWeightShape(n *Node, W *Tensor, sc []int) ([]int, bool, error) {
 	ps := n.Attrs.Ints(convPackedAttr)
+	if n.Attrs.Ints(convWinogradAttr) != nil {
+		return convWinogradWeightShape(n, W, sc) // k_winograd.go
+	}
 	if ps == nil {
 		return W.Shape, false, nil
 	}
@@ -134,6 +137,9 @@ func convFloat[T nnFloat](n *Node, x, w []T, wp []float32, bias, z []T, after bo
 	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
 	Cg, Mg := C/group, M/group
 	rows := Cg * kSize
+	if convWinogradTry(n, x, wp, bias, z, after, act, y, xs, M, win) {
+		return // 3x3 weights gen stored Winograd-transformed (k_winograd.go)
+	}
 	if convIsDepthwise2D(C, M, group, in) {
 		convDWRun(n, x, w, bias, z, after, act, y, N, C, in, win)
 		return
@@ -142,8 +148,16 @@ func convFloat[T nnFloat](n *Node, x, w []T, wp []float32, bias, z []T, after bo
 	for i := range in {
 		pointwise = pointwise && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
 	}
+	// Implicit GEMM: float32 2-D (or 1-D) convolutions with prepacked
+	// weights pack B blocks straight from the input inside each parallel
+	// part (sgemmPackIm2col), no column matrix. Serially it measured
+	// slower than im2col2D plus the AVX panel copy (small scattered
+	// copies), so it is used only where it takes the serial im2col off
+	// the critical path: several threads. The packed values and the GEMM
+	// order are the same either way, so results stay bit-identical.
+	implicit := !pointwise && wp != nil && len(in) <= 2 && n.Pool.Threads() > 1
 	var col []T
-	if !pointwise {
+	if !pointwise && !implicit {
 		col = nnBuf[T](n, 0, rows*outSize)
 	}
 	// Column blocks: a multiple of the GEMM's 256-column panel, so the
@@ -164,7 +178,7 @@ func convFloat[T nnFloat](n *Node, x, w []T, wp []float32, bias, z []T, after bo
 				zg = z[base : base+Mg*outSize]
 			}
 			src := xg
-			if !pointwise {
+			if !pointwise && !implicit {
 				if len(in) <= 2 {
 					im2col2D(xg, col, Cg, in, win)
 				} else {
@@ -175,6 +189,9 @@ func convFloat[T nnFloat](n *Node, x, w []T, wp []float32, bias, z []T, after bo
 			t := parTaskOf[convGemmTask[T]](n)
 			*t = convGemmTask[T]{src: src, y: yg, z: zg, rows: rows, Mg: Mg, g: g, outSize: outSize,
 				nb: nb, bias: bias, after: after, act: act, pool: n.Pool}
+			if implicit {
+				t.im = convIm2colOf(any(xg).([]float32), in, win)
+			}
 			if wp != nil {
 				t.wp = wp[g*gsize : (g+1)*gsize]
 			} else {
@@ -207,6 +224,7 @@ type convGemmTask[T nnFloat] struct {
 	rows, Mg, g, outSize int
 	nb                   int
 	byRows               bool
+	im                   sgemmIm2col // implicit B when im.x != nil
 	pool                 *WorkPool
 	bias                 []T
 	after                bool
@@ -226,7 +244,10 @@ func (t *convGemmTask[T]) runPart(i, parts int) {
 	}
 	for j0 := lo; j0 < hi; j0 += t.nb {
 		cols := min(t.nb, hi-j0)
-		if t.wp != nil {
+		if t.im.x != nil {
+			sgemmPrepackedAIm2colPart(t.pool.scratchFor(i).pkBufs(), t.Mg, m0, m1-m0, cols, t.rows, 1, t.wp, &t.im, j0,
+				0, any(t.y[m0*t.outSize+j0:]).([]float32), t.outSize)
+		} else if t.wp != nil {
 			sgemmPrepackedAPart(t.pool.scratchFor(i).pkBufs(), t.Mg, m0, m1-m0, cols, t.rows, 1, t.wp, false,
 				any(t.src[j0:]).([]float32), t.outSize, 0, any(t.y[m0*t.outSize+j0:]).([]float32), t.outSize)
 		} else {
@@ -245,6 +266,17 @@ func (t *convGemmTask[T]) runPart(i, parts int) {
 			fusedEpilogue(t.y[off:off+cols], bv, nil, 0, zs, t.after, t.act)
 		}
 	}
+}
+
+// convIm2colOf describes the implicit column matrix of x ([C, H, W] or
+// [C, W]) for the window.
+func convIm2colOf(x []float32, in []int, win nnWin) sgemmIm2col {
+	if len(in) == 1 {
+		return sgemmIm2col{x: x, H: 1, W: in[0], KH: 1, KW: win.k[0], OH: 1, OW: win.out[0],
+			sh: 1, sw: win.s[0], dh: 1, dw: win.d[0], pw: win.pb[0]}
+	}
+	return sgemmIm2col{x: x, H: in[0], W: in[1], KH: win.k[0], KW: win.k[1], OH: win.out[0], OW: win.out[1],
+		sh: win.s[0], sw: win.s[1], dh: win.d[0], dw: win.d[1], ph: win.pb[0], pw: win.pb[1]}
 }
 
 // im2col2D lays out the 1-D or 2-D receptive fields of x ([C, H, W], or

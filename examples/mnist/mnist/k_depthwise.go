@@ -211,9 +211,18 @@ func convDW3x3(x, w, bias, y []float32, c0, c1 int, in []int, win nnWin, act fus
 	out := buf[s*s*planeLen : s*s*planeLen+outLen]
 	var src [9][]float32
 	var w9 [9]float32
+	// Every channel writes the same plane positions (the geometry decides
+	// them), so the zero padding around them is cleared once per call.
+	clear(planes)
+	// Tap (kh, kw) reads phase plane (kh%s, kw%s) shifted by (kh/s, kw/s).
+	for kh := 0; kh < 3; kh++ {
+		for kw := 0; kw < 3; kw++ {
+			p := (kh%s)*s + kw%s
+			src[kh*3+kw] = planes[p*planeLen+(kh/s)*pitch+kw/s : (p+1)*planeLen]
+		}
+	}
 	for c := c0; c < c1; c++ {
 		xc := x[c*H*W : (c+1)*H*W]
-		clear(planes)
 		for a := 0; a < s; a++ {
 			for r := 0; r < rows; r++ {
 				h := s*r + a - ph
@@ -238,20 +247,18 @@ func convDW3x3(x, w, bias, y []float32, c0, c1 int, in []int, win nnWin, act fus
 				c := (w0 + pw) >> 1
 				last := min(W-1, 2*(pitch-c)+w0-1)
 				w := w0
-				for ; w < last; w += 2 {
-					d0[c] = xr[w]
-					d1[c] = xr[w+1]
-					c++
+				if pairs := (last - w0 + 1) / 2; pairs > 0 {
+					e0, e1 := d0[c:c+pairs], d1[c:c+pairs]
+					xs := xr[w0 : w0+2*pairs]
+					for i := range e0 {
+						e0[i], e1[i] = xs[2*i], xs[2*i+1]
+					}
+					w += 2 * pairs
+					c += pairs
 				}
 				if w == W-1 && c < pitch {
 					d0[c] = xr[w]
 				}
-			}
-		}
-		for kh := 0; kh < 3; kh++ {
-			for kw := 0; kw < 3; kw++ {
-				p := (kh%s)*s + kw%s
-				src[kh*3+kw] = planes[p*planeLen+(kh/s)*pitch+kw/s : (p+1)*planeLen]
 			}
 		}
 		copy(w9[:], w[c*9:c*9+9])

@@ -13,24 +13,28 @@ func Gemm(n *Node) error {
 	if A == nil || B == nil {
 		return n.Errorf("needs inputs A and B")
 	}
-	if len(A.Shape) != 2 || len(B.Shape) != 2 {
-		return n.Errorf("A %v and B %v must be 2-D", A.ShapeString(), B.ShapeString())
+	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
+	br, bc, packed, err := gemmBShape(n, B, transB)
+	if err != nil {
+		return err
+	}
+	if len(A.Shape) != 2 {
+		return n.Errorf("A %v must be 2-D", A.ShapeString())
 	}
 	if C != nil && C.DType != A.DType || B.DType != A.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
-	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
 	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
 	m, k := A.Shape[0], A.Shape[1]
 	if transA {
 		m, k = k, m
 	}
-	kb, nn := B.Shape[0], B.Shape[1]
+	kb, nn := br, bc
 	if transB {
 		kb, nn = nn, kb
 	}
 	if k != kb {
-		return n.Errorf("inner dimensions differ: A %v, B %v (transA=%v transB=%v)", A.ShapeString(), B.ShapeString(), transA, transB)
+		return n.Errorf("inner dimensions differ: A %v, B [%d %d] (transA=%v transB=%v)", A.ShapeString(), br, bc, transA, transB)
 	}
 	// C's strides when broadcast to m x nn.
 	var csi, csj int
@@ -57,10 +61,16 @@ func Gemm(n *Node) error {
 	}
 	Y := n.Out[0]
 	nnResize(Y, A.DType, m, nn)
-	lda, ldb := A.Shape[1], B.Shape[1]
+	lda, ldb := A.Shape[1], bc
 	switch a := A.Data.(type) {
 	case []float32:
-		gemmFloat(n.Pool, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, C, csi, csj, Y.F32())
+		// The fused driver adds beta*C in each band's epilogue, in
+		// parallel, instead of a strided copy of C first.
+		var c []float32
+		if C != nil {
+			c = C.F32()
+		}
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, nil, false, fusedAct{}, Y.F32(), packed)
 	case []float64:
 		gemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), C, csi, csj, Y.F64())
 	case []int32:
@@ -138,6 +148,9 @@ func MatMul(n *Node) error {
 	if A.DType != B.DType {
 		return n.Errorf("A is %v but B is %v", A.DType, B.DType)
 	}
+	if n.Attrs.Ints(gemmPackedAttr) != nil {
+		return matmulPackedB(n, A, B)
+	}
 	ra, rb := len(A.Shape), len(B.Shape)
 	if ra == 0 || rb == 0 {
 		return n.Errorf("scalars are not allowed: A %v, B %v", A.ShapeString(), B.ShapeString())
@@ -194,9 +207,9 @@ func MatMul(n *Node) error {
 	nnResize(Y, A.DType, shape...)
 	switch a := A.Data.(type) {
 	case []float32:
-		matmulFloat(n.Pool, a, B.F32(), Y.F32(), m, nn, k, bdims, sa, sb, idx)
+		matmulFloat(n, a, B.F32(), Y.F32(), m, nn, k, bdims, sa, sb, idx)
 	case []float64:
-		matmulFloat(n.Pool, a, B.F64(), Y.F64(), m, nn, k, bdims, sa, sb, idx)
+		matmulFloat(n, a, B.F64(), Y.F64(), m, nn, k, bdims, sa, sb, idx)
 	case []int32:
 		matmulInt(a, B.I32(), Y.I32(), m, nn, k, bdims, sa, sb, idx)
 	case []int64:
@@ -211,7 +224,63 @@ func MatMul(n *Node) error {
 	return nil
 }
 
-func matmulFloat[T nnFloat](p *WorkPool, a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
+// matmulPackedB is MatMul with a constant 2-D B gen stored prepacked
+// (gemmPackedAttr): A's batches stack into one tall GEMM.
+func matmulPackedB(n *Node, A, B *Tensor) error {
+	k, nn, _, err := gemmBShape(n, B, false)
+	if err != nil {
+		return err
+	}
+	ra := len(A.Shape)
+	if ra == 0 || A.Shape[ra-1] != k {
+		return n.Errorf("inner dimensions differ: A %v, B [%d %d]", A.ShapeString(), k, nn)
+	}
+	if A.DType != F32 {
+		return n.Errorf("A is %v but prepacked B is float32", A.DType)
+	}
+	shape := n.ScratchInts(ra)
+	copy(shape, A.Shape[:ra-1])
+	shape[ra-1] = nn
+	m := nnProd(A.Shape[:ra-1])
+	Y := n.Out[0]
+	nnResize(Y, F32, shape...)
+	fusedGemmFloat(n, false, false, m, nn, k, 1, A.F32(), k, B.F32(), nn, 0, nil, 0, 0, nil, false, fusedAct{}, Y.F32(), true)
+	return nil
+}
+
+// gemmPackedAttr is the attribute gen sets on a Gemm, MatMul, FusedGemm
+// or FusedMatMul whose constant float32 B it stored prepacked: B's data is
+// then op(B) (k x n) in sgemmPackB's layout, whatever transB says, B's
+// shape that length, and the attribute holds B's ONNX shape (2-D). The
+// assembly and pure-Go GEMMs both read that layout.
+const gemmPackedAttr = "packed_b_shape"
+
+// gemmBShape returns B's 2-D ONNX shape (from gemmPackedAttr when B is
+// prepacked) and whether B is prepacked.
+func gemmBShape(n *Node, B *Tensor, transB bool) (rows, cols int, packed bool, err error) {
+	ps := n.Attrs.Ints(gemmPackedAttr)
+	if ps == nil {
+		if len(B.Shape) != 2 {
+			return 0, 0, false, n.Errorf("B %v must be 2-D", B.ShapeString())
+		}
+		return B.Shape[0], B.Shape[1], false, nil
+	}
+	if B.DType != F32 || len(ps) != 2 || ps[0] < 0 || ps[1] < 0 {
+		return 0, 0, false, n.Errorf("prepacked B must be float32 with a 2-D shape, have %v %v", B.DType, ps)
+	}
+	rows, cols = int(ps[0]), int(ps[1])
+	k, nn := rows, cols
+	if transB {
+		k, nn = nn, k
+	}
+	if B.Len() != sgemmPackedBSize(k, nn) {
+		return 0, 0, false, n.Errorf("prepacked B has %d values, shape %v (transB=%v) wants %d", B.Len(), ps, transB, sgemmPackedBSize(k, nn))
+	}
+	return rows, cols, true, nil
+}
+
+func matmulFloat[T nnFloat](nd *Node, a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
+	p := nd.Pool
 	// When B is shared by every batch and A's batches are contiguous, the
 	// batches stack into one tall GEMM.
 	shared, contig := true, true
@@ -229,22 +298,48 @@ func matmulFloat[T nnFloat](p *WorkPool, a, b, y []T, m, n, k int, bdims, sa, sb
 		gemmTPar(p, false, false, m*nnProd(bdims), n, k, 1, a, k, b, n, 0, y, n)
 		return
 	}
-	clear(idx)
 	total := nnProd(bdims)
+	if _, f32 := any(a).([]float32); f32 && p.Threads() > 1 && total > 1 {
+		// One GEMM per batch, the batches split over the pool (each
+		// part packs into its own buffers).
+		t := parTaskOf[matmulTask[T]](nd)
+		*t = matmulTask[T]{p: p, a: a, b: b, y: y, m: m, n: n, k: k, bdims: bdims, sa: sa, sb: sb}
+		p.Run(min(p.Threads(), total), t)
+		*t = matmulTask[T]{}
+		return
+	}
+	clear(idx)
 	for bi := 0; bi < total; bi++ {
-		ao, bo := 0, 0
-		for i, v := range idx {
-			ao += v * sa[i]
-			bo += v * sb[i]
-		}
+		ao, bo := matmulOffsets(bi, bdims, sa, sb)
 		gemmTPar(p, false, false, m, n, k, 1, a[ao:], k, b[bo:], n, 0, y[bi*m*n:], n)
-		for i := len(idx) - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < bdims[i] {
-				break
-			}
-			idx[i] = 0
-		}
+	}
+}
+
+// matmulOffsets returns the offsets into A and B of batch bi.
+func matmulOffsets(bi int, bdims, sa, sb []int) (ao, bo int) {
+	for i := len(bdims) - 1; i >= 0; i-- {
+		v := bi % bdims[i]
+		bi /= bdims[i]
+		ao += v * sa[i]
+		bo += v * sb[i]
+	}
+	return ao, bo
+}
+
+// matmulTask is a batched MatMul split over the pool by batches.
+type matmulTask[T nnFloat] struct {
+	p       *WorkPool
+	a, b, y []T
+	m, n, k int
+	bdims   []int
+	sa, sb  []int
+}
+
+func (t *matmulTask[T]) runPart(i, parts int) {
+	lo, hi := parSplit(nnProd(t.bdims), parts, i, 1)
+	for bi := lo; bi < hi; bi++ {
+		ao, bo := matmulOffsets(bi, t.bdims, t.sa, t.sb)
+		gemmTPart(t.p, i, false, false, t.m, t.n, t.k, 1, t.a[ao:], t.k, t.b[bo:], t.n, 0, t.y[bi*t.m*t.n:], t.n)
 	}
 }
 

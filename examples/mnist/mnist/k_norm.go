@@ -253,6 +253,14 @@ func LayerNormalization(n *Node) error {
 	eps := float64(n.Attrs.Float("epsilon", 1e-5))
 	switch x := X.Data.(type) {
 	case []float32:
+		if nS == inner && (B == nil || nB == inner) && S.DType == F32 && (B == nil || B.DType == F32) {
+			var b []float32
+			if B != nil {
+				b = B.F32()
+			}
+			layerNorm32(n, x, nil, S.F32(), b, n.Out[0].F32(), nil, rows, inner, eps, mean, inv)
+			break
+		}
 		layerNorm(x, n.Out[0].F32(), rows, inner, eps, scale, bias, mean, inv)
 	case []float64:
 		layerNorm(x, n.Out[0].F64(), rows, inner, eps, scale, bias, mean, inv)
@@ -470,5 +478,63 @@ func mvnT[T nnFloat](x, y []T, shape, ostride, idx []int, acc []float64) {
 			o -= ostride[d] * idx[d]
 			idx[d] = 0
 		}
+	}
+}
+
+// layerNorm32 normalises rows of y = x (+ skip, when not nil; skip is one
+// row or all of them) with the vector kernels: y = (y-mean)*inv*scale +
+// bias, scale and bias (nil: none) of length inner. sum, when not nil,
+// receives x + skip; mean and inv (nil: not wanted) each row's statistics.
+// Rows are split over the pool.
+func layerNorm32(n *Node, x, skip, scale, bias, y, sum []float32, rows, inner int, eps float64, mean, inv []float64) {
+	t := parTaskOf[lnTask](n)
+	*t = lnTask{x: x, skip: skip, scale: scale, bias: bias, y: y, sum: sum, rows: rows, inner: inner, eps: eps, mean: mean, inv: inv}
+	parts := 1
+	if rows*inner >= lnParMin {
+		parts = min(n.Pool.Threads(), rows)
+	}
+	n.Pool.Run(parts, t)
+	*t = lnTask{}
+}
+
+// lnParMin is the least elements a layer norm splits over the pool for.
+const lnParMin = 16 << 10
+
+// lnTask is one layer norm split into blocks of rows.
+type lnTask struct {
+	x, skip, scale, bias, y, sum []float32
+	rows, inner                  int
+	eps                          float64
+	mean, inv                    []float64
+}
+
+func (t *lnTask) runPart(i, parts int) {
+	lo, hi := parSplit(t.rows, parts, i, 1)
+	inner := t.inner
+	scale := t.scale[:inner]
+	for r := lo; r < hi; r++ {
+		xr, yr := t.x[r*inner:(r+1)*inner], t.y[r*inner:(r+1)*inner]
+		var s float32
+		src := xr
+		if t.skip != nil {
+			sr := t.skip[:inner]
+			if len(t.skip) != inner {
+				sr = t.skip[r*inner : (r+1)*inner]
+			}
+			s = addSum32(yr, xr, sr)
+			if t.sum != nil {
+				copy(t.sum[r*inner:(r+1)*inner], yr)
+			}
+			src = yr
+		} else {
+			s = sum32(xr)
+		}
+		mean := s / float32(inner)
+		ss := sumSqDev32(src, mean)
+		inv := float32(1 / math.Sqrt(float64(ss)/float64(inner)+t.eps))
+		if t.mean != nil {
+			t.mean[r], t.inv[r] = float64(mean), float64(inv)
+		}
+		normAffine32(yr, src, scale, t.bias, mean, inv)
 	}
 }

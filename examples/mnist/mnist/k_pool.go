@@ -39,7 +39,7 @@ func poolSetup(n *Node, X *Tensor, ceil bool) (nnWin, error) {
 			if o != n.Out[0] {
 				dt = I64
 			}
-			nnResize(o, dt, shape...)
+			o.Resize(dt, shape...)
 		}
 	}
 	return win, nil
@@ -176,10 +176,10 @@ func MaxPool(n *Node) error {
 		planes := X.Shape[0] * X.Shape[1]
 		switch x := X.Data.(type) {
 		case []float32:
-			maxPool2D(x, n.Out[0].F32(), nnBuf[float32](n, 0, W), planes, X.Shape[2:], win)
+			maxPool2DPar(n, x, n.Out[0].F32(), W, planes, X.Shape[2:], win)
 			return nil
 		case []float64:
-			maxPool2D(x, n.Out[0].F64(), nnBuf[float64](n, 0, W), planes, X.Shape[2:], win)
+			maxPool2DPar(n, x, n.Out[0].F64(), W, planes, X.Shape[2:], win)
 			return nil
 		}
 	}
@@ -226,6 +226,46 @@ func maxPool[T nnNum](x, y []T, ind []int64, xs []int, win nnWin, colMajor bool,
 	}
 }
 
+// parMinElems is the least number of elements a memory-bound kernel
+// (pooling, copies, element-wise) splits over the pool: below it, waking
+// the workers costs more than it saves.
+const parMinElems = 1 << 14
+
+// maxPool2DTask is maxPool2D split over planes.
+type maxPool2DTask[T nnNum] struct {
+	x, y, tmp []T
+	W, planes int
+	in        []int
+	win       nnWin
+}
+
+func (t *maxPool2DTask[T]) runPart(i, parts int) {
+	lo, hi := parSplit(t.planes, parts, i, 1)
+	if lo >= hi {
+		return
+	}
+	H, W, OS := t.in[0], t.W, t.win.out[0]*t.win.out[1]
+	maxPool2D(t.x[lo*H*W:hi*H*W], t.y[lo*OS:hi*OS], t.tmp[i*W:(i+1)*W], hi-lo, t.in, t.win)
+}
+
+// maxPool2DPar runs maxPool2D over n's pool, planes split between parts;
+// each output is computed the same way at any thread count.
+func maxPool2DPar[T nnNum](n *Node, x, y []T, W, planes int, in []int, win nnWin) {
+	parts := 1
+	if threads := n.Pool.Threads(); threads > 1 && len(x) >= parMinElems {
+		parts = min(threads, planes)
+	}
+	tmp := nnBuf[T](n, 0, W*parts)
+	if parts == 1 {
+		maxPool2D(x, y, tmp, planes, in, win)
+		return
+	}
+	t := parTaskOf[maxPool2DTask[T]](n)
+	*t = maxPool2DTask[T]{x: x, y: y, tmp: tmp, W: W, planes: planes, in: in, win: win}
+	n.Pool.Run(parts, t)
+	*t = maxPool2DTask[T]{}
+}
+
 // maxPool2D is maxPool for 2-D planes without indices, separated: for each
 // output row, tmp takes the maximum over the window's input rows, then each
 // output takes the maximum over its columns of tmp. It takes maxima with
@@ -257,8 +297,23 @@ func maxPool2D[T nnNum](x, y, tmp []T, planes int, in []int, win nnWin) {
 				}
 				continue
 			}
-			copy(tmp, xp[(h0+lo*dh)*W:(h0+lo*dh)*W+W])
-			for kh := lo + 1; kh < hi; kh++ {
+			kh := lo + 1
+			if hi-lo >= 3 {
+				// Three rows in one pass: tmp is written once, not three
+				// times.
+				r0 := xp[(h0+lo*dh)*W : (h0+lo*dh)*W+W]
+				r1 := xp[(h0+(lo+1)*dh)*W : (h0+(lo+1)*dh)*W+W]
+				r2 := xp[(h0+(lo+2)*dh)*W : (h0+(lo+2)*dh)*W+W]
+				r1, r2 = r1[:len(r0)], r2[:len(r0)]
+				t := tmp[:len(r0)]
+				for j, v := range r0 {
+					t[j] = max(v, r1[j], r2[j])
+				}
+				kh = lo + 3
+			} else {
+				copy(tmp, xp[(h0+lo*dh)*W:(h0+lo*dh)*W+W])
+			}
+			for ; kh < hi; kh++ {
 				r := xp[(h0+kh*dh)*W : (h0+kh*dh)*W+W]
 				for j, v := range r {
 					tmp[j] = max(tmp[j], v)
@@ -270,10 +325,42 @@ func maxPool2D[T nnNum](x, y, tmp []T, planes int, in []int, win nnWin) {
 }
 
 // maxPoolCols sets each yr[o] to the maximum of the taps of its window
-// (kernel k, stride s, dilation d, begin padding pb) in row.
+// (kernel k, stride s, dilation d, begin padding pb) in row. Windows wholly
+// inside the row skip the bounds search (3-tap ones unrolled); max is
+// order-independent, so the result is the same either way.
 func maxPoolCols[T nnNum](row, yr []T, k, s, d, pb int) {
 	W := len(row)
-	for o := range yr {
+	// Outputs [lo, hi) have every tap inside the row.
+	lo := min((pb+s-1)/s, len(yr))
+	hi := lo
+	if last := W - 1 - (k-1)*d + pb; last >= 0 {
+		hi = max(lo, min(len(yr), last/s+1))
+	}
+	maxPoolColsEdge(row, yr, k, s, d, pb, 0, lo)
+	maxPoolColsEdge(row, yr, k, s, d, pb, hi, len(yr))
+	if k == 3 {
+		for o := lo; o < hi; o++ {
+			w0 := o*s - pb
+			r := row[w0 : w0+2*d+1]
+			yr[o] = max(r[0], r[d], r[2*d])
+		}
+		return
+	}
+	for o := lo; o < hi; o++ {
+		w0 := o*s - pb
+		best := row[w0]
+		for kw := 1; kw < k; kw++ {
+			best = max(best, row[w0+kw*d])
+		}
+		yr[o] = best
+	}
+}
+
+// maxPoolColsEdge is maxPoolCols for outputs [o0, o1), windows that may
+// cross the row's ends.
+func maxPoolColsEdge[T nnNum](row, yr []T, k, s, d, pb, o0, o1 int) {
+	W := len(row)
+	for o := o0; o < o1; o++ {
 		w0 := o*s - pb
 		lo, hi := 0, k
 		for lo < hi && w0+lo*d < 0 {
@@ -405,7 +492,7 @@ func globalPool(n *Node, self Kernel, kind int) error {
 		shape[i] = 1
 	}
 	shape[0], shape[1] = X.Shape[0], X.Shape[1]
-	nnResize(n.Out[0], X.DType, shape...)
+	n.Out[0].Resize(X.DType, shape...)
 	planes, size := X.Shape[0]*X.Shape[1], nnProd(X.Shape[2:])
 	p := poolP(n)
 	switch x := X.Data.(type) {

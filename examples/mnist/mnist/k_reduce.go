@@ -103,7 +103,7 @@ func reduce(n *Node, self Kernel, op int) error {
 		return err
 	}
 	Y := n.Out[0]
-	nnResize(Y, X.DType, shape...)
+	Y.Resize(X.DType, shape...)
 	idx := nnBuf[int](n, 1, len(X.Shape))
 	acc := nnBuf[float64](n, 2, Y.Len())
 	floatAcc := op == redL2 || op == redLogSum || op == redLogSumExp
@@ -341,7 +341,7 @@ func argMinMax(n *Node, self Kernel, isMax bool) error {
 			shape = append(shape, 1)
 		}
 	}
-	nnResize(n.Out[0], I64, shape...)
+	n.Out[0].Resize(I64, shape...)
 	outer, dim, inner := nnProd(X.Shape[:axis]), X.Shape[axis], nnProd(X.Shape[axis+1:])
 	last := n.Attrs.Int("select_last_index", 0) != 0
 	y := n.Out[0].I64()

@@ -19,3 +19,15 @@ func expSum32(y, x []float32, sub float32) float32 { return expSumGo(y, x, sub) 
 func max32(x []float32) float32 { return maxGo(x) }
 
 func axpy32(y, x []float32, a float32) { axpyGo(y, x, a) }
+
+func addSum32(y, a, b []float32) float32 { return addSumGo(y, a, b) }
+
+func sum32(x []float32) float32 { return sumGo(x) }
+
+func sumSqDev32(x []float32, mean float32) float32 { return sumSqDevGo(x, mean) }
+
+func normAffine32(y, x, s, b []float32, mean, inv float32) { normAffineGo(y, x, s, b, mean, inv) }
+
+func dot4x32(a, b []float32, ldb int, out *[4]float32) { dot4Go(a, b, ldb, out) }
+
+func lstmGates32(g, c, h []float32) { lstmGatesGo(g, c, h) }

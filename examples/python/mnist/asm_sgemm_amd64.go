@@ -51,3 +51,13 @@ func sgemmPackB16AVX(kc int, src *float32, ldb int, dst *float32)
 //
 //go:noescape
 func sgemmKernel6x32AVX512(k int, a *float32, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+
+// sgemmKernel6x32EdgeAVX512 is sgemmKernel6x32AVX512 for a partial tile: it
+// reads and writes only the first m rows (1..6) and n columns (1..32) of
+// C, through masked loads and stores. The packed panels are full (zero
+// padded); b1 must be readable even when n <= 16.
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func sgemmKernel6x32EdgeAVX512(k int, a *float32, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32, m int, n int)

@@ -52,3 +52,60 @@ func maxAVX(x *float32, n int) float32
 //
 //go:noescape
 func axpyAVX2(y *float32, x *float32, n int, a float32)
+
+// addSumAVX sets y[i] = a[i] + b[i] for i in [0, n), n a multiple of 8,
+// and returns the sum of the y[i] (in 32 lanes, then across).
+//
+// Requires: AVX
+//
+//go:noescape
+func addSumAVX(y *float32, a *float32, b *float32, n int) float32
+
+// sumAVX returns the sum of x[0:n], n a multiple of 8 (in 32 lanes, then
+// across).
+//
+// Requires: AVX
+//
+//go:noescape
+func sumAVX(x *float32, n int) float32
+
+// sumSqDevAVX2 returns the sum of (x[i]-mean)^2 for i in [0, n), n a
+// multiple of 8 (in 32 lanes, then across).
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func sumSqDevAVX2(x *float32, n int, mean float32) float32
+
+// normAffineAVX2 sets y[i] = (x[i]-mean)*inv*s[i] + b[i] for i in [0, n),
+// n a multiple of 8.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func normAffineAVX2(y *float32, x *float32, s *float32, b *float32, n int, mean float32, inv float32)
+
+// normScaleAVX2 sets y[i] = (x[i]-mean)*inv*s[i] for i in [0, n), n a
+// multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func normScaleAVX2(y *float32, x *float32, s *float32, n int, mean float32, inv float32)
+
+// dot4AVX2 sets out[r] = sum_p float64(a[p])*float64(b[r*ldb+p]) for r in
+// [0, 4), p in [0, k), k a multiple of 8, summed in float64.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func dot4AVX2(a *float32, b *float32, ldb int, k int, out *[4]float64)
+
+// lstmGatesAVX2 sets, for u in [0, hs) (hs a multiple of 8), with
+// i, o, f, z = gates[u], gates[hs+u], gates[2hs+u], gates[3hs+u]:
+// c[u] = sigmoid(f)*c[u] + sigmoid(i)*tanh(z), h[u] = sigmoid(o)*tanh(c[u]).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func lstmGatesAVX2(gates *float32, c *float32, h *float32, hs int)

@@ -541,3 +541,504 @@ axpy_loop1:
 axpy_done:
 	VZEROUPPER
 	RET
+
+// func addSumAVX(y *float32, a *float32, b *float32, n int) float32
+// Requires: AVX, SSE
+TEXT ·addSumAVX(SB), NOSPLIT, $0-36
+	MOVQ   y+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   SI, SI
+	MOVQ   BX, DI
+	SUBQ   $0x20, DI
+
+as_loop4:
+	CMPQ    SI, DI
+	JG      as_loop1
+	VMOVUPS (CX)(SI*4), Y4
+	VADDPS  (DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, (AX)(SI*4)
+	VADDPS  Y4, Y0, Y0
+	VMOVUPS 32(CX)(SI*4), Y4
+	VADDPS  32(DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, 32(AX)(SI*4)
+	VADDPS  Y4, Y1, Y1
+	VMOVUPS 64(CX)(SI*4), Y4
+	VADDPS  64(DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, 64(AX)(SI*4)
+	VADDPS  Y4, Y2, Y2
+	VMOVUPS 96(CX)(SI*4), Y4
+	VADDPS  96(DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, 96(AX)(SI*4)
+	VADDPS  Y4, Y3, Y3
+	ADDQ    $0x20, SI
+	JMP     as_loop4
+
+as_loop1:
+	CMPQ    SI, BX
+	JGE     as_done
+	VMOVUPS (CX)(SI*4), Y4
+	VADDPS  (DX)(SI*4), Y4, Y4
+	VMOVUPS Y4, (AX)(SI*4)
+	VADDPS  Y4, Y0, Y0
+	ADDQ    $0x08, SI
+	JMP     as_loop1
+
+as_done:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+32(FP)
+	RET
+
+// func sumAVX(x *float32, n int) float32
+// Requires: AVX, SSE
+TEXT ·sumAVX(SB), NOSPLIT, $0-20
+	MOVQ   x+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	SUBQ   $0x20, BX
+
+sum_loop4:
+	CMPQ   DX, BX
+	JG     sum_loop1
+	VADDPS (AX)(DX*4), Y0, Y0
+	VADDPS 32(AX)(DX*4), Y1, Y1
+	VADDPS 64(AX)(DX*4), Y2, Y2
+	VADDPS 96(AX)(DX*4), Y3, Y3
+	ADDQ   $0x20, DX
+	JMP    sum_loop4
+
+sum_loop1:
+	CMPQ   DX, CX
+	JGE    sum_done
+	VADDPS (AX)(DX*4), Y0, Y0
+	ADDQ   $0x08, DX
+	JMP    sum_loop1
+
+sum_done:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+16(FP)
+	RET
+
+// func sumSqDevAVX2(x *float32, n int, mean float32) float32
+// Requires: AVX, FMA3, SSE
+TEXT ·sumSqDevAVX2(SB), NOSPLIT, $0-28
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS mean+16(FP), Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	SUBQ         $0x20, BX
+
+ssd_loop4:
+	CMPQ        DX, BX
+	JG          ssd_loop1
+	VMOVUPS     (AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y1
+	VMOVUPS     32(AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y2
+	VMOVUPS     64(AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y3
+	VMOVUPS     96(AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y4
+	ADDQ        $0x20, DX
+	JMP         ssd_loop4
+
+ssd_loop1:
+	CMPQ        DX, CX
+	JGE         ssd_done
+	VMOVUPS     (AX)(DX*4), Y5
+	VSUBPS      Y0, Y5, Y5
+	VFMADD231PS Y5, Y5, Y1
+	ADDQ        $0x08, DX
+	JMP         ssd_loop1
+
+ssd_done:
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y4, Y3, Y3
+	VADDPS       Y3, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VMOVHLPS     X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSHDUP    X1, X0
+	VADDSS       X0, X1, X1
+	VZEROUPPER
+	MOVSS        X1, ret+24(FP)
+	RET
+
+// func normAffineAVX2(y *float32, x *float32, s *float32, b *float32, n int, mean float32, inv float32)
+// Requires: AVX, FMA3
+TEXT ·normAffineAVX2(SB), NOSPLIT, $0-48
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         s+16(FP), DX
+	MOVQ         b+24(FP), BX
+	MOVQ         n+32(FP), SI
+	VBROADCASTSS mean+40(FP), Y0
+	VBROADCASTSS inv+44(FP), Y1
+	XORQ         DI, DI
+	MOVQ         SI, R8
+	SUBQ         $0x20, R8
+
+normAffineAVX2_loop4:
+	CMPQ        DI, R8
+	JG          normAffineAVX2_loop1
+	VMOVUPS     (CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     (BX)(DI*4), Y3
+	VFMADD231PS (DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, (AX)(DI*4)
+	VMOVUPS     32(CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     32(BX)(DI*4), Y3
+	VFMADD231PS 32(DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, 32(AX)(DI*4)
+	VMOVUPS     64(CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     64(BX)(DI*4), Y3
+	VFMADD231PS 64(DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, 64(AX)(DI*4)
+	VMOVUPS     96(CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     96(BX)(DI*4), Y3
+	VFMADD231PS 96(DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, 96(AX)(DI*4)
+	ADDQ        $0x20, DI
+	JMP         normAffineAVX2_loop4
+
+normAffineAVX2_loop1:
+	CMPQ        DI, SI
+	JGE         normAffineAVX2_done
+	VMOVUPS     (CX)(DI*4), Y2
+	VSUBPS      Y0, Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VMOVUPS     (BX)(DI*4), Y3
+	VFMADD231PS (DX)(DI*4), Y2, Y3
+	VMOVUPS     Y3, (AX)(DI*4)
+	ADDQ        $0x08, DI
+	JMP         normAffineAVX2_loop1
+
+normAffineAVX2_done:
+	VZEROUPPER
+	RET
+
+// func normScaleAVX2(y *float32, x *float32, s *float32, n int, mean float32, inv float32)
+// Requires: AVX
+TEXT ·normScaleAVX2(SB), NOSPLIT, $0-40
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         s+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VBROADCASTSS mean+32(FP), Y0
+	VBROADCASTSS inv+36(FP), Y1
+	XORQ         SI, SI
+	MOVQ         BX, DI
+	SUBQ         $0x20, DI
+
+normScaleAVX2_loop4:
+	CMPQ    SI, DI
+	JG      normScaleAVX2_loop1
+	VMOVUPS (CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  (DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, (AX)(SI*4)
+	VMOVUPS 32(CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  32(DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, 32(AX)(SI*4)
+	VMOVUPS 64(CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  64(DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, 64(AX)(SI*4)
+	VMOVUPS 96(CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  96(DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, 96(AX)(SI*4)
+	ADDQ    $0x20, SI
+	JMP     normScaleAVX2_loop4
+
+normScaleAVX2_loop1:
+	CMPQ    SI, BX
+	JGE     normScaleAVX2_done
+	VMOVUPS (CX)(SI*4), Y2
+	VSUBPS  Y0, Y2, Y2
+	VMULPS  Y1, Y2, Y2
+	VMULPS  (DX)(SI*4), Y2, Y2
+	VMOVUPS Y2, (AX)(SI*4)
+	ADDQ    $0x08, SI
+	JMP     normScaleAVX2_loop1
+
+normScaleAVX2_done:
+	VZEROUPPER
+	RET
+
+// func dot4AVX2(a *float32, b *float32, ldb int, k int, out *[4]float64)
+// Requires: AVX, FMA3
+TEXT ·dot4AVX2(SB), NOSPLIT, $0-40
+	MOVQ   a+0(FP), AX
+	MOVQ   b+8(FP), CX
+	MOVQ   ldb+16(FP), DX
+	MOVQ   k+24(FP), BX
+	SHLQ   $0x02, DX
+	LEAQ   (CX)(DX*1), SI
+	LEAQ   (SI)(DX*1), DI
+	LEAQ   (DI)(DX*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ   R8, R8
+
+d4_loop:
+	CMPQ        R8, BX
+	JGE         d4_done
+	VCVTPS2PD   (AX)(R8*4), Y8
+	VCVTPS2PD   16(AX)(R8*4), Y9
+	VCVTPS2PD   (CX)(R8*4), Y10
+	VCVTPS2PD   16(CX)(R8*4), Y11
+	VFMADD231PD Y10, Y8, Y0
+	VFMADD231PD Y11, Y9, Y4
+	VCVTPS2PD   (SI)(R8*4), Y10
+	VCVTPS2PD   16(SI)(R8*4), Y11
+	VFMADD231PD Y10, Y8, Y1
+	VFMADD231PD Y11, Y9, Y5
+	VCVTPS2PD   (DI)(R8*4), Y10
+	VCVTPS2PD   16(DI)(R8*4), Y11
+	VFMADD231PD Y10, Y8, Y2
+	VFMADD231PD Y11, Y9, Y6
+	VCVTPS2PD   (DX)(R8*4), Y10
+	VCVTPS2PD   16(DX)(R8*4), Y11
+	VFMADD231PD Y10, Y8, Y3
+	VFMADD231PD Y11, Y9, Y7
+	ADDQ        $0x08, R8
+	JMP         d4_loop
+
+d4_done:
+	MOVQ         out+32(FP), AX
+	VADDPD       Y4, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X4
+	VADDPD       X4, X0, X4
+	VUNPCKHPD    X4, X4, X0
+	VADDSD       X0, X4, X4
+	VMOVSD       X4, (AX)
+	VADDPD       Y5, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPD       X0, X1, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VMOVSD       X0, 8(AX)
+	VADDPD       Y6, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPD       X0, X2, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VMOVSD       X0, 16(AX)
+	VADDPD       Y7, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPD       X0, X3, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VMOVSD       X0, 24(AX)
+	VZEROUPPER
+	RET
+
+// func lstmGatesAVX2(gates *float32, c *float32, h *float32, hs int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·lstmGatesAVX2(SB), NOSPLIT, $0-32
+	MOVQ gates+0(FP), AX
+	MOVQ c+8(FP), CX
+	MOVQ h+16(FP), DX
+	MOVQ hs+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x02, SI
+	LEAQ (AX)(SI*1), DI
+	LEAQ (DI)(SI*1), R8
+	LEAQ (R8)(SI*1), SI
+	XORQ R9, R9
+
+lg_loop:
+	CMPQ         R9, BX
+	JGE          lg_done
+	VXORPS       Y0, Y0, Y0
+	VSUBPS       (R8)(R9*4), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y3
+	VMULPS       Y0, Y0, Y2
+	VFMADD213PS  Y0, Y2, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VCVTPS2DQ    Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VMULPS       Y1, Y3, Y0
+	VADDPS       vecConsts<>+0(SB), Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y1
+	VDIVPS       Y0, Y1, Y1
+	VMULPS       (CX)(R9*4), Y1, Y1
+	VXORPS       Y0, Y0, Y0
+	VSUBPS       (AX)(R9*4), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y4
+	VMULPS       Y0, Y0, Y3
+	VFMADD213PS  Y0, Y3, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VCVTPS2DQ    Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecConsts<>+0(SB), Y2, Y2
+	VMULPS       Y2, Y4, Y0
+	VADDPS       vecConsts<>+0(SB), Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VDIVPS       Y0, Y2, Y2
+	VMOVUPS      (SI)(R9*4), Y0
+	VADDPS       Y0, Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VFNMADD231PS vecConsts<>+256(SB), Y3, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y3, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y5
+	VMULPS       Y0, Y0, Y4
+	VFMADD213PS  Y0, Y4, Y5
+	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VCVTPS2DQ    Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecConsts<>+0(SB), Y3, Y3
+	VMULPS       Y3, Y5, Y0
+	VADDPS       vecConsts<>+0(SB), Y0, Y0
+	VMOVUPS      vecConsts<>+32(SB), Y3
+	VDIVPS       Y0, Y3, Y3
+	VMOVUPS      vecConsts<>+0(SB), Y0
+	VSUBPS       Y3, Y0, Y0
+	VMULPS       Y0, Y2, Y2
+	VADDPS       Y2, Y1, Y1
+	VMOVUPS      Y1, (CX)(R9*4)
+	VADDPS       Y1, Y1, Y1
+	VMINPS       vecConsts<>+160(SB), Y1, Y1
+	VMAXPS       vecConsts<>+192(SB), Y1, Y1
+	VMULPS       vecConsts<>+224(SB), Y1, Y0
+	VROUNDPS     $0x00, Y0, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y1
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y1
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y2
+	VFMADD213PS  Y1, Y2, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VCVTPS2DQ    Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VMULPS       Y0, Y3, Y1
+	VADDPS       vecConsts<>+0(SB), Y1, Y1
+	VMOVUPS      vecConsts<>+32(SB), Y0
+	VDIVPS       Y1, Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y1
+	VSUBPS       Y0, Y1, Y1
+	VXORPS       Y0, Y0, Y0
+	VSUBPS       (DI)(R9*4), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y4
+	VMULPS       Y0, Y0, Y3
+	VFMADD213PS  Y0, Y3, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VCVTPS2DQ    Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecConsts<>+0(SB), Y2, Y2
+	VMULPS       Y2, Y4, Y0
+	VADDPS       vecConsts<>+0(SB), Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VDIVPS       Y0, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMOVUPS      Y2, (DX)(R9*4)
+	ADDQ         $0x08, R9
+	JMP          lg_loop
+
+lg_done:
+	VZEROUPPER
+	RET

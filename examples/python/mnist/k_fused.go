@@ -134,7 +134,8 @@ func fusedActRow[T nnFloat](a fusedAct, row []T) {
 // y = act(y + bias + bscale*bvec + z) with z added after act instead when
 // zAfter. bvec and z may be nil; bvec is indexed like y.
 func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter bool, a fusedAct) {
-	if r, ok := any(y).([]float32); ok && bvec == nil && z == nil && fusedBiasAct32(r, float32(bias), a) {
+	if r, ok := any(y).([]float32); ok {
+		fusedEpilogue32(r, float32(bias), any(bvec).([]float32), float32(bscale), any(z).([]float32), zAfter, a)
 		return
 	}
 	zb := z
@@ -168,6 +169,26 @@ func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter b
 		for j := range y {
 			y[j] += z[j]
 		}
+	}
+}
+
+// fusedEpilogue32 is fusedEpilogue for float32 with the vector kernels:
+// the bias vector and residual as axpy passes, then bias and activation.
+func fusedEpilogue32(y []float32, bias float32, bvec []float32, bscale float32, z []float32, zAfter bool, a fusedAct) {
+	if bvec != nil {
+		axpy32(y, bvec[:len(y)], bscale)
+	}
+	if z != nil && !zAfter {
+		axpy32(y, z[:len(y)], 1)
+	}
+	if !fusedBiasAct32(y, bias, a) {
+		if bias != 0 {
+			biasClamp(y, bias, float32(math.Inf(-1)), float32(math.Inf(1)))
+		}
+		fusedActRow(a, y)
+	}
+	if z != nil && zAfter {
+		axpy32(y, z[:len(y)], 1)
 	}
 }
 
@@ -280,39 +301,115 @@ func FusedConv(n *Node) error {
 }
 
 // fusedGemmFloat computes y[m x nn] = act(alpha*op(A)*op(B) + beta*C + z)
-// (z after act when after) one block of rows at a time. C is broadcast
-// with strides csi, csj (nil for none).
-func fusedGemmFloat[T nnFloat](p *WorkPool, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T) {
-	rb := max(gemmMC, fusedL2Floats/max(nn, 1)/gemmMC*gemmMC)
+// (z after act when after). C is broadcast with strides csi, csj (nil for
+// none). The output is split over the pool by column blocks (or row blocks
+// when it is tall and narrow); each part runs the GEMM on its block a band
+// of rows at a time and its epilogue right after, while the band is in
+// cache. With packed set (float32 only), b is op(B) packed whole by
+// sgemmPackB at compile time (transB and ldb are then unused).
+func fusedGemmFloat[T nnFloat](n *Node, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T, packed bool) {
 	if c == nil {
 		beta = 0
 	}
-	for i0 := 0; i0 < m; i0 += rb {
-		mr := min(rb, m-i0)
-		aoff := i0 * lda
-		if transA {
+	if packed {
+		transB = false
+	}
+	t := parTaskOf[fusedGemmTask[T]](n)
+	*t = fusedGemmTask[T]{p: n.Pool, transA: transA, transB: transB, m: m, nn: nn, k: k, alpha: alpha, beta: beta,
+		a: a, b: b, c: c, z: z, y: y, lda: lda, ldb: ldb, csi: csi, csj: csj, after: after, packed: packed, act: act}
+	threads := 1
+	if _, f32 := any(a).([]float32); f32 && m*nn*k >= parMinFlops {
+		threads = n.Pool.Threads()
+	}
+	parts := 1
+	if threads > 1 {
+		t.byCols = nn >= 32*threads || nn >= m
+		if t.byCols {
+			parts = min(threads, (nn+15)/16)
+		} else {
+			// Every part keeps at least 3 rows: one or two rows take the
+			// GEMV path, which sums in another order.
+			parts = min(threads, m/6)
+		}
+	}
+	n.Pool.Run(max(parts, 1), t)
+	*t = fusedGemmTask[T]{}
+}
+
+// fusedGemmTask is one fused GEMM split into column or row blocks.
+type fusedGemmTask[T nnFloat] struct {
+	p                  *WorkPool
+	transA, transB     bool
+	m, nn, k           int
+	alpha, beta        T
+	a, b, c, z, y      []T
+	lda, ldb, csi, csj int
+	after, byCols      bool
+	packed             bool // b is op(B) prepacked (float32)
+	act                fusedAct
+}
+
+func (t *fusedGemmTask[T]) runPart(i, parts int) {
+	c0, c1, r0, r1 := 0, t.nn, 0, t.m
+	if parts > 1 {
+		if t.byCols {
+			c0, c1 = parSplit(t.nn, parts, i, 16)
+		} else {
+			r0, r1 = parSplit(t.m, parts, i, 6)
+		}
+	}
+	if c0 >= c1 || r0 >= r1 {
+		return
+	}
+	cols := c1 - c0
+	boff := c0
+	if t.transB {
+		boff = c0 * t.ldb
+	}
+	rb := max(6, fusedMMFloats/cols/6*6)
+	nn := t.nn
+	for i0, mr := r0, 0; i0 < r1; i0 += mr {
+		mr = min(rb, r1-i0)
+		if r1-(i0+mr) <= 2 {
+			// No band of one or two rows (see fusedGemmFloat).
+			mr = r1 - i0
+		}
+		aoff := i0 * t.lda
+		if t.transA {
 			aoff = i0
 		}
-		gemmTPar(p, transA, transB, mr, nn, k, alpha, a[aoff:], lda, b, ldb, 0, y[i0*nn:], nn)
-		for i := i0; i < i0+mr; i++ {
-			row := y[i*nn : i*nn+nn]
+		if t.packed {
+			// Columns c0.. of the packed B: parSplit keeps c0 a multiple
+			// of the panel width.
+			sgemmPrepackedBPart(t.p.scratchFor(i).pkBufs(), nn, c0, mr, cols, t.k, float32(t.alpha), t.transA,
+				any(t.a).([]float32)[aoff:], t.lda, any(t.b).([]float32), 0, any(t.y).([]float32)[i0*nn+c0:], nn)
+		} else {
+			gemmTPart(t.p, i, t.transA, t.transB, mr, cols, t.k, t.alpha, t.a[aoff:], t.lda, t.b[boff:], t.ldb, 0, t.y[i0*nn+c0:], nn)
+		}
+		for r := i0; r < i0+mr; r++ {
+			row := t.y[r*nn+c0 : r*nn+c1]
 			var zs []T
-			if z != nil {
-				zs = z[i*nn : i*nn+nn]
+			if t.z != nil {
+				zs = t.z[r*nn+c0 : r*nn+c1]
 			}
 			var bias T
 			var bvec []T
-			if beta != 0 {
-				if csj == 1 {
-					bvec = c[i*csi : i*csi+nn]
+			if t.beta != 0 {
+				if t.csj == 1 {
+					bvec = t.c[r*t.csi+c0 : r*t.csi+c1]
 				} else {
-					bias = beta * c[i*csi]
+					bias = t.beta * t.c[r*t.csi]
 				}
 			}
-			fusedEpilogue(row, bias, bvec, beta, zs, after, act)
+			fusedEpilogue(row, bias, bvec, t.beta, zs, t.after, t.act)
 		}
 	}
 }
+
+// fusedMMFloats is the output band, in elements, fusedGemmTask keeps in
+// L2 between the GEMM and its epilogue: large enough that a transformer's
+// projections (128 x 1024) take one band and B is packed once.
+const fusedMMFloats = 256 << 10
 
 // FusedGemm is cuvil::FusedGemm: Gemm, then residual Z and activation in
 // the epilogue of each block of output rows.
@@ -328,24 +425,28 @@ func FusedGemm(n *Node) error {
 	if err != nil {
 		return err
 	}
-	if len(A.Shape) != 2 || len(B.Shape) != 2 {
-		return n.Errorf("A %v and B %v must be 2-D", A.ShapeString(), B.ShapeString())
+	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
+	br, bc, packed, err := gemmBShape(n, B, transB)
+	if err != nil {
+		return err
+	}
+	if len(A.Shape) != 2 {
+		return n.Errorf("A %v must be 2-D", A.ShapeString())
 	}
 	if C != nil && C.DType != A.DType || B.DType != A.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
-	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
 	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
 	m, k := A.Shape[0], A.Shape[1]
 	if transA {
 		m, k = k, m
 	}
-	kb, nn := B.Shape[0], B.Shape[1]
+	kb, nn := br, bc
 	if transB {
 		kb, nn = nn, kb
 	}
 	if k != kb {
-		return n.Errorf("inner dimensions differ: A %v, B %v (transA=%v transB=%v)", A.ShapeString(), B.ShapeString(), transA, transB)
+		return n.Errorf("inner dimensions differ: A %v, B [%d %d] (transA=%v transB=%v)", A.ShapeString(), br, bc, transA, transB)
 	}
 	var csi, csj int
 	if C != nil {
@@ -377,7 +478,7 @@ func FusedGemm(n *Node) error {
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
 	Y := n.Out[0]
 	nnResize(Y, A.DType, m, nn)
-	lda, ldb := A.Shape[1], B.Shape[1]
+	lda, ldb := A.Shape[1], bc
 	switch a := A.Data.(type) {
 	case []float32:
 		var c, z []float32
@@ -387,7 +488,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n.Pool, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32())
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32(), packed)
 	case []float64:
 		var c, z []float64
 		if C != nil {
@@ -396,7 +497,7 @@ func FusedGemm(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64())
+		fusedGemmFloat(n, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64(), false)
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
@@ -419,15 +520,18 @@ func FusedMatMul(n *Node) error {
 		return err
 	}
 	ra := len(A.Shape)
-	if ra < 1 || len(B.Shape) != 2 {
-		return n.Errorf("A %v must have rank >= 1 and B %v rank 2", A.ShapeString(), B.ShapeString())
+	k, nn, packed, err := gemmBShape(n, B, false)
+	if err != nil {
+		return err
+	}
+	if ra < 1 {
+		return n.Errorf("A %v must have rank >= 1", A.ShapeString())
 	}
 	if B.DType != A.DType || bias != nil && bias.DType != A.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
-	k, nn := B.Shape[0], B.Shape[1]
 	if A.Shape[ra-1] != k {
-		return n.Errorf("inner dimensions differ: A %v, B %v", A.ShapeString(), B.ShapeString())
+		return n.Errorf("inner dimensions differ: A %v, B [%d %d]", A.ShapeString(), k, nn)
 	}
 	if bias != nil && bias.Len() != nn {
 		return n.Errorf("bias %v must have %d elements", bias.ShapeString(), nn)
@@ -451,7 +555,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n.Pool, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32())
+		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32(), packed)
 	case []float64:
 		var c, z []float64
 		if bias != nil {
@@ -460,7 +564,7 @@ func FusedMatMul(n *Node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(n.Pool, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64())
+		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64(), false)
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
@@ -553,7 +657,7 @@ func SkipLayerNorm(n *Node) error {
 		if B != nil {
 			bb = B.F32()
 		}
-		skipLayerNorm(x, Skip.F32(), S.F32(), bb, n.Out[0].F32(), sb, rows, inner, eps)
+		layerNorm32(n, x, Skip.F32(), S.F32(), bb, n.Out[0].F32(), sb, rows, inner, eps, nil, nil)
 	case []float64:
 		var sb, bb []float64
 		if sum != nil {
@@ -721,76 +825,91 @@ func CuvilAttention(n *Node) error {
 	}
 	n.Out[0].Resize(F32, out...)
 	t.y = n.Out[0].Data.([]float32)
+	// Work units are (batch, block of query rows); the block size depends
+	// on the shapes only, so results do not depend on the thread count.
+	nblk := (sq + attnRowBlock - 1) / attnRowBlock
+	t.rb = min(sq, (sq+nblk-1)/nblk)
+	t.nblk = (sq + t.rb - 1) / t.rb
+	units := batch * t.nblk
 	parts := 1
 	if n.Pool != nil {
-		parts = min(n.Pool.Threads(), batch*sq)
+		parts = max(1, min(n.Pool.Threads(), units))
 	}
-	t.scores = n.ScratchF32(parts * sk)
+	t.parts = parts
+	t.pool = n.Pool
+	t.scores = n.ScratchF32(parts * t.rb * (sk + 1))
 	n.Pool.Run(parts, t)
+	t.pool = nil
 	return nil
 }
 
-// attnTask is one Attention call split into blocks of rows.
+// attnRowBlock is the most query rows one Attention work unit takes: its
+// scores (rows x Sk) stay in L2 between the two GEMMs.
+const attnRowBlock = 64
+
+// attnTask is one Attention call split into (batch, row block) units.
 type attnTask struct {
 	q, kt, v, y, mask, scores []float32
 	mstr, mdims               []int
 	batch, sq, d, sk, dv      int
+	rb, nblk, parts           int
 	scale                     float32
+	pool                      *WorkPool
 }
 
 func (t *attnTask) runPart(part, parts int) {
-	lo, hi := parSplit(t.batch*t.sq, parts, part, 1)
-	s := t.scores[part*t.sk : (part+1)*t.sk]
+	lo, hi := parSplit(t.batch*t.nblk, parts, part, 1)
+	buf := t.scores[part*t.rb*(t.sk+1) : (part+1)*t.rb*(t.sk+1)]
+	sums := buf[t.rb*t.sk:]
+	gs := t.pool.scratchFor(part)
 	r := len(t.mdims)
-	for row := lo; row < hi; row++ {
-		b := row / t.sq
-		qi := t.q[row*t.d : (row+1)*t.d]
-		kb := t.kt[b*t.d*t.sk : (b+1)*t.d*t.sk]
-		for j := range s {
-			s[j] = 0
-		}
-		for c, qv := range qi {
-			krow := kb[c*t.sk : (c+1)*t.sk]
-			for j, kv := range krow {
-				s[j] += qv * kv
-			}
-		}
-		mx := float32(math.Inf(-1))
-		moff := 0
-		if t.mask != nil {
-			// The mask offset of score row (b, i): unravel row over dims[:r-1].
-			rem := row
-			for k := r - 2; k >= 0; k-- {
-				moff += (rem % t.mdims[k]) * t.mstr[k]
-				rem /= t.mdims[k]
-			}
-		}
-		for j := range s {
-			x := s[j] * t.scale
+	sk, d, dv := t.sk, t.d, t.dv
+	for u := lo; u < hi; u++ {
+		b, i0 := u/t.nblk, (u%t.nblk)*t.rb
+		mr := min(t.rb, t.sq-i0)
+		row0 := b*t.sq + i0
+		s := buf[:mr*sk]
+		// scores = scale * Q[rows] . Kt
+		sgemmWith(gs, false, false, mr, sk, d, t.scale, t.q[row0*d:], d, t.kt[b*d*sk:], sk, 0, s, sk)
+		for i := 0; i < mr; i++ {
+			si := s[i*sk : (i+1)*sk]
 			if t.mask != nil {
-				x += t.mask[moff+j*t.mstr[r-1]]
+				// The mask offset of score row (b, i): unravel it over
+				// dims[:r-1].
+				moff, rem := 0, row0+i
+				for k := r - 2; k >= 0; k-- {
+					moff += (rem % t.mdims[k]) * t.mstr[k]
+					rem /= t.mdims[k]
+				}
+				if ms := t.mstr[r-1]; ms == 1 {
+					attnAddRow(si, t.mask[moff:moff+sk])
+				} else {
+					mv := t.mask[moff]
+					for j := range si {
+						si[j] += mv
+					}
+				}
 			}
-			s[j] = x
-			mx = max(mx, x)
+			mx := max32(si)
+			sums[i] = 1 / expSum32(si, si, mx)
 		}
-		var sum float32
-		for j, x := range s {
-			e := float32(math.Exp(float64(x - mx)))
-			s[j] = e
-			sum += e
-		}
-		inv := 1 / sum
-		yi := t.y[row*t.dv : (row+1)*t.dv]
-		for c := range yi {
-			yi[c] = 0
-		}
-		vb := t.v[b*t.sk*t.dv : (b+1)*t.sk*t.dv]
-		for j, p := range s {
-			p *= inv
-			vrow := vb[j*t.dv : (j+1)*t.dv]
-			for c, vv := range vrow {
-				yi[c] += p * vv
+		// Y[rows] = P . V, then each row by 1/sum.
+		y := t.y[row0*dv : (row0+mr)*dv]
+		sgemmWith(gs, false, false, mr, dv, sk, 1, s, sk, t.v[b*sk*dv:], dv, 0, y, dv)
+		for i := 0; i < mr; i++ {
+			yi := y[i*dv : (i+1)*dv]
+			inv := sums[i]
+			for c := range yi {
+				yi[c] *= inv
 			}
 		}
+	}
+}
+
+// attnAddRow sets s[j] += m[j].
+func attnAddRow(s, m []float32) {
+	m = m[:len(s)]
+	for j := range s {
+		s[j] += m[j]
 	}
 }

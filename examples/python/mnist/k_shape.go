@@ -41,7 +41,7 @@ func ewReshaped(n *Node, x *Tensor, shape []int) error {
 		out.SetShape(shape)
 		return nil
 	}
-	ewResize(out, x.DType, shape)
+	out.Resize(x.DType, shape...)
 	ewCopyData(out.Data, x.Data)
 	return nil
 }
@@ -221,7 +221,7 @@ func Transpose(n *Node) error {
 		w.st[1][i] = in[p]
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	w.rank, w.nops = r, 2
 	copy(w.dims[:], os.s())
 	ewContig(&w.st[0], os.s())
@@ -266,25 +266,59 @@ func Concat(n *Node) error {
 		os.d[ax] += t.Shape[ax]
 	}
 	out := n.Out[0]
-	ewResize(out, first.DType, os.s())
+	out.Resize(first.DType, os.s()...)
 	var ost [ewMaxRank]int
 	ewContig(&ost, os.s())
+	if threads := n.Pool.Threads(); threads > 1 && len(n.In) > 1 && out.Len() >= parMinElems {
+		// Inputs split between parts: each lands where it does serially.
+		t := parTaskOf[concatTask](n)
+		*t = concatTask{n: n, out: out, ost: ost, ax: ax}
+		n.Pool.Run(min(threads, len(n.In)), t)
+		*t = concatTask{}
+		return nil
+	}
+	concatRange(n.In, 0, len(n.In), out, &ost, ax)
+	return nil
+}
+
+// concatTask is Concat with its inputs split between parts.
+type concatTask struct {
+	n   *Node
+	out *Tensor
+	ost [ewMaxRank]int
+	ax  int
+}
+
+func (t *concatTask) runPart(i, parts int) {
+	lo, hi := parSplit(len(t.n.In), parts, i, 1)
+	if lo < hi {
+		concatRange(t.n.In, lo, hi, t.out, &t.ost, t.ax)
+	}
+}
+
+// concatRange copies inputs [lo, hi) of a Concat along axis ax into out
+// (contiguous strides ost).
+func concatRange(in []*Tensor, lo, hi int, out *Tensor, ost *[ewMaxRank]int, ax int) {
 	at := 0
-	for _, t := range n.In {
+	for _, t := range in[:lo] {
+		if t != nil {
+			at += t.Shape[ax]
+		}
+	}
+	for _, t := range in[lo:hi] {
 		if t == nil {
 			continue
 		}
 		var w ewWalk
-		w.rank, w.nops = r, 2
+		w.rank, w.nops = len(t.Shape), 2
 		copy(w.dims[:], t.Shape)
-		w.st[0] = ost
+		w.st[0] = *ost
 		ewContig(&w.st[1], t.Shape)
 		w.base[0] = at * ost[ax]
 		at += t.Shape[ax]
 		w.coalesce()
 		ewCopyWalkAny(&w, out.Data, t.Data)
 	}
-	return nil
 }
 
 // Split cuts input 0 along axis into the outputs: sizes from the split
@@ -354,7 +388,7 @@ func Split(n *Node) error {
 		var os ewShape
 		os.set(x.Shape)
 		os.d[ax] = split[i]
-		ewResize(out, x.DType, os.s())
+		out.Resize(x.DType, os.s()...)
 		var w ewWalk
 		w.rank, w.nops = r, 2
 		copy(w.dims[:], os.s())
@@ -439,7 +473,7 @@ func Slice(n *Node) error {
 		st[a], step[a], os.d[a] = s, k, cnt
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	if out.Len() == 0 {
 		return nil
 	}
@@ -473,7 +507,7 @@ func Expand(n *Node) error {
 		return n.Errorf("cannot expand %v to %v", x.Shape, append([]int(nil), shp...))
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), x.Shape)
 	ewCopyWalkAny(&w, out.Data, x.Data)
@@ -527,7 +561,7 @@ func Tile(n *Node) error {
 		w.st[1][2*i], w.st[1][2*i+1] = 0, ist[i]
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	if out.Len() == 0 {
 		return nil
 	}
@@ -551,7 +585,7 @@ func DepthToSpace(n *Node) error {
 	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
 	c := C / (b * b)
 	out := n.Out[0]
-	ewResize(out, x.DType, []int{N, c, H * b, W * b})
+	out.Resize(x.DType, N, c, H*b, W*b)
 	var w ewWalk
 	w.rank, w.nops = 6, 2
 	w.dims = [ewMaxRank]int{N, c, H, b, W, b}
@@ -579,7 +613,7 @@ func SpaceToDepth(n *Node) error {
 	}
 	N, C, H, W := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
 	out := n.Out[0]
-	ewResize(out, x.DType, []int{N, C * b * b, H / b, W / b})
+	out.Resize(x.DType, N, C*b*b, H/b, W/b)
 	var w ewWalk
 	w.rank, w.nops = 6, 2
 	w.dims = [ewMaxRank]int{N, b, b, C, H / b, W / b}
@@ -647,7 +681,7 @@ func Pad(n *Node) error {
 		}
 	}
 	out := n.Out[0]
-	ewResize(out, x.DType, os.s())
+	out.Resize(x.DType, os.s()...)
 	var ist, ost [ewMaxRank]int
 	ewContig(&ist, x.Shape)
 	ewContig(&ost, os.s())
@@ -667,7 +701,7 @@ func Pad(n *Node) error {
 			if x.DType == String || val == 0 {
 				ewZero(out.Data, 0, out.Len())
 			} else {
-				ewResize(&s.val, x.DType, nil)
+				s.val.Resize(x.DType)
 				ewSetF64(&s.val, 0, val)
 				ewFill(out.Data, 0, out.Len(), s.val.Data, 0)
 			}

@@ -138,3 +138,94 @@ func axpyGo(y, x []float32, a float32) {
 		y[i] += a * v
 	}
 }
+
+// addSumGo sets y[i] = a[i] + b[i] and returns their sum.
+func addSumGo(y, a, b []float32) float32 {
+	a, b = a[:len(y)], b[:len(y)]
+	var s float32
+	for i := range y {
+		v := a[i] + b[i]
+		y[i] = v
+		s += v
+	}
+	return s
+}
+
+// sumGo returns the sum of x.
+func sumGo(x []float32) float32 {
+	var s float32
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// sumSqDevGo returns the sum of (x[i]-mean)^2.
+func sumSqDevGo(x []float32, mean float32) float32 {
+	var s float32
+	for _, v := range x {
+		d := v - mean
+		s += d * d
+	}
+	return s
+}
+
+// normAffineGo sets y[i] = (x[i]-mean)*inv*s[i] + b[i] (b nil: no shift).
+func normAffineGo(y, x, s, b []float32, mean, inv float32) {
+	x, s = x[:len(y)], s[:len(y)]
+	if b == nil {
+		for i, v := range x {
+			y[i] = (v - mean) * inv * s[i]
+		}
+		return
+	}
+	b = b[:len(y)]
+	for i, v := range x {
+		y[i] = (v-mean)*inv*s[i] + b[i]
+	}
+}
+
+// dot4Go sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4), p in
+// [0, len(a)), summed in float64 and rounded once (the twin of dot4x32).
+func dot4Go(a, b []float32, ldb int, out *[4]float32) {
+	var s [4]float64
+	dot4Go64(a, b, ldb, &s)
+	out[0], out[1], out[2], out[3] = float32(s[0]), float32(s[1]), float32(s[2]), float32(s[3])
+}
+
+// dot4Go64 adds sum_p float64(a[p])*float64(b[r*ldb+p]) to s[r] for r in
+// [0, 4), p in [0, len(a)).
+func dot4Go64(a, b []float32, ldb int, s *[4]float64) {
+	k := len(a)
+	r0, r1, r2, r3 := b[:k], b[ldb:ldb+k], b[2*ldb:2*ldb+k], b[3*ldb:3*ldb+k]
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
+	for p, av := range a {
+		x := float64(av)
+		s0 += x * float64(r0[p])
+		s1 += x * float64(r1[p])
+		s2 += x * float64(r2[p])
+		s3 += x * float64(r3[p])
+	}
+	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+}
+
+// lstmGatesGo is one LSTM step's gate equations with the default
+// activations (sigmoid, tanh, tanh), no clip, no peepholes: g holds the
+// pre-activations i, o, f, c (len(h) each); c and h are updated in place.
+// sigmoid(x) = 1/(1+exp(-x)), tanh(x) = 1 - 2/(exp(2x)+1) through
+// vecExpGo (relative error about 1e-7; tanh near 0 has an absolute error
+// of about 1e-7).
+func lstmGatesGo(g, c, h []float32) {
+	hs := len(h)
+	gi, gO, gf, gc := g[:hs], g[hs:2*hs], g[2*hs:3*hs], g[3*hs:4*hs]
+	c = c[:hs]
+	for u := range h {
+		fv := 1 / (1 + vecExpGo(-gf[u]))
+		iv := 1 / (1 + vecExpGo(-gi[u]))
+		zv := 1 - 2/(vecExpGo(2*gc[u])+1)
+		cn := fv*c[u] + iv*zv
+		c[u] = cn
+		ov := 1 / (1 + vecExpGo(-gO[u]))
+		h[u] = ov * (1 - 2/(vecExpGo(2*cn)+1))
+	}
+}

@@ -87,3 +87,86 @@ func axpy32(y, x []float32, a float32) {
 	axpyAVX2(&y[0], &x[0], nv, a)
 	axpyGo(y[nv:], x[nv:], a)
 }
+
+// addSum32 sets y[i] = a[i] + b[i] and returns their sum; a and b must be
+// at least as long as y.
+func addSum32(y, a, b []float32) float32 {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		return addSumGo(y, a, b)
+	}
+	_, _ = a[len(y)-1], b[len(y)-1]
+	s := addSumAVX(&y[0], &a[0], &b[0], nv)
+	return s + addSumGo(y[nv:], a[nv:], b[nv:])
+}
+
+// sum32 returns the sum of x.
+func sum32(x []float32) float32 {
+	nv := len(x) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		return sumGo(x)
+	}
+	return sumAVX(&x[0], nv) + sumGo(x[nv:])
+}
+
+// sumSqDev32 returns the sum of (x[i]-mean)^2.
+func sumSqDev32(x []float32, mean float32) float32 {
+	nv := len(x) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		return sumSqDevGo(x, mean)
+	}
+	return sumSqDevAVX2(&x[0], nv, mean) + sumSqDevGo(x[nv:], mean)
+}
+
+// normAffine32 sets y[i] = (x[i]-mean)*inv*s[i] + b[i] (b nil: no
+// shift); x, s and b must be at least as long as y.
+func normAffine32(y, x, s, b []float32, mean, inv float32) {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		normAffineGo(y, x, s, b, mean, inv)
+		return
+	}
+	_, _ = x[len(y)-1], s[len(y)-1]
+	if b == nil {
+		normScaleAVX2(&y[0], &x[0], &s[0], nv, mean, inv)
+		normAffineGo(y[nv:], x[nv:], s[nv:], nil, mean, inv)
+		return
+	}
+	_ = b[len(y)-1]
+	normAffineAVX2(&y[0], &x[0], &s[0], &b[0], nv, mean, inv)
+	normAffineGo(y[nv:], x[nv:], s[nv:], b[nv:], mean, inv)
+}
+
+// dot4x32 sets out[r] = sum_p a[p]*b[r*ldb+p] for r in [0, 4): b holds
+// four rows ldb apart, each at least len(a) long. The sums are taken in
+// float64 and rounded once.
+func dot4x32(a, b []float32, ldb int, out *[4]float32) {
+	k := len(a)
+	if k == 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = b[3*ldb+k-1]
+	kv := k &^ 7
+	if !cpuHasAVX2FMA || kv == 0 {
+		dot4Go(a, b, ldb, out)
+		return
+	}
+	var s [4]float64
+	dot4AVX2(&a[0], &b[0], ldb, kv, &s)
+	if kv < k {
+		dot4Go64(a[kv:], b[kv:], ldb, &s)
+	}
+	out[0], out[1], out[2], out[3] = float32(s[0]), float32(s[1]), float32(s[2]), float32(s[3])
+}
+
+// lstmGates32 is lstmGatesGo, in assembly when len(h) is a multiple of 8.
+func lstmGates32(g, c, h []float32) {
+	hs := len(h)
+	if !cpuHasAVX2FMA || hs == 0 || hs&7 != 0 {
+		lstmGatesGo(g, c, h)
+		return
+	}
+	_, _ = g[4*hs-1], c[hs-1]
+	lstmGatesAVX2(&g[0], &c[0], &h[0], hs)
+}

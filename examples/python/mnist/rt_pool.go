@@ -4,8 +4,8 @@ package mnist
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // A session's worker pool: Threads-1 goroutines started once with the
@@ -37,20 +37,41 @@ type parTask interface {
 }
 
 // WorkPool runs parTasks on a fixed set of goroutines.
+//
+// A section is published by writing task and parts and then making gen odd;
+// it is closed by making gen even again. Workers take part indices from the
+// atomic counter next, so handing out work costs no channel operation. Idle
+// workers poll gen for about poolSpin before they park on wake; Run sends a
+// wake token only to parked ones (sleeping counts them), so back-to-back
+// sections, the common case in a model, never touch a channel. The caller
+// waits for the last part the same way: it polls, then blocks on fin, which
+// the worker that finishes the last part fills.
 type WorkPool struct {
-	threads int
-	wake    chan struct{}
-	task    parTask
-	parts   int
-	next    atomic.Int64
-	done    sync.WaitGroup
-	closed  bool
+	threads  int
+	task     parTask
+	parts    int
+	gen      atomic.Uint64 // odd while a section is open
+	next     atomic.Int64  // next part index to hand out
+	finished atomic.Int64  // parts done in the open section
+	active   atomic.Int32  // workers inside the open section
+	sleeping atomic.Int32  // workers parked (or about to park) on wake
+	waiting  atomic.Bool   // the caller blocks on fin
+	closed   atomic.Bool
+	wake     chan struct{}
+	fin      chan struct{}
 	// gemm is the task sgemmPar reuses, so a parallel GEMM does not
 	// allocate.
 	gemm sgemmParTask
 	// scratch holds GEMM pack buffers per part (parts <= threads).
 	scratch []gemmScratch
 }
+
+// poolSpin is how long an idle worker, and the caller waiting for the
+// last part, poll before blocking. Sections in a model follow each other
+// within microseconds, so the poll catches the next one without a futex
+// wake-up (tens of microseconds on a VM); past it, an idle pool costs no
+// CPU.
+const poolSpin = 50 * time.Microsecond
 
 // scratchFor returns part i's GEMM buffers (nil without a pool).
 func (p *WorkPool) scratchFor(i int) *gemmScratch {
@@ -69,7 +90,8 @@ func NewWorkPool(opts ...Option) *WorkPool {
 	if o.Threads < 1 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
-	p := &WorkPool{threads: o.Threads, wake: make(chan struct{}), scratch: make([]gemmScratch, o.Threads)}
+	p := &WorkPool{threads: o.Threads, wake: make(chan struct{}, o.Threads), fin: make(chan struct{}, 1),
+		scratch: make([]gemmScratch, o.Threads)}
 	for i := 1; i < p.threads; i++ {
 		go p.worker()
 	}
@@ -78,46 +100,111 @@ func NewWorkPool(opts ...Option) *WorkPool {
 
 // Threads is the number of goroutines the pool's sections use (1 for nil).
 func (p *WorkPool) Threads() int {
-	if p == nil || p.closed {
+	if p == nil || p.closed.Load() {
 		return 1
 	}
 	return p.threads
 }
 
-// Close stops the workers. The pool then runs sections on the caller.
+// Close stops the workers. The pool then runs sections on the caller. It
+// must not run concurrently with Run.
 func (p *WorkPool) Close() {
-	if p == nil || p.closed {
+	if p == nil || p.closed.Swap(true) {
 		return
 	}
-	p.closed = true
 	close(p.wake)
 }
 
+// spinFor polls cond for about d, yielding the processor now and then.
+func spinFor(d time.Duration, cond func() bool) bool {
+	var start time.Time
+	for i := 0; ; i++ {
+		if cond() {
+			return true
+		}
+		if i&63 == 63 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > d {
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
 func (p *WorkPool) worker() {
-	for range p.wake {
-		p.drain()
-		p.done.Done()
+	var seen uint64 // the last section joined (or found closed)
+	ready := func() bool {
+		g := p.gen.Load()
+		return g&1 == 1 && g != seen || p.closed.Load()
+	}
+	for {
+		if !spinFor(poolSpin, ready) {
+			// Park. Run hands a token to every worker it counted in
+			// sleeping; one that finds work before blocking takes its
+			// count back if Run has not, else it eats the token.
+			p.sleeping.Add(1)
+			if ready() {
+				if !p.unsleep() {
+					<-p.wake
+				}
+			} else if _, ok := <-p.wake; !ok {
+				return
+			}
+		}
+		if p.closed.Load() {
+			return
+		}
+		g := p.gen.Load()
+		if g&1 == 0 || g == seen {
+			continue
+		}
+		p.active.Add(1)
+		if p.gen.Load() == g { // still the section g: task and parts are its
+			p.drain()
+		}
+		p.active.Add(-1)
+		seen = g
+	}
+}
+
+// unsleep takes one count back from sleeping, if Run has not swapped it.
+func (p *WorkPool) unsleep() bool {
+	for {
+		s := p.sleeping.Load()
+		if s == 0 {
+			return false
+		}
+		if p.sleeping.CompareAndSwap(s, s-1) {
+			return true
+		}
 	}
 }
 
 // drain runs parts of the current task until none are left.
 func (p *WorkPool) drain() {
+	t, parts := p.task, p.parts
 	for {
 		i := int(p.next.Add(1)) - 1
-		if i >= p.parts {
+		if i >= parts {
 			return
 		}
-		p.task.runPart(i, p.parts)
+		t.runPart(i, parts)
+		if p.finished.Add(1) == int64(parts) && p.waiting.CompareAndSwap(true, false) {
+			p.fin <- struct{}{}
+		}
 	}
 }
 
 // Run runs t.runPart(i, parts) for every i in [0, parts), spread over the
-// pool, and returns when all are done. Parts may run in any order.
+// pool, and returns when all are done. Parts may run in any order. Run is
+// not safe for concurrent use (a session runs one node at a time).
 func (p *WorkPool) Run(parts int, t parTask) {
 	if parts <= 0 {
 		return
 	}
-	if p == nil || p.closed || p.threads == 1 || parts == 1 {
+	if p == nil || p.threads == 1 || parts == 1 || p.closed.Load() {
 		for i := 0; i < parts; i++ {
 			t.runPart(i, parts)
 		}
@@ -125,13 +212,31 @@ func (p *WorkPool) Run(parts int, t parTask) {
 	}
 	p.task, p.parts = t, parts
 	p.next.Store(0)
-	helpers := min(p.threads, parts) - 1
-	p.done.Add(helpers)
-	for i := 0; i < helpers; i++ {
-		p.wake <- struct{}{}
+	p.finished.Store(0)
+	p.gen.Add(1) // open
+	for s := p.sleeping.Load(); s > 0; s = p.sleeping.Load() {
+		k := min(s, int32(parts-1))
+		if p.sleeping.CompareAndSwap(s, s-k) {
+			for ; k > 0; k-- {
+				p.wake <- struct{}{}
+			}
+			break
+		}
 	}
 	p.drain()
-	p.done.Wait()
+	done := func() bool { return p.finished.Load() == int64(parts) }
+	if !spinFor(poolSpin, done) {
+		// Exactly one side clears waiting: the finisher (which then
+		// sends on fin) or the caller finding the parts done.
+		p.waiting.Store(true)
+		if !done() || !p.waiting.CompareAndSwap(true, false) {
+			<-p.fin
+		}
+	}
+	p.gen.Add(1) // closed: late workers see it and leave
+	for p.active.Load() != 0 {
+		runtime.Gosched()
+	}
 	p.task = nil
 }
 
