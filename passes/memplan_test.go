@@ -71,4 +71,3 @@ func TestMemPlanGolden(t *testing.T) {
 		})
 	}
 }
-
