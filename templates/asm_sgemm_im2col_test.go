@@ -20,6 +20,9 @@ func TestSgemmPackIm2col(t *testing.T) {
 		{2, 3, 40, 7, 7, 2, 2, 1, 1, 3, 3, 3},
 		{3, 1, 37, 1, 5, 1, 1, 1, 1, 0, 2, 2},
 		{2, 2, 3, 3, 3, 1, 1, 1, 1, 4, 4, 4},
+		// ONNX test_Conv1d_pad2size1: width 1, kernel 5, pads 2+2 (the
+		// outer taps read padding only).
+		{4, 1, 1, 1, 5, 1, 1, 1, 1, 0, 2, 2},
 	}
 	for _, c := range cases {
 		in := []int{c.H, c.W}
