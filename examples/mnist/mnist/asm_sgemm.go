@@ -236,7 +236,9 @@ func sgemmPackIm2col(dst []float32, t *sgemmIm2col, pc, j0, kc, nc int) {
 				hi = max(hi, lo)
 				put(p, rel, nil, lo)
 				if t.sw == 1 {
-					put(p, rel+lo, xr[iw0+lo:iw0+hi], hi-lo)
+					if hi > lo { // an empty run may start before the row (iw0+lo < 0)
+						put(p, rel+lo, xr[iw0+lo:iw0+hi], hi-lo)
+					}
 				} else {
 					for i := lo; i < hi; i++ {
 						col := rel + i
