@@ -246,7 +246,7 @@ func TakeSlice(dst, src *Tensor, axis, i int) error {
 	outer, n, inner := axisSplit(src.Shape, axis)
 	var shape [8]int
 	s := append(append(shape[:0], src.Shape[:axis]...), src.Shape[axis+1:]...)
-	ewResize(dst, src.DType, s)
+	dst.Resize(src.DType, s...)
 	for o := 0; o < outer; o++ {
 		ewMove(dst.Data, o*inner, src.Data, (o*n+i)*inner, inner)
 	}
@@ -261,7 +261,7 @@ func ShapeStacked(dst, src *Tensor, axis, n int) error {
 	}
 	var shape [8]int
 	s := append(append(append(shape[:0], src.Shape[:axis]...), n), src.Shape[axis:]...)
-	ewResize(dst, src.DType, s)
+	dst.Resize(src.DType, s...)
 	return nil
 }
 
@@ -297,7 +297,7 @@ func AppendStacked(dst, src *Tensor, i, hint int) error {
 	if i == 0 {
 		var shape [8]int
 		s := append(append(shape[:0], max(hint, 1)), src.Shape...)
-		ewResize(dst, src.DType, s)
+		dst.Resize(src.DType, s...)
 	} else if dst.DType != src.DType || len(dst.Shape) != len(src.Shape)+1 {
 		return fmt.Errorf("scan output of iteration %d is %s, earlier ones %s", i, src.String(), dst.String())
 	}

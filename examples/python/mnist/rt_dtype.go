@@ -26,10 +26,6 @@ func ewIsUnsigned(dt DType) bool {
 }
 func ewIsNumeric(dt DType) bool { return ewIsFloat(dt) || ewIsSigned(dt) || ewIsUnsigned(dt) }
 
-// ewResize is Tensor.Resize with the shape as a slice; only rt_seq.go
-// still calls it.
-func ewResize(t *Tensor, dt DType, shape []int) { t.Resize(dt, shape...) }
-
 // ewInts reads an integer tensor (any integer dtype) into dst, which must
 // have room; it returns the filled prefix.
 func ewInts(t *Tensor, dst []int) []int {
