@@ -26,6 +26,19 @@ type Node struct {
 	Inputs  []*Value
 	Outputs []*Value
 	Attrs   []*Attr // sorted by name
+	// Fused lists the imported nodes a folding or fusion pass merged into
+	// this one, in graph order (the node itself among them when it stayed
+	// and absorbed others); nil when no pass merged anything into it. It
+	// is not an ONNX attribute: the printer shows it as a trailing comment
+	// (which the parser skips), cuvil inspect -graph boxes it, and the
+	// ONNX encoder ignores it.
+	Fused []Origin
+}
+
+// Origin names one imported node a fused node stands for.
+type Origin struct {
+	Op   string // domain-qualified outside ai.onnx ("cuvil.Gelu")
+	Name string
 }
 
 func (n *Node) String() string { return fmt.Sprintf("node %q (%s)", n.Name, n.Op) }

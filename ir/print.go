@@ -164,6 +164,15 @@ func (p *printer) node(n *Node, indent string) {
 		}
 		w.WriteString("}")
 	}
+	if len(n.Fused) > 0 {
+		w.WriteString("  # fused:")
+		for i, o := range n.Fused {
+			if i > 0 {
+				w.WriteString(",")
+			}
+			w.WriteString(" " + o.Op + " " + quoteName(o.Name))
+		}
+	}
 }
 
 // resolveVersion is the version a node without an explicit one gets: the

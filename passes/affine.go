@@ -82,7 +82,7 @@ func foldAffineAt(r *rewriter, n *ir.Node) bool {
 		if foldChannelAffine(r, p, s, t, chAxis) {
 			p.Outputs[0] = y
 			y.Def = p
-			r.kill(n)
+			r.absorb(p, n)
 			return true
 		}
 	}
@@ -122,7 +122,7 @@ func foldAffineAt(r *rewriter, n *ir.Node) bool {
 		p.Inputs = []*ir.Value{px, r.constant(p.Name+"_const", floatTensor(dt, cshape(len(v)), v))}
 		p.Outputs[0] = y
 		y.Def = p
-		r.kill(n)
+		r.absorb(p, n)
 		return true
 	case mul && !pmul:
 		// (x + a) * b = (x * b) + a*b: the Mul moves up the chain.
@@ -132,6 +132,8 @@ func foldAffineAt(r *rewriter, n *ir.Node) bool {
 			bs = n.Inputs[1]
 		}
 		mid := x // reuse the value between the two nodes
+		r.record(p, p, n) // both now do part of each one's work
+		n.Fused = p.Fused
 		p.Op, n.Op = "Mul", "Add"
 		p.Version, n.Version = n.Version, p.Version
 		p.Inputs = []*ir.Value{px, bs}

@@ -143,8 +143,7 @@ func fuseAttentionAt(r *rewriter, sm *ir.Node) {
 		Attrs: []*ir.Attr{{Name: "scale", Kind: ir.AttrFloat, F: float32(scale)}}}
 	y.Def = att
 	useCuvil(r.m)
-	r.replaceNode(mm2, att)
-	r.kill(eaten...)
+	r.fuse(att, mm2, append(eaten, mm2)...)
 }
 
 // maskBroadcasts reports whether m, an f32 of known rank, broadcasts to

@@ -33,7 +33,7 @@ var FoldBatchNorm = &Pass{
 					// p now writes the BN's output.
 					p.Outputs[0] = y
 					y.Def = p
-					r.kill(n)
+					r.absorb(p, n)
 					continue
 				}
 				if !ok1 || !ok2 || x.Type.Rank() < 2 || x.Type.Unranked {
@@ -47,6 +47,8 @@ var FoldBatchNorm = &Pass{
 				mul := &ir.Node{Name: n.Name + "_mul", Op: "Mul", Version: mulV, Inputs: []*ir.Value{x, sc}, Outputs: []*ir.Value{mid}}
 				add := &ir.Node{Name: n.Name, Op: "Add", Version: addV, Inputs: []*ir.Value{mid, sh}, Outputs: []*ir.Value{y}}
 				mid.Def, y.Def = mul, add
+				r.record(mul, n)
+				r.record(add, n)
 				r.replaceNode(n, mul)
 				insertAfter(g, mul, add)
 			}

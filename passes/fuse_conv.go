@@ -149,9 +149,7 @@ func fuseEpilogue(r *rewriter, base *ir.Node, fused string) {
 	cur.Def = fn
 	useCuvil(r.m)
 	last := eaten[len(eaten)-1]
-	r.replaceNode(last, fn)
-	r.kill(base)
-	r.kill(eaten[:len(eaten)-1]...)
+	r.fuse(fn, last, append([]*ir.Node{base}, eaten...)...)
 }
 
 // activationAttrs returns the fused-op attributes for activation node n.

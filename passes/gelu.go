@@ -151,6 +151,5 @@ func fuseGeluAt(r *rewriter, fn *ir.Node) {
 	}
 	y.Def = gelu
 	useCuvil(r.m)
-	r.replaceNode(last, gelu)
-	r.kill(append(append(inner, fn, one), eaten...)...)
+	r.fuse(gelu, last, append(append(append(inner, fn, one), eaten...), last)...)
 }

@@ -153,9 +153,5 @@ func fuseLayerNormAt(r *rewriter, mean *ir.Node) {
 	ln.SetAttr(epsAttr)
 	y.Def = ln
 	useCuvil(r.m)
-	r.replaceNode(last, ln)
-	r.kill(eaten[:len(eaten)-1]...)
-	if last != eaten[len(eaten)-1] {
-		r.kill(eaten[len(eaten)-1])
-	}
+	r.fuse(ln, last, eaten...)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cuvil/cuvil/ir"
 )
@@ -149,6 +150,57 @@ func (r *rewriter) replaceNode(old, n *ir.Node) {
 		}
 	}
 	panic("passes: replaceNode: node not in graph")
+}
+
+// fuse puts n, which computes what the nodes from did, in at's place (at
+// is one of them) and kills the others; n records them (ir.Node.Fused).
+func (r *rewriter) fuse(n, at *ir.Node, from ...*ir.Node) {
+	r.record(n, from...)
+	r.replaceNode(at, n)
+	for _, x := range from {
+		if x != at {
+			r.kill(x)
+		}
+	}
+}
+
+// absorb kills the nodes eaten, whose work p (which stays) now does too,
+// and records them on p.
+func (r *rewriter) absorb(p *ir.Node, eaten ...*ir.Node) {
+	r.record(p, append([]*ir.Node{p}, eaten...)...)
+	r.kill(eaten...)
+}
+
+// record sets n.Fused to the imported nodes behind the nodes from: each
+// one's own record, or the node itself when it has none; in graph order,
+// each once. All fusion and folding passes go through it (fuse, absorb),
+// so cuvil inspect -graph can box every fused group.
+func (r *rewriter) record(n *ir.Node, from ...*ir.Node) {
+	pos := map[*ir.Node]int{}
+	for i, x := range r.g.Nodes {
+		pos[x] = i
+	}
+	from = slices.Clone(from)
+	slices.SortStableFunc(from, func(a, b *ir.Node) int { return pos[a] - pos[b] })
+	var fused []ir.Origin
+	seen := map[ir.Origin]bool{}
+	for _, x := range from {
+		o := x.Fused
+		if len(o) == 0 {
+			op := x.Op
+			if x.Domain != "" && x.Domain != "ai.onnx" {
+				op = x.Domain + "." + op
+			}
+			o = []ir.Origin{{Op: op, Name: x.Name}}
+		}
+		for _, y := range o {
+			if !seen[y] {
+				seen[y] = true
+				fused = append(fused, y)
+			}
+		}
+	}
+	n.Fused = fused
 }
 
 // useCuvil makes the model import the cuvil domain.

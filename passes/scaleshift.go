@@ -72,6 +72,5 @@ func fuseScaleShiftAt(r *rewriter, n *ir.Node) {
 	cur.Def = ss
 	useCuvil(r.m)
 	last := eaten[len(eaten)-1]
-	r.replaceNode(last, ss)
-	r.kill(eaten[:len(eaten)-1]...)
+	r.fuse(ss, last, eaten...)
 }

@@ -182,7 +182,8 @@ func memPlanSVG(p *passes.MemPlan) string {
 }
 
 // writeGraph writes m's top-level graph as Graphviz dot: one box per node,
-// fused nodes (domain cuvil) filled and boxed in a cluster of their own,
+// fused nodes (domain cuvil, or any node a pass merged others into) filled
+// and boxed in a cluster of their own with the imported ops they absorbed,
 // constants left out, edges labelled with types. With dot on PATH it also
 // writes FILE's .svg.
 func writeGraph(m *ir.Model, file string) error {
@@ -202,21 +203,30 @@ func writeGraph(m *ir.Model, file string) error {
 	}
 	for _, n := range g.Nodes {
 		label := q(n.Op) + "\\n" + q(n.Name)
-		if n.Domain == ir.CuvilDomain {
-			var extra []string
-			for _, a := range n.Attrs {
-				if a.Name == "activation" && a.S != "" {
-					extra = append(extra, "+"+a.S)
-				}
-			}
-			if len(extra) > 0 {
-				label += "\\n" + q(strings.Join(extra, " "))
-			}
-			fmt.Fprintf(&b, "  subgraph cluster_%s {\n    label=\"fused %s\"; style=\"rounded,dashed\"; color=\"#c0392b\";\n", id[n], q(n.Op))
-			fmt.Fprintf(&b, "    %s [label=\"%s\", style=\"filled,bold\", fillcolor=\"#f9d5cf\", color=\"#c0392b\"];\n  }\n", id[n], label)
+		if n.Domain != ir.CuvilDomain && len(n.Fused) < 2 {
+			fmt.Fprintf(&b, "  %s [label=\"%s\"];\n", id[n], label)
 			continue
 		}
-		fmt.Fprintf(&b, "  %s [label=\"%s\"];\n", id[n], label)
+		// A fused group: a cluster box labelled with the op, holding the
+		// node (edges attach to it) and, below it, the imported ops it
+		// absorbed (ir.Node.Fused) in graph order.
+		op := n.Op
+		if n.Domain != "" && n.Domain != "ai.onnx" {
+			op = n.Domain + "." + op
+		}
+		if a := n.Attr("activation"); a != nil && a.S != "" {
+			label += "\\n+" + q(a.S)
+		}
+		fmt.Fprintf(&b, "  subgraph cluster_%s {\n    label=\"fused %s (%d ops)\"; style=\"rounded,dashed\"; color=\"#c0392b\";\n", id[n], q(op), len(n.Fused))
+		fmt.Fprintf(&b, "    %s [label=\"%s\", style=\"filled,bold\", fillcolor=\"#f9d5cf\", color=\"#c0392b\"];\n", id[n], label)
+		prev := id[n]
+		for j, o := range n.Fused {
+			oid := fmt.Sprintf("%s_f%d", id[n], j)
+			fmt.Fprintf(&b, "    %s [label=\"%s\\n%s\", shape=box, style=\"rounded,dashed\", color=\"#7f8c8d\", fontsize=8];\n", oid, q(o.Op), q(o.Name))
+			fmt.Fprintf(&b, "    %s -> %s [style=invis];\n", prev, oid)
+			prev = oid
+		}
+		b.WriteString("  }\n")
 	}
 	src := map[*ir.Value]string{}
 	for i, v := range g.Inputs {

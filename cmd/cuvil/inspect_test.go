@@ -36,6 +36,11 @@ func TestInspectAnalyses(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(b), "digraph") || !strings.Contains(string(b), "subgraph cluster_") || !strings.Contains(string(b), "->") {
 		t.Errorf("graph dot: %v\n%.300s", err, b)
 	}
+	// mnist's first FusedConv is boxed with the Conv and Relu it absorbed.
+	if !strings.Contains(string(b), `label="fused cuvil.FusedConv (2 ops)"`) ||
+		!strings.Contains(string(b), `n0_f0 [label="Conv\n/conv1/Conv"`) || !strings.Contains(string(b), `n0_f1 [label="Relu\n/Relu"`) {
+		t.Errorf("graph dot does not box the absorbed ops:\n%s", b)
+	}
 
 	code, out, _ = cuvil(t, "inspect", "-model", model, "-d=fuse-conv/dump")
 	if code != 0 || strings.Count(out, "# after pass ") != 1 || !strings.Contains(out, "# after pass fuse-conv") {
