@@ -37,6 +37,8 @@ var cuvilOpDefs = []opDef{
 		"activation(X*scale + shift) with scale and shift per channel (axis 1, shape [C]): an unfoldable BatchNormalization.", nil},
 	{"Attention", "1", "Q:T Kt:T V:T mask:T?", "Y:T", "T=$f", "scale:float=1", "",
 		"softmax(scale * Q·Kt + mask) · V over the last two axes: Q [..., Sq, D], Kt (K transposed) [..., D, Sk], V [..., Sk, Dv] with the same leading dims; mask broadcasts to [..., Sq, Sk].", nil},
+	{"Elementwise", "1", "X:T...", "Y:T...", "T=f32,f64", "args:ints! consts:floats ops:strings! outputs:ints!", "ew",
+		"A group of element-wise ops run as one loop (fuse-elementwise): instruction k applies ops[k] to its operands from args (one or two each, in order: r < #inputs is input r, r >= #inputs the result of instruction r-#inputs, r < 0 consts[-r-1]); output i is operand outputs[i]. X[0] has the outputs' shape; other inputs have it too or one element.", nil},
 }
 
 func init() {

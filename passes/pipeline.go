@@ -51,6 +51,9 @@ var Pipeline = []*Pass{
 	// Last fusion: per-channel Mul+Add that nothing absorbed (pre-activation
 	// BN) with its activation.
 	FuseScaleShift,
+	// After every other fusion (an epilogue inside a GEMM or conv beats a
+	// loop of its own): what element-wise ops are left run as one loop.
+	FuseElementwise,
 	// Folding replaced weights and fusion dropped nodes: clean up.
 	Cleanup,
 }

@@ -9,4 +9,5 @@ func init() {
 	register("cuvil::SkipLayerNorm", SkipLayerNorm)
 	register("cuvil::ScaleShift", ScaleShift)
 	register("cuvil::Attention", CuvilAttention)
+	register("cuvil::Elementwise", CuvilElementwise)
 }
