@@ -131,7 +131,7 @@ func foldAffineAt(r *rewriter, n *ir.Node) bool {
 		if !bs.IsConst() {
 			bs = n.Inputs[1]
 		}
-		mid := x // reuse the value between the two nodes
+		mid := x          // reuse the value between the two nodes
 		r.record(p, p, n) // both now do part of each one's work
 		n.Fused = p.Fused
 		p.Op, n.Op = "Mul", "Add"
