@@ -490,7 +490,10 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 	default:
 		panic("ewUnaryInPlace: bad op")
 	}
-	for i, v := range y {
-		y[i] = T(f(float64(v), 0, 0))
+	switch d := any(y).(type) {
+	case []float32:
+		ewMapFloat(F32, d, d, f, 0, 0)
+	case []float64:
+		ewMapFloat(F64, d, d, f, 0, 0)
 	}
 }
