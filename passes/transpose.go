@@ -1,15 +1,24 @@
 package passes
 
-import "github.com/cuvil/cuvil/ir"
+import (
+	"slices"
 
-// FoldTranspose composes a Transpose of a Transpose into one, and removes
-// a Transpose (composed or not) whose permutation is the identity.
+	"github.com/cuvil/cuvil/ir"
+)
+
+// FoldTranspose sinks a Transpose below the element-wise op that alone
+// reads it (Transpose then Relu becomes Relu then Transpose), so that
+// Transposes on both sides of element-wise ops meet; then it composes a
+// Transpose of a Transpose into one, and removes a Transpose (composed or
+// not) whose permutation is the identity.
 var FoldTranspose = &Pass{
 	Name: "fold-transpose",
-	Doc:  "compose Transpose pairs into one Transpose; drop identity permutations",
+	Doc:  "sink Transposes through element-wise ops, compose Transpose pairs into one Transpose; drop identity permutations",
 	Run: func(m *ir.Model) error {
 		return forGraphs(m, func(g *ir.Graph) error {
 			r := newRewriter(m, g)
+			for sinkTransposes(r) {
+			}
 			for _, n := range g.Nodes {
 				at(m, n)
 				if !isOp(n, "Transpose") || n.Inputs[0] == nil {
@@ -64,4 +73,52 @@ func transposePerm(n *ir.Node) ([]int64, bool) {
 		p[i] = int64(rank - 1 - i)
 	}
 	return p, true
+}
+
+// sinkTransposes moves each Transpose t whose output only an element-wise
+// op n reads (n's other inputs, if any, one-element values) below n: n
+// reads t's input and t permutes n's result, which keeps its value (and
+// name). Transposing commutes with element-wise ops, and moving costs
+// nothing (the Transpose moves as many elements as before); a Transpose
+// after the op can then meet the next one. It reports whether it moved
+// any.
+func sinkTransposes(r *rewriter) bool {
+	moved := false
+	for _, n := range slices.Clone(r.g.Nodes) {
+		if len(n.Inputs) == 0 || n.Inputs[0] == nil || len(n.Outputs) != 1 || n.Outputs[0] == nil {
+			continue
+		}
+		t := n.Inputs[0].Def
+		if !isOp(t, "Transpose") || r.only(t.Outputs[0]) != n || t.Inputs[0] == nil || !t.Inputs[0].Type.Known() {
+			continue
+		}
+		if s := ir.LookupOp(n.Domain, n.Op); s == nil || !s.Elementwise || isOp(n, "Identity") {
+			continue
+		}
+		y := n.Outputs[0]
+		if !y.Type.Known() || !y.Type.Shape.Equal(t.Outputs[0].Type.Shape) {
+			continue // n broadcasts its input up
+		}
+		scalars := true
+		for _, v := range n.Inputs[1:] {
+			if v == nil {
+				continue
+			}
+			c, ok := v.Type.Shape.NumElements()
+			scalars = scalars && v.Type.Known() && ok && c == 1 && v.Type.Rank() <= y.Type.Rank()
+		}
+		if !scalars {
+			continue
+		}
+		x := t.Inputs[0]
+		mid := &ir.Value{Name: r.fresh(y.Name + "_untransposed"), Type: ir.Type{Kind: ir.TensorKind, DType: y.Type.DType, Shape: slices.Clone(x.Type.Shape)}}
+		n.Inputs[0], n.Outputs[0], mid.Def = x, mid, n
+		t.Inputs[0], t.Outputs[0], y.Def = mid, y, t
+		// t now follows n.
+		r.g.Nodes = slices.DeleteFunc(r.g.Nodes, func(z *ir.Node) bool { return z == t })
+		insertAfter(r.g, n, t)
+		r.refresh()
+		moved = true
+	}
+	return moved
 }
