@@ -78,39 +78,37 @@ func transposePerm(n *ir.Node) ([]int64, bool) {
 // sinkTransposes moves each Transpose t whose output only an element-wise
 // op n reads (n's other inputs, if any, one-element values) below n: n
 // reads t's input and t permutes n's result, which keeps its value (and
-// name). Transposing commutes with element-wise ops, and moving costs
-// nothing (the Transpose moves as many elements as before); a Transpose
-// after the op can then meet the next one. It reports whether it moved
-// any.
+// name). Transposing commutes with element-wise ops, but t moves only
+// when the chain of such ops below it ends in another Transpose, which it
+// then meets; elsewhere a Transpose stays put, next to what other
+// patterns look for (fuse-attention takes a scalar Div after the
+// Transpose of K). It reports whether it moved any.
 func sinkTransposes(r *rewriter) bool {
 	moved := false
 	for _, n := range slices.Clone(r.g.Nodes) {
-		if len(n.Inputs) == 0 || n.Inputs[0] == nil || len(n.Outputs) != 1 || n.Outputs[0] == nil {
+		if r.dead[n] || len(n.Inputs) == 0 || n.Inputs[0] == nil {
 			continue
 		}
 		t := n.Inputs[0].Def
-		if !isOp(t, "Transpose") || r.only(t.Outputs[0]) != n || t.Inputs[0] == nil || !t.Inputs[0].Type.Known() {
+		if !isOp(t, "Transpose") || r.only(t.Outputs[0]) != n || t.Inputs[0] == nil || !t.Inputs[0].Type.Known() || !sinksThrough(n) {
 			continue
 		}
-		if s := ir.LookupOp(n.Domain, n.Op); s == nil || !s.Elementwise || isOp(n, "Identity") {
-			continue
-		}
-		y := n.Outputs[0]
-		if !y.Type.Known() || !y.Type.Shape.Equal(t.Outputs[0].Type.Shape) {
-			continue // n broadcasts its input up
-		}
-		scalars := true
-		for _, v := range n.Inputs[1:] {
-			if v == nil {
-				continue
+		meets := false
+		for u, i := n, 0; u != nil && i < 64; i++ {
+			next := r.only(u.Outputs[0])
+			if isOp(next, "Transpose") {
+				meets = true
+				break
 			}
-			c, ok := v.Type.Shape.NumElements()
-			scalars = scalars && v.Type.Known() && ok && c == 1 && v.Type.Rank() <= y.Type.Rank()
+			if next == nil || next.Inputs[0] != u.Outputs[0] || !sinksThrough(next) {
+				break
+			}
+			u = next
 		}
-		if !scalars {
+		if !meets {
 			continue
 		}
-		x := t.Inputs[0]
+		x, y := t.Inputs[0], n.Outputs[0]
 		mid := &ir.Value{Name: r.fresh(y.Name + "_untransposed"), Type: ir.Type{Kind: ir.TensorKind, DType: y.Type.DType, Shape: slices.Clone(x.Type.Shape)}}
 		n.Inputs[0], n.Outputs[0], mid.Def = x, mid, n
 		t.Inputs[0], t.Outputs[0], y.Def = mid, y, t
@@ -121,4 +119,29 @@ func sinkTransposes(r *rewriter) bool {
 		moved = true
 	}
 	return moved
+}
+
+// sinksThrough reports whether a Transpose of n's input 0 can move below
+// n: n is element-wise with one output of its input 0's shape, and its
+// other inputs have one element.
+func sinksThrough(n *ir.Node) bool {
+	if s := ir.LookupOp(n.Domain, n.Op); s == nil || !s.Elementwise || isOp(n, "Identity") {
+		return false
+	}
+	if len(n.Outputs) != 1 || n.Outputs[0] == nil || n.Inputs[0] == nil {
+		return false
+	}
+	y := n.Outputs[0]
+	if !y.Type.Known() || !n.Inputs[0].Type.Known() || !y.Type.Shape.Equal(n.Inputs[0].Type.Shape) {
+		return false // n broadcasts its input up
+	}
+	for _, v := range n.Inputs[1:] {
+		if v == nil {
+			continue
+		}
+		if c, ok := v.Type.Shape.NumElements(); !v.Type.Known() || !ok || c != 1 || v.Type.Rank() > y.Type.Rank() {
+			return false
+		}
+	}
+	return true
 }
