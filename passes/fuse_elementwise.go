@@ -262,8 +262,9 @@ func ewFits(r *rewriter, groupOf map[*ir.Node]*ewGroup, gs []*ewGroup, n *ir.Nod
 }
 
 // ewAcyclic reports whether merging n and the groups gs into one node
-// keeps the graph acyclic: no input from outside the merged set may
-// depend on a node inside it.
+// keeps the graph acyclic once every group is one node: no input from
+// outside the merged set may depend on a node inside it, where a node of
+// another group depends on everything its group reads.
 func ewAcyclic(pos map[*ir.Node]int, groupOf map[*ir.Node]*ewGroup, gs []*ewGroup, n *ir.Node) bool {
 	set := map[*ir.Node]bool{n: true}
 	first := pos[n]
@@ -275,20 +276,38 @@ func ewAcyclic(pos map[*ir.Node]int, groupOf map[*ir.Node]*ewGroup, gs []*ewGrou
 	}
 	seen := map[*ir.Node]bool{}
 	var reaches func(d *ir.Node) bool
-	reaches = func(d *ir.Node) bool {
-		if d == nil || seen[d] || pos[d] < first {
-			return false
-		}
-		seen[d] = true
-		if set[d] {
-			return true
-		}
+	reads := func(d *ir.Node) bool {
 		for _, v := range nodeReads(d) {
 			if v != nil && reaches(v.Def) {
 				return true
 			}
 		}
 		return false
+	}
+	reaches = func(d *ir.Node) bool {
+		if d == nil || seen[d] {
+			return false
+		}
+		seen[d] = true
+		if set[d] {
+			return true
+		}
+		if gr := groupOf[d]; gr != nil {
+			// Members of one group may sit on both sides of first.
+			for _, x := range gr.members {
+				if x != d && set[x] {
+					return true
+				}
+				seen[x] = true
+			}
+			for _, x := range gr.members {
+				if reads(x) {
+					return true
+				}
+			}
+			return false
+		}
+		return pos[d] >= first && reads(d)
 	}
 	for x := range set {
 		for _, v := range x.Inputs {
