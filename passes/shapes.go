@@ -66,8 +66,9 @@ func InferShapes(m *ir.Model) (*ShapeInfo, error) {
 
 type inferFunc func(x *inferer, n *ir.Node) error
 
-// inferFuncs maps an ai.onnx op name to its inference rule; the shapes_*.go
-// files fill it by op family.
+// inferFuncs maps an ai.onnx op name (another domain's op as
+// "domain::Op") to its inference rule; the shapes_*.go files fill it by op
+// family.
 var inferFuncs = map[string]inferFunc{}
 
 func reg(f inferFunc, ops ...string) {
@@ -119,7 +120,7 @@ func (x *inferer) infer(n *ir.Node) error {
 	x.node, x.nth = n, 0
 	f := inferFuncs[n.Op]
 	if n.Domain != "" && n.Domain != "ai.onnx" {
-		f = nil
+		f = inferFuncs[n.Domain+"::"+n.Op]
 	}
 	if f == nil {
 		for i, v := range n.Outputs {

@@ -1,12 +1,40 @@
 package passes
 
-import "github.com/cuvil/cuvil/ir"
+import (
+	"fmt"
+
+	"github.com/cuvil/cuvil/ir"
+)
 
 // Shape rules for the ops whose kernels live in templates/k_loss.go,
-// k_signal.go and k_text.go, and PRelu's legacy per-channel slope.
+// k_signal.go and k_text.go, PRelu's legacy per-channel slope, and
+// cuvil::Elementwise.
 
 func init() {
 	reg(inferPRelu, "PRelu")
+	reg(inferCuvilElementwise, "cuvil::Elementwise")
+}
+
+// inferCuvilElementwise gives every output of a fused element-wise group
+// the type of input 0, which has the outputs' shape (fuse-elementwise);
+// the other inputs have that shape or one element.
+func inferCuvilElementwise(x *inferer, n *ir.Node) error {
+	if len(n.Inputs) == 0 || n.Inputs[0] == nil {
+		return fmt.Errorf("needs at least one input")
+	}
+	t := n.Inputs[0].Type
+	for i, v := range n.Inputs[1:] {
+		if v == nil || v.Type.DType != t.DType {
+			return fmt.Errorf("input %d: want dtype %s", i+1, t.DType)
+		}
+		if c, ok := v.Type.Shape.NumElements(); !v.Type.Shape.Equal(t.Shape) && (!ok || c != 1) {
+			return fmt.Errorf("input %d has shape %v: want %v or one element", i+1, v.Type.Shape, t.Shape)
+		}
+	}
+	for i := range n.Outputs {
+		x.setOut(n, i, t.DType, append(ir.Shape(nil), t.Shape...))
+	}
+	return nil
 }
 
 // inferPRelu broadcasts like Add, except that before version 7 a 1-D slope
