@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/templates"
@@ -321,7 +322,16 @@ func (e *emitter) checkNode(g *jen.Group, n *ir.Node, call jen.Code) {
 func (e *emitter) nodes(g *jen.Group, nodes []*ir.Node) {
 	for _, n := range nodes {
 		g.Line()
-		g.Add(lineComment(fmt.Sprintf("%s: %s(%s) -> %s", n.Name, n.Op, valueNames(n.Inputs), valueNames(n.Outputs))))
+		lines := []string{fmt.Sprintf("%s: %s(%s) -> %s", n.Name, n.Op, valueNames(n.Inputs), valueNames(n.Outputs))}
+		if len(n.Fused) > 0 {
+			// The fused group: the imported nodes this one stands for.
+			var fused []string
+			for _, o := range n.Fused {
+				fused = append(fused, o.Op+" "+o.Name)
+			}
+			lines = append(lines, "fuses "+strings.Join(fused, ", "))
+		}
+		g.Add(lineComment(lines...))
 		switch {
 		case n.Op == "If" && isControl(n):
 			e.emitIf(g, n)
