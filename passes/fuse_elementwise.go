@@ -141,7 +141,10 @@ func fuseElementwise(r *rewriter) error {
 		}
 		var cands []*ewGroup
 		for _, v := range n.Inputs {
-			if gr := groupOf[v.Def]; v.Def != nil && gr != nil && gr.shape.Equal(n.Outputs[0].Type) && !slices.Contains(cands, gr) {
+			if v == nil || v.Def == nil {
+				continue // an omitted Clip bound, a graph input or constant
+			}
+			if gr := groupOf[v.Def]; gr != nil && gr.shape.Equal(n.Outputs[0].Type) && !slices.Contains(cands, gr) {
 				cands = append(cands, gr)
 			}
 		}
@@ -183,6 +186,9 @@ func fuseElementwise(r *rewriter) error {
 	for _, h := range groups {
 		for _, x := range slices.Clone(h.members) {
 			for _, t := range x.Inputs {
+				if t == nil {
+					continue
+				}
 				p := t.Def
 				if p == nil || groupOf[p] == nil || groupOf[p] == h || slices.Contains(h.recomp, p) {
 					continue
