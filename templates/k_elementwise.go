@@ -491,9 +491,10 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 		panic("ewUnaryInPlace: bad op")
 	}
 	// Through the unfused kernels' own loop: the same loop written here
-	// over T ran 4x slower on Sigmoid (f32, 200K elements), presumably a
-	// register choice that chains the float conversions of consecutive
-	// elements; measure before inlining it again.
+	// (generic or for float32 alone) ran 4x slower on Sigmoid (f32, 200K
+	// elements); the cause was not found (a register choice that chains
+	// the float conversions of consecutive elements?). Measure before
+	// inlining it again.
 	switch d := any(y).(type) {
 	case []float32:
 		ewMapFloat(F32, d, d, f, 0, 0)
