@@ -8,5 +8,6 @@ func init() {
 	register("cuvil::LayerNorm", CuvilLayerNorm)
 	register("cuvil::SkipLayerNorm", SkipLayerNorm)
 	register("cuvil::ScaleShift", ScaleShift)
+	register("cuvil::PoolNHWC", PoolNHWC)
 	register("cuvil::Attention", CuvilAttention)
 }
