@@ -51,6 +51,10 @@ var Pipeline = []*Pass{
 	// Last fusion: per-channel Mul+Add that nothing absorbed (pre-activation
 	// BN) with its activation.
 	FuseScaleShift,
+	// After every fusion (it moves whole fused nodes; the patterns above
+	// match NCHW ops): chains of convolutions go channels-last where the
+	// cost model says so, with Transposes only at their edges.
+	Layout,
 	// Folding replaced weights and fusion dropped nodes: clean up.
 	Cleanup,
 }

@@ -30,3 +30,11 @@ func nhwcMaxAVX(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, 
 //
 //go:noescape
 func nhwcAvgAVX(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, xstep int, ldy int, scale float32)
+
+// nhwcBiasClampAVX sets y[r*ldy+j] = min(max(y[r*ldy+j] + bias[j], lo), hi)
+// for r in [0, rows) and j in [0, nv), nv a multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func nhwcBiasClampAVX(y *float32, bias *float32, rows int, nv int, ldy int, lo float32, hi float32)

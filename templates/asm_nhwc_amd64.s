@@ -272,3 +272,40 @@ nhwcAvgAVX_next:
 nhwcAvgAVX_done:
 	VZEROUPPER
 	RET
+
+// func nhwcBiasClampAVX(y *float32, bias *float32, rows int, nv int, ldy int, lo float32, hi float32)
+// Requires: AVX
+TEXT ·nhwcBiasClampAVX(SB), NOSPLIT, $0-48
+	MOVQ         y+0(FP), AX
+	MOVQ         bias+8(FP), CX
+	MOVQ         rows+16(FP), DX
+	MOVQ         nv+24(FP), BX
+	MOVQ         ldy+32(FP), SI
+	SHLQ         $0x02, SI
+	VBROADCASTSS lo+40(FP), Y0
+	VBROADCASTSS hi+44(FP), Y1
+
+bc_row:
+	CMPQ DX, $0x00
+	JLE  bc_done
+	XORQ DI, DI
+
+bc_loop:
+	CMPQ    DI, BX
+	JGE     bc_next
+	VMOVUPS (AX)(DI*4), Y2
+	VADDPS  (CX)(DI*4), Y2, Y2
+	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(DI*4)
+	ADDQ    $0x08, DI
+	JMP     bc_loop
+
+bc_next:
+	ADDQ SI, AX
+	DECQ DX
+	JMP  bc_row
+
+bc_done:
+	VZEROUPPER
+	RET

@@ -1,5 +1,7 @@
 package templates
 
+import "math"
+
 // NHWC kernels: the layout pass (passes/layout.go) runs chains of
 // convolutions and pooling with channels last, where a depthwise
 // convolution or a pooling window is a few vector operations per output
@@ -436,12 +438,17 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		} else {
 			t.im2col(col, a, b)
 		}
-		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, t.y[a*M:b*M], M)
 		blk := t.y[a*M : b*M]
+		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, M)
+		// The bias (a row vector) and a clamp activation in one pass over
+		// the block; other activations and the residual after it.
+		lo, hi, clamp := fusedClampOf(t.act)
+		if t.bias != nil && t.z == nil && clamp {
+			nhwcBiasClamp(blk, t.bias, b-a, M, lo, hi)
+			continue
+		}
 		if t.bias != nil {
-			for r := 0; r < b-a; r++ {
-				axpy32(blk[r*M:(r+1)*M], t.bias, 1)
-			}
+			nhwcBiasClamp(blk, t.bias, b-a, M, float32(math.Inf(-1)), float32(math.Inf(1)))
 		}
 		var z []float32
 		if t.z != nil {
@@ -464,6 +471,13 @@ func (t *nhwcConvTask) im2col(col []float32, a, b int) {
 		dst := col[(r-a)*t.K : (r-a+1)*t.K]
 		for i := 0; i < g.kh; i++ {
 			ih := oh*g.sh - g.ph + i*g.dh
+			if iw0 := ow*g.sw - g.pw; g.dw == 1 && ih >= 0 && ih < g.H && iw0 >= 0 && iw0+g.kw <= g.W {
+				// The kernel row's taps are one contiguous run of kw*C
+				// values in both X and the column row.
+				off := ((n*g.H+ih)*g.W + iw0) * C
+				copy(dst[i*g.kw*C:(i+1)*g.kw*C], t.x[off:off+g.kw*C])
+				continue
+			}
 			for j := 0; j < g.kw; j++ {
 				d := dst[(i*g.kw+j)*C : (i*g.kw+j+1)*C]
 				iw := ow*g.sw - g.pw + j*g.dw
@@ -562,13 +576,52 @@ func transpose2D32(y, x []float32, batch, rows, cols int) {
 			i1 := min(i0+tile, rows)
 			for j0 := 0; j0 < cols; j0 += tile {
 				j1 := min(j0+tile, cols)
-				for i := i0; i < i1; i++ {
+				i := i0
+				for ; i+4 <= i1; i += 4 {
+					// Four source rows at a time: four adjacent stores.
+					x0 := xb[i*cols+j0 : i*cols+j1]
+					x1 := xb[(i+1)*cols+j0 : (i+1)*cols+j1][:len(x0)]
+					x2 := xb[(i+2)*cols+j0 : (i+2)*cols+j1][:len(x0)]
+					x3 := xb[(i+3)*cols+j0 : (i+3)*cols+j1][:len(x0)]
+					for j, v := range x0 {
+						d := yb[(j0+j)*rows+i : (j0+j)*rows+i+4]
+						d[0], d[1], d[2], d[3] = v, x1[j], x2[j], x3[j]
+					}
+				}
+				for ; i < i1; i++ {
 					xr := xb[i*cols+j0 : i*cols+j1]
 					for j, v := range xr {
 						yb[(j0+j)*rows+i] = v
 					}
 				}
 			}
+		}
+	}
+}
+
+// fusedClampOf returns the bounds of activation a when it is a clamp
+// (none, Relu or Clip).
+func fusedClampOf(a fusedAct) (lo, hi float32, ok bool) {
+	lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
+	switch a.kind {
+	case fusedActNone:
+	case fusedActRelu:
+		lo = 0
+	case fusedActClip:
+		lo, hi = float32(a.p0), float32(a.p1)
+	default:
+		return lo, hi, false
+	}
+	return lo, hi, true
+}
+
+// nhwcBiasClampGo sets y[r*m+j] = min(max(y[r*m+j]+bias[j], lo), hi) for
+// rows r and columns j in [j0, m): the twin of nhwcBiasClampAVX.
+func nhwcBiasClampGo(y, bias []float32, rows, j0, m int, lo, hi float32) {
+	for r := 0; r < rows; r++ {
+		yr := y[r*m+j0 : r*m+m]
+		for j, v := range yr {
+			yr[j] = min(max(v+bias[j0+j], lo), hi)
 		}
 	}
 }

@@ -200,3 +200,20 @@ func TestNHWCTaps(t *testing.T) {
 		}
 	}
 }
+
+// TestNHWCBiasClamp compares the bias+clamp epilogue with its Go twin on
+// column counts around the vector width.
+func TestNHWCBiasClamp(t *testing.T) {
+	r := rand.New(rand.NewSource(10))
+	for _, m := range []int{1, 8, 13, 16, 40} {
+		y, bias := nnRand(r, 5*m).F32(), nnRand(r, m).F32()
+		want := append([]float32(nil), y...)
+		nhwcBiasClamp(y, bias, 5, m, 0, 0.5)
+		nhwcBiasClampGo(want, bias, 5, 0, m, 0, 0.5)
+		for i := range want {
+			if y[i] != want[i] {
+				t.Fatalf("m %d: [%d] = %v, want %v", m, i, y[i], want[i])
+			}
+		}
+	}
+}

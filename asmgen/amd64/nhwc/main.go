@@ -21,6 +21,7 @@ func main() {
 	taps("nhwcDWAVX2", modeDW)
 	taps("nhwcMaxAVX", modeMax)
 	taps("nhwcAvgAVX", modeAvg)
+	biasClampRows()
 	Generate()
 }
 
@@ -180,6 +181,53 @@ func taps(name string, mode int) {
 	DECQ(npix)
 	JMP(LabelRef(name + "_pix"))
 	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// biasClampRows emits the NHWC GEMM epilogue: a per-column bias and a
+// clamp (Relu, Clip, or none with infinite bounds) over rows of an
+// [rows, ldy] output, in one pass and one call per row block.
+func biasClampRows() {
+	TEXT("nhwcBiasClampAVX", NOSPLIT, "func(y, bias *float32, rows, nv, ldy int, lo, hi float32)")
+	Doc(
+		"nhwcBiasClampAVX sets y[r*ldy+j] = min(max(y[r*ldy+j] + bias[j], lo), hi)",
+		"for r in [0, rows) and j in [0, nv), nv a multiple of 8.",
+		"",
+		"Requires: AVX",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	bias := Load(Param("bias"), GP64())
+	rows := Load(Param("rows"), GP64())
+	nv := Load(Param("nv"), GP64())
+	ldy := Load(Param("ldy"), GP64())
+	SHLQ(U8(2), ldy)
+	lo, hi := YMM(), YMM()
+	VBROADCASTSS(paramAddr("lo"), lo)
+	VBROADCASTSS(paramAddr("hi"), hi)
+	j := GP64()
+	Label("bc_row")
+	CMPQ(rows, Imm(0))
+	JLE(LabelRef("bc_done"))
+	XORQ(j, j)
+	Label("bc_loop")
+	CMPQ(j, nv)
+	JGE(LabelRef("bc_next"))
+	v := YMM()
+	VMOVUPS(Mem{Base: y, Index: j, Scale: 4}, v)
+	VADDPS(Mem{Base: bias, Index: j, Scale: 4}, v, v)
+	// The value as the second source: NaN passes through.
+	VMAXPS(v, lo, v)
+	VMINPS(v, hi, v)
+	VMOVUPS(v, Mem{Base: y, Index: j, Scale: 4})
+	ADDQ(U8(8), j)
+	JMP(LabelRef("bc_loop"))
+	Label("bc_next")
+	ADDQ(ldy, y)
+	DECQ(rows)
+	JMP(LabelRef("bc_row"))
+	Label("bc_done")
 	VZEROUPPER()
 	RET()
 }
