@@ -30,40 +30,53 @@ var Layout = &Pass{
 // The cost model: estimated nanoseconds of each op in each layout on one
 // core (a chain's total decides, so only the differences matter), and of
 // the conversions. Calibrated with `go test ./templates -run XXX -bench
-// Layout` (BenchmarkLayout* in templates/k_nhwc_bench_test.go) on the
-// 2-core AVX-512 dev machine, 1 thread, against the NCHW kernels on
-// mobilenet_v2 and resnet50 layer shapes:
+// Layout` (BenchmarkLayout in templates/k_nhwc_bench_test.go: layer shapes
+// of mobilenet_v2, squeezenet and resnet50, 1 thread, weights prepacked
+// both ways) on the 2-core AVX-512 dev machine while other jobs loaded it
+// (load 7-12: absolute times varied 2x between runs, the NCHW/NHWC ratios
+// much less):
 //
-//   - GEMM convolutions: the same GEMM either way; the im2col differs.
-//     NCHW copies runs of OW floats per (channel, tap, output row), NHWC
-//     runs of C floats per (output pixel, tap): about 0.25 ns per float
-//     plus 6 ns per run (NCHW) or 4 ns per run (NHWC), i.e. NHWC loses on
-//     the 3-channel first layer and wins on deep ones; a pointwise stride-1
-//     convolution has no im2col in either layout.
-//   - Depthwise: the NCHW kernel copies every channel into zero-padded
-//     phase planes and back (about 0.5 ns per input float, scalar Go) and
-//     then runs 8-wide FMAs (0.07 ns per multiply-add; other kernels than
-//     3x3 stride 1-2 take a scalar loop, 1 ns); NHWC runs the FMAs straight
-//     from the input (0.05 ns per multiply-add) plus about 15 ns per output
-//     row and per border pixel (tap lists).
-//   - Pooling: NCHW MaxPool is separable scalar Go, about 0.6 ns per
-//     output per kernel row+column; NHWC is 8-wide, about 0.1 ns per
-//     output per tap. Average pooling likewise.
-//   - Transposes (the conversions): about 0.7 ns per float (tiled Go).
+//   - Depthwise 3x3: the NCHW kernel copies every channel into zero-padded
+//     phase planes and back (scalar Go) and then runs 8-wide FMAs; NHWC
+//     runs the FMAs straight from the input. Measured NCHW/NHWC: 1.3-1.9x
+//     at stride 1 (c144 56x56, c960 7x7), 2.5-5x at stride 2 (c96 112x112).
+//     Model: NCHW 0.1 ns per multiply-add + 0.6 ns per input and output
+//     float (planes; other kernel sizes take a scalar loop, 1 ns per
+//     multiply-add); NHWC 0.16 ns per multiply-add + 15 ns per output row
+//     and border pixel (tap lists).
+//   - GEMM convolutions: the same GEMM, but NHWC gives it M output columns
+//     instead of H*W: with M < 32 the AVX-512 6x32 tile never runs and the
+//     input rows are packed as A (Go) instead of B (AVX), measured 1.6-2x
+//     slower on pointwise layers with M = 16 or 24 (about 1.2 ns per float
+//     of A), equal at M >= 96. The im2col differs: NCHW copies runs of OW
+//     floats per (channel, tap, output row), NHWC one run of kw*C floats
+//     per (output pixel, kernel row): 0.25 ns per float plus 6 ns (NCHW) or
+//     4 ns (NHWC) per run. Measured: 3x3 with C = 3 (the first layer) 1.1x
+//     slower in NHWC, C = 64 and 256 1.1-1.2x faster.
+//   - Pooling: NCHW MaxPool is separable scalar Go, measured about 1.8 ns
+//     per output per kernel row+column; NHWC is 8-wide, 0.14 ns per output
+//     per tap (c64 112x112 3x3 stride 2: 9x faster). AveragePool likewise.
+//   - Transposes (the conversions): 1.6 ns per float (tiled Go, c64
+//     112x112).
 //   - Element-wise ops, Concat, ScaleShift, GlobalAveragePool: the same in
 //     both layouts (not modelled).
+//
+// Whole models, 1 thread, NHWC/NCHW time with this model's choices:
+// mobilenet_v2 0.79-0.82, squeezenet 0.82, resnet50 0.89-0.93,
+// light_inception_v2 0.37, light_densenet121 0.74.
 const (
 	costGemmRunNCHW  = 6.0
 	costGemmRunNHWC  = 4.0
 	costCopyFloat    = 0.25
-	costDWPlaneFloat = 0.5
-	costDWMacNCHW    = 0.07
+	costNarrowNHWC   = 1.2
+	costDWPlaneFloat = 0.6
+	costDWMacNCHW    = 0.1
 	costDWMacScalar  = 1.0
-	costDWMacNHWC    = 0.05
+	costDWMacNHWC    = 0.16
 	costDWRowNHWC    = 15.0
-	costPoolNCHW     = 0.6
-	costPoolNHWC     = 0.1
-	costTransFloat   = 0.7
+	costPoolNCHW     = 1.8
+	costPoolNHWC     = 0.14
+	costTransFloat   = 1.6
 )
 
 // layoutKind is how a chain member runs in NHWC.
@@ -321,7 +334,7 @@ func layoutOpCost(n *ir.Node, nhwc bool) float64 {
 		if n.AttrInt("group", 1) > 1 {
 			macs := N * OH * OW * C * kk
 			if nhwc {
-				return cost + costDWMacNHWC*macs + costDWRowNHWC*N*(OH+2*OW)
+				return cost + costDWMacNHWC*macs + costDWRowNHWC*N*OH*(1+2*float64(pads[1]+pads[3]))
 			}
 			fast := ws[2] == 3 && ws[3] == 3 && strides[0] == strides[1] && strides[0] <= 2 && dil[0] == 1 && dil[1] == 1
 			if !fast {
@@ -333,12 +346,19 @@ func layoutOpCost(n *ir.Node, nhwc bool) float64 {
 		for _, p := range pads {
 			pointwise = pointwise && p == 0
 		}
+		col := N * OH * OW * C * kk
+		if nhwc && ws[0] < 32 {
+			cost += costNarrowNHWC * col
+		}
 		if pointwise {
 			return cost
 		}
-		col := N * OH * OW * C * kk
 		if nhwc {
-			return cost + costCopyFloat*col + costGemmRunNHWC*N*OH*OW*kk
+			runs := N * OH * OW * float64(ws[2]) // one per kernel row
+			if dil[1] != 1 {
+				runs *= float64(ws[3])
+			}
+			return cost + costCopyFloat*col + costGemmRunNHWC*runs
 		}
 		return costCopyFloat*col + costGemmRunNCHW*N*C*kk*OH
 	case isOp(n, "MaxPool") || isOp(n, "AveragePool"):
