@@ -120,6 +120,9 @@ func (x *inferer) infer(n *ir.Node) error {
 	f := inferFuncs[n.Op]
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		f = nil
+		if n.Domain == ir.CuvilDomain {
+			f = cuvilInferFuncs[n.Op] // shapes_layout.go
+		}
 	}
 	if f == nil {
 		for i, v := range n.Outputs {
