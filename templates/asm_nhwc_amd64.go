@@ -31,6 +31,33 @@ func nhwcMaxAVX(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, 
 //go:noescape
 func nhwcAvgAVX(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, xstep int, ldy int, scale float32)
 
+// nhwcDWAVX512 sets y[p*ldy+j] = bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j]
+// for p in [0, npix) and j in [0, nv), nv a multiple of 16: NHWC output
+// pixels sharing one list of (x offset, w offset) taps, in elements.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func nhwcDWAVX512(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int)
+
+// nhwcMaxAVX512 sets y[p*ldy+j] = max_t x[p*xstep+taps[2t]+j] (ntaps >= 1)
+// for p in [0, npix) and j in [0, nv), nv a multiple of 16: NHWC output
+// pixels sharing one list of (x offset, w offset) taps, in elements.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func nhwcMaxAVX512(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, xstep int, ldy int)
+
+// nhwcAvgAVX512 sets y[p*ldy+j] = scale * sum_t x[p*xstep+taps[2t]+j]
+// for p in [0, npix) and j in [0, nv), nv a multiple of 16: NHWC output
+// pixels sharing one list of (x offset, w offset) taps, in elements.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func nhwcAvgAVX512(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, xstep int, ldy int, scale float32)
+
 // nhwcBiasClampAVX sets y[r*ldy+j] = min(max(y[r*ldy+j] + bias[j], lo), hi)
 // for r in [0, rows) and j in [0, nv), nv a multiple of 8.
 //

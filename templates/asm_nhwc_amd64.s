@@ -273,6 +273,275 @@ nhwcAvgAVX_done:
 	VZEROUPPER
 	RET
 
+// func nhwcDWAVX512(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int)
+// Requires: AVX, AVX512F
+TEXT ·nhwcDWAVX512(SB), NOSPLIT, $0-80
+	MOVQ y+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ taps+16(FP), DX
+	MOVQ ntaps+24(FP), BX
+	SHLQ $0x04, BX
+	ADDQ DX, BX
+	MOVQ w+32(FP), SI
+	MOVQ bias+40(FP), DI
+	MOVQ npix+56(FP), R8
+
+nhwcDWAVX512_pix:
+	CMPQ R8, $0x00
+	JLE  nhwcDWAVX512_done
+	XORQ R9, R9
+
+	// 64 channels at a time.
+nhwcDWAVX512_loop4:
+	MOVQ    nv+48(FP), R10
+	SUBQ    $0x40, R10
+	CMPQ    R9, R10
+	JG      nhwcDWAVX512_loop1
+	MOVQ    DX, R10
+	VMOVUPS (DI)(R9*4), Z0
+	VMOVUPS 64(DI)(R9*4), Z1
+	VMOVUPS 128(DI)(R9*4), Z2
+	VMOVUPS 192(DI)(R9*4), Z3
+
+nhwcDWAVX512_taps4:
+	CMPQ        R10, BX
+	JGE         nhwcDWAVX512_taps4_end
+	MOVQ        (R10), R11
+	ADDQ        R9, R11
+	MOVQ        8(R10), R12
+	ADDQ        R9, R12
+	VMOVUPS     (SI)(R12*4), Z4
+	VFMADD231PS (CX)(R11*4), Z4, Z0
+	VMOVUPS     64(SI)(R12*4), Z4
+	VFMADD231PS 64(CX)(R11*4), Z4, Z1
+	VMOVUPS     128(SI)(R12*4), Z4
+	VFMADD231PS 128(CX)(R11*4), Z4, Z2
+	VMOVUPS     192(SI)(R12*4), Z4
+	VFMADD231PS 192(CX)(R11*4), Z4, Z3
+	ADDQ        $0x10, R10
+	JMP         nhwcDWAVX512_taps4
+
+nhwcDWAVX512_taps4_end:
+	VMOVUPS Z0, (AX)(R9*4)
+	VMOVUPS Z1, 64(AX)(R9*4)
+	VMOVUPS Z2, 128(AX)(R9*4)
+	VMOVUPS Z3, 192(AX)(R9*4)
+	ADDQ    $0x40, R9
+	JMP     nhwcDWAVX512_loop4
+
+	// Then 16 at a time.
+nhwcDWAVX512_loop1:
+	CMPQ    R9, nv+48(FP)
+	JGE     nhwcDWAVX512_next
+	MOVQ    DX, R10
+	VMOVUPS (DI)(R9*4), Z0
+
+nhwcDWAVX512_taps1:
+	CMPQ        R10, BX
+	JGE         nhwcDWAVX512_taps1_end
+	MOVQ        (R10), R11
+	ADDQ        R9, R11
+	MOVQ        8(R10), R12
+	ADDQ        R9, R12
+	VMOVUPS     (SI)(R12*4), Z1
+	VFMADD231PS (CX)(R11*4), Z1, Z0
+	ADDQ        $0x10, R10
+	JMP         nhwcDWAVX512_taps1
+
+nhwcDWAVX512_taps1_end:
+	VMOVUPS Z0, (AX)(R9*4)
+	ADDQ    $0x10, R9
+	JMP     nhwcDWAVX512_loop1
+
+	// Next pixel: x moves by xstep, y by ldy elements.
+nhwcDWAVX512_next:
+	MOVQ xstep+64(FP), R9
+	LEAQ (CX)(R9*4), CX
+	MOVQ ldy+72(FP), R9
+	LEAQ (AX)(R9*4), AX
+	DECQ R8
+	JMP  nhwcDWAVX512_pix
+
+nhwcDWAVX512_done:
+	VZEROUPPER
+	RET
+
+// func nhwcMaxAVX512(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, xstep int, ldy int)
+// Requires: AVX, AVX512F
+TEXT ·nhwcMaxAVX512(SB), NOSPLIT, $0-64
+	MOVQ y+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ taps+16(FP), DX
+	MOVQ ntaps+24(FP), BX
+	SHLQ $0x04, BX
+	ADDQ DX, BX
+	MOVQ npix+40(FP), SI
+
+nhwcMaxAVX512_pix:
+	CMPQ SI, $0x00
+	JLE  nhwcMaxAVX512_done
+	XORQ DI, DI
+
+	// 64 channels at a time.
+nhwcMaxAVX512_loop4:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x40, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX512_loop1
+	MOVQ    DX, R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Z0
+	VMOVUPS 64(CX)(R9*4), Z1
+	VMOVUPS 128(CX)(R9*4), Z2
+	VMOVUPS 192(CX)(R9*4), Z3
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX512_taps4:
+	CMPQ   R8, BX
+	JGE    nhwcMaxAVX512_taps4_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Z0, Z0
+	VMAXPS 64(CX)(R9*4), Z1, Z1
+	VMAXPS 128(CX)(R9*4), Z2, Z2
+	VMAXPS 192(CX)(R9*4), Z3, Z3
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX512_taps4
+
+nhwcMaxAVX512_taps4_end:
+	VMOVUPS Z0, (AX)(DI*4)
+	VMOVUPS Z1, 64(AX)(DI*4)
+	VMOVUPS Z2, 128(AX)(DI*4)
+	VMOVUPS Z3, 192(AX)(DI*4)
+	ADDQ    $0x40, DI
+	JMP     nhwcMaxAVX512_loop4
+
+	// Then 16 at a time.
+nhwcMaxAVX512_loop1:
+	CMPQ    DI, nv+32(FP)
+	JGE     nhwcMaxAVX512_next
+	MOVQ    DX, R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Z0
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX512_taps1:
+	CMPQ   R8, BX
+	JGE    nhwcMaxAVX512_taps1_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Z0, Z0
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX512_taps1
+
+nhwcMaxAVX512_taps1_end:
+	VMOVUPS Z0, (AX)(DI*4)
+	ADDQ    $0x10, DI
+	JMP     nhwcMaxAVX512_loop1
+
+	// Next pixel: x moves by xstep, y by ldy elements.
+nhwcMaxAVX512_next:
+	MOVQ xstep+48(FP), DI
+	LEAQ (CX)(DI*4), CX
+	MOVQ ldy+56(FP), DI
+	LEAQ (AX)(DI*4), AX
+	DECQ SI
+	JMP  nhwcMaxAVX512_pix
+
+nhwcMaxAVX512_done:
+	VZEROUPPER
+	RET
+
+// func nhwcAvgAVX512(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, xstep int, ldy int, scale float32)
+// Requires: AVX, AVX512F
+TEXT ·nhwcAvgAVX512(SB), NOSPLIT, $0-68
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         taps+16(FP), DX
+	MOVQ         ntaps+24(FP), BX
+	SHLQ         $0x04, BX
+	ADDQ         DX, BX
+	MOVQ         npix+40(FP), SI
+	VBROADCASTSS scale+64(FP), Z0
+
+nhwcAvgAVX512_pix:
+	CMPQ SI, $0x00
+	JLE  nhwcAvgAVX512_done
+	XORQ DI, DI
+
+	// 64 channels at a time.
+nhwcAvgAVX512_loop4:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x40, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX512_loop1
+	MOVQ   DX, R8
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+
+nhwcAvgAVX512_taps4:
+	CMPQ   R8, BX
+	JGE    nhwcAvgAVX512_taps4_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Z1, Z1
+	VADDPS 64(CX)(R9*4), Z2, Z2
+	VADDPS 128(CX)(R9*4), Z3, Z3
+	VADDPS 192(CX)(R9*4), Z4, Z4
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX512_taps4
+
+nhwcAvgAVX512_taps4_end:
+	VMULPS  Z0, Z1, Z1
+	VMOVUPS Z1, (AX)(DI*4)
+	VMULPS  Z0, Z2, Z2
+	VMOVUPS Z2, 64(AX)(DI*4)
+	VMULPS  Z0, Z3, Z3
+	VMOVUPS Z3, 128(AX)(DI*4)
+	VMULPS  Z0, Z4, Z4
+	VMOVUPS Z4, 192(AX)(DI*4)
+	ADDQ    $0x40, DI
+	JMP     nhwcAvgAVX512_loop4
+
+	// Then 16 at a time.
+nhwcAvgAVX512_loop1:
+	CMPQ   DI, nv+32(FP)
+	JGE    nhwcAvgAVX512_next
+	MOVQ   DX, R8
+	VPXORD Z5, Z5, Z5
+
+nhwcAvgAVX512_taps1:
+	CMPQ   R8, BX
+	JGE    nhwcAvgAVX512_taps1_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Z5, Z5
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX512_taps1
+
+nhwcAvgAVX512_taps1_end:
+	VMULPS  Z0, Z5, Z5
+	VMOVUPS Z5, (AX)(DI*4)
+	ADDQ    $0x10, DI
+	JMP     nhwcAvgAVX512_loop1
+
+	// Next pixel: x moves by xstep, y by ldy elements.
+nhwcAvgAVX512_next:
+	MOVQ xstep+48(FP), DI
+	LEAQ (CX)(DI*4), CX
+	MOVQ ldy+56(FP), DI
+	LEAQ (AX)(DI*4), AX
+	DECQ SI
+	JMP  nhwcAvgAVX512_pix
+
+nhwcAvgAVX512_done:
+	VZEROUPPER
+	RET
+
 // func nhwcBiasClampAVX(y *float32, bias *float32, rows int, nv int, ldy int, lo float32, hi float32)
 // Requires: AVX
 TEXT ·nhwcBiasClampAVX(SB), NOSPLIT, $0-48

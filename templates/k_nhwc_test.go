@@ -181,7 +181,11 @@ func TestTransposeNHWC(t *testing.T) {
 
 // TestNHWCTaps compares the window kernels (assembly where the CPU has it)
 // with their Go twin on channel counts around the vector widths.
-func TestNHWCTaps(t *testing.T) {
+func TestNHWCTaps(t *testing.T) { nhwcTapsCompare(t) }
+
+// nhwcTapsCompare is TestNHWCTaps's body (k_nhwc_amd64_test.go runs it
+// with AVX-512 off too).
+func nhwcTapsCompare(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	for _, c := range []int{1, 7, 8, 9, 31, 32, 33, 47, 64, 100} {
 		for mode := nhwcModeDW; mode <= nhwcModeAvg; mode++ {

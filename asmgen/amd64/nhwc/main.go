@@ -18,9 +18,12 @@ import (
 
 func main() {
 	ConstraintExpr("amd64,!purego")
-	taps("nhwcDWAVX2", modeDW)
-	taps("nhwcMaxAVX", modeMax)
-	taps("nhwcAvgAVX", modeAvg)
+	taps("nhwcDWAVX2", modeDW, 8)
+	taps("nhwcMaxAVX", modeMax, 8)
+	taps("nhwcAvgAVX", modeAvg, 8)
+	taps("nhwcDWAVX512", modeDW, 16)
+	taps("nhwcMaxAVX512", modeMax, 16)
+	taps("nhwcAvgAVX512", modeAvg, 16)
 	biasClampRows()
 	Generate()
 }
@@ -51,8 +54,16 @@ func paramAddr(name string) Mem {
 //	avg: y[p*ldy+j] = scale * sum_t x[p*xstep+xo_t+j]
 //
 // 32 channels at a time in four accumulators that stay in registers over
-// all taps, then 8 at a time; the taps are summed in list order.
-func taps(name string, mode int) {
+// all taps, then one vector at a time; the taps are summed in list order.
+// lanes is 8 (YMM, AVX2) or 16 (ZMM, AVX-512: nv a multiple of 16).
+func taps(name string, mode, lanes int) {
+	vec := YMM
+	req := "Requires: AVX, FMA"
+	if lanes == 16 {
+		vec = ZMM
+		req = "Requires: AVX512F"
+	}
+	vb := 4 * lanes // bytes per vector
 	var sig, what string
 	switch mode {
 	case modeDW:
@@ -68,10 +79,10 @@ func taps(name string, mode int) {
 	TEXT(name, NOSPLIT, sig)
 	Doc(
 		fmt.Sprintf("%s sets %s", name, what),
-		"for p in [0, npix) and j in [0, nv), nv a multiple of 8: NHWC output",
+		fmt.Sprintf("for p in [0, npix) and j in [0, nv), nv a multiple of %d: NHWC output", lanes),
 		"pixels sharing one list of (x offset, w offset) taps, in elements.",
 		"",
-		"Requires: AVX, FMA",
+		req,
 	)
 	Pragma("noescape")
 	y := Load(Param("y"), GP64())
@@ -89,32 +100,36 @@ func taps(name string, mode int) {
 	j, tp, xi, wi := GP64(), GP64(), GP64(), GP64()
 	var scale VecVirtual
 	if mode == modeAvg {
-		scale = YMM()
+		scale = vec()
 		VBROADCASTSS(paramAddr("scale"), scale)
 	}
 
 	body := func(vecs int, label string) {
 		acc := make([]VecVirtual, vecs)
 		for v := range acc {
-			acc[v] = YMM()
+			acc[v] = vec()
 		}
 		MOVQ(tp0, tp)
 		switch mode {
 		case modeDW:
 			for v := range acc {
-				VMOVUPS(Mem{Base: bias, Index: j, Scale: 4, Disp: 32 * v}, acc[v])
+				VMOVUPS(Mem{Base: bias, Index: j, Scale: 4, Disp: vb * v}, acc[v])
 			}
 		case modeMax:
 			// The first tap initialises the maximum.
 			MOVQ(Mem{Base: tp}, xi)
 			ADDQ(j, xi)
 			for v := range acc {
-				VMOVUPS(Mem{Base: x, Index: xi, Scale: 4, Disp: 32 * v}, acc[v])
+				VMOVUPS(Mem{Base: x, Index: xi, Scale: 4, Disp: vb * v}, acc[v])
 			}
 			ADDQ(U8(16), tp)
 		case modeAvg:
 			for v := range acc {
-				VXORPS(acc[v], acc[v], acc[v])
+				if lanes == 16 {
+					VPXORD(acc[v], acc[v], acc[v]) // VXORPS on ZMM needs AVX512DQ
+				} else {
+					VXORPS(acc[v], acc[v], acc[v])
+				}
 			}
 		}
 		Label(name + "_" + label)
@@ -127,11 +142,11 @@ func taps(name string, mode int) {
 			ADDQ(j, wi)
 		}
 		for v := range acc {
-			xm := Mem{Base: x, Index: xi, Scale: 4, Disp: 32 * v}
+			xm := Mem{Base: x, Index: xi, Scale: 4, Disp: vb * v}
 			switch mode {
 			case modeDW:
-				t := YMM()
-				VMOVUPS(Mem{Base: w, Index: wi, Scale: 4, Disp: 32 * v}, t)
+				t := vec()
+				VMOVUPS(Mem{Base: w, Index: wi, Scale: 4, Disp: vb * v}, t)
 				VFMADD231PS(xm, t, acc[v])
 			case modeMax:
 				VMAXPS(xm, acc[v], acc[v])
@@ -146,7 +161,7 @@ func taps(name string, mode int) {
 			if mode == modeAvg {
 				VMULPS(scale, acc[v], acc[v])
 			}
-			VMOVUPS(acc[v], Mem{Base: y, Index: j, Scale: 4, Disp: 32 * v})
+			VMOVUPS(acc[v], Mem{Base: y, Index: j, Scale: 4, Disp: vb * v})
 		}
 	}
 
@@ -154,22 +169,22 @@ func taps(name string, mode int) {
 	CMPQ(npix, Imm(0))
 	JLE(LabelRef(name + "_done"))
 	XORQ(j, j)
-	Comment("32 channels at a time.")
+	Comment(fmt.Sprintf("%d channels at a time.", 4*lanes))
 	Label(name + "_loop4")
 	last := GP64()
 	MOVQ(paramAddr("nv"), last)
-	SUBQ(U8(32), last)
+	SUBQ(U8(4*lanes), last)
 	CMPQ(j, last)
 	JG(LabelRef(name + "_loop1"))
 	body(4, "taps4")
-	ADDQ(U8(32), j)
+	ADDQ(U8(4*lanes), j)
 	JMP(LabelRef(name + "_loop4"))
-	Comment("Then 8 at a time.")
+	Comment(fmt.Sprintf("Then %d at a time.", lanes))
 	Label(name + "_loop1")
 	CMPQ(j, paramAddr("nv"))
 	JGE(LabelRef(name + "_next"))
 	body(1, "taps1")
-	ADDQ(U8(8), j)
+	ADDQ(U8(lanes), j)
 	JMP(LabelRef(name + "_loop1"))
 	Comment("Next pixel: x moves by xstep, y by ldy elements.")
 	Label(name + "_next")
