@@ -1,8 +1,6 @@
 package passes
 
-import (
-	"github.com/cuvil/cuvil/ir"
-)
+import "github.com/cuvil/cuvil/ir"
 
 // Layout runs chains of 2-D convolutions and the ops around them with
 // channels last (NHWC) where the cost model says that pays, with one
@@ -20,7 +18,8 @@ import (
 // keeps its name and NCHW type and is defined by a Transpose back (perm
 // [0,3,1,2]) right after its producer, shared by all outside readers; the
 // NHWC value inside gets the suffix "_nhwc". Model inputs and outputs keep
-// NCHW semantics.
+// NCHW semantics. Only the main graph is considered (If/Loop bodies keep
+// NCHW; a value they capture is an outside read).
 var Layout = &Pass{
 	Name: "layout",
 	Doc:  "run convolution chains channels-last (NHWC) where the cost model says so, with Transposes only at their edges",
@@ -103,8 +102,7 @@ func layout(m *ir.Model) error {
 	}
 	// Chains: members joined by the values one produces and another reads.
 	parent := map[*ir.Node]*ir.Node{}
-	var find func(n *ir.Node) *ir.Node
-	find = func(n *ir.Node) *ir.Node {
+	find := func(n *ir.Node) *ir.Node {
 		for parent[n] != nil && parent[n] != n {
 			n = parent[n]
 		}
