@@ -11,7 +11,8 @@ import (
 // prepack stores constant operands in the layout their kernels' GEMMs
 // read, so a run never repacks them: the float32 W of every Conv and
 // cuvil::FusedConv (but depthwise ones) that no other node reads becomes
-// templates.PrepackConvWeights's result, a 1-D constant, and the node gets
+// templates.PrepackConvWeights's result (templates.PrepackConvWeightsNHWC's,
+// depthwise ones included, for a FusedConv with layout=NHWC), a 1-D constant, and the node gets
 // templates.ConvPackedAttr with W's ONNX shape. The packed form is the only
 // copy in weights.bin; both the assembly and the pure-Go GEMM read it.
 // Likewise the constant float32 2-D B of every Gemm, MatMul,
@@ -71,7 +72,10 @@ func prepack(m *ir.Model, winograd bool) (undo func()) {
 		data := constF32(w.Const)
 		packed, ok := templates.PrepackConvWeights(data, ws, int(n.AttrInt("group", 1)))
 		attr := templates.ConvPackedAttr
-		if u, wattr, wok := prepackWinograd(n, data, ws); winograd && wok { // prepack_winograd.go
+		if n.AttrString("layout", "NCHW") == "NHWC" {
+			// The layout pass's NHWC convolutions (depthwise ones too).
+			packed, ok = templates.PrepackConvWeightsNHWC(data, ws, int(n.AttrInt("group", 1)))
+		} else if u, wattr, wok := prepackWinograd(n, data, ws); winograd && wok { // prepack_winograd.go
 			packed, ok, attr = u, true, wattr
 		}
 		if !ok {

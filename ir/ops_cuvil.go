@@ -19,8 +19,8 @@ const fusedActAttrs = "activation:string= activation_params:floats"
 
 var cuvilOpDefs = []opDef{
 	{"FusedConv", "1", "X:T W:T B:T? Z:T?", "Y:T", "T=$f",
-		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
-		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue.", nil},
+		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints layout:string=NCHW pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
+		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C], Y and Z [N,H',W',M]; W keeps its ONNX shape.", nil},
 	{"FusedGemm", "1", "A:T B:T C:T? Z:T?", "Y:T", "T=$f",
 		"alpha:float=1 beta:float=1 transA:int=0 transB:int=0 " + fusedActAttrs + " residual_after_activation:int=0", "",
 		"Gemm (alpha*A'*B' + beta*C), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
@@ -33,12 +33,16 @@ var cuvilOpDefs = []opDef{
 		"LayerNormalization (opset 17) for models of older opsets: normalises over the axes from axis on.", nil},
 	{"SkipLayerNorm", "1", "X:T Skip:T Scale:T B:T?", "Y:T Sum:T?", "T=$f", "epsilon:float=1e-05", "",
 		"LayerNorm(X + Skip) over the last axis; Sum, when asked for, is X + Skip.", nil},
-	{"ScaleShift", "1", "X:T scale:T shift:T", "Y:T", "T=$f", fusedActAttrs, "",
-		"activation(X*scale + shift) with scale and shift per channel (axis 1, shape [C]): an unfoldable BatchNormalization.", nil},
+	{"ScaleShift", "1", "X:T scale:T shift:T", "Y:T", "T=$f", fusedActAttrs + " layout:string=NCHW", "",
+		"activation(X*scale + shift) with scale and shift per channel (axis 1, shape [C]; the last axis with layout NHWC): an unfoldable BatchNormalization.", nil},
 	{"Attention", "1", "Q:T Kt:T V:T mask:T?", "Y:T", "T=$f", "scale:float=1", "",
 		"softmax(scale * Q·Kt + mask) · V over the last two axes: Q [..., Sq, D], Kt (K transposed) [..., D, Sk], V [..., Sk, Dv] with the same leading dims; mask broadcasts to [..., Sq, Sk].", nil},
 	{"Elementwise", "1", "X:T...", "Y:T...", "T=f32,f64", "args:ints! consts:floats ops:strings! outputs:ints!", "ew",
 		"A group of element-wise ops run as one loop (fuse-elementwise): instruction k applies ops[k] to its operands from args (one or two each, in order: r < #inputs is input r, r >= #inputs the result of instruction r-#inputs, r < 0 consts[-r-1]); output i is operand outputs[i]. X[0] has the outputs' shape; other inputs have it too or one element.", nil},
+	// The layout pass's pooling (passes/layout.go).
+	{"PoolNHWC", "1", "X:T", "Y:T", "T=f32",
+		"auto_pad:string=NOTSET ceil_mode:int=0 count_include_pad:int=0 dilations:ints kernel_shape:ints mode:string! pads:ints strides:ints", "",
+		"MaxPool (mode max), AveragePool (avg) or GlobalAveragePool (global_avg) of X [N,H,W,C] into Y [N,H',W',C], with the ONNX ops' attributes.", nil},
 }
 
 func init() {

@@ -51,8 +51,13 @@ var Pipeline = []*Pass{
 	// Last fusion: per-channel Mul+Add that nothing absorbed (pre-activation
 	// BN) with its activation.
 	FuseScaleShift,
+	// After every fusion (it moves whole fused nodes; the patterns above
+	// match NCHW ops): chains of convolutions go channels-last where the
+	// cost model says so, with Transposes only at their edges.
+	Layout,
 	// After every other fusion (an epilogue inside a GEMM or conv beats a
-	// loop of its own): what element-wise ops are left run as one loop.
+	// loop of its own) and after layout (it groups ops in their final
+	// layout): what element-wise ops are left run as one loop.
 	FuseElementwise,
 	// Folding replaced weights and fusion dropped nodes: clean up.
 	Cleanup,

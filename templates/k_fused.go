@@ -217,6 +217,9 @@ func FusedConv(n *Node) error {
 	if ok, err := nnViaF32(n, FusedConv); ok {
 		return err
 	}
+	if nhwcLayout(n) {
+		return fusedConvNHWC(n) // k_nhwc.go
+	}
 	X, W, B, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
 	if X == nil || W == nil {
 		return n.Errorf("needs inputs X and W")
@@ -725,12 +728,28 @@ func ScaleShift(n *Node) error {
 		return n.Errorf("inputs must share one dtype")
 	}
 	N, C := X.Shape[0], X.Shape[1]
+	nhwc := nhwcLayout(n)
+	if nhwc {
+		// Channels last (k_nhwc.go): N is then every other axis.
+		N, C = nnProd(X.Shape[:len(X.Shape)-1]), X.Shape[len(X.Shape)-1]
+	}
 	if S.Len() != C || B.Len() != C {
 		return n.Errorf("scale %v and shift %v must have %d elements", S.ShapeString(), B.ShapeString(), C)
 	}
 	inner := nnProd(X.Shape[2:])
 	Y := n.Out[0]
 	nnResize(Y, X.DType, X.Shape...)
+	if nhwc {
+		switch x := X.Data.(type) {
+		case []float32:
+			scaleShiftNHWC(x, S.F32(), B.F32(), Y.F32(), N, C, act)
+		case []float64:
+			scaleShiftNHWC(x, S.F64(), B.F64(), Y.F64(), N, C, act)
+		default:
+			return n.Errorf("unsupported dtype %v", X.DType)
+		}
+		return nil
+	}
 	switch x := X.Data.(type) {
 	case []float32:
 		scaleShift(x, S.F32(), B.F32(), Y.F32(), N, C, inner, act)

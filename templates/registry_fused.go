@@ -8,6 +8,7 @@ func init() {
 	register("cuvil::LayerNorm", CuvilLayerNorm)
 	register("cuvil::SkipLayerNorm", SkipLayerNorm)
 	register("cuvil::ScaleShift", ScaleShift)
+	register("cuvil::PoolNHWC", PoolNHWC)
 	register("cuvil::Attention", CuvilAttention)
 	register("cuvil::Elementwise", CuvilElementwise)
 }

@@ -40,3 +40,12 @@ func PrepackGemmB(b []float32, bs []int, transB bool) ([]float32, bool) {
 	}
 	return sgemmPackB(transB, k, n, b, bs[1]), true
 }
+
+// PrepackConvWeightsNHWC returns the float32 convolution weights w (ONNX
+// shape ws, group groups) in the layout cuvil::FusedConv with layout=NHWC
+// reads when the node has ConvPackedAttr: [kH*kW, C] for a depthwise one,
+// W' [kH*kW*C, M] packed for the GEMM for group 1; false for other groups.
+func PrepackConvWeightsNHWC(w []float32, ws []int, group int) ([]float32, bool) {
+	p, _, ok := nhwcPackWeights(nil, w, ws, group, nil)
+	return p, ok
+}

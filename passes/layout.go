@@ -1,0 +1,474 @@
+package passes
+
+import "github.com/cuvil/cuvil/ir"
+
+// Layout runs chains of 2-D convolutions and the ops around them with
+// channels last (NHWC) where the cost model says that pays, with one
+// Transpose per value at the chain's edges, none inside.
+//
+// A chain is a connected region of float32 4-D nodes that can run NHWC:
+// Conv and cuvil::FusedConv (group 1 or depthwise; they become FusedConv
+// with layout=NHWC), MaxPool, AveragePool and GlobalAveragePool (they
+// become cuvil::PoolNHWC), cuvil::ScaleShift (layout=NHWC), element-wise
+// ops whose other operands are same-shape values, one-element constants
+// or per-channel constants (which become [C], broadcasting along the last
+// axis), and Concat along the channels (axis 3). A value a chain reads
+// from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
+// chain that reads it; a chain value read outside (or a graph output)
+// keeps its name and NCHW type and is defined by a Transpose back (perm
+// [0,3,1,2]) right after its producer, shared by all outside readers; the
+// NHWC value inside gets the suffix "_nhwc". Model inputs and outputs keep
+// NCHW semantics. Only the main graph is considered (If/Loop bodies keep
+// NCHW; a value they capture is an outside read).
+var Layout = &Pass{
+	Name: "layout",
+	Doc:  "run convolution chains channels-last (NHWC) where the cost model says so, with Transposes only at their edges",
+	Run:  layout,
+}
+
+// The cost model: estimated nanoseconds of each op in each layout on one
+// core (a chain's total decides, so only the differences matter), and of
+// the conversions. Calibrated with `go test ./templates -run XXX -bench
+// Layout` (BenchmarkLayout in templates/k_nhwc_bench_test.go: layer shapes
+// of mobilenet_v2, squeezenet and resnet50, 1 thread, weights prepacked
+// both ways) on the 2-core AVX-512 dev machine while other jobs loaded it
+// (load 7-12: absolute times varied 2x between runs, the NCHW/NHWC ratios
+// much less):
+//
+//   - Depthwise 3x3: the NCHW kernel copies every channel into zero-padded
+//     phase planes and back (scalar Go) and then runs 8-wide FMAs; NHWC
+//     runs the FMAs straight from the input. Measured NCHW/NHWC: 1.3-1.9x
+//     at stride 1 (c144 56x56, c960 7x7), 2.5-5x at stride 2 (c96 112x112).
+//     Model: NCHW 0.1 ns per multiply-add + 0.6 ns per input and output
+//     float (planes; other kernel sizes take a scalar loop, 1 ns per
+//     multiply-add); NHWC 0.16 ns per multiply-add + 15 ns per output row
+//     and border pixel (tap lists).
+//   - GEMM convolutions: the same GEMM, but NHWC gives it M output columns
+//     instead of H*W: with M < 32 the AVX-512 6x32 tile never runs and the
+//     input rows are packed as A (Go) instead of B (AVX), measured 1.6-2x
+//     slower on pointwise layers with M = 16 or 24 (about 1.2 ns per float
+//     of A), equal at M >= 96. The im2col differs: NCHW copies runs of OW
+//     floats per (channel, tap, output row), NHWC one run of kw*C floats
+//     per (output pixel, kernel row): 0.25 ns per float plus 6 ns (NCHW) or
+//     4 ns (NHWC) per run. Measured: 3x3 with C = 3 (the first layer) 1.1x
+//     slower in NHWC, C = 64 and 256 1.1-1.2x faster.
+//   - Pooling: NCHW MaxPool is separable scalar Go, measured about 1.8 ns
+//     per output per kernel row+column; NHWC is 8-wide, 0.14 ns per output
+//     per tap (c64 112x112 3x3 stride 2: 9x faster). AveragePool likewise.
+//   - Transposes (the conversions): 1.6 ns per float (tiled Go, c64
+//     112x112).
+//   - Element-wise ops, Concat, ScaleShift, GlobalAveragePool: the same in
+//     both layouts (not modelled).
+//
+// Whole models, 1 thread, NHWC/NCHW time with this model's choices:
+// mobilenet_v2 0.79-0.82, squeezenet 0.82, resnet50 0.89-0.93,
+// light_inception_v2 0.37, light_densenet121 0.74.
+const (
+	costGemmRunNCHW  = 6.0
+	costGemmRunNHWC  = 4.0
+	costCopyFloat    = 0.25
+	costNarrowNHWC   = 1.2
+	costDWPlaneFloat = 0.6
+	costDWMacNCHW    = 0.1
+	costDWMacScalar  = 1.0
+	costDWMacNHWC    = 0.16
+	costDWRowNHWC    = 15.0
+	costPoolNCHW     = 1.8
+	costPoolNHWC     = 0.14
+	costTransFloat   = 1.6
+)
+
+// layoutKind is how a chain member runs in NHWC.
+type layoutKind int
+
+const (
+	lkNone layoutKind = iota
+	lkConv
+	lkPool
+	lkScaleShift
+	lkElementwise
+	lkConcat
+)
+
+func layout(m *ir.Model) error {
+	g := m.Graph
+	r := newRewriter(m, g)
+	kinds := map[*ir.Node]layoutKind{}
+	for _, n := range g.Nodes {
+		at(m, n)
+		if k := layoutKindOf(n); k != lkNone {
+			kinds[n] = k
+		}
+	}
+	// Chains: members joined by the values one produces and another reads.
+	parent := map[*ir.Node]*ir.Node{}
+	find := func(n *ir.Node) *ir.Node {
+		for parent[n] != nil && parent[n] != n {
+			n = parent[n]
+		}
+		return n
+	}
+	for _, n := range g.Nodes {
+		if kinds[n] == lkNone {
+			continue
+		}
+		if parent[n] == nil {
+			parent[n] = n
+		}
+		for _, v := range n.Inputs {
+			if v != nil && v.Def != nil && kinds[v.Def] != lkNone {
+				a, b := find(n), find(v.Def)
+				if a != b {
+					parent[a] = b
+				}
+			}
+		}
+	}
+	chains := map[*ir.Node][]*ir.Node{}
+	var roots []*ir.Node
+	for _, n := range g.Nodes {
+		if kinds[n] == lkNone {
+			continue
+		}
+		root := find(n)
+		if chains[root] == nil {
+			roots = append(roots, root)
+		}
+		chains[root] = append(chains[root], n)
+	}
+	nhwc := map[*ir.Node]bool{}
+	for _, root := range roots {
+		members := chains[root]
+		in := map[*ir.Node]bool{}
+		for _, n := range members {
+			in[n] = true
+		}
+		if layoutGain(r, members, in) > 0 {
+			for _, n := range members {
+				nhwc[n] = true
+			}
+		}
+	}
+	if len(nhwc) == 0 {
+		return nil
+	}
+	useCuvil(m)
+	rw := layoutRewrite{r: r, m: m, kinds: kinds, nhwc: nhwc, toNHWC: map[*ir.Value]*ir.Value{}, inner: map[*ir.Value]*ir.Value{}}
+	var nodes []*ir.Node
+	for _, n := range g.Nodes {
+		if !nhwc[n] {
+			nodes = append(nodes, n)
+			continue
+		}
+		at(m, n)
+		nodes = rw.node(nodes, n)
+	}
+	g.Nodes = nodes
+	r.refresh()
+	return nil
+}
+
+// layoutKindOf says whether n can run NHWC, and how.
+func layoutKindOf(n *ir.Node) layoutKind {
+	if len(n.Outputs) == 0 || !is4DF32(n.Outputs[0]) {
+		return lkNone
+	}
+	for _, v := range n.Outputs[1:] {
+		if v != nil {
+			return lkNone // MaxPool's Indices
+		}
+	}
+	for _, a := range n.Attrs {
+		if a.Kind == ir.AttrGraph || a.Kind == ir.AttrGraphs {
+			return lkNone
+		}
+	}
+	cuvil := n.Domain == ir.CuvilDomain
+	switch {
+	case isOp(n, "Conv") || cuvil && n.Op == "FusedConv":
+		if n.AttrString("layout", "NCHW") != "NCHW" || len(n.Inputs) < 2 || !is4DF32(n.Inputs[0]) || !is4DF32(n.Inputs[1]) {
+			return lkNone
+		}
+		if len(n.Inputs) > 3 && n.Inputs[3] != nil && !is4DF32(n.Inputs[3]) {
+			return lkNone
+		}
+		ws, _ := n.Inputs[1].Type.Shape.Consts()
+		C := n.Inputs[0].Type.Shape[1].Size
+		group := n.AttrInt("group", 1)
+		if group == 1 || group == C && ws[0] == C && ws[1] == 1 {
+			return lkConv
+		}
+	case isOp(n, "MaxPool") || isOp(n, "AveragePool"):
+		if is4DF32(n.Inputs[0]) && len(n.AttrInts("kernel_shape", nil)) == 2 && n.AttrInt("storage_order", 0) == 0 {
+			return lkPool
+		}
+	case isOp(n, "GlobalAveragePool"):
+		if is4DF32(n.Inputs[0]) {
+			return lkPool
+		}
+	case cuvil && n.Op == "ScaleShift":
+		if n.AttrString("layout", "NCHW") == "NCHW" && is4DF32(n.Inputs[0]) {
+			return lkScaleShift
+		}
+	case isOp(n, "Concat"):
+		if ax := n.AttrInt("axis", -1); ax != 1 && ax != -3 {
+			return lkNone
+		}
+		for _, v := range n.Inputs {
+			if v == nil || v.IsConst() || !is4DF32(v) {
+				return lkNone
+			}
+		}
+		return lkConcat
+	default:
+		s := ir.LookupOp(n.Domain, n.Op)
+		if s == nil || !s.Elementwise || n.Attr("axis") != nil || n.Attr("broadcast") != nil {
+			return lkNone
+		}
+		y := n.Outputs[0]
+		for _, v := range n.Inputs {
+			if v == nil {
+				continue
+			}
+			if v.IsConst() {
+				if v.Const.NumElements() == 1 || layoutChannelConst(v) {
+					continue
+				}
+				return lkNone
+			}
+			if !v.Type.Known() || !v.Type.Shape.Equal(y.Type.Shape) {
+				return lkNone
+			}
+		}
+		return lkElementwise
+	}
+	return lkNone
+}
+
+// is4DF32 reports whether v is a float32 tensor of rank 4 with a known
+// shape.
+func is4DF32(v *ir.Value) bool {
+	if v == nil || !v.Type.Known() || v.Type.DType != ir.F32 || v.Type.Rank() != 4 {
+		return false
+	}
+	_, ok := v.Type.Shape.Consts()
+	return ok
+}
+
+// layoutChannelConst reports whether constant c broadcasts per channel
+// against a 4-D NCHW value (shape [C,1,1] or [1,C,1,1]).
+func layoutChannelConst(c *ir.Value) bool {
+	if len(c.Const.Shape) < 3 || len(c.Const.Shape) > 4 {
+		return false
+	}
+	axis, _, ok := axisVector(c, 4)
+	return ok && axis == 1
+}
+
+// layoutGain is the estimated saving (ns) of running the chain members
+// NHWC: their cost in NCHW minus in NHWC, minus the conversions.
+func layoutGain(r *rewriter, members []*ir.Node, in map[*ir.Node]bool) float64 {
+	gain := 0.0
+	entries := map[*ir.Value]bool{}
+	for _, n := range members {
+		gain += layoutOpCost(n, false) - layoutOpCost(n, true)
+		for _, v := range n.Inputs {
+			if v != nil && !v.IsConst() && (v.Def == nil || !in[v.Def]) && is4DF32(v) && layoutDataInput(n, v) {
+				entries[v] = true
+			}
+		}
+		y := n.Outputs[0]
+		exit := r.outs[y]
+		for _, u := range r.uses[y] {
+			exit = exit || !in[u]
+		}
+		if exit {
+			gain -= costTransFloat * elems(y)
+		}
+	}
+	for v := range entries {
+		gain -= costTransFloat * elems(v)
+	}
+	return gain
+}
+
+// layoutDataInput reports whether v is a layout-carrying input of n (not a
+// convolution's weights or bias).
+func layoutDataInput(n *ir.Node, v *ir.Value) bool {
+	if isOp(n, "Conv") || n.Op == "FusedConv" {
+		return v == n.Inputs[0] || len(n.Inputs) > 3 && v == n.Inputs[3]
+	}
+	if n.Op == "ScaleShift" {
+		return v == n.Inputs[0]
+	}
+	return true
+}
+
+// elems is v's element count (v has a constant shape).
+func elems(v *ir.Value) float64 {
+	c, _ := v.Type.Shape.NumElements()
+	return float64(c)
+}
+
+// layoutOpCost estimates n's run time (ns) in one layout; ops that cost
+// the same in both count 0.
+func layoutOpCost(n *ir.Node, nhwc bool) float64 {
+	x, y := n.Inputs[0], n.Outputs[0]
+	ys, _ := y.Type.Shape.Consts()
+	xs, _ := x.Type.Shape.Consts()
+	switch {
+	case isOp(n, "Conv") || n.Op == "FusedConv":
+		ws, _ := n.Inputs[1].Type.Shape.Consts()
+		N, C, H, W := float64(xs[0]), float64(xs[1]), float64(xs[2]), float64(xs[3])
+		OH, OW := float64(ys[2]), float64(ys[3])
+		kk := float64(ws[2] * ws[3])
+		strides := n.AttrInts("strides", []int64{1, 1})
+		dil := n.AttrInts("dilations", []int64{1, 1})
+		pads := n.AttrInts("pads", []int64{0, 0, 0, 0})
+		cost := 0.0
+		if !n.Inputs[1].IsConst() && nhwc {
+			cost += costCopyFloat * 2 * elems(n.Inputs[1]) // repacked every run
+		}
+		if n.AttrInt("group", 1) > 1 {
+			macs := N * OH * OW * C * kk
+			if nhwc {
+				return cost + costDWMacNHWC*macs + costDWRowNHWC*N*OH*(1+2*float64(pads[1]+pads[3]))
+			}
+			fast := ws[2] == 3 && ws[3] == 3 && strides[0] == strides[1] && strides[0] <= 2 && dil[0] == 1 && dil[1] == 1
+			if !fast {
+				return costDWMacScalar * macs
+			}
+			return costDWMacNCHW*macs + costDWPlaneFloat*N*C*(H*W+OH*OW)
+		}
+		pointwise := kk == 1 && strides[0] == 1 && strides[1] == 1
+		for _, p := range pads {
+			pointwise = pointwise && p == 0
+		}
+		col := N * OH * OW * C * kk
+		if nhwc && ws[0] < 32 {
+			cost += costNarrowNHWC * col
+		}
+		if pointwise {
+			return cost
+		}
+		if nhwc {
+			runs := N * OH * OW * float64(ws[2]) // one per kernel row
+			if dil[1] != 1 {
+				runs *= float64(ws[3])
+			}
+			return cost + costCopyFloat*col + costGemmRunNHWC*runs
+		}
+		return costCopyFloat*col + costGemmRunNCHW*N*C*kk*OH
+	case isOp(n, "MaxPool") || isOp(n, "AveragePool"):
+		k := n.AttrInts("kernel_shape", nil)
+		out := elems(y)
+		if nhwc {
+			return costPoolNHWC * out * float64(k[0]*k[1])
+		}
+		return costPoolNCHW * out * float64(k[0]+k[1])
+	}
+	return 0
+}
+
+// layoutRewrite rewrites the chosen chains' nodes, in graph order.
+type layoutRewrite struct {
+	r      *rewriter
+	m      *ir.Model
+	kinds  map[*ir.Node]layoutKind
+	nhwc   map[*ir.Node]bool
+	toNHWC map[*ir.Value]*ir.Value // outside value -> its NHWC Transpose
+	inner  map[*ir.Value]*ir.Value // chain value (NCHW, original) -> NHWC value
+}
+
+var (
+	permToNHWC = []int64{0, 2, 3, 1}
+	permToNCHW = []int64{0, 3, 1, 2}
+)
+
+// permuted is type t [N,C,H,W] as [N,H,W,C] (toNHWC) or back.
+func permuted(t ir.Type, perm []int64) ir.Type {
+	out := t.Clone()
+	for i, p := range perm {
+		out.Shape[i] = t.Shape[p]
+	}
+	return out
+}
+
+// transpose makes a Transpose node from v to a value out.
+func (w *layoutRewrite) transpose(v, out *ir.Value, perm []int64) *ir.Node {
+	ver, _ := onnxVersion(w.m, "Transpose")
+	t := &ir.Node{Name: out.Name, Op: "Transpose", Version: ver, Inputs: []*ir.Value{v}, Outputs: []*ir.Value{out}}
+	t.SetAttr(&ir.Attr{Name: "perm", Kind: ir.AttrInts, Ints: append([]int64(nil), perm...)})
+	out.Def = t
+	return t
+}
+
+// node appends chain member n, rewritten to NHWC, to nodes, preceded by
+// the entry Transposes it needs first and followed by the exit Transpose of
+// its output if one is needed.
+func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
+	kind := w.kinds[n]
+	ins := append([]*ir.Value(nil), n.Inputs...)
+	for i, v := range ins {
+		if v == nil || !layoutDataInput(n, v) {
+			continue
+		}
+		nv, inChain := w.inner[v]
+		switch {
+		case inChain:
+			ins[i] = nv
+		case v.IsConst():
+			if kind == lkElementwise && v.Const.NumElements() > 1 {
+				// Per channel: the same values as [C], along the last axis.
+				c := v.Const.NumElements()
+				ins[i] = w.r.constant(v.Name+"_nhwc", &ir.Tensor{DType: v.Const.DType, Shape: []int64{c}, Raw: v.Const.Raw})
+			}
+		default:
+			t, ok := w.toNHWC[v]
+			if !ok {
+				t = &ir.Value{Name: w.r.fresh(v.Name + "_nhwc"), Type: permuted(v.Type, permToNHWC)}
+				nodes = append(nodes, w.transpose(v, t, permToNHWC))
+				w.toNHWC[v] = t
+			}
+			ins[i] = t
+		}
+	}
+	y := n.Outputs[0]
+	yn := &ir.Value{Name: w.r.fresh(y.Name + "_nhwc"), Type: permuted(y.Type, permToNHWC)}
+	w.inner[y] = yn
+	out := n
+	switch kind {
+	case lkConv:
+		out = &ir.Node{Name: n.Name, Op: "FusedConv", Domain: ir.CuvilDomain, Version: ir.CuvilOpset}
+		for _, a := range n.Attrs {
+			out.SetAttr(a)
+		}
+		out.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
+	case lkPool:
+		out = &ir.Node{Name: n.Name, Op: "PoolNHWC", Domain: ir.CuvilDomain, Version: ir.CuvilOpset}
+		mode := map[string]string{"MaxPool": "max", "AveragePool": "avg", "GlobalAveragePool": "global_avg"}[n.Op]
+		for _, a := range n.Attrs {
+			if a.Name != "storage_order" {
+				out.SetAttr(a)
+			}
+		}
+		out.SetAttr(&ir.Attr{Name: "mode", Kind: ir.AttrString, S: mode})
+	case lkScaleShift:
+		n.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
+	case lkConcat:
+		n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 3})
+	}
+	out.Inputs = ins
+	out.Outputs = append([]*ir.Value{yn}, n.Outputs[1:]...)
+	yn.Def = out
+	nodes = append(nodes, out)
+	exit := w.r.outs[y]
+	for _, u := range w.r.uses[y] {
+		exit = exit || !w.nhwc[u]
+	}
+	if exit {
+		// y keeps its name and NCHW type for the outside readers.
+		nodes = append(nodes, w.transpose(yn, y, permToNCHW))
+	}
+	return nodes
+}

@@ -1,0 +1,73 @@
+package passes
+
+import (
+	"fmt"
+
+	"github.com/cuvil/cuvil/ir"
+)
+
+// Shape rules for the cuvil ops whose layout the layout pass sets
+// (layout.go); other cuvil ops keep the types the pass that made them
+// declared. An NHWC node is inferred by the ai.onnx rule on a shadow node
+// that sees its data input as NCHW, the result permuted back to NHWC.
+func init() {
+	reg(inferLayoutVia("Conv", inferConv), "cuvil::FusedConv")
+	reg(inferLayoutVia("ScaleShift", inferSameAsInput), "cuvil::ScaleShift")
+	reg(inferPoolNHWC, "cuvil::PoolNHWC")
+}
+
+// inferLayoutVia infers n with rule f of op, through NCHW when n has
+// layout=NHWC.
+func inferLayoutVia(op string, f inferFunc) inferFunc {
+	return func(x *inferer, n *ir.Node) error {
+		return inferThroughNCHW(x, n, op, f, n.AttrString("layout", "NCHW") == "NHWC")
+	}
+}
+
+func inferPoolNHWC(x *inferer, n *ir.Node) error {
+	switch n.AttrString("mode", "") {
+	case "max":
+		return inferThroughNCHW(x, n, "MaxPool", inferPool, true)
+	case "avg":
+		return inferThroughNCHW(x, n, "AveragePool", inferPool, true)
+	case "global_avg":
+		return inferThroughNCHW(x, n, "GlobalAveragePool", inferGlobalPool, true)
+	}
+	return fmt.Errorf("unknown PoolNHWC mode %q", n.AttrString("mode", ""))
+}
+
+// inferSameAsInput gives output 0 input 0's type.
+func inferSameAsInput(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, t.DType, cloneShape(t.Shape))
+	return nil
+}
+
+// inferThroughNCHW runs rule f (of ai.onnx op) on n; with nhwc, on a
+// shadow of n whose input 0 (rank 4) is permuted to NCHW, and sets n's
+// output 0 to the shadow's output permuted to NHWC.
+func inferThroughNCHW(x *inferer, n *ir.Node, op string, f inferFunc, nhwc bool) error {
+	if !nhwc {
+		return f(x, n)
+	}
+	t, err := x.inRank(n, 0, 4, 4)
+	if err != nil {
+		return err
+	}
+	s := *n
+	s.Op, s.Domain = op, ""
+	s.Inputs = append([]*ir.Value(nil), n.Inputs...)
+	s.Inputs[0] = &ir.Value{Name: n.Inputs[0].Name, Type: permuted(t, permToNCHW)}
+	out := &ir.Value{Name: n.Outputs[0].Name}
+	s.Outputs = []*ir.Value{out}
+	if err := f(x, &s); err != nil {
+		return err
+	}
+	if out.Type.Kind == ir.TensorKind && !out.Type.Unranked && out.Type.Rank() == 4 {
+		x.set(n.Outputs[0], permuted(out.Type, permToNHWC))
+	}
+	return nil
+}

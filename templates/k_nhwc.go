@@ -1,0 +1,627 @@
+package templates
+
+import "math"
+
+// NHWC kernels: the layout pass (passes/layout.go) runs chains of
+// convolutions and pooling with channels last, where a depthwise
+// convolution or a pooling window is a few vector operations per output
+// pixel over contiguous channels (no per-plane copies), and a 1x1
+// convolution is a plain GEMM [N*H*W, C] x W'[C, M]. cuvil::FusedConv with
+// layout=NHWC reads X [N,H,W,C] and writes Y (and reads Z) [N,H',W',M];
+// cuvil::PoolNHWC is MaxPool, AveragePool or GlobalAveragePool on NHWC
+// data; cuvil::ScaleShift with layout=NHWC scales the last axis. All are
+// float32 only (the pass converts nothing else).
+
+// nhwcLayout reports whether n has the attribute layout=NHWC.
+func nhwcLayout(n *Node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC" }
+
+// Modes of the NHWC window kernels (nhwcTapsGo and asm_nhwc_amd64.s).
+const (
+	nhwcModeDW = iota
+	nhwcModeMax
+	nhwcModeAvg
+)
+
+// nhwcTapsGo is the pure-Go twin of the NHWC window kernels, for channels
+// [j0, c) of npix output pixels that share one tap list: taps holds pairs
+// (x offset, w offset) in elements, pixel p reads x at p*xstep beyond them
+// and writes y[p*ldy+j]. dw: bias[j] + sum of x*w; max: the maximum over
+// the taps (at least one), with VMAXPS's rule (a NaN tap is kept only if a
+// later tap does not replace it); avg: scale times the sum. Taps are summed
+// in list order, as the assembly does.
+func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, npix, xstep, ldy int, scale float32) {
+	if j0 >= c {
+		return
+	}
+	nt := len(taps) / 2
+	for p := 0; p < npix; p++ {
+		yp := y[p*ldy+j0 : p*ldy+c]
+		xp := x[p*xstep:]
+		switch mode {
+		case nhwcModeDW:
+			copy(yp, bias[j0:c])
+			for t := 0; t < nt; t++ {
+				xr := xp[taps[2*t]+j0 : taps[2*t]+c]
+				wr := w[taps[2*t+1]+j0 : taps[2*t+1]+c]
+				for j := range yp {
+					yp[j] += xr[j] * wr[j]
+				}
+			}
+		case nhwcModeMax:
+			copy(yp, xp[taps[0]+j0:taps[0]+c])
+			for t := 1; t < nt; t++ {
+				xr := xp[taps[2*t]+j0 : taps[2*t]+c]
+				for j, v := range xr {
+					if !(yp[j] > v) {
+						yp[j] = v
+					}
+				}
+			}
+		case nhwcModeAvg:
+			clear(yp)
+			for t := 0; t < nt; t++ {
+				xr := xp[taps[2*t]+j0 : taps[2*t]+c]
+				for j, v := range xr {
+					yp[j] += v
+				}
+			}
+			for j := range yp {
+				yp[j] *= scale
+			}
+		}
+	}
+}
+
+// nhwcTapsCheck panics unless every access of an nhwcTaps call with these
+// arguments is in bounds (the assembly reads through raw pointers).
+func nhwcTapsCheck(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, xstep, ldy int) {
+	ok := len(taps)%2 == 0 && npix >= 1 && (npix-1)*ldy+c <= len(y) && xstep >= 0
+	for t := 0; ok && t < len(taps); t += 2 {
+		ok = taps[t] >= 0 && taps[t]+(npix-1)*xstep+c <= len(x)
+		if mode == nhwcModeDW {
+			ok = ok && taps[t+1] >= 0 && taps[t+1]+c <= len(w)
+		}
+	}
+	if mode == nhwcModeDW {
+		ok = ok && c <= len(bias)
+	}
+	if !ok {
+		panic("templates: NHWC window kernel out of bounds")
+	}
+}
+
+// nhwcGeom is the window geometry of an NHWC convolution or pooling over
+// 2-D images: input [N,H,W,C], output [N,OH,OW,C] (depthwise and pooling
+// keep the channels). Output columns [lo, hi) of any row have all their
+// kernel columns inside the image, so they share one tap list shifted by
+// the stride.
+type nhwcGeom struct {
+	N, H, W, C, OH, OW       int
+	kh, kw, sh, sw, dh, dw   int
+	ph, pw, peh, pew, lo, hi int
+}
+
+func nhwcGeomOf(N, H, W, C int, win nnWin) nhwcGeom {
+	g := nhwcGeom{N: N, H: H, W: W, C: C, OH: win.out[0], OW: win.out[1],
+		kh: win.k[0], kw: win.k[1], sh: win.s[0], sw: win.s[1], dh: win.d[0], dw: win.d[1],
+		ph: win.pb[0], pw: win.pb[1], peh: win.pe[0], pew: win.pe[1]}
+	g.lo = min((g.pw+g.sw-1)/g.sw, g.OW)
+	if num := W - 1 + g.pw - (g.kw-1)*g.dw; num >= 0 {
+		g.hi = min(num/g.sw+1, g.OW)
+	}
+	g.hi = max(g.hi, g.lo)
+	return g
+}
+
+// pixelTaps writes the (x offset, w offset) pairs of the taps of output
+// pixel (b, oh, ow) that fall inside the image to dst (room for 2*kh*kw)
+// and returns their number; the w offset is the tap's index times C.
+func (g *nhwcGeom) pixelTaps(b, oh, ow int, dst []int) int {
+	n := 0
+	for i := 0; i < g.kh; i++ {
+		ih := oh*g.sh - g.ph + i*g.dh
+		if ih < 0 || ih >= g.H {
+			continue
+		}
+		for j := 0; j < g.kw; j++ {
+			iw := ow*g.sw - g.pw + j*g.dw
+			if iw < 0 || iw >= g.W {
+				continue
+			}
+			dst[2*n] = ((b*g.H+ih)*g.W + iw) * g.C
+			dst[2*n+1] = (i*g.kw + j) * g.C
+			n++
+		}
+	}
+	return n
+}
+
+// padCount is the number of taps of output pixel (oh, ow) inside the
+// padded input: AveragePool's divisor with count_include_pad.
+func (g *nhwcGeom) padCount(oh, ow int) int {
+	rows, cols := 0, 0
+	for i := 0; i < g.kh; i++ {
+		if ih := oh*g.sh - g.ph + i*g.dh; ih >= -g.ph && ih < g.H+g.peh {
+			rows++
+		}
+	}
+	for j := 0; j < g.kw; j++ {
+		if iw := ow*g.sw - g.pw + j*g.dw; iw >= -g.pw && iw < g.W+g.pew {
+			cols++
+		}
+	}
+	return rows * cols
+}
+
+// row computes output row (b, oh) of a depthwise convolution (w, bias) or
+// a pooling, using taps (2*kh*kw ints) as scratch: border pixels one by
+// one, the interior ones [lo, hi) in one kernel call.
+func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int, avgPad bool) {
+	C := g.C
+	ybase := (b*g.OH + oh) * g.OW * C
+	for ow := 0; ow < g.OW; {
+		np := 1
+		if ow == g.lo && g.hi > g.lo {
+			np = g.hi - g.lo
+		}
+		nt := g.pixelTaps(b, oh, ow, taps)
+		yp := y[ybase+ow*C : ybase+(ow+np)*C]
+		switch {
+		case mode == nhwcModeDW:
+			nhwcTaps(mode, yp, x, taps[:2*nt], w, bias, C, np, g.sw*C, 0)
+		case mode == nhwcModeMax && nt == 0:
+			for j := range yp {
+				yp[j] = nnLowest[float32]()
+			}
+		case mode == nhwcModeMax:
+			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 0)
+		default:
+			cnt := nt
+			if avgPad {
+				cnt = g.padCount(oh, ow)
+			}
+			if cnt == 0 {
+				clear(yp)
+				break
+			}
+			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 1/float32(cnt))
+		}
+		ow += np
+	}
+}
+
+// nhwcWinTask is a depthwise convolution or pooling split over output
+// rows; each part has 2*kh*kw ints of taps scratch. Depthwise adds
+// FusedConv's epilogue (residual z, activation) per row.
+type nhwcWinTask struct {
+	g             nhwcGeom
+	mode          int
+	x, w, bias, y []float32
+	z             []float32
+	taps          []int
+	avgPad, after bool
+	act           fusedAct
+	epilogue      bool
+}
+
+func (t *nhwcWinTask) runPart(i, parts int) {
+	g := &t.g
+	r0, r1 := parSplit(g.N*g.OH, parts, i, 1)
+	nt := 2 * g.kh * g.kw
+	taps := t.taps[i*nt : (i+1)*nt]
+	rl := g.OW * g.C
+	for r := r0; r < r1; r++ {
+		g.row(t.mode, t.x, t.w, t.bias, t.y, r/g.OH, r%g.OH, taps, t.avgPad)
+		if t.epilogue {
+			var z []float32
+			if t.z != nil {
+				z = t.z[r*rl : (r+1)*rl]
+			}
+			fusedEpilogue32(t.y[r*rl:(r+1)*rl], 0, nil, 0, z, t.after, t.act)
+		}
+	}
+}
+
+// nhwcRunWin runs t over n's pool: one part per thread when the work
+// (ops, multiply-adds or comparisons) is worth it.
+func nhwcRunWin(n *Node, t *nhwcWinTask, ops int) {
+	parts := 1
+	if ops >= parMinFlops/4 {
+		parts = min(n.Pool.Threads(), t.g.N*t.g.OH)
+	}
+	t.taps = nnBuf[int](n, 2, parts*2*t.g.kh*t.g.kw)
+	n.Pool.Run(parts, t)
+}
+
+// nhwcPackWeights returns the float32 convolution weights w (ONNX shape
+// ws = [M, C/group, kH, kW]) in the layout FusedConv with layout=NHWC
+// reads, in dst when it has room: depthwise (group == C == M), the
+// transpose [kH*kW, C]; otherwise (group 1) the GEMM operand
+// W'[(kh, kw, c), m] packed by sgemmPackB. It reports false for other
+// groups.
+func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]float32, []float32, bool) {
+	if len(ws) != 4 || len(w) != nnProd(ws) {
+		return nil, tmp, false
+	}
+	M, Cg, kk := ws[0], ws[1], ws[2]*ws[3]
+	switch {
+	case Cg == 1 && group == M && group > 1:
+		dst = nnGrow(dst, M*kk)
+		for c := 0; c < M; c++ {
+			for t := 0; t < kk; t++ {
+				dst[t*M+c] = w[c*kk+t]
+			}
+		}
+		return dst, tmp, true
+	case group == 1:
+		K := Cg * kk
+		tmp = nnGrow(tmp, K*M)
+		for m := 0; m < M; m++ {
+			for c := 0; c < Cg; c++ {
+				for t := 0; t < kk; t++ {
+					tmp[(t*Cg+c)*M+m] = w[(m*Cg+c)*kk+t]
+				}
+			}
+		}
+		dst = nnGrow(dst, sgemmPackedBSize(K, M))
+		npad := sgemmRoundUp(M, sgemmPkNR)
+		kb := sgemmKBlock(K)
+		for pc := 0; pc < K; pc += kb {
+			sgemmPackBBlock(dst[pc*npad:], false, tmp, M, pc, 0, min(kb, K-pc), M)
+		}
+		return dst, tmp, true
+	}
+	return nil, tmp, false
+}
+
+// nhwcPackedLen is the length of nhwcPackWeights's result.
+func nhwcPackedLen(ws []int, group int) int {
+	kk := ws[2] * ws[3]
+	if group > 1 {
+		return ws[0] * kk
+	}
+	return sgemmPackedBSize(ws[1]*kk, ws[0])
+}
+
+// nnGrow returns b resized to n, reallocated only when it is too small.
+func nnGrow(b []float32, n int) []float32 {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]float32, n)
+}
+
+// fusedConvNHWC is cuvil::FusedConv with layout=NHWC: depthwise directly
+// (nhwcWinTask), anything else (group 1) as a GEMM of the output pixels'
+// rows (nhwcConvTask).
+func fusedConvNHWC(n *Node) error {
+	X, W, B, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
+	if X == nil || W == nil {
+		return n.Errorf("needs inputs X and W")
+	}
+	act, err := fusedActOf(n)
+	if err != nil {
+		return err
+	}
+	if X.DType != F32 || W.DType != F32 || B != nil && B.DType != F32 {
+		return n.Errorf("layout NHWC needs float32 inputs, have %v", X.DType)
+	}
+	if len(X.Shape) != 4 {
+		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
+	}
+	sc := n.ScratchInts(24)
+	ws := W.Shape
+	packed := false
+	if ps := n.Attrs.Ints(convPackedAttr); ps != nil {
+		if len(ps) != 4 {
+			return n.Errorf("prepacked W shape %v must have rank 4", ps)
+		}
+		ws = sc[16:20]
+		nnIntsInto(ws, ps)
+		packed = true
+	}
+	if len(ws) != 4 {
+		return n.Errorf("W %v must have rank 4", ws)
+	}
+	N, H, Wd, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3]
+	M := ws[0]
+	group := int(n.Attrs.Int("group", 1))
+	dw := group == C && M == C && ws[1] == 1 && group > 1
+	if !dw && (group != 1 || ws[1] != C) {
+		return n.Errorf("layout NHWC takes group 1 or depthwise convolutions: X %v, W %v, group %d", X.ShapeString(), ws, group)
+	}
+	if packed && W.Len() != nhwcPackedLen(ws, group) {
+		return n.Errorf("prepacked W has %d values, want %d for shape %v", W.Len(), nhwcPackedLen(ws, group), ws)
+	}
+	if B != nil && B.Len() != M {
+		return n.Errorf("B %v must have %d values", B.ShapeString(), M)
+	}
+	win, err := nnWindow(n, X.Shape[1:3], ws[2:], false, sc[:12])
+	if err != nil {
+		return err
+	}
+	shape := sc[12:16]
+	shape[0], shape[1], shape[2], shape[3] = N, win.out[0], win.out[1], M
+	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
+		return err
+	}
+	Y := n.Out[0]
+	nnResize(Y, F32, shape...)
+	var z, bias []float32
+	if Z != nil {
+		z = Z.F32()
+	}
+	if B != nil {
+		bias = B.F32()
+	}
+	wp := W.F32()
+	if !packed {
+		c := nnCacheOf(n)
+		dst, _ := c.slots[1].([]float32)
+		tmp, _ := c.slots[4].([]float32)
+		wp, tmp, _ = nhwcPackWeights(dst, wp, ws, group, tmp)
+		c.slots[1], c.slots[4] = wp, tmp
+	}
+	after := n.Attrs.Int("residual_after_activation", 0) != 0
+	g := nhwcGeomOf(N, H, Wd, C, win)
+	if dw {
+		if bias == nil {
+			bias = nnBuf[float32](n, 3, C)
+			clear(bias)
+		}
+		t := parTaskOf[nhwcWinTask](n)
+		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: X.F32(), w: wp, bias: bias, y: Y.F32(), z: z,
+			after: after, act: act, epilogue: z != nil || act.kind != fusedActNone}
+		nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
+		*t = nhwcWinTask{}
+		return nil
+	}
+	K := C * g.kh * g.kw
+	pointwise := g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
+	t := parTaskOf[nhwcConvTask](n)
+	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: Y.F32(), M: M, K: K,
+		pointwise: pointwise, after: after, act: act, pool: n.Pool}
+	rows := N * g.OH * g.OW
+	// Row chunks: a multiple of the GEMM's 6-row tile, big enough that
+	// streaming W' once per chunk is amortised, small enough that the
+	// column block (128K floats) or the output block stays in L2.
+	if pointwise {
+		t.chunk = max(48, fusedL2Floats/max(M, 1))
+	} else {
+		t.chunk = max(48, (128<<10)/K)
+	}
+	t.chunk = (t.chunk + 5) / 6 * 6
+	parts := 1
+	if threads := n.Pool.Threads(); threads > 1 && rows*M*K >= parMinFlops {
+		parts = min(threads, (rows+5)/6)
+	}
+	if !pointwise {
+		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
+	}
+	n.Pool.Run(parts, t)
+	*t = nhwcConvTask{}
+	return nil
+}
+
+// nhwcConvTask is an NHWC convolution of group 1 as a GEMM: output pixel
+// rows (N*OH*OW of them) times W' [K, M] (K = kh*kw*C, packed by
+// sgemmPackB), split over parts by rows; each part takes chunk rows at a
+// time (gathered into its own column block unless the convolution is
+// pointwise, when X's rows are the GEMM's A as they are) and applies the
+// epilogue to the chunk right after its GEMM. A row's values do not depend
+// on the chunking (the GEMM sums over K in one order), so results are the
+// same at any thread count.
+type nhwcConvTask struct {
+	g              nhwcGeom
+	x, wp, bias, z []float32
+	y, col         []float32
+	M, K, chunk    int
+	pointwise      bool
+	after          bool
+	act            fusedAct
+	pool           *WorkPool
+}
+
+func (t *nhwcConvTask) runPart(i, parts int) {
+	g, M, K := &t.g, t.M, t.K
+	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
+	bufs := t.pool.scratchFor(i).pkBufs()
+	var col []float32
+	if !t.pointwise {
+		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
+	}
+	for a := r0; a < r1; a += t.chunk {
+		b := min(a+t.chunk, r1)
+		src := col
+		if t.pointwise {
+			src = t.x[a*K:]
+		} else {
+			t.im2col(col, a, b)
+		}
+		blk := t.y[a*M : b*M]
+		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, M)
+		// The bias (a row vector) and a clamp activation in one pass over
+		// the block; other activations and the residual after it.
+		lo, hi, clamp := fusedClampOf(t.act)
+		if t.bias != nil && t.z == nil && clamp {
+			nhwcBiasClamp(blk, t.bias, b-a, M, lo, hi)
+			continue
+		}
+		if t.bias != nil {
+			nhwcBiasClamp(blk, t.bias, b-a, M, float32(math.Inf(-1)), float32(math.Inf(1)))
+		}
+		var z []float32
+		if t.z != nil {
+			z = t.z[a*M : b*M]
+		}
+		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+	}
+}
+
+// im2col gathers the input windows of output pixels [a, b) into col, one
+// row of K = kh*kw*C values per pixel, tap after tap, each tap's C channels
+// one contiguous copy (zeros where the tap falls in the padding).
+func (t *nhwcConvTask) im2col(col []float32, a, b int) {
+	g := &t.g
+	C := g.C
+	for r := a; r < b; r++ {
+		ow := r % g.OW
+		oh := r / g.OW % g.OH
+		n := r / (g.OW * g.OH)
+		dst := col[(r-a)*t.K : (r-a+1)*t.K]
+		for i := 0; i < g.kh; i++ {
+			ih := oh*g.sh - g.ph + i*g.dh
+			if iw0 := ow*g.sw - g.pw; g.dw == 1 && ih >= 0 && ih < g.H && iw0 >= 0 && iw0+g.kw <= g.W {
+				// The kernel row's taps are one contiguous run of kw*C
+				// values in both X and the column row.
+				off := ((n*g.H+ih)*g.W + iw0) * C
+				copy(dst[i*g.kw*C:(i+1)*g.kw*C], t.x[off:off+g.kw*C])
+				continue
+			}
+			for j := 0; j < g.kw; j++ {
+				d := dst[(i*g.kw+j)*C : (i*g.kw+j+1)*C]
+				iw := ow*g.sw - g.pw + j*g.dw
+				if ih < 0 || ih >= g.H || iw < 0 || iw >= g.W {
+					clear(d)
+					continue
+				}
+				off := ((n*g.H+ih)*g.W + iw) * C
+				copy(d, t.x[off:off+C])
+			}
+		}
+	}
+}
+
+// PoolNHWC is cuvil::PoolNHWC: MaxPool (mode "max"), AveragePool ("avg")
+// or GlobalAveragePool ("global_avg") of X [N,H,W,C] into [N,H',W',C],
+// vectorised over channels.
+func PoolNHWC(n *Node) error {
+	X := n.Input(0)
+	if X == nil {
+		return n.Errorf("needs input X")
+	}
+	if X.DType != F32 || len(X.Shape) != 4 {
+		return n.Errorf("X must be float32 of rank 4, have %v %v", X.DType, X.ShapeString())
+	}
+	N, H, W, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3]
+	x, Y := X.F32(), n.Out[0]
+	mode := n.Attrs.String("mode", "")
+	if mode == "global_avg" {
+		nnResize(Y, F32, N, 1, 1, C)
+		y := Y.F32()
+		scale := 1 / float32(H*W)
+		for b := 0; b < N; b++ {
+			yb := y[b*C : (b+1)*C]
+			clear(yb)
+			for p := 0; p < H*W; p++ {
+				off := (b*H*W + p) * C
+				axpy32(yb, x[off:off+C], 1)
+			}
+			for j := range yb {
+				yb[j] *= scale
+			}
+		}
+		return nil
+	}
+	var m int
+	switch mode {
+	case "max":
+		m = nhwcModeMax
+	case "avg":
+		m = nhwcModeAvg
+	default:
+		return n.Errorf("unknown mode %q (want max, avg or global_avg)", mode)
+	}
+	ks := n.Attrs.Ints("kernel_shape")
+	if len(ks) != 2 {
+		return n.Errorf("kernel_shape %v must have 2 values", ks)
+	}
+	sc := n.ScratchInts(16)
+	k := sc[12:14]
+	k[0], k[1] = int(ks[0]), int(ks[1])
+	win, err := nnWindow(n, X.Shape[1:3], k, n.Attrs.Int("ceil_mode", 0) != 0, sc[:12])
+	if err != nil {
+		return err
+	}
+	nnResize(Y, F32, N, win.out[0], win.out[1], C)
+	g := nhwcGeomOf(N, H, W, C, win)
+	t := parTaskOf[nhwcWinTask](n)
+	*t = nhwcWinTask{g: g, mode: m, x: x, y: Y.F32(), avgPad: n.Attrs.Int("count_include_pad", 0) != 0}
+	nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
+	*t = nhwcWinTask{}
+	return nil
+}
+
+// scaleShiftNHWC is cuvil::ScaleShift with layout=NHWC: the channel is the
+// last axis of x (inner is the product of the others).
+func scaleShiftNHWC[T nnFloat](x, scale, shift, y []T, inner, C int, act fusedAct) {
+	for p := 0; p < inner; p++ {
+		xr, yr := x[p*C:(p+1)*C], y[p*C:(p+1)*C]
+		for c, v := range xr {
+			yr[c] = v*scale[c] + shift[c]
+		}
+	}
+	fusedActRow(act, y[:inner*C])
+}
+
+// transpose2D32 sets y = x^T per batch entry for float32 matrices x
+// [rows, cols] (y [cols, rows]), batch after batch, in 32x32 tiles so
+// both sides are read and written in cache lines: NHWC <-> NCHW
+// conversions (perms [0,2,3,1] and [0,3,1,2]).
+func transpose2D32(y, x []float32, batch, rows, cols int) {
+	const tile = 32
+	for b := 0; b < batch; b++ {
+		xb, yb := x[b*rows*cols:(b+1)*rows*cols], y[b*rows*cols:(b+1)*rows*cols]
+		for i0 := 0; i0 < rows; i0 += tile {
+			i1 := min(i0+tile, rows)
+			for j0 := 0; j0 < cols; j0 += tile {
+				j1 := min(j0+tile, cols)
+				i := i0
+				for ; i+4 <= i1; i += 4 {
+					// Four source rows at a time: four adjacent stores.
+					x0 := xb[i*cols+j0 : i*cols+j1]
+					x1 := xb[(i+1)*cols+j0 : (i+1)*cols+j1][:len(x0)]
+					x2 := xb[(i+2)*cols+j0 : (i+2)*cols+j1][:len(x0)]
+					x3 := xb[(i+3)*cols+j0 : (i+3)*cols+j1][:len(x0)]
+					for j, v := range x0 {
+						d := yb[(j0+j)*rows+i : (j0+j)*rows+i+4]
+						d[0], d[1], d[2], d[3] = v, x1[j], x2[j], x3[j]
+					}
+				}
+				for ; i < i1; i++ {
+					xr := xb[i*cols+j0 : i*cols+j1]
+					for j, v := range xr {
+						yb[(j0+j)*rows+i] = v
+					}
+				}
+			}
+		}
+	}
+}
+
+// fusedClampOf returns the bounds of activation a when it is a clamp
+// (none, Relu or Clip).
+func fusedClampOf(a fusedAct) (lo, hi float32, ok bool) {
+	lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
+	switch a.kind {
+	case fusedActNone:
+	case fusedActRelu:
+		lo = 0
+	case fusedActClip:
+		lo, hi = float32(a.p0), float32(a.p1)
+	default:
+		return lo, hi, false
+	}
+	return lo, hi, true
+}
+
+// nhwcBiasClampGo sets y[r*m+j] = min(max(y[r*m+j]+bias[j], lo), hi) for
+// rows r and columns j in [j0, m): the twin of nhwcBiasClampAVX.
+func nhwcBiasClampGo(y, bias []float32, rows, j0, m int, lo, hi float32) {
+	for r := 0; r < rows; r++ {
+		yr := y[r*m+j0 : r*m+m]
+		for j, v := range yr {
+			yr[j] = min(max(v+bias[j0+j], lo), hi)
+		}
+	}
+}

@@ -1,0 +1,13 @@
+//go:build !amd64 || purego
+
+package templates
+
+// nhwcTaps without assembly: the pure-Go twin for every channel.
+func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, xstep int, scale float32) {
+	nhwcTapsGo(mode, y, x, taps, w, bias, 0, c, npix, xstep, c, scale)
+}
+
+// nhwcBiasClamp without assembly: the Go twin for every column.
+func nhwcBiasClamp(y, bias []float32, rows, m int, lo, hi float32) {
+	nhwcBiasClampGo(y, bias, rows, 0, m, lo, hi)
+}

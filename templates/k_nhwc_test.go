@@ -1,0 +1,223 @@
+package templates
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+// The NHWC kernels are checked against the NCHW ai.onnx kernels run in
+// float64 on the same data (transposed), with W prepacked as gen stores it
+// and plain, at 1 and 2 threads (which must agree bit for bit).
+
+// nhwcOf returns t [N,C,H,W] transposed to [N,H,W,C] (any float dtype via
+// float64 values, result in dtype dt).
+func nhwcOf(t *Tensor, dt DType) *Tensor {
+	N, C, H, W := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
+	v := nnF64(t)
+	out := make([]float64, len(v))
+	for n := 0; n < N; n++ {
+		for c := 0; c < C; c++ {
+			for p := 0; p < H*W; p++ {
+				out[(n*H*W+p)*C+c] = v[(n*C+c)*H*W+p]
+			}
+		}
+	}
+	return miscTensorF(dt, out, N, H, W, C)
+}
+
+// nhwcRunBoth runs op on in at 1 and 2 threads, checks the runs agree bit
+// for bit, and returns the result.
+func nhwcRunBoth(t *testing.T, what, op string, attrs Attrs, in ...*Tensor) *Tensor {
+	t.Helper()
+	var outs []*Tensor
+	for _, threads := range []int{1, 2} {
+		n := nnNode(op, 1, attrs, 1, in...)
+		n.Pool = NewWorkPool(WithThreads(threads))
+		err := Kernels[op](n)
+		n.Pool.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		outs = append(outs, n.Out[0])
+	}
+	a, b := outs[0].F32(), outs[1].F32()
+	for i := range a {
+		if a[i] != b[i] && (a[i] == a[i] || b[i] == b[i]) {
+			t.Fatalf("%s: 1 and 2 threads differ at %d: %v vs %v", what, i, a[i], b[i])
+		}
+	}
+	return outs[0]
+}
+
+func TestFusedConvNHWC(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	cases := []struct {
+		name  string
+		x, w  []int
+		attrs Attrs
+	}{
+		{"pointwise", []int{2, 13, 7, 9}, []int{21, 13, 1, 1}, nil},
+		{"pointwise_big", []int{1, 40, 23, 19}, []int{37, 40, 1, 1}, nil},
+		{"pointwise_s2", []int{1, 11, 9, 10}, []int{17, 11, 1, 1}, Attrs{"strides": []int64{2, 2}}},
+		{"3x3", []int{2, 5, 11, 10}, []int{19, 5, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		{"3x3_s2_c3", []int{1, 3, 21, 19}, []int{16, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 0, 1, 2}}},
+		{"3x3_big", []int{1, 32, 20, 22}, []int{40, 32, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		{"dw3x3", []int{2, 37, 9, 11}, []int{37, 1, 3, 3}, Attrs{"group": int64(37), "pads": []int64{1, 1, 1, 1}}},
+		{"dw3x3_s2", []int{1, 24, 17, 14}, []int{24, 1, 3, 3}, Attrs{"group": int64(24), "strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}},
+		{"dw5x5_dil", []int{1, 16, 13, 12}, []int{16, 1, 5, 5}, Attrs{"group": int64(16), "dilations": []int64{2, 2}, "pads": []int64{3, 4, 4, 3}}},
+		{"dw_big", []int{1, 72, 30, 31}, []int{72, 1, 3, 3}, Attrs{"group": int64(72), "pads": []int64{1, 1, 1, 1}}},
+	}
+	for ci, c := range cases {
+		X, W, B := nnRand(r, c.x...), nnRand(r, c.w...), nnRand(r, c.w[0])
+		group := 1
+		if g, ok := c.attrs["group"]; ok {
+			group = int(g.(int64))
+		}
+		ref := nnRun(t, "Conv", 11, c.attrs, 1, nnAs(X, F64), nnAs(W, F64), nnAs(B, F64))[0]
+		Z := nnRand(r, ref.Shape...)
+		act := fusedActCases[ci%len(fusedActCases)]
+		after := ci%3 == 1
+		// Reference: act(conv + Z) or act(conv) + Z, in float64, NCHW.
+		want := ref
+		if after {
+			want = fusedRefAct(t, act, want)
+			want = fusedRef64(t, "Add", 14, nil, want, nnAs(Z, F64))
+		} else {
+			want = fusedRef64(t, "Add", 14, nil, want, nnAs(Z, F64))
+			want = fusedRefAct(t, act, want)
+		}
+		wantNHWC := nhwcOf(want, F64)
+		packed, ok := PrepackConvWeightsNHWC(W.F32(), W.Shape, group)
+		if !ok {
+			t.Fatalf("%s: not prepackable", c.name)
+		}
+		WP := &Tensor{DType: F32, Shape: []int{len(packed)}, Data: packed}
+		for _, pre := range []bool{false, true} {
+			attrs := fusedAttrs(act, c.attrs)
+			attrs["layout"] = "NHWC"
+			if after {
+				attrs["residual_after_activation"] = int64(1)
+			}
+			w := W
+			if pre {
+				attrs[ConvPackedAttr] = ints64(W.Shape)
+				w = WP
+			}
+			what := fmt.Sprintf("%s/prepacked=%v/%s", c.name, pre, act.name)
+			got := nhwcRunBoth(t, what, "cuvil::FusedConv", attrs, nhwcOf(X, F32), w, B, nhwcOf(Z, F32))
+			nnCheck(t, what, got, wantNHWC.Shape, nnF64(wantNHWC), 1e-4)
+			// Without bias and residual.
+			delete(attrs, "residual_after_activation")
+			got = nhwcRunBoth(t, what+"/nobias", "cuvil::FusedConv", attrs, nhwcOf(X, F32), w)
+			plain := fusedRefAct(t, act, nnRun(t, "Conv", 11, c.attrs, 1, nnAs(X, F64), nnAs(W, F64))[0])
+			nnCheck(t, what+"/nobias", got, nhwcOf(plain, F64).Shape, nnF64(nhwcOf(plain, F64)), 1e-4)
+		}
+	}
+	// Bad input is an error naming the node, not a panic.
+	n := nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", "group": int64(2)}, 1, nnRand(r, 1, 5, 5, 4), nnRand(r, 6, 2, 3, 3))
+	if err := FusedConv(n); err == nil {
+		t.Fatal("grouped NHWC conv accepted")
+	}
+	n = nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", ConvPackedAttr: []int64{4, 3, 3, 3}}, 1, nnRand(r, 1, 5, 5, 3), nnRand(r, 10))
+	if err := FusedConv(n); err == nil {
+		t.Fatal("prepacked W of the wrong length accepted")
+	}
+}
+
+func TestPoolNHWC(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	cases := []struct {
+		op    string
+		x     []int
+		attrs Attrs
+	}{
+		{"MaxPool", []int{2, 13, 11, 9}, Attrs{"kernel_shape": []int64{3, 3}, "strides": []int64{2, 2}, "ceil_mode": int64(1)}},
+		{"MaxPool", []int{1, 40, 15, 16}, Attrs{"kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1}}},
+		{"MaxPool", []int{1, 64, 33, 30}, Attrs{"kernel_shape": []int64{2, 2}, "strides": []int64{2, 2}, "dilations": []int64{1, 2}}},
+		{"AveragePool", []int{1, 21, 10, 12}, Attrs{"kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1}}},
+		{"AveragePool", []int{2, 35, 10, 12}, Attrs{"kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1}, "count_include_pad": int64(1)}},
+		{"AveragePool", []int{1, 48, 28, 28}, Attrs{"kernel_shape": []int64{2, 2}, "strides": []int64{2, 2}}},
+		{"AveragePool", []int{1, 19, 9, 9}, Attrs{"kernel_shape": []int64{3, 3}, "strides": []int64{2, 2}, "pads": []int64{0, 0, 1, 1}, "ceil_mode": int64(1)}},
+		{"GlobalAveragePool", []int{2, 37, 7, 6}, nil},
+	}
+	for _, c := range cases {
+		X := nnRand(r, c.x...)
+		ref := nhwcOf(nnRun(t, c.op, 11, c.attrs, 1, nnAs(X, F64))[0], F64)
+		attrs := Attrs{"mode": map[string]string{"MaxPool": "max", "AveragePool": "avg", "GlobalAveragePool": "global_avg"}[c.op]}
+		for k, v := range c.attrs {
+			attrs[k] = v
+		}
+		what := fmt.Sprintf("%s%v%v", c.op, c.x, c.attrs)
+		got := nhwcRunBoth(t, what, "cuvil::PoolNHWC", attrs, nhwcOf(X, F32))
+		nnCheck(t, what, got, ref.Shape, nnF64(ref), 1e-5)
+	}
+	if err := PoolNHWC(nnNode("cuvil::PoolNHWC", 1, Attrs{"mode": "min"}, 1, nnRand(r, 1, 3, 3, 2))); err == nil {
+		t.Fatal("unknown mode accepted")
+	}
+}
+
+func TestScaleShiftNHWC(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	X, S, B := nnRand(r, 2, 11, 5, 7), nnRand(r, 11), nnRand(r, 11)
+	ref := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu"}, 1, nnAs(X, F64), nnAs(S, F64), nnAs(B, F64))[0]
+	got := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu", "layout": "NHWC"}, 1, nhwcOf(X, F32), S, B)[0]
+	want := nhwcOf(ref, F64)
+	nnCheck(t, "ScaleShift NHWC", got, want.Shape, nnF64(want), 1e-5)
+}
+
+// TestTransposeNHWC checks Transpose's tiled path for the layout
+// conversions against the general one (perm [0,2,3,1] and back, rank 4
+// float32, odd sizes over the tile).
+func TestTransposeNHWC(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	X := nnRand(r, 2, 37, 5, 13)
+	y := nnRun(t, "Transpose", 13, Attrs{"perm": []int64{0, 2, 3, 1}}, 1, X)[0]
+	want := nhwcOf(X, F32)
+	nnCheck(t, "to NHWC", y, want.Shape, nnF64(want), 0)
+	back := nnRun(t, "Transpose", 13, Attrs{"perm": []int64{0, 3, 1, 2}}, 1, y)[0]
+	nnCheck(t, "to NCHW", back, X.Shape, nnF64(X), 0)
+}
+
+// TestNHWCTaps compares the window kernels (assembly where the CPU has it)
+// with their Go twin on channel counts around the vector widths.
+func TestNHWCTaps(t *testing.T) { nhwcTapsCompare(t) }
+
+// nhwcTapsCompare is TestNHWCTaps's body (k_nhwc_amd64_test.go runs it
+// with AVX-512 off too).
+func nhwcTapsCompare(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for _, c := range []int{1, 7, 8, 9, 31, 32, 33, 47, 64, 100} {
+		for mode := nhwcModeDW; mode <= nhwcModeAvg; mode++ {
+			npix, xstep := 3, 2*c
+			taps := []int{0, 0, c, c, 5 * c, 2 * c, 7 * c, 3 * c}
+			x := nnRand(r, 12*c).F32()
+			w, bias := nnRand(r, 4*c).F32(), nnRand(r, c).F32()
+			got, want := make([]float32, npix*c), make([]float32, npix*c)
+			nhwcTaps(mode, got, x, taps, w, bias, c, npix, xstep, 0.25)
+			nhwcTapsGo(mode, want, x, taps, w, bias, 0, c, npix, xstep, c, 0.25)
+			for i := range want {
+				if d := got[i] - want[i]; d > 1e-5 || d < -1e-5 {
+					t.Fatalf("mode %d c %d: [%d] = %v, want %v", mode, c, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestNHWCBiasClamp compares the bias+clamp epilogue with its Go twin on
+// column counts around the vector width.
+func TestNHWCBiasClamp(t *testing.T) {
+	r := rand.New(rand.NewSource(10))
+	for _, m := range []int{1, 8, 13, 16, 40} {
+		y, bias := nnRand(r, 5*m).F32(), nnRand(r, m).F32()
+		want := append([]float32(nil), y...)
+		nhwcBiasClamp(y, bias, 5, m, 0, 0.5)
+		nhwcBiasClampGo(want, bias, 5, 0, m, 0, 0.5)
+		for i := range want {
+			if y[i] != want[i] {
+				t.Fatalf("m %d: [%d] = %v, want %v", m, i, y[i], want[i])
+			}
+		}
+	}
+}
