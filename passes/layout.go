@@ -458,6 +458,9 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 	case lkConcat:
 		n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 3})
 	}
+	// The NHWC node does the fused node's work: keep its record of the
+	// imported nodes (inspect -graph boxes them).
+	out.Fused = n.Fused
 	out.Inputs = ins
 	out.Outputs = append([]*ir.Value{yn}, n.Outputs[1:]...)
 	yn.Def = out

@@ -203,7 +203,7 @@ func writeGraph(m *ir.Model, file string) error {
 	}
 	for _, n := range g.Nodes {
 		label := q(n.Op) + "\\n" + q(n.Name)
-		if n.Domain != ir.CuvilDomain && len(n.Fused) < 2 {
+		if len(n.Fused) == 0 || (n.Domain != ir.CuvilDomain && len(n.Fused) < 2) {
 			fmt.Fprintf(&b, "  %s [label=\"%s\"];\n", id[n], label)
 			continue
 		}
