@@ -245,7 +245,9 @@ func headViewOf(r *rewriter, v *ir.Value, reader *ir.Node, kt bool) (headView, b
 	hv.src, hv.eaten = x, []*ir.Node{tr, rsh}
 	// A Slice of a wider projection along its last axis, step 1: read the
 	// projection at the slice's offset.
-	if sl := x.Def; isOp(sl, "Slice") && sl.Version >= 10 && r.only(x) == rsh && len(sl.Inputs) >= 4 && sl.Inputs[0].Type.Known() {
+	// The Slice is left to the cleanup DCE: exporters read its shape to
+	// build the Reshape's target, so it dies with the Reshape only.
+	if sl := x.Def; isOp(sl, "Slice") && sl.Version >= 10 && readersDieWith(r, x, rsh, 6) && len(sl.Inputs) >= 4 && sl.Inputs[0].Type.Known() {
 		p := sl.Inputs[0]
 		pt := p.Type.Shape
 		st, ok1 := intsConst(sl.Inputs[1])
@@ -263,11 +265,32 @@ func headViewOf(r *rewriter, v *ir.Value, reader *ir.Node, kt bool) (headView, b
 			}
 			if off >= 0 && off+w <= pt[2].Size {
 				hv.src, hv.off = p, off
-				hv.eaten = append(hv.eaten, sl)
 			}
 		}
 	}
 	return hv, true
+}
+
+// readersDieWith reports whether every reader of v is sink or feeds,
+// within depth nodes, only sink: once sink goes, DCE takes them all.
+func readersDieWith(r *rewriter, v *ir.Value, sink *ir.Node, depth int) bool {
+	if r.outs[v] {
+		return false
+	}
+	for _, u := range r.uses[v] {
+		if u == sink {
+			continue
+		}
+		if depth == 0 {
+			return false
+		}
+		for _, o := range u.Outputs {
+			if o != nil && !readersDieWith(r, o, sink, depth-1) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // intsConst returns the values of a constant integer tensor.
