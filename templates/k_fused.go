@@ -930,8 +930,10 @@ func (t *attnTask) setHeads(n *Node, q, k, v *Tensor, h int) error {
 }
 
 // attnRowBlock is the most query rows one Attention work unit takes: its
-// scores (rows x Sk) stay in L2 between the two GEMMs.
-const attnRowBlock = 64
+// scores (rows x Sk) stay in L2 between the two GEMMs, and each unit packs
+// its head's K and V once (BERT at seq 128: one unit per head, half the
+// packing of 64-row units).
+const attnRowBlock = 128
 
 // attnTask is one Attention call split into (batch, head, row block)
 // units. Operand X of batch b, head h, row i starts at
