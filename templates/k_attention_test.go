@@ -204,11 +204,21 @@ func TestTransformerKernelsThreadsEqual(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	p := NewWorkPool(WithThreads(3))
 	defer p.Close()
+	// B prepacked as gen/prepack.go stores it: the projections split by
+	// rows on a pool.
+	packed := func(k, n int) *Tensor {
+		b := nnRand(r, k, n)
+		return nnT([]int{sgemmPackedBSize(k, n)}, sgemmPackB(false, k, n, b.F32(), n)...)
+	}
+	pk := func(k, n int) Attrs { return Attrs{gemmPackedAttr: []int64{int64(k), int64(n)}} }
 	cases := []struct {
 		op    string
 		attrs Attrs
 		in    []*Tensor
 	}{
+		{"cuvil::FusedMatMul", pk(45, 203), []*Tensor{nnRand(r, 1, 131, 45), packed(45, 203), nnRand(r, 203)}},
+		{"cuvil::FusedMatMul", pk(77, 37), []*Tensor{nnRand(r, 131, 77), packed(77, 37), nnRand(r, 37), nnRand(r, 131, 37)}},
+		{"Gemm", pk(61, 97), []*Tensor{nnRand(r, 40, 61), packed(61, 97), nnRand(r, 97)}},
 		{"cuvil::FusedMatMul", Attrs{"activation": "Gelu"}, []*Tensor{nnRand(r, 1, 131, 45), nnRand(r, 45, 203), nnRand(r, 203)}},
 		{"cuvil::FusedMatMul", nil, []*Tensor{nnRand(r, 131, 77), nnRand(r, 77, 37), nnRand(r, 37), nnRand(r, 131, 37)}}, // narrow: rows split
 		{"cuvil::FusedMatMul", nil, []*Tensor{nnRand(r, 20, 9), nnRand(r, 9, 13)}},

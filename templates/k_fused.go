@@ -321,7 +321,11 @@ func fusedGemmFloat[T nnFloat](n *Node, transA, transB bool, m, nn, k int, alpha
 	}
 	parts := 1
 	if threads > 1 {
-		t.byCols = nn >= 32*threads || nn >= m
+		// Each part packs the A rows and B columns it reads. With B
+		// prepacked only A costs packing, so rows split when there are
+		// two row tiles a part (BERT's 128-row projections: A is packed
+		// once, not once a part); else columns split wide outputs.
+		t.byCols = (nn >= 32*threads || nn >= m) && !(packed && m >= 12*threads)
 		if t.byCols {
 			parts = min(threads, (nn+15)/16)
 		} else {
