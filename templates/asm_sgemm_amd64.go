@@ -59,3 +59,13 @@ func sgemmKernel6x32AVX512(k int, a *float32, b0 *float32, b1 *float32, c *float
 //
 //go:noescape
 func sgemmKernel6x32EdgeAVX512(k int, a *float32, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32, m int, n int)
+
+// sgemmKernel6x32DirectAVX512 is sgemmKernel6x32AVX512 with A read in place: a is
+// row 0 of six rows of a row-major A, row stride lda (in elements), and
+// step p reads a[r*lda+p] for r in 0..5. The sums are the same, in the
+// same order, as from a packed A.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func sgemmKernel6x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
