@@ -336,12 +336,8 @@ func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand
 					packB = &B
 				}
 				if direct {
-					// A in place (asm_sgemm_direct.go); only the rows of
-					// a partial last tile are packed.
-					if full := mc / sgemmPkMR * sgemmPkMR; full < mc {
-						sgemmPackABlock(bufs.a, false, A.data, A.ld, ic+full, pc, mc-full, kc)
-					}
-					sgemmMacroDirect(mc, nc, kc, alpha, A.data[ic*A.ld+pc:], A.ld, bufs.a, bp, cbeta, c[ic*ldc+jc:], ldc, packB, pc, jc)
+					// A in place (asm_sgemm_direct.go).
+					sgemmMacroDirect(mc, nc, kc, alpha, A.data[ic*A.ld+pc:], A.ld, bp, cbeta, c[ic*ldc+jc:], ldc, packB, pc, jc)
 					continue
 				}
 				var ap []float32

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 )
@@ -42,25 +43,42 @@ func TestSgemmDirectA(t *testing.T) {
 	t.Logf("%d cases", cases)
 }
 
-// TestSgemmMicroWideDirectGo checks the pure-Go twin of the direct
-// kernel against the float64 reference.
-func TestSgemmMicroWideDirectGo(t *testing.T) {
+// TestSgemmMicroWideDirect checks the direct kernels of 1 to 6 rows and
+// their pure-Go twin against the float64 reference; C's rows past the tile
+// and its padding column must stay untouched.
+func TestSgemmMicroWideDirect(t *testing.T) {
 	r := rand.New(rand.NewSource(22))
-	for _, kc := range []int{0, 1, 7, 64} {
-		lda, ldc := kc+3, 2*sgemmPkNR+1
-		a := sgemmPkRandom(r, sgemmPkMR*lda)
-		b := sgemmPkRandom(r, kc*2*sgemmPkNR)
-		b0, b1 := make([]float32, kc*sgemmPkNR), make([]float32, kc*sgemmPkNR)
-		for p := 0; p < kc; p++ {
-			copy(b0[p*sgemmPkNR:], b[p*2*sgemmPkNR:p*2*sgemmPkNR+sgemmPkNR])
-			copy(b1[p*sgemmPkNR:], b[p*2*sgemmPkNR+sgemmPkNR:(p+1)*2*sgemmPkNR])
+	for _, kc := range []int{0, 1, 7, 64, 257} {
+		for rows := 1; rows <= sgemmPkMR; rows++ {
+			lda, ldc := kc+3, 2*sgemmPkNR+1
+			a := sgemmPkRandom(r, rows*lda)
+			b := sgemmPkRandom(r, kc*2*sgemmPkNR)
+			b0, b1 := make([]float32, kc*sgemmPkNR), make([]float32, kc*sgemmPkNR)
+			for p := 0; p < kc; p++ {
+				copy(b0[p*sgemmPkNR:], b[p*2*sgemmPkNR:p*2*sgemmPkNR+sgemmPkNR])
+				copy(b1[p*sgemmPkNR:], b[p*2*sgemmPkNR+sgemmPkNR:(p+1)*2*sgemmPkNR])
+			}
+			c0 := sgemmPkRandom(r, (rows+1)*ldc)
+			for i := 0; i <= rows; i++ {
+				c0[i*ldc+2*sgemmPkNR] = -7.25 // the padding column
+			}
+			want, tol := sgemmPkRef(false, false, rows, 2*sgemmPkNR, kc, 0.75, a, lda, b, 2*sgemmPkNR, 0.5, c0, ldc)
+			for _, f := range []struct {
+				name string
+				run  func(kc, rows int, a []float32, lda int, b0, b1 []float32, c []float32, ldc int, alpha, beta float32)
+			}{{"twin", sgemmMicroWideDirectGo}, {"kernel", sgemmMicroWideDirect}} {
+				if f.name == "kernel" && !sgemmWide {
+					continue
+				}
+				c := append([]float32(nil), c0...)
+				f.run(kc, rows, a, lda, b0, b1, c, ldc, 0.75, 0.5)
+				sgemmPkCheck(t, fmt.Sprintf("direct %s rows=%d kc=%d", f.name, rows, kc), rows, 2*sgemmPkNR, c, ldc, want, tol, -7.25)
+				for j, v := range c[rows*ldc:] {
+					if v != c0[rows*ldc+j] {
+						t.Fatalf("direct %s rows=%d kc=%d: row %d past the tile changed", f.name, rows, kc, rows)
+					}
+				}
+			}
 		}
-		c := sgemmPkRandom(r, sgemmPkMR*ldc)
-		for i := 0; i < sgemmPkMR; i++ {
-			c[i*ldc+2*sgemmPkNR] = -7.25 // the padding column
-		}
-		want, tol := sgemmPkRef(false, false, sgemmPkMR, 2*sgemmPkNR, kc, 0.75, a, lda, b, 2*sgemmPkNR, 0.5, c, ldc)
-		sgemmMicroWideDirectGo(kc, a, lda, b0, b1, c, ldc, 0.75, 0.5)
-		sgemmPkCheck(t, "direct twin", sgemmPkMR, 2*sgemmPkNR, c, ldc, want, tol, -7.25)
 	}
 }
