@@ -13,6 +13,20 @@ func sgemmDirectA(A *sgemmOperand, nc int) bool {
 	return sgemmWide && !A.packed && !A.trans && A.im2col == nil && nc%(2*sgemmPkNR) == 0
 }
 
+// sgemmReadsAInPlace reports whether a float32 GEMM with prepacked B reads
+// op(A) in place (for blocks of whole 32-column tiles): then splitting its
+// rows over threads saves no packing.
+func sgemmReadsAInPlace(transA bool) bool { return sgemmWide && !transA }
+
+// sgemmColAlign is the column alignment of the parts a GEMM's columns are
+// split into: whole 32-column tiles where the 6x32 kernels run.
+func sgemmColAlign() int {
+	if sgemmWide {
+		return 2 * sgemmPkNR
+	}
+	return sgemmPkNR
+}
+
 // sgemmMacroDirect is sgemmMacro for A read in place: a holds rows 0..mc-1
 // of op(A) from column pc on (row stride lda). nc is a multiple of 32.
 func sgemmMacroDirect(mc, nc, kc int, alpha float32, a []float32, lda int, bp []float32, beta float32, c []float32, ldc int, packB *sgemmOperand, pc, jc int) {

@@ -205,7 +205,7 @@ func TestTransformerKernelsThreadsEqual(t *testing.T) {
 	p := NewWorkPool(WithThreads(3))
 	defer p.Close()
 	// B prepacked as gen/prepack.go stores it: the projections split by
-	// rows on a pool.
+	// columns on a pool (by rows where A is packed: transA, or purego).
 	packed := func(k, n int) *Tensor {
 		b := nnRand(r, k, n)
 		return nnT([]int{sgemmPackedBSize(k, n)}, sgemmPackB(false, k, n, b.F32(), n)...)
@@ -219,6 +219,7 @@ func TestTransformerKernelsThreadsEqual(t *testing.T) {
 		{"cuvil::FusedMatMul", pk(45, 203), []*Tensor{nnRand(r, 1, 131, 45), packed(45, 203), nnRand(r, 203)}},
 		{"cuvil::FusedMatMul", pk(77, 37), []*Tensor{nnRand(r, 131, 77), packed(77, 37), nnRand(r, 37), nnRand(r, 131, 37)}},
 		{"Gemm", pk(61, 97), []*Tensor{nnRand(r, 40, 61), packed(61, 97), nnRand(r, 97)}},
+		{"Gemm", Attrs{"transA": int64(1), gemmPackedAttr: []int64{61, 97}}, []*Tensor{nnRand(r, 61, 40), packed(61, 97), nnRand(r, 97)}}, // rows split
 		{"cuvil::FusedMatMul", Attrs{"activation": "Gelu"}, []*Tensor{nnRand(r, 1, 131, 45), nnRand(r, 45, 203), nnRand(r, 203)}},
 		{"cuvil::FusedMatMul", nil, []*Tensor{nnRand(r, 131, 77), nnRand(r, 77, 37), nnRand(r, 37), nnRand(r, 131, 37)}}, // narrow: rows split
 		{"cuvil::FusedMatMul", nil, []*Tensor{nnRand(r, 20, 9), nnRand(r, 9, 13)}},

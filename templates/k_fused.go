@@ -322,10 +322,12 @@ func fusedGemmFloat[T nnFloat](n *Node, transA, transB bool, m, nn, k int, alpha
 	parts := 1
 	if threads > 1 {
 		// Each part packs the A rows and B columns it reads. With B
-		// prepacked only A costs packing, so rows split when there are
-		// two row tiles a part (BERT's 128-row projections: A is packed
-		// once, not once a part); else columns split wide outputs.
-		t.byCols = (nn >= 32*threads || nn >= m) && !(packed && m >= 12*threads)
+		// prepacked and A packed too (no AVX-512, or transA), rows split
+		// when there are two row tiles a part, so A is packed once, not
+		// once a part; else columns split wide outputs (with A read in
+		// place nothing is packed, and 32-column blocks share the work
+		// more evenly than 6-row tiles: BERT's 128 rows are 22 tiles).
+		t.byCols = (nn >= 32*threads || nn >= m) && !(packed && m >= 12*threads && !sgemmReadsAInPlace(transA))
 		if t.byCols {
 			parts = min(threads, (nn+15)/16)
 		} else {
@@ -355,7 +357,7 @@ func (t *fusedGemmTask[T]) runPart(i, parts int) {
 	c0, c1, r0, r1 := 0, t.nn, 0, t.m
 	if parts > 1 {
 		if t.byCols {
-			c0, c1 = parSplit(t.nn, parts, i, 16)
+			c0, c1 = parSplit(t.nn, parts, i, sgemmColAlign())
 		} else {
 			r0, r1 = parSplit(t.m, parts, i, 6)
 		}
