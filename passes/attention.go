@@ -370,7 +370,18 @@ func attentionHeads(r *rewriter, q, kt, v, y *ir.Value, qr, kr, mm2 *ir.Node, ma
 		h.eaten = append(h.eaten, rsh)
 		return h, true
 	}
-	// Keep the Reshape, reading the merged output.
+	// Keep the Reshape, reading the merged output: unless its target has a
+	// 0 (copy the input's dim), which would now copy another dim.
+	if len(rsh.Inputs) < 2 {
+		return nil, false
+	}
+	if sh, ok := intsConst(rsh.Inputs[1]); ok {
+		for _, d := range sh {
+			if d == 0 {
+				return nil, false
+			}
+		}
+	}
 	h.y = &ir.Value{Name: r.fresh(yt.Name), Type: ir.TensorType(ir.F32, merged)}
 	rsh.Inputs[0] = h.y
 	return h, true
