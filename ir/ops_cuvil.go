@@ -35,8 +35,9 @@ var cuvilOpDefs = []opDef{
 		"LayerNorm(X + Skip) over the last axis; Sum, when asked for, is X + Skip.", nil},
 	{"ScaleShift", "1", "X:T scale:T shift:T", "Y:T", "T=$f", fusedActAttrs + " layout:string=NCHW", "",
 		"activation(X*scale + shift) with scale and shift per channel (axis 1, shape [C]; the last axis with layout NHWC): an unfoldable BatchNormalization.", nil},
-	{"Attention", "1", "Q:T Kt:T V:T mask:T?", "Y:T", "T=$f", "scale:float=1", "",
-		"softmax(scale * Q·Kt + mask) · V over the last two axes: Q [..., Sq, D], Kt (K transposed) [..., D, Sk], V [..., Sk, Dv] with the same leading dims; mask broadcasts to [..., Sq, Sk].", nil},
+	{"Attention", "1", "Q:T Kt:T V:T mask:T?", "Y:T", "T=$f", "scale:float=1 heads:int=0 head_size:int=0 v_head_size:int=0 offsets:ints seq_first:int=0", "",
+		"softmax(scale * Q·Kt + mask) · V over the last two axes: Q [..., Sq, D], Kt (K transposed) [..., D, Sk], V [..., Sk, Dv] with the same leading dims; mask broadcasts to [..., Sq, Sk]. " +
+			"With heads = H > 0: Q [B, Sq, Wq], K (not transposed) [B, Sk, Wk], V [B, Sk, Wv] ([S, B, W] with seq_first), head h at columns offsets[i] + h*head_size (v_head_size for V; default W/H); Y [B, Sq, H*Dv] ([Sq, B, H*Dv] with seq_first); mask broadcasts to [B, H, Sq, Sk].", nil},
 	{"Elementwise", "1", "X:T...", "Y:T...", "T=f32,f64", "args:ints! consts:floats ops:strings! outputs:ints!", "ew",
 		"A group of element-wise ops run as one loop (fuse-elementwise): instruction k applies ops[k] to its operands from args (one or two each, in order: r < #inputs is input r, r >= #inputs the result of instruction r-#inputs, r < 0 consts[-r-1]); output i is operand outputs[i]. X[0] has the outputs' shape; other inputs have it too or one element.", nil},
 	// The layout pass's pooling (passes/layout.go).

@@ -109,18 +109,19 @@ func fuseAttentionAt(r *rewriter, sm *ir.Node) {
 	}
 	eaten = append(eaten, mm1)
 	q, kt := mm1.Inputs[0], mm1.Inputs[1]
+	qr, kr := mm1, mm1 // the nodes reading q and kt
 	// A scalar scale on the query or key side folds in too.
 	if n := q.Def; n != nil && r.only(q) == mm1 {
 		if s, c, ok := scaleOf(n); ok {
 			scale *= c
-			q = s
+			q, qr = s, n
 			eaten = append(eaten, n)
 		}
 	}
 	if n := kt.Def; n != nil && r.only(kt) == mm1 {
 		if s, c, ok := scaleOf(n); ok {
 			scale *= c
-			kt = s
+			kt, kr = s, n
 			eaten = append(eaten, n)
 		}
 	}
@@ -136,14 +137,253 @@ func fuseAttentionAt(r *rewriter, sm *ir.Node) {
 	}
 	y := mm2.Outputs[0]
 	ins := []*ir.Value{q, kt, v}
+	attrs := []*ir.Attr{{Name: "scale", Kind: ir.AttrFloat, F: float32(scale)}}
+	if h, ok := attentionHeads(r, q, kt, v, y, qr, kr, mm2, mask); ok {
+		ins, y, attrs = h.ins, h.y, h.attrs(float32(scale))
+		eaten = append(eaten, h.eaten...)
+	}
 	if mask != nil {
 		ins = append(ins, mask)
 	}
-	att := &ir.Node{Name: sm.Name, Op: "Attention", Domain: ir.CuvilDomain, Version: ir.CuvilOpset, Inputs: ins, Outputs: []*ir.Value{y},
-		Attrs: []*ir.Attr{{Name: "scale", Kind: ir.AttrFloat, F: float32(scale)}}}
+	att := &ir.Node{Name: sm.Name, Op: "Attention", Domain: ir.CuvilDomain, Version: ir.CuvilOpset, Inputs: ins, Outputs: []*ir.Value{y}, Attrs: attrs}
 	y.Def = att
 	useCuvil(r.m)
 	r.fuse(att, mm2, append(eaten, mm2)...)
+}
+
+// headsForm is cuvil::Attention's heads form (see its kernel): the
+// projections it reads, the value it writes, its attributes and the
+// Slice/Reshape/Transpose nodes it makes dead.
+type headsForm struct {
+	ins          []*ir.Value
+	y            *ir.Value
+	heads, d, dv int64
+	offsets      [3]int64
+	seqFirst     bool
+	eaten        []*ir.Node
+}
+
+func (h *headsForm) attrs(scale float32) []*ir.Attr {
+	// Sorted by name.
+	a := []*ir.Attr{
+		{Name: "head_size", Kind: ir.AttrInt, I: h.d},
+		{Name: "heads", Kind: ir.AttrInt, I: h.heads},
+	}
+	if h.offsets != [3]int64{} {
+		a = append(a, &ir.Attr{Name: "offsets", Kind: ir.AttrInts, Ints: h.offsets[:]})
+	}
+	a = append(a, &ir.Attr{Name: "scale", Kind: ir.AttrFloat, F: scale})
+	if h.seqFirst {
+		a = append(a, &ir.Attr{Name: "seq_first", Kind: ir.AttrInt, I: 1})
+	}
+	return append(a, &ir.Attr{Name: "v_head_size", Kind: ir.AttrInt, I: h.dv})
+}
+
+// headView is one operand of attention as the exporter splits heads off a
+// projection: Transpose(Reshape(X)) where X is [S, B, H*D] reshaped to
+// [S, B*H, D] and transposed to [B*H, S, D] (PyTorch's MultiheadAttention,
+// seq-first; K to [B*H, D, S]), or X [B, S, H*D] reshaped to [B, S, H, D]
+// and transposed to [B, H, S, D] (K to [B, H, D, S]; Hugging Face). X may
+// be a Slice of a wider projection along its last axis.
+type headView struct {
+	src      *ir.Value // the projection read
+	off      int64     // column offset of head 0 in src
+	b, s     ir.Dim
+	heads, d int64
+	seqFirst bool
+	eaten    []*ir.Node
+}
+
+// headViewOf matches v, read only by reader, as a head view; kt says v is
+// K transposed.
+func headViewOf(r *rewriter, v *ir.Value, reader *ir.Node, kt bool) (headView, bool) {
+	var hv headView
+	tr := v.Def
+	if !isOp(tr, "Transpose") || r.only(v) != reader || len(tr.Inputs) != 1 {
+		return hv, false
+	}
+	var perm []int64
+	for _, a := range tr.Attrs {
+		if a.Name == "perm" {
+			perm = a.Ints
+		}
+	}
+	rs := tr.Inputs[0]
+	rsh := rs.Def
+	if !isOp(rsh, "Reshape") || r.only(rs) != tr || !rs.Type.Known() {
+		return hv, false
+	}
+	x := rsh.Inputs[0]
+	xt, rt := x.Type.Shape, rs.Type.Shape
+	if !x.Type.Known() || len(xt) != 3 || !xt[2].IsConst() {
+		return hv, false
+	}
+	w := xt[2].Size
+	eq := func(p []int64, q ...int64) bool { return slicesEqual(p, q) }
+	switch {
+	case len(rt) == 3 && (!kt && eq(perm, 1, 0, 2) || kt && eq(perm, 1, 2, 0)):
+		// [S, B, W] -> [S, B*H, D] -> [B*H, S, D]
+		if rt[0] != xt[0] || !xt[1].IsConst() || !rt[1].IsConst() || !rt[2].IsConst() || rt[2].Size <= 0 || w%rt[2].Size != 0 {
+			return hv, false
+		}
+		hv.d = rt[2].Size
+		hv.heads = w / hv.d
+		if rt[1].Size != xt[1].Size*hv.heads {
+			return hv, false
+		}
+		hv.s, hv.b, hv.seqFirst = xt[0], xt[1], true
+	case len(rt) == 4 && (!kt && eq(perm, 0, 2, 1, 3) || kt && eq(perm, 0, 2, 3, 1)):
+		// [B, S, W] -> [B, S, H, D] -> [B, H, S, D]
+		if rt[0] != xt[0] || rt[1] != xt[1] || !rt[2].IsConst() || !rt[3].IsConst() || rt[2].Size*rt[3].Size != w {
+			return hv, false
+		}
+		hv.b, hv.s, hv.heads, hv.d = xt[0], xt[1], rt[2].Size, rt[3].Size
+	default:
+		return hv, false
+	}
+	hv.src, hv.eaten = x, []*ir.Node{tr, rsh}
+	// A Slice of a wider projection along its last axis, step 1: read the
+	// projection at the slice's offset.
+	// The Slice is left to the cleanup DCE: exporters read its shape to
+	// build the Reshape's target, so it dies with the Reshape only.
+	if sl := x.Def; isOp(sl, "Slice") && sl.Version >= 10 && readersDieWith(r, x, rsh, 6) && len(sl.Inputs) >= 4 && sl.Inputs[0].Type.Known() {
+		p := sl.Inputs[0]
+		pt := p.Type.Shape
+		st, ok1 := intsConst(sl.Inputs[1])
+		ax, ok2 := intsConst(sl.Inputs[3])
+		step := []int64{1}
+		ok3 := true
+		if len(sl.Inputs) > 4 && sl.Inputs[4] != nil {
+			step, ok3 = intsConst(sl.Inputs[4])
+		}
+		if ok1 && ok2 && ok3 && len(st) == 1 && len(ax) == 1 && eq(step, 1) && len(pt) == 3 && (ax[0] == 2 || ax[0] == -1) &&
+			pt[0] == xt[0] && pt[1] == xt[1] && pt[2].IsConst() {
+			off := st[0]
+			if off < 0 {
+				off += pt[2].Size
+			}
+			if off >= 0 && off+w <= pt[2].Size {
+				hv.src, hv.off = p, off
+			}
+		}
+	}
+	return hv, true
+}
+
+// readersDieWith reports whether every reader of v is sink or feeds,
+// within depth nodes, only sink: once sink goes, DCE takes them all.
+func readersDieWith(r *rewriter, v *ir.Value, sink *ir.Node, depth int) bool {
+	if r.outs[v] {
+		return false
+	}
+	for _, u := range r.uses[v] {
+		if u == sink {
+			continue
+		}
+		if depth == 0 {
+			return false
+		}
+		for _, o := range u.Outputs {
+			if o != nil && !readersDieWith(r, o, sink, depth-1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// intsConst returns the values of a constant integer tensor.
+func intsConst(v *ir.Value) ([]int64, bool) {
+	if v == nil || !v.IsConst() || (v.Const.DType != ir.I64 && v.Const.DType != ir.I32) {
+		return nil, false
+	}
+	return v.Const.Int64s(), true
+}
+
+func slicesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// attentionHeads matches Q, Kt and V of an attention as head views of
+// projections and its output y as the heads merged back
+// (Transpose(y) reshaped to [S, B, H*Dv] or [B, S, H*Dv]), so that
+// cuvil::Attention can read and write the projections in place. When
+// the merged output is reshaped to another shape (PyTorch's
+// [S*B, H*Dv]), that Reshape stays and reads the new output.
+func attentionHeads(r *rewriter, q, kt, v, y *ir.Value, qr, kr, mm2 *ir.Node, mask *ir.Value) (*headsForm, bool) {
+	hq, ok1 := headViewOf(r, q, qr, false)
+	hk, ok2 := headViewOf(r, kt, kr, true)
+	hv, ok3 := headViewOf(r, v, mm2, false)
+	if !ok1 || !ok2 || !ok3 || hq.seqFirst != hk.seqFirst || hq.seqFirst != hv.seqFirst ||
+		hq.heads != hk.heads || hq.heads != hv.heads || hq.d != hk.d ||
+		hq.b != hk.b || hq.b != hv.b || hk.s != hv.s {
+		return nil, false
+	}
+	// The mask broadcast to [B*H, Sq, Sk] must mean the same against
+	// [B, H, Sq, Sk]: no per-(batch, head) rows in the seq-first form.
+	if mask != nil {
+		if mt := mask.Type.Shape; len(mt) > 4 || hq.seqFirst && len(mt) == 3 && mt[0] != ir.D(1) {
+			return nil, false
+		}
+	}
+	// The output: Transpose back, then Reshape merging the heads.
+	tr := r.only(y)
+	if !isOp(tr, "Transpose") {
+		return nil, false
+	}
+	var perm []int64
+	for _, a := range tr.Attrs {
+		if a.Name == "perm" {
+			perm = a.Ints
+		}
+	}
+	want := []int64{0, 2, 1, 3}
+	if hq.seqFirst {
+		want = []int64{1, 0, 2}
+	}
+	yt := tr.Outputs[0]
+	rsh := r.only(yt)
+	if !slicesEqual(perm, want) || !isOp(rsh, "Reshape") || !rsh.Outputs[0].Type.Known() {
+		return nil, false
+	}
+	e := hq.heads * hv.d
+	merged := ir.Shape{hq.b, hq.s, ir.D(e)}
+	if hq.seqFirst {
+		merged = ir.Shape{hq.s, hq.b, ir.D(e)}
+	}
+	h := &headsForm{ins: []*ir.Value{hq.src, hk.src, hv.src}, heads: hq.heads, d: hq.d, dv: hv.d,
+		offsets: [3]int64{hq.off, hk.off, hv.off}, seqFirst: hq.seqFirst}
+	h.eaten = append(append(append(h.eaten, hq.eaten...), hk.eaten...), hv.eaten...)
+	h.eaten = append(h.eaten, tr)
+	z := rsh.Outputs[0]
+	if z.Type.Shape.Equal(merged) {
+		h.y = z
+		h.eaten = append(h.eaten, rsh)
+		return h, true
+	}
+	// Keep the Reshape, reading the merged output: unless its target has a
+	// 0 (copy the input's dim), which would now copy another dim.
+	if len(rsh.Inputs) < 2 {
+		return nil, false
+	}
+	if sh, ok := intsConst(rsh.Inputs[1]); ok {
+		for _, d := range sh {
+			if d == 0 {
+				return nil, false
+			}
+		}
+	}
+	h.y = &ir.Value{Name: r.fresh(yt.Name), Type: ir.TensorType(ir.F32, merged)}
+	rsh.Inputs[0] = h.y
+	return h, true
 }
 
 // maskBroadcasts reports whether m, an f32 of known rank, broadcasts to

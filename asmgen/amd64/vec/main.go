@@ -22,6 +22,7 @@ func main() {
 	dwConv9()
 	biasClamp()
 	gelu()
+	gelu512()
 	expSum()
 	maxRow()
 	axpy()
