@@ -302,6 +302,9 @@ func (c *compiled) lowerControl(m *ir.Model, lib *library, n *ir.Node, where str
 type emitter struct {
 	c    *compiled
 	fail func(err jen.Code) jen.Code // the statement that returns err
+	// mark emits s.prof.Mark(i) after the i-th node (the main graph's
+	// nodes, for the per-node profiler).
+	mark bool
 }
 
 func (e *emitter) ref(v *ir.Value) jen.Code { return e.c.sessionRef(v) }
@@ -320,7 +323,7 @@ func (e *emitter) checkNode(g *jen.Group, n *ir.Node, call jen.Code) {
 
 // nodes emits the code of a graph's nodes, in order.
 func (e *emitter) nodes(g *jen.Group, nodes []*ir.Node) {
-	for _, n := range nodes {
+	for k, n := range nodes {
 		g.Line()
 		lines := []string{fmt.Sprintf("%s: %s(%s) -> %s", n.Name, n.Op, valueNames(n.Inputs), valueNames(n.Outputs))}
 		if len(n.Fused) > 0 {
@@ -344,6 +347,9 @@ func (e *emitter) nodes(g *jen.Group, nodes []*ir.Node) {
 		default:
 			i := e.c.nodeIndex[n]
 			e.check(g, jen.Id(e.c.nodes[i].fn).Call(jen.Op("&").Id("s").Dot("nodes").Index(jen.Lit(i))))
+		}
+		if e.mark {
+			g.Id("s").Dot("prof").Dot("Mark").Call(jen.Lit(k))
 		}
 	}
 }

@@ -251,6 +251,17 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	})
 	f.Line()
 
+	f.Comment("cuvilProfNodes names the main graph's nodes for the profiler (WithProfile).")
+	f.Var().Id("cuvilProfNodes").Op("=").Index(jen.Op("...")).Id("NodeProfile").ValuesFunc(func(g *jen.Group) {
+		for _, n := range c.run {
+			g.Line().Values(jen.Id("Name").Op(":").Lit(n.Name), jen.Id("Op").Op(":").Lit(n.Op))
+		}
+		if len(c.run) > 0 {
+			g.Line()
+		}
+	})
+	f.Line()
+
 	// Model.
 	f.Add(lineComment("Model is the compiled model: its decoded weights. It is immutable after", "New and safe for concurrent use."))
 	f.Type().Id("Model").Struct(
@@ -275,6 +286,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		jen.Id("model").Op("*").Id("Model"),
 		jen.Id("closed").Bool(),
 		jen.Id("pool").Op("*").Id("WorkPool"),
+		jen.Id("prof").Op("*").Id("Profiler"), // nil unless WithProfile
 		jen.Id("inputs").Index(jen.Lit(len(c.inputs))).Id("Tensor"),
 		jen.Id("vals").Index(jen.Lit(len(c.values))).Id("Tensor"),
 		jen.Id("outs").Index(jen.Lit(len(c.outputs))).Id("Tensor"),
@@ -286,6 +298,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		g.Id("s").Op(":=").Op("&").Id("Session").Values(jen.Id("model").Op(":").Id("m"), jen.Id("pool").Op(":").Id("NewWorkPool").Call(jen.Id("opts").Op("...")))
 		g.Comment("A session dropped without Close (Model.Run's pool) still stops its workers.")
 		g.Qual("runtime", "AddCleanup").Call(jen.Id("s"), jen.Parens(jen.Op("*").Id("WorkPool")).Dot("Close"), jen.Id("s").Dot("pool"))
+		g.Id("s").Dot("prof").Op("=").Id("NewProfiler").Call(jen.Id("cuvilProfNodes").Index(jen.Op(":")), jen.Id("opts").Op("..."))
 		c.emitPlan(g)
 		c.initValues(g)
 		for i, ln := range c.nodes {
@@ -344,7 +357,8 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 			g.If(jen.Err().Op(":=").Id("cuvilCheckInput").Call(jen.Op("&").Id("cuvilInputs").Index(jen.Lit(i)), field, symsArg), jen.Err().Op("!=").Nil()).Block(fail)
 			g.Id("s").Dot("inputs").Index(jen.Lit(i)).Op("=").Op("*").Add(jen.Id("in").Dot(c.inNames[i]))
 		}
-		run := &emitter{c: c, fail: func(err jen.Code) jen.Code { return jen.Return(jen.Id("Output").Values(), err) }}
+		g.Id("s").Dot("prof").Dot("Start").Call()
+		run := &emitter{c: c, fail: func(err jen.Code) jen.Code { return jen.Return(jen.Id("Output").Values(), err) }, mark: true}
 		run.nodes(g, c.run)
 		for i := range c.outputs {
 			if !c.outCopy[i] {
@@ -362,6 +376,17 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Line()
 
 	c.bodyMethods(f)
+	f.Line()
+
+	f.Add(lineComment("Profile returns the wall time of each node of the main graph, in graph", "order, summed over the runs since NewSession or ResetProfile; nil unless", "the session was made with WithProfile()."))
+	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Profile").Params().Index().Id("NodeProfile").Block(
+		jen.Return(jen.Id("s").Dot("prof").Dot("Nodes").Call()),
+	)
+	f.Line()
+	f.Comment("ResetProfile zeroes the profile (e.g. after warm-up runs).")
+	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("ResetProfile").Params().Block(
+		jen.Id("s").Dot("prof").Dot("Reset").Call(),
+	)
 	f.Line()
 
 	f.Add(lineComment("Close releases the session's memory. The session must not be used", "afterwards; outputs it returned become invalid."))
@@ -469,6 +494,35 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 			jen.Id("t").Dot("Errorf").Call(jen.Lit("Session.Run allocates %v times per run, want 0"), jen.Id("allocs")),
 		)
 	})
+	f.Line()
+
+	f.Comment("TestProfile: a profiled session times every node of the main graph, within")
+	f.Comment("the runs' wall time, and still allocates nothing per run.")
+	f.Func().Id("TestProfile").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+		jen.Id("s").Op(":=").Id("m").Dot("NewSession").Call(jen.Id("WithProfile").Call()),
+		jen.Defer().Id("s").Dot("Close").Call(),
+		jen.Id("in").Op(":=").Id("cuvilTestInput").Call(),
+		jen.Id("run").Op(":=").Func().Params().Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in")), jen.Err().Op("!=").Nil()).Block(
+				jen.Id("t").Dot("Fatal").Call(jen.Err()),
+			),
+		),
+		jen.Id("run").Call(),
+		jen.Id("s").Dot("ResetProfile").Call(),
+		jen.Id("start").Op(":=").Qual("time", "Now").Call(),
+		jen.Id("run").Call(),
+		jen.Id("run").Call(),
+		jen.Id("wall").Op(":=").Qual("time", "Since").Call(jen.Id("start")),
+		jen.Id("cuvilCheckProfile").Call(jen.Id("t"), jen.Id("s").Dot("Profile").Call(), jen.Id("cuvilProfNodes").Index(jen.Op(":")), jen.Lit(2), jen.Id("wall")),
+		jen.If(jen.Id("allocs").Op(":=").Qual("testing", "AllocsPerRun").Call(jen.Lit(5), jen.Id("run")), jen.Id("allocs").Op("!=").Lit(0)).Block(
+			jen.Id("t").Dot("Errorf").Call(jen.Lit("profiled Session.Run allocates %v times per run, want 0"), jen.Id("allocs")),
+		),
+		jen.If(jen.Id("m").Dot("NewSession").Call().Dot("Profile").Call().Op("!=").Nil()).Block(
+			jen.Id("t").Dot("Error").Call(jen.Lit("a session without WithProfile has a profile")),
+		),
+	)
 	f.Line()
 
 	if len(c.inputs) > 0 {

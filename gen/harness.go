@@ -118,15 +118,17 @@ func (h *Harness) writeMain() error {
 		}
 		path := "cuvilrun/" + hm.pkg
 		f.ImportName(path, hm.pkg)
-		fail := jen.Return(jen.Nil(), jen.Nil(), jen.Err())
-		f.Func().Id("run_"+hm.pkg).Params(jen.Id("ins").Index().Op("*").Id("tensorData"), jen.Id("warmup"), jen.Id("runs").Int()).
-			Params(jen.Index().Op("*").Id("tensorData"), jen.Index().Qual("time", "Duration"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		fail := jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Err())
+		f.Func().Id("run_"+hm.pkg).Params(jen.Id("ins").Index().Op("*").Id("tensorData"), jen.Id("warmup"), jen.Id("runs").Int(), jen.Id("prof").Bool()).
+			Params(jen.Index().Op("*").Id("tensorData"), jen.Index().Qual("time", "Duration"), jen.Index().Id("nodeTime"), jen.Error()).BlockFunc(func(g *jen.Group) {
 			g.If(jen.Len(jen.Id("ins")).Op("!=").Lit(len(hm.inNames))).Block(
-				jen.Return(jen.Nil(), jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("model has %d inputs, got %%d", len(hm.inNames))), jen.Len(jen.Id("ins")))),
+				jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("model has %d inputs, got %%d", len(hm.inNames))), jen.Len(jen.Id("ins")))),
 			)
 			g.List(jen.Id("m"), jen.Err()).Op(":=").Qual(path, "New").Call()
 			g.If(jen.Err().Op("!=").Nil()).Block(fail)
-			g.Id("s").Op(":=").Id("m").Dot("NewSession").Call()
+			g.Var().Id("opts").Index().Qual(path, "Option")
+			g.If(jen.Id("prof")).Block(jen.Id("opts").Op("=").Append(jen.Id("opts"), jen.Qual(path, "WithProfile").Call()))
+			g.Id("s").Op(":=").Id("m").Dot("NewSession").Call(jen.Id("opts").Op("..."))
 			g.Defer().Id("s").Dot("Close").Call()
 			fields := make([]jen.Code, len(hm.inNames))
 			for i, name := range hm.inNames {
@@ -138,13 +140,17 @@ func (h *Harness) writeMain() error {
 				jen.Var().Err().Error(),
 				jen.List(jen.Id("out"), jen.Err()).Op("=").Id("s").Dot("Run").Call(jen.Id("in")),
 				jen.Return(jen.Err()),
-			))
+			), jen.Id("s").Dot("ResetProfile"))
 			g.If(jen.Err().Op("!=").Nil()).Block(fail)
+			g.Var().Id("nodes").Index().Id("nodeTime")
+			g.For(jen.List(jen.Id("_"), jen.Id("p")).Op(":=").Range().Id("s").Dot("Profile").Call()).Block(
+				jen.Id("nodes").Op("=").Append(jen.Id("nodes"), jen.Id("nodeTime").Values(jen.Id("p").Dot("Name"), jen.Id("p").Dot("Op"), jen.Id("p").Dot("Runs"), jen.Id("p").Dot("Total").Dot("Nanoseconds").Call())),
+			)
 			outs := make([]jen.Code, len(hm.outNames))
 			for i, name := range hm.outNames {
 				outs[i] = jen.Id("out_" + hm.pkg).Call(jen.Id("out").Dot(name))
 			}
-			g.Return(jen.Index().Op("*").Id("tensorData").Values(outs...), jen.Id("times"), jen.Nil())
+			g.Return(jen.Index().Op("*").Id("tensorData").Values(outs...), jen.Id("times"), jen.Id("nodes"), jen.Nil())
 		})
 	}
 	var buf bytes.Buffer
@@ -306,6 +312,9 @@ type Job struct {
 	Out    string   `json:"out"`
 	Warmup int      `json:"warmup"`
 	Runs   int      `json:"runs"`
+	// Profile runs the session WithProfile and returns the timed runs'
+	// per-node profile in Result.Profile.
+	Profile bool `json:"profile,omitempty"`
 }
 
 // Result is what a job produced.
@@ -313,13 +322,23 @@ type Result struct {
 	Outputs int    // number of output files written
 	Err     string // empty on success
 	Times   []time.Duration
+	Profile []NodeTime // the main graph's nodes in order, with Job.Profile
+}
+
+// NodeTime is one node's wall time summed over a job's timed runs.
+type NodeTime struct {
+	Name  string        `json:"name"`
+	Op    string        `json:"op"`
+	Runs  int           `json:"runs"`
+	Total time.Duration `json:"total_ns"`
 }
 
 type result struct {
-	Job     int     `json:"job"`
-	Outputs int     `json:"outputs"`
-	Error   string  `json:"error,omitempty"`
-	TimesNS []int64 `json:"times_ns,omitempty"`
+	Job     int        `json:"job"`
+	Outputs int        `json:"outputs"`
+	Error   string     `json:"error,omitempty"`
+	TimesNS []int64    `json:"times_ns,omitempty"`
+	Profile []NodeTime `json:"profile,omitempty"`
 }
 
 // Run runs the built executable on jobs; threads > 0 sets GOMAXPROCS. A
@@ -367,7 +386,7 @@ func (h *Harness) runBatch(ctx context.Context, exe string, jobs []Job, threads 
 		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Job != done {
 			break
 		}
-		results[done] = Result{Outputs: r.Outputs, Err: r.Error}
+		results[done] = Result{Outputs: r.Outputs, Err: r.Error, Profile: r.Profile}
 		for _, ns := range r.TimesNS {
 			results[done].Times = append(results[done].Times, time.Duration(ns))
 		}

@@ -253,7 +253,23 @@ func benchmarkSgemm(b *testing.B, m, n, k int, prepackA bool) {
 			sgemmPacked(false, false, m, n, k, 1, a, k, bm, n, 0, c, n)
 		}
 	}
-	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	reportSgemmRate(b, m, n, k)
+}
+
+// sgemmPeak returns the measured FMA peak of one core in GFLOP/s for the
+// SGEMM driver's instruction set (asm_fmapeak_amd64_test.go); nil where
+// there is no assembly.
+var sgemmPeak func() float64
+
+// reportSgemmRate reports an m x n x k SGEMM benchmark's GFLOP/s and, where
+// the FMA peak is known, its share of it (%peak).
+func reportSgemmRate(b *testing.B, m, n, k int) {
+	rate := 2 * float64(m) * float64(n) * float64(k) * float64(b.N) / b.Elapsed().Seconds() / 1e9
+	b.ReportMetric(rate, "GFLOP/s")
+	if sgemmPeak != nil && sgemmUseAsm {
+		b.StopTimer()
+		b.ReportMetric(100*rate/sgemmPeak(), "%peak")
+	}
 }
 
 // BenchmarkSgemm256x3136x1152 is the im2col GEMM of a 3x3 convolution with
@@ -279,7 +295,7 @@ func BenchmarkSgemmPrepackedAB256x3136x1152(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		sgemmDrive(nil, m, n, k, 1, sgemmOperand{data: ap, packed: true}, sgemmOperand{data: bp, packed: true}, 0, c, n)
 	}
-	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	reportSgemmRate(b, m, n, k)
 }
 
 func BenchmarkSgemm64x64x64(b *testing.B) { benchmarkSgemm(b, 64, 64, 64, false) }

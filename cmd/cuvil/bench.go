@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/cuvil/cuvil/gen"
@@ -23,6 +24,8 @@ func cmdBench(args []string, stdout io.Writer) error {
 	threads := fs.Int("threads", runtime.NumCPU(), "GOMAXPROCS for the run")
 	runs := fs.Int("runs", 20, "timed runs")
 	warmup := fs.Int("warmup", 3, "untimed runs first")
+	profile := fs.Bool("profile", false, "also print the time per node and per op type (over the timed runs)")
+	top := fs.Int("top", 20, "with -profile, how many nodes to list")
 	dims := dimFlags{}
 	fs.Var(dims, "dim", "size of a symbolic dim, name=V (repeatable; default 1)")
 	var pf pipelineFlags
@@ -65,7 +68,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if reason, ok := h.Failed["model"]; ok {
 		return fmt.Errorf("%s", reason)
 	}
-	job := gen.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs}
+	job := gen.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs, Profile: *profile}
 	for k, t := range ds.inputs {
 		path := filepath.Join(h.Dir, fmt.Sprintf("input_%d.cuvt", k))
 		if err := gen.WriteDataFile(path, t, ir.Undefined); err != nil {
@@ -80,7 +83,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if res[0].Err != "" {
 		return fmt.Errorf("%s", res[0].Err)
 	}
-	times := res[0].Times
+	times := append([]time.Duration(nil), res[0].Times...)
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/float64(time.Millisecond)) }
 	median := times[len(times)/2]
@@ -88,7 +91,60 @@ func cmdBench(args []string, stdout io.Writer) error {
 		median = (times[len(times)/2-1] + times[len(times)/2]) / 2
 	}
 	fmt.Fprintf(stdout, "%s threads=%d median %s ms min %s ms max %s ms\n", modelName(*model), *threads, ms(median), ms(times[0]), ms(times[len(times)-1]))
+	if *profile {
+		printProfile(stdout, res[0].Profile, res[0].Times, *top)
+	}
 	return nil
+}
+
+// printProfile prints the nodes that took the most time and the totals per
+// op type, as ms per run and as a share of the timed runs' wall time.
+func printProfile(w io.Writer, nodes []gen.NodeTime, times []time.Duration, top int) {
+	var wall, sum time.Duration
+	for _, t := range times {
+		wall += t
+	}
+	for _, n := range nodes {
+		sum += n.Total
+	}
+	runs := float64(len(times))
+	perRun := func(d time.Duration) string { return fmt.Sprintf("%8.3f", float64(d)/float64(time.Millisecond)/runs) }
+	pct := func(d time.Duration) string { return fmt.Sprintf("%5.1f%%", 100*float64(d)/float64(max(wall, 1))) }
+	fmt.Fprintf(w, "\nprofile: %d nodes, %s ms per run in nodes, %s of the wall time (%d runs)\n", len(nodes), strings.TrimSpace(perRun(sum)), strings.TrimSpace(pct(sum)), len(times))
+
+	sorted := append([]gen.NodeTime(nil), nodes...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Total > sorted[j].Total })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  ms/run\t     %%\top\tnode\n")
+	for _, n := range sorted[:min(top, len(sorted))] {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", perRun(n.Total), pct(n.Total), n.Op, n.Name)
+	}
+	tw.Flush()
+
+	type opTotal struct {
+		op    string
+		nodes int
+		total time.Duration
+	}
+	byOp := map[string]*opTotal{}
+	var ops []*opTotal
+	for _, n := range nodes {
+		o := byOp[n.Op]
+		if o == nil {
+			o = &opTotal{op: n.Op}
+			byOp[n.Op] = o
+			ops = append(ops, o)
+		}
+		o.nodes++
+		o.total += n.Total
+	}
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].total > ops[j].total })
+	fmt.Fprintln(w)
+	fmt.Fprintf(tw, "  ms/run\t     %%\tnodes\top\n")
+	for _, o := range ops {
+		fmt.Fprintf(tw, "%s\t%s\t%5d\t%s\n", perRun(o.total), pct(o.total), o.nodes, o.op)
+	}
+	tw.Flush()
 }
 
 // modelName is the model file's name, or its folder's when the file is

@@ -8,7 +8,7 @@
 //	cuvil run -model M.onnx -data DIR [-out DIR2]
 //	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol 1e-7]
 //	cuvil conformance [-report FILE.md] [-run REGEXP] DIR...
-//	cuvil bench -model M.onnx [-threads N] [-runs R] [-dim name=V ...]
+//	cuvil bench -model M.onnx [-threads N] [-runs R] [-dim name=V ...] [-profile]
 //	cuvil convert -in T.pb -out T.cuvt [-raw]
 //
 // Errors go to standard error with exit status 1; usage errors exit 2.
@@ -48,7 +48,7 @@ func init() {
 		{"run", "-model M.onnx -data DIR [-out DIR2]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
 		{"check", "-model M.onnx -data DIR [-rtol R] [-atol A]", "run a model and compare with output_K.pb", cmdCheck},
 		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
-		{"bench", "-model M.onnx [-threads N] [-runs R] [-dim name=V ...]", "time the compiled model on random inputs", cmdBench},
+		{"bench", "-model M.onnx [-threads N] [-runs R] [-dim name=V ...] [-profile]", "time the compiled model on random inputs", cmdBench},
 		{"convert", "-in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]", "convert a tensor file (TensorProto, harness format, raw data)", cmdConvert},
 	}
 }

@@ -45,24 +45,35 @@ const (
 const maxNesting = 16
 
 // runner runs one model: warmup untimed runs (at least one run happens),
-// then runs timed runs; it returns the last outputs.
-type runner func(ins []*tensorData, warmup, runs int) ([]*tensorData, []time.Duration, error)
+// then runs timed runs; it returns the last outputs, and with prof the
+// per-node profile of the timed runs.
+type runner func(ins []*tensorData, warmup, runs int, prof bool) ([]*tensorData, []time.Duration, []nodeTime, error)
+
+// nodeTime is one node's entry of a generated session's profile.
+type nodeTime struct {
+	Name    string `json:"name"`
+	Op      string `json:"op"`
+	Runs    int    `json:"runs"`
+	TotalNS int64  `json:"total_ns"`
+}
 
 var models = map[string]runner{}
 
 type job struct {
-	Model  string   `json:"model"`
-	Inputs []string `json:"inputs"`
-	Out    string   `json:"out"`
-	Warmup int      `json:"warmup"`
-	Runs   int      `json:"runs"`
+	Model   string   `json:"model"`
+	Inputs  []string `json:"inputs"`
+	Out     string   `json:"out"`
+	Warmup  int      `json:"warmup"`
+	Runs    int      `json:"runs"`
+	Profile bool     `json:"profile,omitempty"`
 }
 
 type result struct {
-	Job     int     `json:"job"`
-	Outputs int     `json:"outputs"`
-	Error   string  `json:"error,omitempty"`
-	TimesNS []int64 `json:"times_ns,omitempty"`
+	Job     int        `json:"job"`
+	Outputs int        `json:"outputs"`
+	Error   string     `json:"error,omitempty"`
+	TimesNS []int64    `json:"times_ns,omitempty"`
+	Profile []nodeTime `json:"profile,omitempty"`
 }
 
 func main() {
@@ -110,7 +121,7 @@ func runJob(j job) (res result) {
 			res = result{Error: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	outs, times, err := run(ins, j.Warmup, j.Runs)
+	outs, times, prof, err := run(ins, j.Warmup, j.Runs, j.Profile)
 	if err != nil {
 		return result{Error: err.Error()}
 	}
@@ -123,12 +134,13 @@ func runJob(j job) (res result) {
 	for _, d := range times {
 		res.TimesNS = append(res.TimesNS, d.Nanoseconds())
 	}
+	res.Profile = prof
 	return res
 }
 
-// timeRuns calls f warmup times (at least once in all), then runs times,
-// timing each of those.
-func timeRuns(warmup, runs int, f func() error) ([]time.Duration, error) {
+// timeRuns calls f warmup times (at least once in all), then reset, then
+// f runs times, timing each of those.
+func timeRuns(warmup, runs int, f func() error, reset func()) ([]time.Duration, error) {
 	if warmup < 1 && runs < 1 {
 		warmup = 1
 	}
@@ -137,6 +149,7 @@ func timeRuns(warmup, runs int, f func() error) ([]time.Duration, error) {
 			return nil, err
 		}
 	}
+	reset()
 	times := make([]time.Duration, 0, runs)
 	for i := 0; i < runs; i++ {
 		start := time.Now()
