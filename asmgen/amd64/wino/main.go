@@ -152,11 +152,11 @@ func input() {
 		"Requires: AVX, FMA",
 	)
 	Pragma("noescape")
-	e := AllocLocal(36 * 32)   // d B of the 6 rows, 6 vectors each
-	lddB := AllocLocal(8)      // ldd in bytes
-	ldd6 := AllocLocal(8)      // 6*ldd in bytes
-	rs3 := AllocLocal(8)       // 3*lds in bytes
-	step := AllocLocal(8)      // cs - 3*lds in bytes
+	e := AllocLocal(36 * 32) // d B of the 6 rows, 6 vectors each
+	lddB := AllocLocal(8)    // ldd in bytes
+	ldd6 := AllocLocal(8)    // 6*ldd in bytes
+	rs3 := AllocLocal(8)     // 3*lds in bytes
+	step := AllocLocal(8)    // cs - 3*lds in bytes
 	dst := Load(Param("dst"), GP64())
 	srcp := Load(Param("src"), GP64())
 	rs := Load(Param("lds"), GP64())
