@@ -22,7 +22,7 @@ import (
 // It edits m's top-level graph in place and returns the function that
 // undoes the edits, so Generate leaves its caller's model as it found it.
 // The result depends only on the model (deterministic weights.bin).
-func prepack(m *ir.Model, winograd bool) (undo func()) {
+func prepack(m *ir.Model, winograd WinogradMode) (undo func()) {
 	g := m.Graph
 	uses := g.Uses()
 	isOutput := map[*ir.Value]bool{}
@@ -71,7 +71,7 @@ func prepack(m *ir.Model, winograd bool) (undo func()) {
 		data := constF32(w.Const)
 		packed, ok := templates.PrepackConvWeights(data, ws, int(n.AttrInt("group", 1)))
 		attr := templates.ConvPackedAttr
-		if u, wattr, wok := prepackWinograd(n, data, ws); winograd && wok { // prepack_winograd.go
+		if u, wattr, wok := prepackWinograd(n, data, ws, winograd); wok { // prepack_winograd.go
 			packed, ok, attr = u, true, wattr
 		}
 		if !ok {

@@ -25,14 +25,14 @@ func TestWinogradOption(t *testing.T) {
 		y.Type = f32T(1, 64, 16, 16)
 		return model(b, y)
 	}
-	gen := func(winograd bool) map[string][]byte {
+	gen := func(winograd WinogradMode) map[string][]byte {
 		files, err := Generate(build(), Options{Package: "p", NoTest: true, Winograd: winograd})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return files
 	}
-	off, on := gen(false), gen(true)
+	off, on := gen(WinogradOff), gen(WinogradOn)
 	if bytes.Contains(off["model.go"], []byte(templates.ConvWinogradAttr)) {
 		t.Errorf("Winograd off: model.go marks a node with %s", templates.ConvWinogradAttr)
 	}
