@@ -168,7 +168,7 @@ func asDeclared(d *onnx.Data, dt ir.DType) {
 
 // item is one model to run on some data sets.
 type item struct {
-	wino gen.WinogradMode // which 3x3 convs run Winograd
+	wino  gen.WinogradMode // which 3x3 convs run Winograd
 	name  string
 	model *ir.Model
 	sets  []*dataSet
