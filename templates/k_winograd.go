@@ -128,6 +128,7 @@ const wgTileFloats = 256 << 10
 type wgTask struct {
 	x, u, bias, z, y []float32
 	pad              []float32 // padded input planes, Hp x Wp each
+	geo              []int     // per part: wgTask.output's tile offsets
 	buf              []float32
 	after            bool
 	act              fusedAct
@@ -150,30 +151,37 @@ func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y 
 		return
 	}
 	threads := n.Pool.Threads()
-	// Blocks of at most tbMax tiles, as many as a multiple of the threads
-	// (when there are tiles enough), balanced to a multiple of 16 tiles:
-	// every block streams all of U, so a short last block is waste.
-	tbMax := max(32, wgTileFloats/(wgPoints*(C+M))/16*16)
-	blocks := (tiles + tbMax - 1) / tbMax
-	blocks = min(sgemmRoundUp(blocks, threads), (tiles+15)/16)
-	tb := sgemmRoundUp((tiles+blocks-1)/blocks, 16)
-	blocks = (tiles + tb - 1) / tb
-	parts := min(threads, blocks)
+	// Each part takes an even share of the tiles (in multiples of 8, the
+	// transforms' width) and runs it in blocks of at most tb tiles, tb a
+	// multiple of 32 where the GEMM runs 6x32 AVX-512 tiles (else 16),
+	// sized so that a block's V and Mo stay in L2.
+	al := sgemmPkNR
+	if sgemmWide {
+		al = 2 * sgemmPkNR
+	}
+	tb := max(2*al, wgTileFloats/(wgPoints*(C+M))/al*al)
+	parts := min(threads, (tiles+al-1)/al)
 	// Too few tiles to share: split the output channels instead, each
 	// part transforming all the input (cheap next to its GEMMs).
 	byRows := parts < threads && M >= 12*threads
 	if byRows {
 		parts = min(threads, (M+5)/6)
 	}
+	if !byRows {
+		tb = min(tb, sgemmRoundUp((tiles+parts-1)/parts+8, al))
+	}
+	tb = min(tb, sgemmRoundUp(tiles, al))
 	// A tile's window is 6 rows of 6 (the kernels read 8) from row 4*tr
 	// and column 4*tc of its padded plane.
 	Hp, Wp := tilesH*4+2, tilesW*4+4
 	padLen := N * C * Hp * Wp
-	// Per part: V, Mo and 8 tiles' worth of rows for partial output tiles.
+	// Per part: V, Mo and 8 tiles' worth of rows for partial output
+	// tiles; the output offsets of a block's tiles.
 	perPart := wgPoints*(C+M)*tb + 8*(3*OW+4)
 	buf := nnBuf[float32](n, 2, padLen+parts*perPart)
+	geo := nnBuf[int](n, 4, parts*tb)
 	t := parTaskOf[wgTask](n)
-	*t = wgTask{x: x, u: u, bias: bias, z: z, y: y, pad: buf[:padLen], buf: buf[padLen:], after: after, act: act,
+	*t = wgTask{geo: geo, x: x, u: u, bias: bias, z: z, y: y, pad: buf[:padLen], buf: buf[padLen:], after: after, act: act,
 		N: N, C: C, H: H, W: W, M: M, OH: OH, OW: OW, ph: win.pb[0], pw: win.pb[1], Hp: Hp, Wp: Wp,
 		tilesW: tilesW, tilesH: tilesH, tiles: tiles, tb: tb, perPart: perPart, byRows: byRows}
 	t.padding = true
@@ -194,10 +202,10 @@ func (t *wgTask) runPart(i, parts int) {
 	buf := t.buf[i*t.perPart : (i+1)*t.perPart]
 	nv, nm := wgPoints*t.C*t.tb, wgPoints*t.M*t.tb
 	v, mo, edge := buf[:nv], buf[nv:nv+nm], buf[nv+nm:]
-	first, step := i*t.tb, parts*t.tb
+	geo := t.geo[i*t.tb : (i+1)*t.tb]
+	lo, hi := wgShare(t.tiles, parts, i, t.byRows)
 	m0, m1 := 0, t.M
 	if t.byRows {
-		first, step = 0, t.tb
 		m0, m1 = parSplit(t.M, parts, i, sgemmPkMR)
 		if m0 >= m1 {
 			return
@@ -207,8 +215,10 @@ func (t *wgTask) runPart(i, parts int) {
 	mpad := sgemmRoundUp(t.M, sgemmPkMR)
 	vsz := t.C * t.tb
 	msz := t.M * t.tb
-	for t0 := first; t0 < t.tiles; t0 += step {
-		nt := min(t.tb, t.tiles-t0)
+	// Blocks of equal size (a multiple of 8) up to tb.
+	blocks := (hi - lo + t.tb - 1) / t.tb
+	for t0 := lo; t0 < hi; {
+		nt := min(t.tb, sgemmRoundUp((hi-lo+blocks-1)/blocks, 8), hi-t0)
 		t.input(v, t0, nt)
 		for xi := 0; xi < wgPoints; xi++ {
 			sgemmDrive(nil, m1-m0, nt, t.C, 1,
@@ -216,8 +226,25 @@ func (t *wgTask) runPart(i, parts int) {
 				sgemmOperand{data: v[xi*vsz : (xi+1)*vsz], packed: true},
 				0, mo[xi*msz+m0*t.tb:(xi+1)*msz], t.tb)
 		}
-		t.output(mo, edge, t0, nt, m0, m1)
+		t.output(mo, edge, geo, t0, nt, m0, m1)
+		t0 += nt
 	}
+}
+
+// wgShare returns part i's share of the tiles: even shares in multiples
+// of 8 (the transforms' width), or all tiles for every part when the parts
+// split the output channels instead.
+func wgShare(tiles, parts, i int, byRows bool) (lo, hi int) {
+	if byRows {
+		return 0, tiles
+	}
+	at := func(i int) int {
+		if i >= parts {
+			return tiles
+		}
+		return i * tiles / parts / 8 * 8
+	}
+	return at(i), at(i + 1)
 }
 
 // padPlane copies input plane pl (image pl/C, channel pl%C) into its
@@ -327,38 +354,49 @@ func wgInputTile(d *[wgPoints]float32) {
 // tb) of tiles [t0, t0+nt), channels [m0, m1), into y, 8 tiles at a time,
 // and runs the epilogue on what it wrote, channel by channel. Tiles that
 // stick out of the map (and the lanes past nt) are written to edge first.
-func (t *wgTask) output(mo, edge []float32, t0, nt, m0, m1 int) {
+func (t *wgTask) output(mo, edge []float32, geo []int, t0, nt, m0, m1 int) {
 	M, tb, OH, OW := t.M, t.tb, t.OH, t.OW
 	msz := M * tb
 	per := t.tilesH * t.tilesW
 	esz := 3*OW + 4
+	// geo[j]: where tile t0+j starts in channel 0 of y, -1 past nt, or
+	// -2-start for a tile that sticks out (written to edge, then copied).
+	geo = geo[:sgemmRoundUp(nt, 8)]
+	for j := range geo {
+		g := t0 + j
+		b, r := g/per, g%per
+		oh0, ow0 := r/t.tilesW*4, r%t.tilesW*4
+		o := b*M*OH*OW + oh0*OW + ow0
+		switch {
+		case j >= nt:
+			geo[j] = -1
+		case oh0+4 <= OH && ow0+4 <= OW:
+			geo[j] = o
+		default:
+			geo[j] = -2 - o
+		}
+	}
 	for m := m0; m < m1; m++ {
+		yo := m * OH * OW
 		for j0 := 0; j0 < nt; j0 += 8 {
 			var dst [8][]float32
-			var part [8]bool
-			for j := range dst {
-				g := t0 + j0 + j
-				b, r := g/per, g%per
-				oh0, ow0 := r/t.tilesW*4, r%t.tilesW*4
-				if j0+j < nt && oh0+4 <= OH && ow0+4 <= OW {
-					dst[j] = t.y[(b*M+m)*OH*OW+oh0*OW+ow0:]
-					continue
+			for j, o := range geo[j0 : j0+8] {
+				if o >= 0 {
+					dst[j] = t.y[o+yo:]
+				} else {
+					dst[j] = edge[j*esz : (j+1)*esz]
 				}
-				dst[j] = edge[j*esz : (j+1)*esz]
-				part[j] = j0+j < nt
 			}
 			wgOutput8(&dst, OW, mo[m*tb+j0:], msz)
-			for j, p := range part {
-				if !p {
+			for j, o := range geo[j0 : j0+8] {
+				if o >= -1 {
 					continue
 				}
-				g := t0 + j0 + j
-				b, r := g/per, g%per
-				oh0, ow0 := r/t.tilesW*4, r%t.tilesW*4
-				yc := t.y[(b*M+m)*OH*OW : (b*M+m+1)*OH*OW]
-				cols := min(4, OW-ow0)
-				for i := 0; i < min(4, OH-oh0); i++ {
-					copy(yc[(oh0+i)*OW+ow0:(oh0+i)*OW+ow0+cols], dst[j][i*OW:])
+				o = -2 - o
+				r := o % (OH * OW)
+				rows, cols := min(4, OH-r/OW), min(4, OW-r%OW)
+				for i := 0; i < rows; i++ {
+					copy(t.y[o+yo+i*OW:o+yo+i*OW+cols], dst[j][i*OW:])
 				}
 			}
 		}
