@@ -170,6 +170,7 @@ func BenchmarkConvWinograd(b *testing.B) {
 	}{
 		{"64x56", 64, 64, 56}, {"128x28", 128, 128, 28}, {"256x14", 256, 256, 14}, {"512x7", 512, 512, 7},
 		{"squeeze16x55", 16, 64, 55}, {"squeeze32x27", 32, 128, 27}, {"squeeze48x13", 48, 192, 13}, {"squeeze64x13", 64, 256, 13},
+		{"c8m64x56", 8, 64, 56}, {"c16m16x56", 16, 16, 56}, {"c64m16x56", 64, 16, 56}, {"c128m128x14", 128, 128, 14},
 	} {
 		X, W, B := nnRand(r, 1, s.c, s.h, s.h), nnRand(r, s.m, s.c, 3, 3), nnRand(r, s.m)
 		attrs := Attrs{"pads": []int64{1, 1, 1, 1}, "activation": "Relu"}
