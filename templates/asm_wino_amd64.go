@@ -7,12 +7,12 @@ package templates
 // wgInputAVX2 writes V = B^T d B for 8 tiles (one per lane) and nc
 // channels: tile j's 6x6 window d of channel c starts at src[j] + c*cs
 // (rows lds apart; 8 values of each row are read), and V's point xi of
-// channel c goes to dst[xi*ldd + c*16 + j].
+// channel c goes to dst[xi*ldd + c*ldc + j].
 //
 // Requires: AVX, FMA
 //
 //go:noescape
-func wgInputAVX2(dst *float32, ldd int, src *[8]*float32, lds int, nc int, cs int)
+func wgInputAVX2(dst *float32, ldd int, ldc int, src *[8]*float32, lds int, nc int, cs int)
 
 // wgOutputAVX2 writes Y = A^T m A for 8 tiles (one per lane): point xi of
 // tile j is src[xi*lds + j], and Y's row r goes to dst[j][r*ldy : r*ldy+4].

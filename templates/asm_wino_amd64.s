@@ -38,13 +38,13 @@ DATA wgConsts<>+120(SB)/4, $0x41000000
 DATA wgConsts<>+124(SB)/4, $0x41000000
 GLOBL wgConsts<>(SB), RODATA|NOPTR, $128
 
-// func wgInputAVX2(dst *float32, ldd int, src *[8]*float32, lds int, nc int, cs int)
+// func wgInputAVX2(dst *float32, ldd int, ldc int, src *[8]*float32, lds int, nc int, cs int)
 // Requires: AVX, FMA3
-TEXT ·wgInputAVX2(SB), $1184-48
+TEXT ·wgInputAVX2(SB), $1192-56
 	MOVQ dst+0(FP), AX
-	MOVQ src+16(FP), CX
-	MOVQ lds+24(FP), DX
-	MOVQ nc+32(FP), BX
+	MOVQ src+24(FP), CX
+	MOVQ lds+32(FP), DX
+	MOVQ nc+40(FP), BX
 	SHLQ $0x02, DX
 
 	// Strides in bytes, kept on the stack.
@@ -56,10 +56,13 @@ TEXT ·wgInputAVX2(SB), $1184-48
 	MOVQ SI, 1160(SP)
 	LEAQ (DX)(DX*2), SI
 	MOVQ SI, 1168(SP)
-	MOVQ cs+40(FP), DI
+	MOVQ cs+48(FP), DI
 	SHLQ $0x02, DI
 	SUBQ SI, DI
 	MOVQ DI, 1176(SP)
+	MOVQ ldc+16(FP), DI
+	SHLQ $0x02, DI
+	MOVQ DI, 1184(SP)
 	MOVQ (CX), SI
 	MOVQ 8(CX), DI
 	MOVQ 16(CX), R8
@@ -605,7 +608,7 @@ channel:
 	VMOVUPS      Y2, (R14)
 	ADDQ         1160(SP), R14
 	VMOVUPS      Y7, (R14)
-	ADDQ         $0x40, AX
+	ADDQ         1184(SP), AX
 	DECQ         BX
 	JNZ          channel
 	VZEROUPPER

@@ -297,7 +297,7 @@ func (t *wgTask) input(v []float32, t0, nt int) {
 				for j := range offs {
 					offs[j] = org[h+j] + pc*ps
 				}
-				wgInput8(v[base+h:], vsz, t.pad, &offs, t.Wp, kc, ps)
+				wgInput8(v[base+h:], vsz, sgemmPkNR, t.pad, &offs, t.Wp, kc, ps)
 			}
 		}
 	}
@@ -305,8 +305,8 @@ func (t *wgTask) input(v []float32, t0, nt int) {
 
 // wgInput8Go is wgInputAVX2's twin: V = B^T d B for the 8 tiles whose
 // windows (rows lds apart) start at p[offs[j] + c*cs], channels c in
-// [0, nc); point xi of channel c of tile j goes to v[xi*ldd + c*16 + j].
-func wgInput8Go(v []float32, ldd int, p []float32, offs *[8]int, lds, nc, cs int) {
+// [0, nc); point xi of channel c of tile j goes to v[xi*ldd + c*ldc + j].
+func wgInput8Go(v []float32, ldd, ldc int, p []float32, offs *[8]int, lds, nc, cs int) {
 	for c := 0; c < nc; c++ {
 		for j, o := range offs {
 			var d [wgPoints]float32
@@ -315,7 +315,7 @@ func wgInput8Go(v []float32, ldd int, p []float32, offs *[8]int, lds, nc, cs int
 			}
 			wgInputTile(&d)
 			for xi, e := range d {
-				v[xi*ldd+c*sgemmPkNR+j] = e
+				v[xi*ldd+c*ldc+j] = e
 			}
 		}
 	}

@@ -8,18 +8,18 @@ package templates
 // checks the bounds it touches first.
 
 // wgInput8 is wgInput8Go through wgInputAVX2.
-func wgInput8(v []float32, ldd int, p []float32, offs *[8]int, lds, nc, cs int) {
+func wgInput8(v []float32, ldd, ldc int, p []float32, offs *[8]int, lds, nc, cs int) {
 	if !cpuHasAVX2FMA || nc <= 0 {
-		wgInput8Go(v, ldd, p, offs, lds, nc, cs)
+		wgInput8Go(v, ldd, ldc, p, offs, lds, nc, cs)
 		return
 	}
-	_ = v[(wgPoints-1)*ldd+(nc-1)*sgemmPkNR+7]
+	_ = v[(wgPoints-1)*ldd+(nc-1)*ldc+7]
 	var src [8]*float32
 	for j, o := range offs {
 		_ = p[o+(nc-1)*cs+5*lds+7]
 		src[j] = &p[o]
 	}
-	wgInputAVX2(&v[0], ldd, &src, lds, nc, cs)
+	wgInputAVX2(&v[0], ldd, ldc, &src, lds, nc, cs)
 }
 
 // wgOutput8 is wgOutput8Go through wgOutputAVX2.

@@ -215,7 +215,7 @@ var (
 // float64 on random data, odd strides and channel counts.
 func TestWinogradTransforms(t *testing.T) {
 	r := rand.New(rand.NewSource(36))
-	for _, c := range []struct{ lds, nc, cs, ldd int }{{8, 1, 53, 37}, {13, 3, 101, 50}, {61, 17, 500, 300}} {
+	for _, c := range []struct{ lds, nc, cs, ldd, ldc int }{{8, 1, 53, 37, 16}, {13, 3, 101, 50, 9}, {61, 17, 500, 300, 16}, {20, 5, 400, 600, 100}} {
 		p := make([]float32, 8*c.cs+c.nc*c.cs+6*c.lds+8)
 		for i := range p {
 			p[i] = float32(r.NormFloat64())
@@ -224,8 +224,8 @@ func TestWinogradTransforms(t *testing.T) {
 		for j := range offs {
 			offs[j] = r.Intn(8 * c.cs)
 		}
-		v := make([]float32, 35*c.ldd+(c.nc-1)*16+8)
-		wgInput8(v, c.ldd, p, &offs, c.lds, c.nc, c.cs)
+		v := make([]float32, 35*c.ldd+(c.nc-1)*c.ldc+8)
+		wgInput8(v, c.ldd, c.ldc, p, &offs, c.lds, c.nc, c.cs)
 		for ch := 0; ch < c.nc; ch++ {
 			for j, o := range offs {
 				for i := 0; i < 6; i++ {
@@ -238,7 +238,7 @@ func TestWinogradTransforms(t *testing.T) {
 								mag += math.Abs(wgBT[i][a] * d * wgBT[k][b])
 							}
 						}
-						got := float64(v[(i*6+k)*c.ldd+ch*16+j])
+						got := float64(v[(i*6+k)*c.ldd+ch*c.ldc+j])
 						if math.Abs(got-want) > 1e-6*mag {
 							t.Fatalf("input %+v: channel %d tile %d point %d: %v, want %v", c, ch, j, i*6+k, got, want)
 						}

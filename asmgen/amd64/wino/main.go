@@ -142,12 +142,12 @@ func outTransform(m [6]Op) [4]VecVirtual {
 // input emits wgInputAVX2: the input transform of 8 tiles over nc
 // channels.
 func input() {
-	TEXT("wgInputAVX2", 0, "func(dst *float32, ldd int, src *[8]*float32, lds int, nc int, cs int)")
+	TEXT("wgInputAVX2", 0, "func(dst *float32, ldd int, ldc int, src *[8]*float32, lds int, nc int, cs int)")
 	Doc(
 		"wgInputAVX2 writes V = B^T d B for 8 tiles (one per lane) and nc",
 		"channels: tile j's 6x6 window d of channel c starts at src[j] + c*cs",
 		"(rows lds apart; 8 values of each row are read), and V's point xi of",
-		"channel c goes to dst[xi*ldd + c*16 + j].",
+		"channel c goes to dst[xi*ldd + c*ldc + j].",
 		"",
 		"Requires: AVX, FMA",
 	)
@@ -157,6 +157,7 @@ func input() {
 	ldd6 := AllocLocal(8)    // 6*ldd in bytes
 	rs3 := AllocLocal(8)     // 3*lds in bytes
 	step := AllocLocal(8)    // cs - 3*lds in bytes
+	ldcB := AllocLocal(8)    // ldc in bytes
 	dst := Load(Param("dst"), GP64())
 	srcp := Load(Param("src"), GP64())
 	rs := Load(Param("lds"), GP64())
@@ -178,6 +179,9 @@ func input() {
 	SHLQ(U8(2), t2)
 	SUBQ(t, t2)
 	MOVQ(t2, step)
+	Load(Param("ldc"), t2)
+	SHLQ(U8(2), t2)
+	MOVQ(t2, ldcB)
 	var p [8]GPVirtual
 	for j := range p {
 		p[j] = GP64()
@@ -251,7 +255,7 @@ func input() {
 			ADDQ(lddB, col)
 		}
 	}
-	ADDQ(U8(64), dst)
+	ADDQ(ldcB, dst)
 	DECQ(nc)
 	JNZ(LabelRef("channel"))
 	VZEROUPPER()
