@@ -72,21 +72,23 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 // winogradUseful is the per-layer rule of WinogradAuto: Winograd where M
 // output and C input channels over an H x W input map make it win.
 //
-// Calibrated with BenchmarkConvWinograd (templates/k_winograd_test.go:
-// FusedConv with bias and Relu, pads 1, batch 1, Winograd with the AVX2
-// transforms against prepacked im2col + the AVX-512 GEMM, 1 and 2
-// threads, minimum of 4 runs on the shared 2-vCPU Xeon). Winograd/GEMM
-// time, 1 thread / 2 threads:
+// Calibrated on the shared 2-vCPU AVX-512 Xeon: FusedConv (bias, Relu,
+// pads 1, batch 1) with Winograd weights against prepacked im2col + the
+// AVX-512 GEMM, each timed 60 times alternately, the minimum taken (the
+// machine was loaded; docs/performance.md has the table). Winograd/GEMM,
+// 1 thread / 2 threads:
 //
-//	C=M=64 56x56 0.40/0.46, 128 28x28 0.41/0.34, 256 14x14 0.59/0.61,
-//	128 14x14 0.48/0.78, 512 7x7 2.3/3.9 (4 tiles fill a quarter of a
-//	16-column GEMM panel); C=16 M=64 55x55 0.81/0.78, C=32 M=128 27x27
-//	0.71/0.82, C=48 M=192 13x13 0.97/1.04, C=64 M=256 13x13 0.90/0.92;
-//	C=16 M=16 56x56 0.46/0.48, C=64 M=16 56x56 0.26/0.34; C=8 M=64
-//	56x56 1.27/1.20 (the transforms outweigh a GEMM with K=8).
+//	C=M=64 56x56 0.43/0.45, 128 28x28 0.46/0.45, 256 14x14 0.57/0.58,
+//	128 14x14 0.62/0.55, 64 14x14 0.63/0.57, 32 14x14 0.66/0.55,
+//	C=M=16 56x56 0.47/0.34; C=16 M=64 55x55 0.88/0.86, C=32 M=128 27x27
+//	0.81/0.77, C=48 M=192 13x13 1.02/0.88, C=64 M=256 13x13 0.94/0.85;
+//	C=M=512 7x7 2.38/1.93, 256 7x7 1.66/1.09, 64 7x7 1.28/0.70;
+//	C=8 M=64 56x56 1.39/1.05.
 //
-// Hence at least 14x14 (16 tiles: one full GEMM panel) and 16 channels
-// in and out; 13x13 is a draw and left to im2col+GEMM.
+// Small maps lose: their few tiles fill a fraction of a 16-column GEMM
+// panel and the transformed weights (4x the 3x3 ones) are streamed for
+// few tiles. Few input channels lose: the transforms outweigh GEMMs with
+// K = C. Hence at least 14x14 and 16 channels in and out.
 func winogradUseful(M, C, H, W int) bool {
 	return M >= 16 && C >= 16 && H >= 14 && W >= 14
 }
