@@ -152,9 +152,9 @@ func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y 
 	}
 	threads := n.Pool.Threads()
 	// Each part takes an even share of the tiles (in multiples of 8, the
-	// transforms' width) and runs it in blocks of at most tb tiles, tb a
-	// multiple of 32 where the GEMM runs 6x32 AVX-512 tiles (else 16),
-	// sized so that a block's V and Mo stay in L2.
+	// transforms' width) and runs it in blocks of at most tb tiles: a
+	// multiple of 32 where the GEMM runs 6x32 AVX-512 tiles (else 16), at
+	// least two of those, else as many as keep V and Mo near L2's size.
 	al := sgemmPkNR
 	if sgemmWide {
 		al = 2 * sgemmPkNR
