@@ -155,10 +155,7 @@ func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y 
 	// transforms' width) and runs it in blocks of at most tb tiles: a
 	// multiple of 32 where the GEMM runs 6x32 AVX-512 tiles (else 16), at
 	// least two of those, else as many as keep V and Mo near L2's size.
-	al := sgemmPkNR
-	if sgemmWide {
-		al = 2 * sgemmPkNR
-	}
+	al := wgAlign()
 	tb := max(2*al, wgTileFloats/(wgPoints*(C+M))/al*al)
 	parts := min(threads, (tiles+al-1)/al)
 	// Too few tiles to share: split the output channels instead, each
@@ -215,10 +212,11 @@ func (t *wgTask) runPart(i, parts int) {
 	mpad := sgemmRoundUp(t.M, sgemmPkMR)
 	vsz := t.C * t.tb
 	msz := t.M * t.tb
-	// Blocks of equal size (a multiple of 8) up to tb.
+	// Blocks of about equal size up to tb, whole GEMM column tiles but
+	// the last.
 	blocks := (hi - lo + t.tb - 1) / t.tb
 	for t0 := lo; t0 < hi; {
-		nt := min(t.tb, sgemmRoundUp((hi-lo+blocks-1)/blocks, 8), hi-t0)
+		nt := min(t.tb, sgemmRoundUp((hi-lo+blocks-1)/blocks, wgAlign()), hi-t0)
 		t.input(v, t0, nt)
 		for xi := 0; xi < wgPoints; xi++ {
 			sgemmDrive(nil, m1-m0, nt, t.C, 1,
@@ -229,6 +227,15 @@ func (t *wgTask) runPart(i, parts int) {
 		t.output(mo, edge, geo, t0, nt, m0, m1)
 		t0 += nt
 	}
+}
+
+// wgAlign is the GEMM's column tile: 32 where the packed driver runs 6x32
+// AVX-512 tiles, else 16.
+func wgAlign() int {
+	if sgemmWide {
+		return 2 * sgemmPkNR
+	}
+	return sgemmPkNR
 }
 
 // wgShare returns part i's share of the tiles: even shares in multiples
