@@ -72,9 +72,10 @@ type Options struct {
 	// CShared adds capi/ (a main package to build with
 	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
 	CShared bool
-	// Winograd uses Winograd F(4x4,3x3) for the 3x3 convs gen picks (off
-	// by default: slower than the GEMM path on today's kernels).
-	Winograd bool
+	// Winograd chooses the 3x3 stride-1 convs that run Winograd
+	// F(4x4,3x3): "auto" (or "", the default) where gen's per-layer rule
+	// says it beats im2col+GEMM, "on" for every one, "off" for none.
+	Winograd string
 	// Verify runs the IR verifier around every pass; Debug is the -d flag.
 	Verify bool
 	Debug  string
@@ -93,6 +94,10 @@ func Compile(opts Options) error {
 	if opts.Pkg == "" {
 		opts.Pkg = filepath.Base(filepath.Clean(opts.Out))
 	}
+	wino, err := gen.ParseWinograd(opts.Winograd)
+	if err != nil {
+		return fmt.Errorf("cuvil: %v", err)
+	}
 	pr := startProgress(opts.Progress)
 	defer pr.stop()
 	pr.phase("loading", 0)
@@ -106,7 +111,7 @@ func Compile(opts Options) error {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	pr.phase("generating", 65)
-	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom, Winograd: opts.Winograd})
+	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom, Winograd: wino})
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}

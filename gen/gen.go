@@ -30,9 +30,10 @@ type Options struct {
 	// CustomOps run ops templates/ has no kernel for with the user's Go
 	// functions (customop.go).
 	CustomOps []CustomOp
-	// Winograd stores 3x3 stride-1 conv weights Winograd-transformed for
-	// the layers gen/prepack_winograd.go picks (off by default: see there).
-	Winograd bool
+	// Winograd chooses the 3x3 stride-1 convs whose weights are stored
+	// Winograd-transformed (gen/prepack_winograd.go): by default the
+	// layers winogradUseful picks.
+	Winograd WinogradMode
 }
 
 //go:embed static/support.go.txt

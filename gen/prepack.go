@@ -23,7 +23,7 @@ import (
 // It edits m's top-level graph in place and returns the function that
 // undoes the edits, so Generate leaves its caller's model as it found it.
 // The result depends only on the model (deterministic weights.bin).
-func prepack(m *ir.Model, winograd bool) (undo func()) {
+func prepack(m *ir.Model, winograd WinogradMode) (undo func()) {
 	g := m.Graph
 	uses := g.Uses()
 	isOutput := map[*ir.Value]bool{}
@@ -75,7 +75,7 @@ func prepack(m *ir.Model, winograd bool) (undo func()) {
 		if n.AttrString("layout", "NCHW") == "NHWC" {
 			// The layout pass's NHWC convolutions (depthwise ones too).
 			packed, ok = templates.PrepackConvWeightsNHWC(data, ws, int(n.AttrInt("group", 1)))
-		} else if u, wattr, wok := prepackWinograd(n, data, ws); winograd && wok { // prepack_winograd.go
+		} else if u, wattr, wok := prepackWinograd(n, data, ws, winograd); wok { // prepack_winograd.go
 			packed, ok, attr = u, true, wattr
 		}
 		if !ok {

@@ -1,24 +1,53 @@
 package gen
 
 import (
+	"fmt"
+
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/templates"
 )
 
+// WinogradMode chooses the 3x3 stride-1 convolutions that run Winograd
+// F(4x4, 3x3) (templates/k_winograd.go) instead of im2col+GEMM.
+type WinogradMode int
+
+const (
+	WinogradAuto WinogradMode = iota // the layers winogradUseful picks (default)
+	WinogradOn                       // every convolution the kernel computes
+	WinogradOff                      // none
+)
+
+// ParseWinograd reads a WinogradMode: auto (or ""), on (true) or off
+// (false).
+func ParseWinograd(s string) (WinogradMode, error) {
+	switch s {
+	case "", "auto":
+		return WinogradAuto, nil
+	case "on", "true":
+		return WinogradOn, nil
+	case "off", "false":
+		return WinogradOff, nil
+	}
+	return 0, fmt.Errorf("winograd mode %q: want auto, on or off", s)
+}
+
+func (m WinogradMode) String() string {
+	switch m {
+	case WinogradOn:
+		return "on"
+	case WinogradOff:
+		return "off"
+	}
+	return "auto"
+}
+
 // prepackWinograd returns the Winograd F(4x4, 3x3) form of a Conv or
 // FusedConv's float32 weights data (ONNX shape ws), with the attribute to
-// mark the node by, when the node is one the Winograd kernel
-// (templates/k_winograd.go) computes: a 3x3 kernel, group 1, unit strides
-// and dilations, a float32 input of known shape, and winogradUseful.
-//
-// Off by default: timed per layer (BenchmarkConvWinograd, resnet50's and
-// squeezenet's 3x3 shapes, 1 and 2 threads) the kernel's scalar Go input
-// and output transforms cost more than the 4x fewer multiplies save
-// against the AVX-512 im2col+GEMM path on every layer. gen.Options.Winograd
-// (`cuvil compile -winograd`) turns it on for layers past winogradUseful
-// (A/B timing, accuracy checks) until the transforms are vectorised.
-func prepackWinograd(n *ir.Node, data []float32, ws []int) ([]float32, string, bool) {
-	if len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
+// mark the node by, when the node is one the Winograd kernel computes (a
+// 3x3 kernel, group 1, unit strides and dilations, a float32 input of
+// known shape) and mode picks it.
+func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([]float32, string, bool) {
+	if mode == WinogradOff || len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
 		return nil, "", false
 	}
 	for _, a := range []string{"strides", "dilations"} {
@@ -33,15 +62,33 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int) ([]float32, string, b
 		return nil, "", false
 	}
 	dims, ok := x.Type.Shape.Consts()
-	if !ok || !winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) {
+	if !ok || mode == WinogradAuto && !winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) {
 		return nil, "", false
 	}
 	u, ok := templates.PrepackConvWinograd(data, ws)
 	return u, templates.ConvWinogradAttr, ok
 }
 
-// winogradUseful is the per-layer rule: Winograd where M output and C
-// input channels over an H x W map make it win.
+// winogradUseful is the per-layer rule of WinogradAuto: Winograd where M
+// output and C input channels over an H x W input map make it win.
+//
+// Calibrated on the shared 2-vCPU AVX-512 Xeon: FusedConv (bias, Relu,
+// pads 1, batch 1) with Winograd weights against prepacked im2col + the
+// AVX-512 GEMM, each timed 60 times alternately, the minimum taken (the
+// machine was loaded; docs/performance.md has the table). Winograd/GEMM,
+// 1 thread / 2 threads:
+//
+//	C=M=64 56x56 0.43/0.45, 128 28x28 0.46/0.45, 256 14x14 0.57/0.58,
+//	128 14x14 0.62/0.55, 64 14x14 0.63/0.57, 32 14x14 0.66/0.55,
+//	C=M=16 56x56 0.47/0.34; C=16 M=64 55x55 0.88/0.86, C=32 M=128 27x27
+//	0.81/0.77, C=48 M=192 13x13 1.02/0.88, C=64 M=256 13x13 0.94/0.85;
+//	C=M=512 7x7 2.38/1.93, 256 7x7 1.66/1.09, 64 7x7 1.28/0.70;
+//	C=8 M=64 56x56 1.39/1.05.
+//
+// Small maps lose: their few tiles fill a fraction of a 16-column GEMM
+// panel and the transformed weights (4x the 3x3 ones) are streamed for
+// few tiles. Few input channels lose: the transforms outweigh GEMMs with
+// K = C. Hence at least 14x14 and 16 channels in and out.
 func winogradUseful(M, C, H, W int) bool {
-	return M >= 64 && C >= 64 && H >= 14 && W >= 14
+	return M >= 16 && C >= 16 && H >= 14 && W >= 14
 }

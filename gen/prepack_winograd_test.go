@@ -9,30 +9,37 @@ import (
 	"github.com/cuvil/cuvil/templates"
 )
 
-// A 64->64 3x3 conv on 16x16 is a layer winogradUseful picks, so the
-// option alone decides whether its weights are stored transformed.
+// A 64->64 3x3 conv on 16x16 is a layer winogradUseful picks and one on
+// 7x7 is not: auto transforms the first only, on both, off neither.
 func TestWinogradOption(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	w := make([]float32, 64*64*3*3)
 	for i := range w {
 		w[i] = float32(r.NormFloat64())
 	}
-	build := func() *ir.Model {
+	build := func(hw int64) *ir.Model {
 		b := &gb{&ir.Graph{Name: "main"}}
-		x := b.in("x", f32T(1, 64, 16, 16))
+		x := b.in("x", f32T(1, 64, hw, hw))
 		wv := b.constF32([]int64{64, 64, 3, 3}, w...)
 		y := b.op("Conv", []*ir.Attr{intsA("kernel_shape", 3, 3), intsA("pads", 1, 1, 1, 1)}, x, wv)
-		y.Type = f32T(1, 64, 16, 16)
+		y.Type = f32T(1, 64, hw, hw)
 		return model(b, y)
 	}
-	gen := func(winograd bool) map[string][]byte {
-		files, err := Generate(build(), Options{Package: "p", NoTest: true, Winograd: winograd})
+	genHW := func(hw int64, winograd WinogradMode) map[string][]byte {
+		files, err := Generate(build(hw), Options{Package: "p", NoTest: true, Winograd: winograd})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return files
 	}
-	off, on := gen(false), gen(true)
+	gen := func(winograd WinogradMode) map[string][]byte { return genHW(16, winograd) }
+	marked := func(files map[string][]byte) bool {
+		return bytes.Contains(files["model.go"], []byte(templates.ConvWinogradAttr))
+	}
+	if !marked(gen(WinogradAuto)) || marked(genHW(7, WinogradAuto)) || !marked(genHW(7, WinogradOn)) {
+		t.Errorf("auto must pick 16x16 and not 7x7; on must pick 7x7")
+	}
+	off, on := gen(WinogradOff), gen(WinogradOn)
 	if bytes.Contains(off["model.go"], []byte(templates.ConvWinogradAttr)) {
 		t.Errorf("Winograd off: model.go marks a node with %s", templates.ConvWinogradAttr)
 	}
@@ -41,5 +48,16 @@ func TestWinogradOption(t *testing.T) {
 	}
 	if bytes.Equal(off["weights.bin"], on["weights.bin"]) {
 		t.Error("Winograd on stores the same weights as off")
+	}
+}
+
+func TestParseWinograd(t *testing.T) {
+	for s, want := range map[string]WinogradMode{"": WinogradAuto, "auto": WinogradAuto, "on": WinogradOn, "true": WinogradOn, "off": WinogradOff, "false": WinogradOff} {
+		if m, err := ParseWinograd(s); err != nil || m != want {
+			t.Errorf("ParseWinograd(%q) = %v, %v; want %v", s, m, err, want)
+		}
+	}
+	if _, err := ParseWinograd("sometimes"); err == nil {
+		t.Error("ParseWinograd accepted sometimes")
 	}
 }

@@ -21,6 +21,8 @@ var wgCases = []wgCase{
 	{"smaller_than_tile", []int{2, 3, 3, 5}, []int{4, 3, 3, 3}, []int64{0, 0, 0, 0}},
 	{"many_tiles", []int{1, 8, 41, 43}, []int{9, 8, 3, 3}, []int64{1, 1, 1, 1}},
 	{"few_tiles_rows_split", []int{1, 20, 6, 5}, []int{47, 20, 3, 3}, []int64{1, 1, 1, 1}},
+	{"full_tiles", []int{1, 24, 16, 16}, []int{40, 24, 3, 3}, []int64{1, 1, 1, 1}},
+	{"pad2", []int{1, 19, 12, 17}, []int{21, 19, 3, 3}, []int64{2, 2, 2, 2}},
 }
 
 // wgNode returns a Conv or FusedConv node with W Winograd-transformed as
@@ -61,8 +63,8 @@ func wgClose(t *testing.T, what string, got *Tensor, want []float64, tol float64
 
 // TestConvWinograd checks Conv and FusedConv (relu, residual before and
 // after the activation) with Winograd weights against the float64 direct
-// convolution, on sizes that are not multiples of the tile, pads 0 and 1,
-// batch 2 and 1 or 3 threads.
+// convolution, on sizes that are not multiples of the tile, pads 0 to 2,
+// batch 2 and 1, 2 or 3 threads.
 func TestConvWinograd(t *testing.T) {
 	r := rand.New(rand.NewSource(31))
 	for _, c := range wgCases {
@@ -90,7 +92,7 @@ func TestConvWinograd(t *testing.T) {
 				in = append(in, nnAs(Z, F64))
 			}
 			want := nnF64(nnRun(t, v.op, 11, v.attrs, 1, in...)[0])
-			for _, threads := range []int{1, 3} {
+			for _, threads := range []int{1, 2, 3} {
 				n := wgNode(t, v.op, v.attrs, X, W, B, z)
 				n.Pool = NewWorkPool(WithThreads(threads))
 				if err := Kernels[v.op](n); err != nil {
@@ -168,6 +170,7 @@ func BenchmarkConvWinograd(b *testing.B) {
 	}{
 		{"64x56", 64, 64, 56}, {"128x28", 128, 128, 28}, {"256x14", 256, 256, 14}, {"512x7", 512, 512, 7},
 		{"squeeze16x55", 16, 64, 55}, {"squeeze32x27", 32, 128, 27}, {"squeeze48x13", 48, 192, 13}, {"squeeze64x13", 64, 256, 13},
+		{"c8m64x56", 8, 64, 56}, {"c16m16x56", 16, 16, 56}, {"c64m16x56", 64, 16, 56}, {"c128m128x14", 128, 128, 14},
 	} {
 		X, W, B := nnRand(r, 1, s.c, s.h, s.h), nnRand(r, s.m, s.c, 3, 3), nnRand(r, s.m)
 		attrs := Attrs{"pads": []int64{1, 1, 1, 1}, "activation": "Relu"}
@@ -193,6 +196,83 @@ func BenchmarkConvWinograd(b *testing.B) {
 				}
 			})
 			pool.Close()
+		}
+	}
+}
+
+// wgBT and wgAT are F(4x4, 3x3)'s input and output transforms (points 0,
+// 1, -1, 2, -2, infinity) for the float64 references.
+var (
+	wgBT = [6][6]float64{
+		{4, 0, -5, 0, 1, 0}, {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+		{0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1},
+	}
+	wgAT = [4][6]float64{{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}}
+)
+
+// TestWinogradTransforms checks the input and output transforms (the
+// assembly where the CPU has it, the Go twins under purego) against
+// float64 on random data, odd strides and channel counts.
+func TestWinogradTransforms(t *testing.T) {
+	r := rand.New(rand.NewSource(36))
+	for _, c := range []struct{ lds, nc, cs, ldd, ldc int }{{8, 1, 53, 37, 16}, {13, 3, 101, 50, 9}, {61, 17, 500, 300, 16}, {20, 5, 400, 600, 100}} {
+		p := make([]float32, 8*c.cs+c.nc*c.cs+6*c.lds+8)
+		for i := range p {
+			p[i] = float32(r.NormFloat64())
+		}
+		var offs [8]int
+		for j := range offs {
+			offs[j] = r.Intn(8 * c.cs)
+		}
+		v := make([]float32, 35*c.ldd+(c.nc-1)*c.ldc+8)
+		wgInput8(v, c.ldd, c.ldc, p, &offs, c.lds, c.nc, c.cs)
+		for ch := 0; ch < c.nc; ch++ {
+			for j, o := range offs {
+				for i := 0; i < 6; i++ {
+					for k := 0; k < 6; k++ {
+						var want, mag float64
+						for a := 0; a < 6; a++ {
+							for b := 0; b < 6; b++ {
+								d := float64(p[o+ch*c.cs+a*c.lds+b])
+								want += wgBT[i][a] * d * wgBT[k][b]
+								mag += math.Abs(wgBT[i][a] * d * wgBT[k][b])
+							}
+						}
+						got := float64(v[(i*6+k)*c.ldd+ch*c.ldc+j])
+						if math.Abs(got-want) > 1e-6*mag {
+							t.Fatalf("input %+v: channel %d tile %d point %d: %v, want %v", c, ch, j, i*6+k, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, c := range []struct{ ldy, lds int }{{4, 8}, {13, 29}, {56, 1000}} {
+		mo := make([]float32, 36*c.lds)
+		for i := range mo {
+			mo[i] = float32(r.NormFloat64())
+		}
+		var dst [8][]float32
+		for j := range dst {
+			dst[j] = make([]float32, 3*c.ldy+4+j)
+		}
+		wgOutput8(&dst, c.ldy, mo, c.lds)
+		for j := range dst {
+			for i := 0; i < 4; i++ {
+				for k := 0; k < 4; k++ {
+					var want, mag float64
+					for a := 0; a < 6; a++ {
+						for b := 0; b < 6; b++ {
+							s := wgAT[i][a] * float64(mo[(a*6+b)*c.lds+j]) * wgAT[k][b]
+							want += s
+							mag += math.Abs(s)
+						}
+					}
+					if got := float64(dst[j][i*c.ldy+k]); math.Abs(got-want) > 1e-6*mag {
+						t.Fatalf("output %+v: tile %d (%d, %d): %v, want %v", c, j, i, k, got, want)
+					}
+				}
+			}
 		}
 	}
 }

@@ -29,7 +29,8 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "folder of the generated package (replaced atomically)")
 	verbose := fs.Bool("v", false, "print what was generated")
 	cshared := fs.Bool("cshared", false, "also write capi/ (C API, build with -buildmode=c-shared) and python/PKG.py")
-	winograd := fs.Bool("winograd", false, "Winograd F(4x4,3x3) for large 3x3 stride-1 convs (experimental: slower than the GEMM path today)")
+	var winograd winogradFlag
+	fs.Var(&winograd, "winograd", winogradUsage)
 	var ops opFlags
 	fs.Var(&ops, "op", "custom op: domain::Type=import/path.Func (repeatable; see cuvil inspect -ops)")
 	var pf pipelineFlags
@@ -47,7 +48,7 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if err := pf.check(*model); err != nil {
 		return err
 	}
-	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Winograd: *winograd,
+	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Winograd: winograd.mode.String(),
 		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}
 	if *verbose {
 		opts.Verbose = stdout

@@ -58,6 +58,8 @@ func cmdConformance(args []string, stdout io.Writer) error {
 	atol := fs.Float64("atol", 1e-7, "absolute tolerance")
 	xfailFile := fs.String("xfail", "", "file listing tests expected to fail (one name per line, # comments): they do not fail the run")
 	skipFile := fs.String("skip", "", "file listing tests that cannot pass by their nature (one name per line, then # and the reason): reported as skipped, not run")
+	var winograd winogradFlag
+	fs.Var(&winograd, "winograd", winogradUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -118,6 +120,7 @@ func cmdConformance(args []string, stdout io.Writer) error {
 
 	items := make([]*item, len(tests))
 	for i, t := range tests {
+		t.wino = winograd.mode
 		if why, ok := skipList[t.name]; ok {
 			t.skip = "skip list: " + why
 		} else {

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	cuvilapi "github.com/cuvil/cuvil"
+	"github.com/cuvil/cuvil/gen"
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/passes"
 )
@@ -33,3 +34,18 @@ func load(model string, pf pipelineFlags, dump io.Writer) (*ir.Model, []string, 
 	}
 	return cuvilapi.Load(cuvilapi.Options{Model: model, Verify: pf.verify, Debug: pf.debug, Dump: dump})
 }
+
+// winogradFlag is -winograd=auto|on|off; a bare -winograd means on.
+type winogradFlag struct{ mode gen.WinogradMode }
+
+func (f *winogradFlag) String() string { return f.mode.String() }
+
+func (f *winogradFlag) Set(s string) (err error) {
+	f.mode, err = gen.ParseWinograd(s)
+	return err
+}
+
+func (f *winogradFlag) IsBoolFlag() bool { return true }
+
+// winogradUsage is the -winograd flag's help text.
+const winogradUsage = "Winograd F(4x4,3x3) for 3x3 stride-1 convs: auto (where it beats im2col+GEMM), on or off"

@@ -19,6 +19,8 @@ func cmdRun(args []string, stdout io.Writer) error {
 	out := fs.String("out", "cuvil-out", "folder for output_K.pb files")
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	var winograd winogradFlag
+	fs.Var(&winograd, "winograd", winogradUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	it := &item{name: "model", model: m, sets: []*dataSet{ds}}
+	it := &item{name: "model", model: m, sets: []*dataSet{ds}, wino: winograd.mode}
 	if err := runItems(context.Background(), []*item{it}, 0); err != nil {
 		return err
 	}
@@ -71,6 +73,8 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	atol := fs.Float64("atol", 1e-7, "absolute tolerance")
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	var winograd winogradFlag
+	fs.Var(&winograd, "winograd", winogradUsage)
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -89,7 +93,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	it := &item{name: "model", model: m}
+	it := &item{name: "model", model: m, wino: winograd.mode}
 	for _, dir := range dirs {
 		ds, err := readDataSet(dir, m, true)
 		if err != nil {
