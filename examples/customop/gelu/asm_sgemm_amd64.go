@@ -61,3 +61,63 @@ func sgemmKernel6x32AVX512(k int, a *float32, b0 *float32, b1 *float32, c *float
 //
 //go:noescape
 func sgemmKernel6x32EdgeAVX512(k int, a *float32, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32, m int, n int)
+
+// sgemmKernel6x32DirectAVX512 is sgemmKernel6x32AVX512 with A read in place: a is
+// row 0 of 6 rows of a row-major A, row stride lda (in elements), and
+// step p reads a[r*lda+p] for r in 0..5. The sums are the same, in the
+// same order, as from a packed A.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func sgemmKernel6x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+
+// sgemmKernel1x32DirectAVX512 is sgemmKernel6x32AVX512 with A read in place: a is
+// row 0 of 1 rows of a row-major A, row stride lda (in elements), and
+// step p reads a[r*lda+p] for r in 0..0. The sums are the same, in the
+// same order, as from a packed A. It writes 1 rows of C.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func sgemmKernel1x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+
+// sgemmKernel2x32DirectAVX512 is sgemmKernel6x32AVX512 with A read in place: a is
+// row 0 of 2 rows of a row-major A, row stride lda (in elements), and
+// step p reads a[r*lda+p] for r in 0..1. The sums are the same, in the
+// same order, as from a packed A. It writes 2 rows of C.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func sgemmKernel2x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+
+// sgemmKernel3x32DirectAVX512 is sgemmKernel6x32AVX512 with A read in place: a is
+// row 0 of 3 rows of a row-major A, row stride lda (in elements), and
+// step p reads a[r*lda+p] for r in 0..2. The sums are the same, in the
+// same order, as from a packed A. It writes 3 rows of C.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func sgemmKernel3x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+
+// sgemmKernel4x32DirectAVX512 is sgemmKernel6x32AVX512 with A read in place: a is
+// row 0 of 4 rows of a row-major A, row stride lda (in elements), and
+// step p reads a[r*lda+p] for r in 0..3. The sums are the same, in the
+// same order, as from a packed A. It writes 4 rows of C.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func sgemmKernel4x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+
+// sgemmKernel5x32DirectAVX512 is sgemmKernel6x32AVX512 with A read in place: a is
+// row 0 of 5 rows of a row-major A, row stride lda (in elements), and
+// step p reads a[r*lda+p] for r in 0..4. The sums are the same, in the
+// same order, as from a packed A. It writes 5 rows of C.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func sgemmKernel5x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)

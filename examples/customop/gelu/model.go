@@ -35,6 +35,12 @@ var cuvilInputs = [...]cuvilInputSpec{
 	{name: "x", dtype: F32, dims: []cuvilDim{{sym: 0}, {size: 4, sym: -1}}},
 }
 
+// cuvilProfNodes names the main graph's nodes for the profiler (WithProfile).
+var cuvilProfNodes = [...]NodeProfile{
+	{Name: "gelu", Op: "FastGelu"},
+	{Name: "neg", Op: "Neg"},
+}
+
 // Model is the compiled model: its decoded weights. It is immutable after
 // New and safe for concurrent use.
 type Model struct {
@@ -61,6 +67,7 @@ type Session struct {
 	model  *Model
 	closed bool
 	pool   *WorkPool
+	prof   *Profiler
 	inputs [1]Tensor
 	vals   [2]Tensor
 	outs   [1]Tensor
@@ -75,6 +82,7 @@ func (m *Model) NewSession(opts ...Option) *Session {
 	s := &Session{model: m, pool: NewWorkPool(opts...)}
 	// A session dropped without Close (Model.Run's pool) still stops its workers.
 	runtime.AddCleanup(s, (*WorkPool).Close, s.pool)
+	s.prof = NewProfiler(cuvilProfNodes[:], opts...)
 	// Memory plan: values of known size are views of one arena per dtype.
 	s.nodes[0] = Node{Name: "gelu", Op: "FastGelu", Version: 1, Attrs: Attrs{"alpha": float32(1.702)}, In: []*Tensor{&s.inputs[0]}, Out: []*Tensor{&s.vals[0]}}
 	s.nodes[1] = Node{Name: "neg", Op: "Neg", Version: 13, In: []*Tensor{&s.vals[0]}, Out: []*Tensor{&s.vals[1]}}
@@ -97,18 +105,33 @@ func (s *Session) Run(in Input) (Output, error) {
 		return Output{}, err
 	}
 	s.inputs[0] = *in.X
+	s.prof.Start()
 
 	// gelu: FastGelu(x) -> g
 	if err := cuvilCustomFastGelu_9fe842c9(&s.nodes[0]); err != nil {
 		return Output{}, err
 	}
+	s.prof.Mark(0)
 
 	// neg: Neg(g) -> z
 	if err := Neg(&s.nodes[1]); err != nil {
 		return Output{}, err
 	}
+	s.prof.Mark(1)
 
 	return Output{Z: &s.vals[1]}, nil
+}
+
+// Profile returns the wall time of each node of the main graph, in graph
+// order, summed over the runs since NewSession or ResetProfile; nil unless
+// the session was made with WithProfile().
+func (s *Session) Profile() []NodeProfile {
+	return s.prof.Nodes()
+}
+
+// ResetProfile zeroes the profile (e.g. after warm-up runs).
+func (s *Session) ResetProfile() {
+	s.prof.Reset()
 }
 
 // Close releases the session's memory. The session must not be used

@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cuvilTestInput is a deterministic pseudo-random input at the declared
@@ -45,6 +46,36 @@ func TestRun(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Session.Run allocates %v times per run, want 0", allocs)
+	}
+}
+
+// TestProfile: a profiled session times every node of the main graph, within
+// the runs' wall time, and still allocates nothing per run.
+func TestProfile(t *testing.T) {
+	m, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.NewSession(WithProfile())
+	defer s.Close()
+	in := cuvilTestInput()
+	run := func() {
+		if _, err := s.Run(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	s.ResetProfile()
+	start := time.Now()
+	run()
+	run()
+	wall := time.Since(start)
+	cuvilCheckProfile(t, s.Profile(), cuvilProfNodes[:], 2, wall)
+	if allocs := testing.AllocsPerRun(5, run); allocs != 0 {
+		t.Errorf("profiled Session.Run allocates %v times per run, want 0", allocs)
+	}
+	if m.NewSession().Profile() != nil {
+		t.Error("a session without WithProfile has a profile")
 	}
 }
 

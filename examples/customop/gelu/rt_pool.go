@@ -19,6 +19,8 @@ type SessionOptions struct {
 	// Threads is how many goroutines a run's kernels use, the caller
 	// included; 0 means runtime.GOMAXPROCS(0) at NewSession.
 	Threads int
+	// Profile makes the session time each node (see rt_prof.go).
+	Profile bool
 }
 
 // Option sets one of SessionOptions.

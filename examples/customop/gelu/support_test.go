@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // This file is the same in every package cuvil generates: helpers for
@@ -164,4 +165,27 @@ func cuvilSameTensor(a, b *Tensor) bool {
 		return true
 	}
 	return reflect.DeepEqual(a.Data, b.Data)
+}
+
+// cuvilCheckProfile checks a profile of runs runs that took wall in all:
+// one entry per node of the main graph, in order, each reached every run,
+// no negative time, and the sum within the wall time.
+func cuvilCheckProfile(t *testing.T, got, nodes []NodeProfile, runs int, wall time.Duration) {
+	t.Helper()
+	if len(got) != len(nodes) {
+		t.Fatalf("profile has %d entries, want one per node (%d)", len(got), len(nodes))
+	}
+	var sum time.Duration
+	for i, p := range got {
+		if p.Name != nodes[i].Name || p.Op != nodes[i].Op {
+			t.Errorf("profile entry %d is %s (%s), want %s (%s)", i, p.Name, p.Op, nodes[i].Name, nodes[i].Op)
+		}
+		if p.Runs != runs || p.Total < 0 {
+			t.Errorf("node %q: %d runs, %v in all; want %d runs, time >= 0", p.Name, p.Runs, p.Total, runs)
+		}
+		sum += p.Total
+	}
+	if sum > wall {
+		t.Errorf("the nodes' times add up to %v, more than the runs' wall time %v", sum, wall)
+	}
 }

@@ -271,7 +271,8 @@ func maxPool2DPar[T nnNum](n *Node, x, y []T, W, planes int, in []int, win nnWin
 // output takes the maximum over its columns of tmp. It takes maxima with
 // the max builtin rather than a branch (which mispredicts on every new
 // maximum), so a NaN tap anywhere makes the output NaN; the order of the
-// taps then does not matter. tmp holds one input row.
+// taps then does not matter. float32 runs both passes through the vector
+// kernels (maxRows, maxCols; k_pool_amd64.go). tmp holds one input row.
 func maxPool2D[T nnNum](x, y, tmp []T, planes int, in []int, win nnWin) {
 	H, W := in[0], in[1]
 	OH, OW := win.out[0], win.out[1]
@@ -297,36 +298,60 @@ func maxPool2D[T nnNum](x, y, tmp []T, planes int, in []int, win nnWin) {
 				}
 				continue
 			}
-			kh := lo + 1
-			if hi-lo >= 3 {
-				// Three rows in one pass: tmp is written once, not three
-				// times.
-				r0 := xp[(h0+lo*dh)*W : (h0+lo*dh)*W+W]
-				r1 := xp[(h0+(lo+1)*dh)*W : (h0+(lo+1)*dh)*W+W]
-				r2 := xp[(h0+(lo+2)*dh)*W : (h0+(lo+2)*dh)*W+W]
-				r1, r2 = r1[:len(r0)], r2[:len(r0)]
-				t := tmp[:len(r0)]
-				for j, v := range r0 {
-					t[j] = max(v, r1[j], r2[j])
-				}
-				kh = lo + 3
-			} else {
-				copy(tmp, xp[(h0+lo*dh)*W:(h0+lo*dh)*W+W])
+			row := func(kh int) []T { return xp[(h0+kh*dh)*W : (h0+kh*dh)*W+W] }
+			// Up to three rows per pass: tmp is written once per pass.
+			switch hi - lo {
+			case 1:
+				copy(tmp, row(lo))
+			case 2:
+				maxRowsT(tmp, row(lo), row(lo+1), row(lo+1))
+			default:
+				maxRowsT(tmp, row(lo), row(lo+1), row(lo+2))
 			}
-			for ; kh < hi; kh++ {
-				r := xp[(h0+kh*dh)*W : (h0+kh*dh)*W+W]
-				for j, v := range r {
-					tmp[j] = max(tmp[j], v)
-				}
+			for kh := lo + 3; kh < hi; kh += 2 {
+				maxRowsT(tmp, tmp, row(kh), row(min(kh+1, hi-1)))
 			}
 			maxPoolCols(tmp, yr, win.k[1], win.s[1], win.d[1], win.pb[1])
 		}
 	}
 }
 
+// maxRowsT is maxRows for any element type: the vector kernels for
+// float32, maxRowsGo otherwise.
+func maxRowsT[T nnNum](dst, r0, r1, r2 []T) {
+	if d, ok := any(dst).([]float32); ok {
+		maxRows(d, any(r0).([]float32), any(r1).([]float32), any(r2).([]float32))
+		return
+	}
+	maxRowsGo(dst, r0, r1, r2)
+}
+
+// maxRowsGo sets dst[i] = max(r0[i], r1[i], r2[i]); dst may be r0. It is
+// the pure-Go twin of the maxPoolRows kernels.
+func maxRowsGo[T nnNum](dst, r0, r1, r2 []T) {
+	r0, r1, r2 = r0[:len(dst)], r1[:len(dst)], r2[:len(dst)]
+	for j := range dst {
+		dst[j] = max(r0[j], r1[j], r2[j])
+	}
+}
+
+// maxColsGo sets y[o] = max(x[s*o+kw] for kw in [0, k)): the pure-Go twin
+// of the maxPoolCols kernels.
+func maxColsGo[T nnNum](y, x []T, k, s int) {
+	for o := range y {
+		r := x[o*s : o*s+k]
+		best := r[0]
+		for _, v := range r[1:] {
+			best = max(best, v)
+		}
+		y[o] = best
+	}
+}
+
 // maxPoolCols sets each yr[o] to the maximum of the taps of its window
 // (kernel k, stride s, dilation d, begin padding pb) in row. Windows wholly
-// inside the row skip the bounds search (3-tap ones unrolled); max is
+// inside the row skip the bounds search (float32 with stride 1 or 2 and no
+// dilation runs them through maxCols, 3-tap ones are unrolled); max is
 // order-independent, so the result is the same either way.
 func maxPoolCols[T nnNum](row, yr []T, k, s, d, pb int) {
 	W := len(row)
@@ -338,6 +363,9 @@ func maxPoolCols[T nnNum](row, yr []T, k, s, d, pb int) {
 	}
 	maxPoolColsEdge(row, yr, k, s, d, pb, 0, lo)
 	maxPoolColsEdge(row, yr, k, s, d, pb, hi, len(yr))
+	if y32, ok := any(yr).([]float32); ok && d == 1 && s <= 2 && lo < hi {
+		lo += maxCols(y32[lo:hi], any(row).([]float32)[lo*s-pb:], k, s)
+	}
 	if k == 3 {
 		for o := lo; o < hi; o++ {
 			w0 := o*s - pb

@@ -47,6 +47,14 @@ func gelu32(y []float32) {
 		geluGo(y)
 		return
 	}
+	if n32 := len(y) &^ 31; cpuHasAVX512 && n32 > 0 {
+		geluAVX512(&y[0], n32)
+		y = y[n32:]
+		if nv = len(y) &^ 7; nv == 0 {
+			geluGo(y)
+			return
+		}
+	}
 	geluAVX2(&y[0], nv)
 	geluGo(y[nv:])
 }

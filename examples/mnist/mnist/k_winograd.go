@@ -123,15 +123,21 @@ func convWinogradTry[T nnFloat](n *Node, x []T, wp []float32, bias, z []T, after
 // L2 (1 MiB).
 const wgTileFloats = 256 << 10
 
-// wgTask is one Winograd convolution split over blocks of tiles: part i
-// runs blocks i, i+parts, ...
+// wgTask is one Winograd convolution in two sections: first the input is
+// copied into zero-padded planes (part i pads planes of its share), so
+// every tile's 6x8 window lies inside its plane; then the convolution is
+// split over blocks of tiles: part i runs blocks i, i+parts, ...
 type wgTask struct {
 	x, u, bias, z, y []float32
+	pad              []float32 // padded input planes, Hp x Wp each
+	geo              []int     // per part: wgTask.output's tile offsets
 	buf              []float32
 	after            bool
 	act              fusedAct
+	padding          bool // the section pads the input
 	N, C, H, W, M    int
 	OH, OW, ph, pw   int
+	Hp, Wp           int
 	tilesW, tilesH   int
 	tiles, tb        int
 	perPart          int
@@ -147,37 +153,58 @@ func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y 
 		return
 	}
 	threads := n.Pool.Threads()
-	// Blocks of at most tbMax tiles, as many as a multiple of the threads
-	// (when there are tiles enough), balanced to a multiple of 16 tiles:
-	// every block streams all of U, so a short last block is waste.
-	tbMax := max(32, wgTileFloats/(wgPoints*(C+M))/16*16)
-	blocks := (tiles + tbMax - 1) / tbMax
-	blocks = min(sgemmRoundUp(blocks, threads), (tiles+15)/16)
-	tb := sgemmRoundUp((tiles+blocks-1)/blocks, 16)
-	blocks = (tiles + tb - 1) / tb
-	parts := min(threads, blocks)
+	// Each part takes an even share of the tiles (in multiples of 8, the
+	// transforms' width) and runs it in blocks of at most tb tiles: a
+	// multiple of 32 where the GEMM runs 6x32 AVX-512 tiles (else 16), at
+	// least two of those, else as many as keep V and Mo near L2's size.
+	al := wgAlign()
+	tb := max(2*al, wgTileFloats/(wgPoints*(C+M))/al*al)
+	parts := min(threads, (tiles+al-1)/al)
 	// Too few tiles to share: split the output channels instead, each
 	// part transforming all the input (cheap next to its GEMMs).
 	byRows := parts < threads && M >= 12*threads
 	if byRows {
 		parts = min(threads, (M+5)/6)
 	}
-	perPart := wgPoints * (C + M) * tb
+	if !byRows {
+		tb = min(tb, sgemmRoundUp((tiles+parts-1)/parts+8, al))
+	}
+	tb = min(tb, sgemmRoundUp(tiles, al))
+	// A tile's window is 6 rows of 6 (the kernels read 8) from row 4*tr
+	// and column 4*tc of its padded plane.
+	Hp, Wp := tilesH*4+2, tilesW*4+4
+	padLen := N * C * Hp * Wp
+	// Per part: V, Mo and 8 tiles' worth of rows for partial output
+	// tiles; the output offsets of a block's tiles.
+	perPart := wgPoints*(C+M)*tb + 8*(3*OW+4)
+	buf := nnBuf[float32](n, 2, padLen+parts*perPart)
+	geo := nnBuf[int](n, 4, parts*tb)
 	t := parTaskOf[wgTask](n)
-	*t = wgTask{x: x, u: u, bias: bias, z: z, y: y, buf: nnBuf[float32](n, 2, parts*perPart), after: after, act: act,
-		N: N, C: C, H: H, W: W, M: M, OH: OH, OW: OW, ph: win.pb[0], pw: win.pb[1],
+	*t = wgTask{geo: geo, x: x, u: u, bias: bias, z: z, y: y, pad: buf[:padLen], buf: buf[padLen:], after: after, act: act,
+		N: N, C: C, H: H, W: W, M: M, OH: OH, OW: OW, ph: win.pb[0], pw: win.pb[1], Hp: Hp, Wp: Wp,
 		tilesW: tilesW, tilesH: tilesH, tiles: tiles, tb: tb, perPart: perPart, byRows: byRows}
+	t.padding = true
+	n.Pool.Run(min(threads, N*C), t)
+	t.padding = false
 	n.Pool.Run(parts, t)
 	*t = wgTask{}
 }
 
 func (t *wgTask) runPart(i, parts int) {
+	if t.padding {
+		p0, p1 := parSplit(t.N*t.C, parts, i, 1)
+		for pl := p0; pl < p1; pl++ {
+			t.padPlane(pl)
+		}
+		return
+	}
 	buf := t.buf[i*t.perPart : (i+1)*t.perPart]
-	v, mo := buf[:wgPoints*t.C*t.tb], buf[wgPoints*t.C*t.tb:]
-	first, step := i*t.tb, parts*t.tb
+	nv, nm := wgPoints*t.C*t.tb, wgPoints*t.M*t.tb
+	v, mo, edge := buf[:nv], buf[nv:nv+nm], buf[nv+nm:]
+	geo := t.geo[i*t.tb : (i+1)*t.tb]
+	lo, hi := wgShare(t.tiles, parts, i, t.byRows)
 	m0, m1 := 0, t.M
 	if t.byRows {
-		first, step = 0, t.tb
 		m0, m1 = parSplit(t.M, parts, i, sgemmPkMR)
 		if m0 >= m1 {
 			return
@@ -187,8 +214,11 @@ func (t *wgTask) runPart(i, parts int) {
 	mpad := sgemmRoundUp(t.M, sgemmPkMR)
 	vsz := t.C * t.tb
 	msz := t.M * t.tb
-	for t0 := first; t0 < t.tiles; t0 += step {
-		nt := min(t.tb, t.tiles-t0)
+	// Blocks of about equal size up to tb, whole GEMM column tiles but
+	// the last.
+	blocks := (hi - lo + t.tb - 1) / t.tb
+	for t0 := lo; t0 < hi; {
+		nt := min(t.tb, sgemmRoundUp((hi-lo+blocks-1)/blocks, wgAlign()), hi-t0)
 		t.input(v, t0, nt)
 		for xi := 0; xi < wgPoints; xi++ {
 			sgemmDrive(nil, m1-m0, nt, t.C, 1,
@@ -196,71 +226,105 @@ func (t *wgTask) runPart(i, parts int) {
 				sgemmOperand{data: v[xi*vsz : (xi+1)*vsz], packed: true},
 				0, mo[xi*msz+m0*t.tb:(xi+1)*msz], t.tb)
 		}
-		t.output(mo, t0, nt, m0, m1)
+		t.output(mo, edge, geo, t0, nt, m0, m1)
+		t0 += nt
 	}
+}
+
+// wgAlign is the GEMM's column tile: 32 where the packed driver runs 6x32
+// AVX-512 tiles, else 16.
+func wgAlign() int {
+	if sgemmWide {
+		return 2 * sgemmPkNR
+	}
+	return sgemmPkNR
+}
+
+// wgShare returns part i's share of the tiles: even shares in multiples
+// of 8 (the transforms' width), or all tiles for every part when the parts
+// split the output channels instead.
+func wgShare(tiles, parts, i int, byRows bool) (lo, hi int) {
+	if byRows {
+		return 0, tiles
+	}
+	at := func(i int) int {
+		if i >= parts {
+			return tiles
+		}
+		return i * tiles / parts / 8 * 8
+	}
+	return at(i), at(i + 1)
+}
+
+// padPlane copies input plane pl (image pl/C, channel pl%C) into its
+// padded plane: row ih of the input at row ih+ph, column pw, zeros around.
+func (t *wgTask) padPlane(pl int) {
+	dst := t.pad[pl*t.Hp*t.Wp : (pl+1)*t.Hp*t.Wp]
+	src := t.x[pl*t.H*t.W : (pl+1)*t.H*t.W]
+	for r := 0; r < t.Hp; r++ {
+		row := dst[r*t.Wp : (r+1)*t.Wp]
+		ih := r - t.ph
+		if ih < 0 || ih >= t.H {
+			clear(row)
+			continue
+		}
+		clear(row[:t.pw])
+		copy(row[t.pw:], src[ih*t.W:(ih+1)*t.W])
+		clear(row[t.pw+t.W:])
+	}
+}
+
+// tileOrigin returns where tile g's window starts in the padded planes of
+// channel 0 of its image.
+func (t *wgTask) tileOrigin(g int) int {
+	per := t.tilesH * t.tilesW
+	b, r := g/per, g%per
+	return b*t.C*t.Hp*t.Wp + r/t.tilesW*4*t.Wp + r%t.tilesW*4
 }
 
 // input writes V for tiles [t0, t0+nt) in B-panel layout: matrix xi at
 // v[xi*C*tb:], [C x nt] packed by k blocks of sgemmKBlock(C), panels of
-// 16 columns (zero past nt).
+// 16 columns. Columns past nt repeat the last tile (finite values the
+// output transform never reads).
 func (t *wgTask) input(v []float32, t0, nt int) {
-	C, H, W := t.C, t.H, t.W
+	C := t.C
 	npad := sgemmRoundUp(nt, sgemmPkNR)
 	kb := sgemmKBlock(C)
 	vsz := C * t.tb
-	var org [sgemmPkNR]int      // offset of the tile's window in its image
-	var ih0, iw0 [sgemmPkNR]int // window origin
-	var inner [sgemmPkNR]bool
-	var img [sgemmPkNR]int
+	ps := t.Hp * t.Wp
+	var org [sgemmPkNR]int
 	for p0 := 0; p0 < nt; p0 += sgemmPkNR {
 		pn := min(sgemmPkNR, nt-p0)
-		for j := 0; j < pn; j++ {
-			g := t0 + p0 + j
-			b := g / (t.tilesH * t.tilesW)
-			r := g % (t.tilesH * t.tilesW)
-			ih0[j], iw0[j] = r/t.tilesW*4-t.ph, r%t.tilesW*4-t.pw
-			img[j] = b * C * H * W
-			inner[j] = ih0[j] >= 0 && ih0[j]+6 <= H && iw0[j] >= 0 && iw0[j]+6 <= W
-			org[j] = ih0[j]*W + iw0[j]
+		for j := range org {
+			org[j] = t.tileOrigin(t0 + p0 + min(j, pn-1))
 		}
-		for c := 0; c < C; c++ {
-			pc := c / kb * kb
+		for pc := 0; pc < C; pc += kb {
 			kc := min(kb, C-pc)
-			base := pc*npad + p0*kc + (c-pc)*sgemmPkNR
-			for j := 0; j < sgemmPkNR; j++ {
-				o := base + j
-				if j >= pn {
-					for xi := 0; xi < wgPoints; xi++ {
-						v[xi*vsz+o] = 0
-					}
-					continue
+			base := pc*npad + p0*kc
+			for h := 0; h < sgemmPkNR; h += 8 {
+				var offs [8]int
+				for j := range offs {
+					offs[j] = org[h+j] + pc*ps
 				}
-				var d [wgPoints]float32
-				xb := t.x[img[j]+c*H*W : img[j]+(c+1)*H*W]
-				if inner[j] {
-					for r := 0; r < 6; r++ {
-						s := (*[6]float32)(xb[org[j]+r*W:])
-						e := (*[6]float32)(d[r*6:])
-						e[0], e[1], e[2], e[3], e[4], e[5] = s[0], s[1], s[2], s[3], s[4], s[5]
-					}
-				} else {
-					for r := 0; r < 6; r++ {
-						ih := ih0[j] + r
-						if ih < 0 || ih >= H {
-							continue
-						}
-						for q := 0; q < 6; q++ {
-							if iw := iw0[j] + q; iw >= 0 && iw < W {
-								d[r*6+q] = xb[ih*W+iw]
-							}
-						}
-					}
-				}
-				wgInputTile(&d)
-				dst := v[o:]
-				for xi, e := range d {
-					dst[xi*vsz] = e
-				}
+				wgInput8(v[base+h:], vsz, sgemmPkNR, t.pad, &offs, t.Wp, kc, ps)
+			}
+		}
+	}
+}
+
+// wgInput8Go is wgInputAVX2's twin: V = B^T d B for the 8 tiles whose
+// windows (rows lds apart) start at p[offs[j] + c*cs], channels c in
+// [0, nc); point xi of channel c of tile j goes to v[xi*ldd + c*ldc + j].
+func wgInput8Go(v []float32, ldd, ldc int, p []float32, offs *[8]int, lds, nc, cs int) {
+	for c := 0; c < nc; c++ {
+		for j, o := range offs {
+			var d [wgPoints]float32
+			for r := 0; r < 6; r++ {
+				copy(d[r*6:r*6+6], p[o+c*cs+r*lds:])
+			}
+			wgInputTile(&d)
+			for xi, e := range d {
+				v[xi*ldd+c*ldc+j] = e
 			}
 		}
 	}
@@ -296,34 +360,53 @@ func wgInputTile(d *[wgPoints]float32) {
 }
 
 // output transforms Mo (matrix xi at mo[xi*M*tb:], [M x nt], row stride
-// tb) of tiles [t0, t0+nt), channels [m0, m1), into y and runs the
-// epilogue on what it wrote, channel by channel.
-func (t *wgTask) output(mo []float32, t0, nt, m0, m1 int) {
+// tb) of tiles [t0, t0+nt), channels [m0, m1), into y, 8 tiles at a time,
+// and runs the epilogue on what it wrote, channel by channel. Tiles that
+// stick out of the map (and the lanes past nt) are written to edge first.
+func (t *wgTask) output(mo, edge []float32, geo []int, t0, nt, m0, m1 int) {
 	M, tb, OH, OW := t.M, t.tb, t.OH, t.OW
 	msz := M * tb
 	per := t.tilesH * t.tilesW
+	esz := 3*OW + 4
+	// geo[j]: where tile t0+j starts in channel 0 of y, -1 past nt, or
+	// -2-start for a tile that sticks out (written to edge, then copied).
+	geo = geo[:sgemmRoundUp(nt, 8)]
+	for j := range geo {
+		g := t0 + j
+		b, r := g/per, g%per
+		oh0, ow0 := r/t.tilesW*4, r%t.tilesW*4
+		o := b*M*OH*OW + oh0*OW + ow0
+		switch {
+		case j >= nt:
+			geo[j] = -1
+		case oh0+4 <= OH && ow0+4 <= OW:
+			geo[j] = o
+		default:
+			geo[j] = -2 - o
+		}
+	}
 	for m := m0; m < m1; m++ {
-		for j := 0; j < nt; j++ {
-			var s [wgPoints]float32
-			src := mo[m*tb+j:]
-			for xi := range s {
-				s[xi] = src[xi*msz]
-			}
-			var o [16]float32
-			wgOutputTile(&s, &o)
-			g := t0 + j
-			b, r := g/per, g%per
-			oh0, ow0 := r/t.tilesW*4, r%t.tilesW*4
-			yc := t.y[(b*M+m)*OH*OW : (b*M+m+1)*OH*OW]
-			rows, cols := min(4, OH-oh0), min(4, OW-ow0)
-			if cols == 4 {
-				for i := 0; i < rows; i++ {
-					*(*[4]float32)(yc[(oh0+i)*OW+ow0:]) = *(*[4]float32)(o[i*4:])
+		yo := m * OH * OW
+		for j0 := 0; j0 < nt; j0 += 8 {
+			var dst [8][]float32
+			for j, o := range geo[j0 : j0+8] {
+				if o >= 0 {
+					dst[j] = t.y[o+yo:]
+				} else {
+					dst[j] = edge[j*esz : (j+1)*esz]
 				}
-				continue
 			}
-			for i := 0; i < rows; i++ {
-				copy(yc[(oh0+i)*OW+ow0:(oh0+i)*OW+ow0+cols], o[i*4:i*4+cols])
+			wgOutput8(&dst, OW, mo[m*tb+j0:], msz)
+			for j, o := range geo[j0 : j0+8] {
+				if o >= -1 {
+					continue
+				}
+				o = -2 - o
+				r := o % (OH * OW)
+				rows, cols := min(4, OH-r/OW), min(4, OW-r%OW)
+				for i := 0; i < rows; i++ {
+					copy(t.y[o+yo+i*OW:o+yo+i*OW+cols], dst[j][i*OW:])
+				}
 			}
 		}
 		// Epilogue over the rows of each tile row the block touched.
@@ -347,6 +430,22 @@ func (t *wgTask) output(mo []float32, t0, nt, m0, m1 int) {
 				fusedEpilogue(t.y[off+c0:off+c1], bv, nil, 0, zs, t.after, t.act)
 			}
 			g += tcEnd - tc
+		}
+	}
+}
+
+// wgOutput8Go is wgOutputAVX2's twin: Y = A^T m A for 8 tiles, point xi
+// of tile j at mo[xi*lds + j], Y's row r to dst[j][r*ldy : r*ldy+4].
+func wgOutput8Go(dst *[8][]float32, ldy int, mo []float32, lds int) {
+	for j := range dst {
+		var s [wgPoints]float32
+		for xi := range s {
+			s[xi] = mo[xi*lds+j]
+		}
+		var o [16]float32
+		wgOutputTile(&s, &o)
+		for r := 0; r < 4; r++ {
+			copy(dst[j][r*ldy:r*ldy+4], o[r*4:])
 		}
 	}
 }

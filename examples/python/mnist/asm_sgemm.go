@@ -328,20 +328,26 @@ func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand
 			if pc > 0 {
 				cbeta = 1
 			}
+			direct := sgemmDirectA(&A, nc)
 			for ic := 0; ic < m; ic += mb {
 				mc := min(mb, m-ic)
+				// The first row block packs the B panels as it goes, the
+				// later ones reuse them.
+				var packB *sgemmOperand
+				if !B.packed && B.im2col == nil && ic == 0 {
+					packB = &B
+				}
+				if direct {
+					// A in place (asm_sgemm_direct.go).
+					sgemmMacroDirect(mc, nc, kc, alpha, A.data[ic*A.ld+pc:], A.ld, bp, cbeta, c[ic*ldc+jc:], ldc, packB, pc, jc)
+					continue
+				}
 				var ap []float32
 				if A.packed {
 					ap = A.data[pc*mpad+(A.off+ic)*kc:]
 				} else {
 					sgemmPackABlock(bufs.a, A.trans, A.data, A.ld, ic, pc, mc, kc)
 					ap = bufs.a
-				}
-				// The first row block packs the B panels as it goes, the
-				// later ones reuse them.
-				var packB *sgemmOperand
-				if !B.packed && B.im2col == nil && ic == 0 {
-					packB = &B
 				}
 				sgemmMacro(mc, nc, kc, alpha, ap, bp, cbeta, c[ic*ldc+jc:], ldc, packB, pc, jc)
 			}

@@ -1168,3 +1168,1065 @@ sgemmKernel6x32EdgeAVX512_done1:
 sgemmKernel6x32EdgeAVX512_done:
 	VZEROUPPER
 	RET
+
+// func sgemmKernel6x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·sgemmKernel6x32DirectAVX512(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ lda+16(FP), DX
+	SHLQ $0x02, DX
+	LEAQ (CX)(DX*2), BX
+	ADDQ DX, BX
+	MOVQ b0+24(FP), SI
+	MOVQ b1+32(FP), DI
+	MOVQ c+40(FP), R8
+	MOVQ ldc+48(FP), R9
+	SHLQ $0x02, R9
+
+	// Zero the 12 accumulators: acc[2*r+h] holds row r, columns 16h..16h+15.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+
+	// Prefetch the C tile (two cache lines a row).
+	MOVQ       R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+
+	// Main loop: unrolled k steps, each a rank-1 update of the tile.
+	MOVQ AX, R10
+	SHRQ $0x02, R10
+	JZ   sgemmKernel6x32DirectAVX512_tail
+
+sgemmKernel6x32DirectAVX512_loop:
+	VMOVUPS      (SI), Z12
+	VMOVUPS      (DI), Z13
+	VBROADCASTSS (CX), Z14
+	VFMADD231PS  Z12, Z14, Z0
+	VFMADD231PS  Z13, Z14, Z1
+	VBROADCASTSS (CX)(DX*1), Z14
+	VFMADD231PS  Z12, Z14, Z2
+	VFMADD231PS  Z13, Z14, Z3
+	VBROADCASTSS (CX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z4
+	VFMADD231PS  Z13, Z14, Z5
+	VBROADCASTSS (BX), Z14
+	VFMADD231PS  Z12, Z14, Z6
+	VFMADD231PS  Z13, Z14, Z7
+	VBROADCASTSS (CX)(DX*4), Z14
+	VFMADD231PS  Z12, Z14, Z8
+	VFMADD231PS  Z13, Z14, Z9
+	VBROADCASTSS (BX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z10
+	VFMADD231PS  Z13, Z14, Z11
+	VMOVUPS      64(SI), Z12
+	VMOVUPS      64(DI), Z13
+	VBROADCASTSS 4(CX), Z14
+	VFMADD231PS  Z12, Z14, Z0
+	VFMADD231PS  Z13, Z14, Z1
+	VBROADCASTSS 4(CX)(DX*1), Z14
+	VFMADD231PS  Z12, Z14, Z2
+	VFMADD231PS  Z13, Z14, Z3
+	VBROADCASTSS 4(CX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z4
+	VFMADD231PS  Z13, Z14, Z5
+	VBROADCASTSS 4(BX), Z14
+	VFMADD231PS  Z12, Z14, Z6
+	VFMADD231PS  Z13, Z14, Z7
+	VBROADCASTSS 4(CX)(DX*4), Z14
+	VFMADD231PS  Z12, Z14, Z8
+	VFMADD231PS  Z13, Z14, Z9
+	VBROADCASTSS 4(BX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z10
+	VFMADD231PS  Z13, Z14, Z11
+	VMOVUPS      128(SI), Z12
+	VMOVUPS      128(DI), Z13
+	VBROADCASTSS 8(CX), Z14
+	VFMADD231PS  Z12, Z14, Z0
+	VFMADD231PS  Z13, Z14, Z1
+	VBROADCASTSS 8(CX)(DX*1), Z14
+	VFMADD231PS  Z12, Z14, Z2
+	VFMADD231PS  Z13, Z14, Z3
+	VBROADCASTSS 8(CX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z4
+	VFMADD231PS  Z13, Z14, Z5
+	VBROADCASTSS 8(BX), Z14
+	VFMADD231PS  Z12, Z14, Z6
+	VFMADD231PS  Z13, Z14, Z7
+	VBROADCASTSS 8(CX)(DX*4), Z14
+	VFMADD231PS  Z12, Z14, Z8
+	VFMADD231PS  Z13, Z14, Z9
+	VBROADCASTSS 8(BX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z10
+	VFMADD231PS  Z13, Z14, Z11
+	VMOVUPS      192(SI), Z12
+	VMOVUPS      192(DI), Z13
+	VBROADCASTSS 12(CX), Z14
+	VFMADD231PS  Z12, Z14, Z0
+	VFMADD231PS  Z13, Z14, Z1
+	VBROADCASTSS 12(CX)(DX*1), Z14
+	VFMADD231PS  Z12, Z14, Z2
+	VFMADD231PS  Z13, Z14, Z3
+	VBROADCASTSS 12(CX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z4
+	VFMADD231PS  Z13, Z14, Z5
+	VBROADCASTSS 12(BX), Z14
+	VFMADD231PS  Z12, Z14, Z6
+	VFMADD231PS  Z13, Z14, Z7
+	VBROADCASTSS 12(CX)(DX*4), Z14
+	VFMADD231PS  Z12, Z14, Z8
+	VFMADD231PS  Z13, Z14, Z9
+	VBROADCASTSS 12(BX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z10
+	VFMADD231PS  Z13, Z14, Z11
+	ADDQ         $0x00000010, CX
+	ADDQ         $0x00000010, BX
+	ADDQ         $0x00000100, SI
+	ADDQ         $0x00000100, DI
+	DECQ         R10
+	JNZ          sgemmKernel6x32DirectAVX512_loop
+
+sgemmKernel6x32DirectAVX512_tail:
+	ANDQ $0x03, AX
+	JZ   sgemmKernel6x32DirectAVX512_epilogue
+
+sgemmKernel6x32DirectAVX512_tailloop:
+	VMOVUPS      (SI), Z12
+	VMOVUPS      (DI), Z13
+	VBROADCASTSS (CX), Z14
+	VFMADD231PS  Z12, Z14, Z0
+	VFMADD231PS  Z13, Z14, Z1
+	VBROADCASTSS (CX)(DX*1), Z14
+	VFMADD231PS  Z12, Z14, Z2
+	VFMADD231PS  Z13, Z14, Z3
+	VBROADCASTSS (CX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z4
+	VFMADD231PS  Z13, Z14, Z5
+	VBROADCASTSS (BX), Z14
+	VFMADD231PS  Z12, Z14, Z6
+	VFMADD231PS  Z13, Z14, Z7
+	VBROADCASTSS (CX)(DX*4), Z14
+	VFMADD231PS  Z12, Z14, Z8
+	VFMADD231PS  Z13, Z14, Z9
+	VBROADCASTSS (BX)(DX*2), Z14
+	VFMADD231PS  Z12, Z14, Z10
+	VFMADD231PS  Z13, Z14, Z11
+	ADDQ         $0x00000004, CX
+	ADDQ         $0x00000004, BX
+	ADDQ         $0x00000040, SI
+	ADDQ         $0x00000040, DI
+	DECQ         AX
+	JNZ          sgemmKernel6x32DirectAVX512_tailloop
+
+	// Epilogue: scale the products by alpha.
+sgemmKernel6x32DirectAVX512_epilogue:
+	VBROADCASTSS alpha+56(FP), Z12
+	VMULPS       Z12, Z0, Z0
+	VMULPS       Z12, Z1, Z1
+	VMULPS       Z12, Z2, Z2
+	VMULPS       Z12, Z3, Z3
+	VMULPS       Z12, Z4, Z4
+	VMULPS       Z12, Z5, Z5
+	VMULPS       Z12, Z6, Z6
+	VMULPS       Z12, Z7, Z7
+	VMULPS       Z12, Z8, Z8
+	VMULPS       Z12, Z9, Z9
+	VMULPS       Z12, Z10, Z10
+	VMULPS       Z12, Z11, Z11
+
+	// beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.
+	VMOVSS   beta+60(FP), X12
+	VXORPS   X13, X13, X13
+	VUCOMISS X13, X12
+	JNE      sgemmKernel6x32DirectAVX512_beta
+	JP       sgemmKernel6x32DirectAVX512_beta
+	MOVQ     R8, AX
+	VMOVUPS  Z0, (AX)
+	VMOVUPS  Z1, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z3, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z4, (AX)
+	VMOVUPS  Z5, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z6, (AX)
+	VMOVUPS  Z7, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z8, (AX)
+	VMOVUPS  Z9, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z10, (AX)
+	VMOVUPS  Z11, 64(AX)
+	JMP      sgemmKernel6x32DirectAVX512_done
+
+	// General beta: C = alpha*A*B + beta*C.
+sgemmKernel6x32DirectAVX512_beta:
+	VBROADCASTSS X12, Z12
+	MOVQ         R8, AX
+	VFMADD231PS  (AX), Z12, Z0
+	VMOVUPS      Z0, (AX)
+	VFMADD231PS  64(AX), Z12, Z1
+	VMOVUPS      Z1, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z12, Z2
+	VMOVUPS      Z2, (AX)
+	VFMADD231PS  64(AX), Z12, Z3
+	VMOVUPS      Z3, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z12, Z4
+	VMOVUPS      Z4, (AX)
+	VFMADD231PS  64(AX), Z12, Z5
+	VMOVUPS      Z5, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z12, Z6
+	VMOVUPS      Z6, (AX)
+	VFMADD231PS  64(AX), Z12, Z7
+	VMOVUPS      Z7, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z12, Z8
+	VMOVUPS      Z8, (AX)
+	VFMADD231PS  64(AX), Z12, Z9
+	VMOVUPS      Z9, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z12, Z10
+	VMOVUPS      Z10, (AX)
+	VFMADD231PS  64(AX), Z12, Z11
+	VMOVUPS      Z11, 64(AX)
+
+sgemmKernel6x32DirectAVX512_done:
+	VZEROUPPER
+	RET
+
+// func sgemmKernel1x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·sgemmKernel1x32DirectAVX512(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ lda+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ b0+24(FP), DX
+	MOVQ b1+32(FP), BX
+	MOVQ c+40(FP), SI
+	MOVQ ldc+48(FP), DI
+	SHLQ $0x02, DI
+
+	// Zero the 2 accumulators: acc[2*r+h] holds row r, columns 16h..16h+15.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+
+	// Prefetch the C tile (two cache lines a row).
+	MOVQ       SI, DI
+	PREFETCHT0 (DI)
+	PREFETCHT0 124(DI)
+
+	// Main loop: unrolled k steps, each a rank-1 update of the tile.
+	MOVQ AX, DI
+	SHRQ $0x02, DI
+	JZ   sgemmKernel1x32DirectAVX512_tail
+
+sgemmKernel1x32DirectAVX512_loop:
+	VMOVUPS      (DX), Z2
+	VMOVUPS      (BX), Z3
+	VBROADCASTSS (CX), Z4
+	VFMADD231PS  Z2, Z4, Z0
+	VFMADD231PS  Z3, Z4, Z1
+	VMOVUPS      64(DX), Z2
+	VMOVUPS      64(BX), Z3
+	VBROADCASTSS 4(CX), Z4
+	VFMADD231PS  Z2, Z4, Z0
+	VFMADD231PS  Z3, Z4, Z1
+	VMOVUPS      128(DX), Z2
+	VMOVUPS      128(BX), Z3
+	VBROADCASTSS 8(CX), Z4
+	VFMADD231PS  Z2, Z4, Z0
+	VFMADD231PS  Z3, Z4, Z1
+	VMOVUPS      192(DX), Z2
+	VMOVUPS      192(BX), Z3
+	VBROADCASTSS 12(CX), Z4
+	VFMADD231PS  Z2, Z4, Z0
+	VFMADD231PS  Z3, Z4, Z1
+	ADDQ         $0x00000010, CX
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x00000100, BX
+	DECQ         DI
+	JNZ          sgemmKernel1x32DirectAVX512_loop
+
+sgemmKernel1x32DirectAVX512_tail:
+	ANDQ $0x03, AX
+	JZ   sgemmKernel1x32DirectAVX512_epilogue
+
+sgemmKernel1x32DirectAVX512_tailloop:
+	VMOVUPS      (DX), Z2
+	VMOVUPS      (BX), Z3
+	VBROADCASTSS (CX), Z4
+	VFMADD231PS  Z2, Z4, Z0
+	VFMADD231PS  Z3, Z4, Z1
+	ADDQ         $0x00000004, CX
+	ADDQ         $0x00000040, DX
+	ADDQ         $0x00000040, BX
+	DECQ         AX
+	JNZ          sgemmKernel1x32DirectAVX512_tailloop
+
+	// Epilogue: scale the products by alpha.
+sgemmKernel1x32DirectAVX512_epilogue:
+	VBROADCASTSS alpha+56(FP), Z2
+	VMULPS       Z2, Z0, Z0
+	VMULPS       Z2, Z1, Z1
+
+	// beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.
+	VMOVSS   beta+60(FP), X2
+	VXORPS   X3, X3, X3
+	VUCOMISS X3, X2
+	JNE      sgemmKernel1x32DirectAVX512_beta
+	JP       sgemmKernel1x32DirectAVX512_beta
+	MOVQ     SI, AX
+	VMOVUPS  Z0, (AX)
+	VMOVUPS  Z1, 64(AX)
+	JMP      sgemmKernel1x32DirectAVX512_done
+
+	// General beta: C = alpha*A*B + beta*C.
+sgemmKernel1x32DirectAVX512_beta:
+	VBROADCASTSS X2, Z2
+	MOVQ         SI, AX
+	VFMADD231PS  (AX), Z2, Z0
+	VMOVUPS      Z0, (AX)
+	VFMADD231PS  64(AX), Z2, Z1
+	VMOVUPS      Z1, 64(AX)
+
+sgemmKernel1x32DirectAVX512_done:
+	VZEROUPPER
+	RET
+
+// func sgemmKernel2x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·sgemmKernel2x32DirectAVX512(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ lda+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ b0+24(FP), BX
+	MOVQ b1+32(FP), SI
+	MOVQ c+40(FP), DI
+	MOVQ ldc+48(FP), R8
+	SHLQ $0x02, R8
+
+	// Zero the 4 accumulators: acc[2*r+h] holds row r, columns 16h..16h+15.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+
+	// Prefetch the C tile (two cache lines a row).
+	MOVQ       DI, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 124(R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 124(R9)
+
+	// Main loop: unrolled k steps, each a rank-1 update of the tile.
+	MOVQ AX, R9
+	SHRQ $0x02, R9
+	JZ   sgemmKernel2x32DirectAVX512_tail
+
+sgemmKernel2x32DirectAVX512_loop:
+	VMOVUPS      (BX), Z4
+	VMOVUPS      (SI), Z5
+	VBROADCASTSS (CX), Z6
+	VFMADD231PS  Z4, Z6, Z0
+	VFMADD231PS  Z5, Z6, Z1
+	VBROADCASTSS (CX)(DX*1), Z6
+	VFMADD231PS  Z4, Z6, Z2
+	VFMADD231PS  Z5, Z6, Z3
+	VMOVUPS      64(BX), Z4
+	VMOVUPS      64(SI), Z5
+	VBROADCASTSS 4(CX), Z6
+	VFMADD231PS  Z4, Z6, Z0
+	VFMADD231PS  Z5, Z6, Z1
+	VBROADCASTSS 4(CX)(DX*1), Z6
+	VFMADD231PS  Z4, Z6, Z2
+	VFMADD231PS  Z5, Z6, Z3
+	VMOVUPS      128(BX), Z4
+	VMOVUPS      128(SI), Z5
+	VBROADCASTSS 8(CX), Z6
+	VFMADD231PS  Z4, Z6, Z0
+	VFMADD231PS  Z5, Z6, Z1
+	VBROADCASTSS 8(CX)(DX*1), Z6
+	VFMADD231PS  Z4, Z6, Z2
+	VFMADD231PS  Z5, Z6, Z3
+	VMOVUPS      192(BX), Z4
+	VMOVUPS      192(SI), Z5
+	VBROADCASTSS 12(CX), Z6
+	VFMADD231PS  Z4, Z6, Z0
+	VFMADD231PS  Z5, Z6, Z1
+	VBROADCASTSS 12(CX)(DX*1), Z6
+	VFMADD231PS  Z4, Z6, Z2
+	VFMADD231PS  Z5, Z6, Z3
+	ADDQ         $0x00000010, CX
+	ADDQ         $0x00000100, BX
+	ADDQ         $0x00000100, SI
+	DECQ         R9
+	JNZ          sgemmKernel2x32DirectAVX512_loop
+
+sgemmKernel2x32DirectAVX512_tail:
+	ANDQ $0x03, AX
+	JZ   sgemmKernel2x32DirectAVX512_epilogue
+
+sgemmKernel2x32DirectAVX512_tailloop:
+	VMOVUPS      (BX), Z4
+	VMOVUPS      (SI), Z5
+	VBROADCASTSS (CX), Z6
+	VFMADD231PS  Z4, Z6, Z0
+	VFMADD231PS  Z5, Z6, Z1
+	VBROADCASTSS (CX)(DX*1), Z6
+	VFMADD231PS  Z4, Z6, Z2
+	VFMADD231PS  Z5, Z6, Z3
+	ADDQ         $0x00000004, CX
+	ADDQ         $0x00000040, BX
+	ADDQ         $0x00000040, SI
+	DECQ         AX
+	JNZ          sgemmKernel2x32DirectAVX512_tailloop
+
+	// Epilogue: scale the products by alpha.
+sgemmKernel2x32DirectAVX512_epilogue:
+	VBROADCASTSS alpha+56(FP), Z4
+	VMULPS       Z4, Z0, Z0
+	VMULPS       Z4, Z1, Z1
+	VMULPS       Z4, Z2, Z2
+	VMULPS       Z4, Z3, Z3
+
+	// beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.
+	VMOVSS   beta+60(FP), X4
+	VXORPS   X5, X5, X5
+	VUCOMISS X5, X4
+	JNE      sgemmKernel2x32DirectAVX512_beta
+	JP       sgemmKernel2x32DirectAVX512_beta
+	MOVQ     DI, AX
+	VMOVUPS  Z0, (AX)
+	VMOVUPS  Z1, 64(AX)
+	ADDQ     R8, AX
+	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z3, 64(AX)
+	JMP      sgemmKernel2x32DirectAVX512_done
+
+	// General beta: C = alpha*A*B + beta*C.
+sgemmKernel2x32DirectAVX512_beta:
+	VBROADCASTSS X4, Z4
+	MOVQ         DI, AX
+	VFMADD231PS  (AX), Z4, Z0
+	VMOVUPS      Z0, (AX)
+	VFMADD231PS  64(AX), Z4, Z1
+	VMOVUPS      Z1, 64(AX)
+	ADDQ         R8, AX
+	VFMADD231PS  (AX), Z4, Z2
+	VMOVUPS      Z2, (AX)
+	VFMADD231PS  64(AX), Z4, Z3
+	VMOVUPS      Z3, 64(AX)
+
+sgemmKernel2x32DirectAVX512_done:
+	VZEROUPPER
+	RET
+
+// func sgemmKernel3x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·sgemmKernel3x32DirectAVX512(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ lda+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ b0+24(FP), BX
+	MOVQ b1+32(FP), SI
+	MOVQ c+40(FP), DI
+	MOVQ ldc+48(FP), R8
+	SHLQ $0x02, R8
+
+	// Zero the 6 accumulators: acc[2*r+h] holds row r, columns 16h..16h+15.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+
+	// Prefetch the C tile (two cache lines a row).
+	MOVQ       DI, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 124(R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 124(R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 124(R9)
+
+	// Main loop: unrolled k steps, each a rank-1 update of the tile.
+	MOVQ AX, R9
+	SHRQ $0x02, R9
+	JZ   sgemmKernel3x32DirectAVX512_tail
+
+sgemmKernel3x32DirectAVX512_loop:
+	VMOVUPS      (BX), Z6
+	VMOVUPS      (SI), Z7
+	VBROADCASTSS (CX), Z8
+	VFMADD231PS  Z6, Z8, Z0
+	VFMADD231PS  Z7, Z8, Z1
+	VBROADCASTSS (CX)(DX*1), Z8
+	VFMADD231PS  Z6, Z8, Z2
+	VFMADD231PS  Z7, Z8, Z3
+	VBROADCASTSS (CX)(DX*2), Z8
+	VFMADD231PS  Z6, Z8, Z4
+	VFMADD231PS  Z7, Z8, Z5
+	VMOVUPS      64(BX), Z6
+	VMOVUPS      64(SI), Z7
+	VBROADCASTSS 4(CX), Z8
+	VFMADD231PS  Z6, Z8, Z0
+	VFMADD231PS  Z7, Z8, Z1
+	VBROADCASTSS 4(CX)(DX*1), Z8
+	VFMADD231PS  Z6, Z8, Z2
+	VFMADD231PS  Z7, Z8, Z3
+	VBROADCASTSS 4(CX)(DX*2), Z8
+	VFMADD231PS  Z6, Z8, Z4
+	VFMADD231PS  Z7, Z8, Z5
+	VMOVUPS      128(BX), Z6
+	VMOVUPS      128(SI), Z7
+	VBROADCASTSS 8(CX), Z8
+	VFMADD231PS  Z6, Z8, Z0
+	VFMADD231PS  Z7, Z8, Z1
+	VBROADCASTSS 8(CX)(DX*1), Z8
+	VFMADD231PS  Z6, Z8, Z2
+	VFMADD231PS  Z7, Z8, Z3
+	VBROADCASTSS 8(CX)(DX*2), Z8
+	VFMADD231PS  Z6, Z8, Z4
+	VFMADD231PS  Z7, Z8, Z5
+	VMOVUPS      192(BX), Z6
+	VMOVUPS      192(SI), Z7
+	VBROADCASTSS 12(CX), Z8
+	VFMADD231PS  Z6, Z8, Z0
+	VFMADD231PS  Z7, Z8, Z1
+	VBROADCASTSS 12(CX)(DX*1), Z8
+	VFMADD231PS  Z6, Z8, Z2
+	VFMADD231PS  Z7, Z8, Z3
+	VBROADCASTSS 12(CX)(DX*2), Z8
+	VFMADD231PS  Z6, Z8, Z4
+	VFMADD231PS  Z7, Z8, Z5
+	ADDQ         $0x00000010, CX
+	ADDQ         $0x00000100, BX
+	ADDQ         $0x00000100, SI
+	DECQ         R9
+	JNZ          sgemmKernel3x32DirectAVX512_loop
+
+sgemmKernel3x32DirectAVX512_tail:
+	ANDQ $0x03, AX
+	JZ   sgemmKernel3x32DirectAVX512_epilogue
+
+sgemmKernel3x32DirectAVX512_tailloop:
+	VMOVUPS      (BX), Z6
+	VMOVUPS      (SI), Z7
+	VBROADCASTSS (CX), Z8
+	VFMADD231PS  Z6, Z8, Z0
+	VFMADD231PS  Z7, Z8, Z1
+	VBROADCASTSS (CX)(DX*1), Z8
+	VFMADD231PS  Z6, Z8, Z2
+	VFMADD231PS  Z7, Z8, Z3
+	VBROADCASTSS (CX)(DX*2), Z8
+	VFMADD231PS  Z6, Z8, Z4
+	VFMADD231PS  Z7, Z8, Z5
+	ADDQ         $0x00000004, CX
+	ADDQ         $0x00000040, BX
+	ADDQ         $0x00000040, SI
+	DECQ         AX
+	JNZ          sgemmKernel3x32DirectAVX512_tailloop
+
+	// Epilogue: scale the products by alpha.
+sgemmKernel3x32DirectAVX512_epilogue:
+	VBROADCASTSS alpha+56(FP), Z6
+	VMULPS       Z6, Z0, Z0
+	VMULPS       Z6, Z1, Z1
+	VMULPS       Z6, Z2, Z2
+	VMULPS       Z6, Z3, Z3
+	VMULPS       Z6, Z4, Z4
+	VMULPS       Z6, Z5, Z5
+
+	// beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.
+	VMOVSS   beta+60(FP), X6
+	VXORPS   X7, X7, X7
+	VUCOMISS X7, X6
+	JNE      sgemmKernel3x32DirectAVX512_beta
+	JP       sgemmKernel3x32DirectAVX512_beta
+	MOVQ     DI, AX
+	VMOVUPS  Z0, (AX)
+	VMOVUPS  Z1, 64(AX)
+	ADDQ     R8, AX
+	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z3, 64(AX)
+	ADDQ     R8, AX
+	VMOVUPS  Z4, (AX)
+	VMOVUPS  Z5, 64(AX)
+	JMP      sgemmKernel3x32DirectAVX512_done
+
+	// General beta: C = alpha*A*B + beta*C.
+sgemmKernel3x32DirectAVX512_beta:
+	VBROADCASTSS X6, Z6
+	MOVQ         DI, AX
+	VFMADD231PS  (AX), Z6, Z0
+	VMOVUPS      Z0, (AX)
+	VFMADD231PS  64(AX), Z6, Z1
+	VMOVUPS      Z1, 64(AX)
+	ADDQ         R8, AX
+	VFMADD231PS  (AX), Z6, Z2
+	VMOVUPS      Z2, (AX)
+	VFMADD231PS  64(AX), Z6, Z3
+	VMOVUPS      Z3, 64(AX)
+	ADDQ         R8, AX
+	VFMADD231PS  (AX), Z6, Z4
+	VMOVUPS      Z4, (AX)
+	VFMADD231PS  64(AX), Z6, Z5
+	VMOVUPS      Z5, 64(AX)
+
+sgemmKernel3x32DirectAVX512_done:
+	VZEROUPPER
+	RET
+
+// func sgemmKernel4x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·sgemmKernel4x32DirectAVX512(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ lda+16(FP), DX
+	SHLQ $0x02, DX
+	LEAQ (CX)(DX*2), BX
+	ADDQ DX, BX
+	MOVQ b0+24(FP), SI
+	MOVQ b1+32(FP), DI
+	MOVQ c+40(FP), R8
+	MOVQ ldc+48(FP), R9
+	SHLQ $0x02, R9
+
+	// Zero the 8 accumulators: acc[2*r+h] holds row r, columns 16h..16h+15.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+
+	// Prefetch the C tile (two cache lines a row).
+	MOVQ       R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+
+	// Main loop: unrolled k steps, each a rank-1 update of the tile.
+	MOVQ AX, R10
+	SHRQ $0x02, R10
+	JZ   sgemmKernel4x32DirectAVX512_tail
+
+sgemmKernel4x32DirectAVX512_loop:
+	VMOVUPS      (SI), Z8
+	VMOVUPS      (DI), Z9
+	VBROADCASTSS (CX), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+	VBROADCASTSS (CX)(DX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+	VBROADCASTSS (CX)(DX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+	VBROADCASTSS (BX), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+	VMOVUPS      64(SI), Z8
+	VMOVUPS      64(DI), Z9
+	VBROADCASTSS 4(CX), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+	VBROADCASTSS 4(CX)(DX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+	VBROADCASTSS 4(CX)(DX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+	VBROADCASTSS 4(BX), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+	VMOVUPS      128(SI), Z8
+	VMOVUPS      128(DI), Z9
+	VBROADCASTSS 8(CX), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+	VBROADCASTSS 8(CX)(DX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+	VBROADCASTSS 8(CX)(DX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+	VBROADCASTSS 8(BX), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+	VMOVUPS      192(SI), Z8
+	VMOVUPS      192(DI), Z9
+	VBROADCASTSS 12(CX), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+	VBROADCASTSS 12(CX)(DX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+	VBROADCASTSS 12(CX)(DX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+	VBROADCASTSS 12(BX), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+	ADDQ         $0x00000010, CX
+	ADDQ         $0x00000010, BX
+	ADDQ         $0x00000100, SI
+	ADDQ         $0x00000100, DI
+	DECQ         R10
+	JNZ          sgemmKernel4x32DirectAVX512_loop
+
+sgemmKernel4x32DirectAVX512_tail:
+	ANDQ $0x03, AX
+	JZ   sgemmKernel4x32DirectAVX512_epilogue
+
+sgemmKernel4x32DirectAVX512_tailloop:
+	VMOVUPS      (SI), Z8
+	VMOVUPS      (DI), Z9
+	VBROADCASTSS (CX), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+	VBROADCASTSS (CX)(DX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+	VBROADCASTSS (CX)(DX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+	VBROADCASTSS (BX), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+	ADDQ         $0x00000004, CX
+	ADDQ         $0x00000004, BX
+	ADDQ         $0x00000040, SI
+	ADDQ         $0x00000040, DI
+	DECQ         AX
+	JNZ          sgemmKernel4x32DirectAVX512_tailloop
+
+	// Epilogue: scale the products by alpha.
+sgemmKernel4x32DirectAVX512_epilogue:
+	VBROADCASTSS alpha+56(FP), Z8
+	VMULPS       Z8, Z0, Z0
+	VMULPS       Z8, Z1, Z1
+	VMULPS       Z8, Z2, Z2
+	VMULPS       Z8, Z3, Z3
+	VMULPS       Z8, Z4, Z4
+	VMULPS       Z8, Z5, Z5
+	VMULPS       Z8, Z6, Z6
+	VMULPS       Z8, Z7, Z7
+
+	// beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.
+	VMOVSS   beta+60(FP), X8
+	VXORPS   X9, X9, X9
+	VUCOMISS X9, X8
+	JNE      sgemmKernel4x32DirectAVX512_beta
+	JP       sgemmKernel4x32DirectAVX512_beta
+	MOVQ     R8, AX
+	VMOVUPS  Z0, (AX)
+	VMOVUPS  Z1, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z3, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z4, (AX)
+	VMOVUPS  Z5, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z6, (AX)
+	VMOVUPS  Z7, 64(AX)
+	JMP      sgemmKernel4x32DirectAVX512_done
+
+	// General beta: C = alpha*A*B + beta*C.
+sgemmKernel4x32DirectAVX512_beta:
+	VBROADCASTSS X8, Z8
+	MOVQ         R8, AX
+	VFMADD231PS  (AX), Z8, Z0
+	VMOVUPS      Z0, (AX)
+	VFMADD231PS  64(AX), Z8, Z1
+	VMOVUPS      Z1, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z8, Z2
+	VMOVUPS      Z2, (AX)
+	VFMADD231PS  64(AX), Z8, Z3
+	VMOVUPS      Z3, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z8, Z4
+	VMOVUPS      Z4, (AX)
+	VFMADD231PS  64(AX), Z8, Z5
+	VMOVUPS      Z5, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z8, Z6
+	VMOVUPS      Z6, (AX)
+	VFMADD231PS  64(AX), Z8, Z7
+	VMOVUPS      Z7, 64(AX)
+
+sgemmKernel4x32DirectAVX512_done:
+	VZEROUPPER
+	RET
+
+// func sgemmKernel5x32DirectAVX512(k int, a *float32, lda int, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·sgemmKernel5x32DirectAVX512(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ lda+16(FP), DX
+	SHLQ $0x02, DX
+	LEAQ (CX)(DX*2), BX
+	ADDQ DX, BX
+	MOVQ b0+24(FP), SI
+	MOVQ b1+32(FP), DI
+	MOVQ c+40(FP), R8
+	MOVQ ldc+48(FP), R9
+	SHLQ $0x02, R9
+
+	// Zero the 10 accumulators: acc[2*r+h] holds row r, columns 16h..16h+15.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+
+	// Prefetch the C tile (two cache lines a row).
+	MOVQ       R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+	ADDQ       R9, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 124(R10)
+
+	// Main loop: unrolled k steps, each a rank-1 update of the tile.
+	MOVQ AX, R10
+	SHRQ $0x02, R10
+	JZ   sgemmKernel5x32DirectAVX512_tail
+
+sgemmKernel5x32DirectAVX512_loop:
+	VMOVUPS      (SI), Z10
+	VMOVUPS      (DI), Z11
+	VBROADCASTSS (CX), Z12
+	VFMADD231PS  Z10, Z12, Z0
+	VFMADD231PS  Z11, Z12, Z1
+	VBROADCASTSS (CX)(DX*1), Z12
+	VFMADD231PS  Z10, Z12, Z2
+	VFMADD231PS  Z11, Z12, Z3
+	VBROADCASTSS (CX)(DX*2), Z12
+	VFMADD231PS  Z10, Z12, Z4
+	VFMADD231PS  Z11, Z12, Z5
+	VBROADCASTSS (BX), Z12
+	VFMADD231PS  Z10, Z12, Z6
+	VFMADD231PS  Z11, Z12, Z7
+	VBROADCASTSS (CX)(DX*4), Z12
+	VFMADD231PS  Z10, Z12, Z8
+	VFMADD231PS  Z11, Z12, Z9
+	VMOVUPS      64(SI), Z10
+	VMOVUPS      64(DI), Z11
+	VBROADCASTSS 4(CX), Z12
+	VFMADD231PS  Z10, Z12, Z0
+	VFMADD231PS  Z11, Z12, Z1
+	VBROADCASTSS 4(CX)(DX*1), Z12
+	VFMADD231PS  Z10, Z12, Z2
+	VFMADD231PS  Z11, Z12, Z3
+	VBROADCASTSS 4(CX)(DX*2), Z12
+	VFMADD231PS  Z10, Z12, Z4
+	VFMADD231PS  Z11, Z12, Z5
+	VBROADCASTSS 4(BX), Z12
+	VFMADD231PS  Z10, Z12, Z6
+	VFMADD231PS  Z11, Z12, Z7
+	VBROADCASTSS 4(CX)(DX*4), Z12
+	VFMADD231PS  Z10, Z12, Z8
+	VFMADD231PS  Z11, Z12, Z9
+	VMOVUPS      128(SI), Z10
+	VMOVUPS      128(DI), Z11
+	VBROADCASTSS 8(CX), Z12
+	VFMADD231PS  Z10, Z12, Z0
+	VFMADD231PS  Z11, Z12, Z1
+	VBROADCASTSS 8(CX)(DX*1), Z12
+	VFMADD231PS  Z10, Z12, Z2
+	VFMADD231PS  Z11, Z12, Z3
+	VBROADCASTSS 8(CX)(DX*2), Z12
+	VFMADD231PS  Z10, Z12, Z4
+	VFMADD231PS  Z11, Z12, Z5
+	VBROADCASTSS 8(BX), Z12
+	VFMADD231PS  Z10, Z12, Z6
+	VFMADD231PS  Z11, Z12, Z7
+	VBROADCASTSS 8(CX)(DX*4), Z12
+	VFMADD231PS  Z10, Z12, Z8
+	VFMADD231PS  Z11, Z12, Z9
+	VMOVUPS      192(SI), Z10
+	VMOVUPS      192(DI), Z11
+	VBROADCASTSS 12(CX), Z12
+	VFMADD231PS  Z10, Z12, Z0
+	VFMADD231PS  Z11, Z12, Z1
+	VBROADCASTSS 12(CX)(DX*1), Z12
+	VFMADD231PS  Z10, Z12, Z2
+	VFMADD231PS  Z11, Z12, Z3
+	VBROADCASTSS 12(CX)(DX*2), Z12
+	VFMADD231PS  Z10, Z12, Z4
+	VFMADD231PS  Z11, Z12, Z5
+	VBROADCASTSS 12(BX), Z12
+	VFMADD231PS  Z10, Z12, Z6
+	VFMADD231PS  Z11, Z12, Z7
+	VBROADCASTSS 12(CX)(DX*4), Z12
+	VFMADD231PS  Z10, Z12, Z8
+	VFMADD231PS  Z11, Z12, Z9
+	ADDQ         $0x00000010, CX
+	ADDQ         $0x00000010, BX
+	ADDQ         $0x00000100, SI
+	ADDQ         $0x00000100, DI
+	DECQ         R10
+	JNZ          sgemmKernel5x32DirectAVX512_loop
+
+sgemmKernel5x32DirectAVX512_tail:
+	ANDQ $0x03, AX
+	JZ   sgemmKernel5x32DirectAVX512_epilogue
+
+sgemmKernel5x32DirectAVX512_tailloop:
+	VMOVUPS      (SI), Z10
+	VMOVUPS      (DI), Z11
+	VBROADCASTSS (CX), Z12
+	VFMADD231PS  Z10, Z12, Z0
+	VFMADD231PS  Z11, Z12, Z1
+	VBROADCASTSS (CX)(DX*1), Z12
+	VFMADD231PS  Z10, Z12, Z2
+	VFMADD231PS  Z11, Z12, Z3
+	VBROADCASTSS (CX)(DX*2), Z12
+	VFMADD231PS  Z10, Z12, Z4
+	VFMADD231PS  Z11, Z12, Z5
+	VBROADCASTSS (BX), Z12
+	VFMADD231PS  Z10, Z12, Z6
+	VFMADD231PS  Z11, Z12, Z7
+	VBROADCASTSS (CX)(DX*4), Z12
+	VFMADD231PS  Z10, Z12, Z8
+	VFMADD231PS  Z11, Z12, Z9
+	ADDQ         $0x00000004, CX
+	ADDQ         $0x00000004, BX
+	ADDQ         $0x00000040, SI
+	ADDQ         $0x00000040, DI
+	DECQ         AX
+	JNZ          sgemmKernel5x32DirectAVX512_tailloop
+
+	// Epilogue: scale the products by alpha.
+sgemmKernel5x32DirectAVX512_epilogue:
+	VBROADCASTSS alpha+56(FP), Z10
+	VMULPS       Z10, Z0, Z0
+	VMULPS       Z10, Z1, Z1
+	VMULPS       Z10, Z2, Z2
+	VMULPS       Z10, Z3, Z3
+	VMULPS       Z10, Z4, Z4
+	VMULPS       Z10, Z5, Z5
+	VMULPS       Z10, Z6, Z6
+	VMULPS       Z10, Z7, Z7
+	VMULPS       Z10, Z8, Z8
+	VMULPS       Z10, Z9, Z9
+
+	// beta == 0 (ordered compare: a NaN beta takes the general path) stores without reading C.
+	VMOVSS   beta+60(FP), X10
+	VXORPS   X11, X11, X11
+	VUCOMISS X11, X10
+	JNE      sgemmKernel5x32DirectAVX512_beta
+	JP       sgemmKernel5x32DirectAVX512_beta
+	MOVQ     R8, AX
+	VMOVUPS  Z0, (AX)
+	VMOVUPS  Z1, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z3, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z4, (AX)
+	VMOVUPS  Z5, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z6, (AX)
+	VMOVUPS  Z7, 64(AX)
+	ADDQ     R9, AX
+	VMOVUPS  Z8, (AX)
+	VMOVUPS  Z9, 64(AX)
+	JMP      sgemmKernel5x32DirectAVX512_done
+
+	// General beta: C = alpha*A*B + beta*C.
+sgemmKernel5x32DirectAVX512_beta:
+	VBROADCASTSS X10, Z10
+	MOVQ         R8, AX
+	VFMADD231PS  (AX), Z10, Z0
+	VMOVUPS      Z0, (AX)
+	VFMADD231PS  64(AX), Z10, Z1
+	VMOVUPS      Z1, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z10, Z2
+	VMOVUPS      Z2, (AX)
+	VFMADD231PS  64(AX), Z10, Z3
+	VMOVUPS      Z3, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z10, Z4
+	VMOVUPS      Z4, (AX)
+	VFMADD231PS  64(AX), Z10, Z5
+	VMOVUPS      Z5, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z10, Z6
+	VMOVUPS      Z6, (AX)
+	VFMADD231PS  64(AX), Z10, Z7
+	VMOVUPS      Z7, 64(AX)
+	ADDQ         R9, AX
+	VFMADD231PS  (AX), Z10, Z8
+	VMOVUPS      Z8, (AX)
+	VFMADD231PS  64(AX), Z10, Z9
+	VMOVUPS      Z9, 64(AX)
+
+sgemmKernel5x32DirectAVX512_done:
+	VZEROUPPER
+	RET

@@ -31,6 +31,14 @@ func biasClampAVX(y *float32, n int, bias float32, lo float32, hi float32)
 //go:noescape
 func geluAVX2(y *float32, n int)
 
+// geluAVX512 sets y[i] = gelu(y[i]) (the erf form, as geluAVX2) for i in
+// [0, n), n a multiple of 32.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func geluAVX512(y *float32, n int)
+
 // expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of
 // 8, and returns the sum of the y[i] (summed in 8 lanes, then across).
 //

@@ -424,6 +424,143 @@ gelu_done:
 	VZEROUPPER
 	RET
 
+// func geluAVX512(y *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·geluAVX512(SB), NOSPLIT, $0-16
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS vecConsts<>+32(SB), Z0
+	VBROADCASTSS vecConsts<>+320(SB), Z1
+	VBROADCASTSS vecConsts<>+352(SB), Z2
+	VBROADCASTSS vecConsts<>+384(SB), Z3
+	VBROADCASTSS vecConsts<>+416(SB), Z4
+	VBROADCASTSS vecConsts<>+448(SB), Z5
+	VBROADCASTSS vecConsts<>+480(SB), Z6
+	VBROADCASTSS vecConsts<>+512(SB), Z7
+	VBROADCASTSS vecConsts<>+544(SB), Z8
+	VBROADCASTSS vecConsts<>+576(SB), Z9
+	VBROADCASTSS vecConsts<>+608(SB), Z10
+	VBROADCASTSS vecConsts<>+640(SB), Z11
+	VBROADCASTSS vecConsts<>+672(SB), Z12
+	VBROADCASTSS vecConsts<>+704(SB), Z13
+	VBROADCASTSS vecConsts<>+736(SB), Z14
+	VBROADCASTSS vecConsts<>+768(SB), Z15
+	VBROADCASTSS vecConsts<>+800(SB), Z16
+	VPXORD       Z17, Z17, Z17
+	XORQ         DX, DX
+
+gelu512_loop:
+	CMPQ        DX, CX
+	JGE         gelu512_done
+	VMOVUPS     (AX)(DX*4), Z18
+	VPANDD.BCST vecConsts<>+128(SB), Z18, Z19
+	VMULPS.BCST vecConsts<>+96(SB), Z19, Z19
+
+	// t = 1/(1+z/2)
+	VBROADCASTSS     vecConsts<>+64(SB), Z20
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z19, Z20
+	VBROADCASTSS     vecConsts<>+0(SB), Z21
+	VDIVPS           Z20, Z21, Z20
+
+	// e = -z*z + P(t)
+	VMOVAPS           Z7, Z21
+	VFMADD213PS       Z8, Z20, Z21
+	VFMADD213PS       Z9, Z20, Z21
+	VFMADD213PS       Z10, Z20, Z21
+	VFMADD213PS       Z11, Z20, Z21
+	VFMADD213PS       Z12, Z20, Z21
+	VFMADD213PS       Z13, Z20, Z21
+	VFMADD213PS       Z14, Z20, Z21
+	VFMADD213PS       Z15, Z20, Z21
+	VFMADD213PS       Z16, Z20, Z21
+	VMOVAPS           Z21, Z22
+	VFNMADD231PS      Z19, Z19, Z22
+	VMINPS.BCST       vecConsts<>+160(SB), Z22, Z22
+	VMAXPS.BCST       vecConsts<>+192(SB), Z22, Z22
+	VMULPS.BCST       vecConsts<>+224(SB), Z22, Z19
+	VRNDSCALEPS       $0x00, Z19, Z19
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z19, Z22
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z19, Z22
+	VMOVAPS           Z1, Z23
+	VFMADD213PS       Z2, Z22, Z23
+	VFMADD213PS       Z3, Z22, Z23
+	VFMADD213PS       Z4, Z22, Z23
+	VFMADD213PS       Z5, Z22, Z23
+	VFMADD213PS       Z6, Z22, Z23
+	VMULPS            Z22, Z22, Z21
+	VFMADD213PS       Z22, Z21, Z23
+	VADDPS.BCST       vecConsts<>+0(SB), Z23, Z23
+	VCVTPS2DQ         Z19, Z19
+	VPSLLD            $0x17, Z19, Z19
+	VPADDD.BCST       vecConsts<>+0(SB), Z19, Z19
+	VMULPS            Z19, Z23, Z22
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS      Z20, Z22, Z22
+	VSUBPS      Z22, Z0, Z21
+	VCMPPS      $0x01, Z17, Z18, K1
+	VMOVAPS     Z22, K1, Z21
+	VMULPS.BCST vecConsts<>+64(SB), Z18, Z18
+	VMULPS      Z21, Z18, Z18
+	VMOVUPS     Z18, (AX)(DX*4)
+	VMOVUPS     64(AX)(DX*4), Z18
+	VPANDD.BCST vecConsts<>+128(SB), Z18, Z19
+	VMULPS.BCST vecConsts<>+96(SB), Z19, Z19
+
+	// t = 1/(1+z/2)
+	VBROADCASTSS     vecConsts<>+64(SB), Z20
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z19, Z20
+	VBROADCASTSS     vecConsts<>+0(SB), Z21
+	VDIVPS           Z20, Z21, Z20
+
+	// e = -z*z + P(t)
+	VMOVAPS           Z7, Z21
+	VFMADD213PS       Z8, Z20, Z21
+	VFMADD213PS       Z9, Z20, Z21
+	VFMADD213PS       Z10, Z20, Z21
+	VFMADD213PS       Z11, Z20, Z21
+	VFMADD213PS       Z12, Z20, Z21
+	VFMADD213PS       Z13, Z20, Z21
+	VFMADD213PS       Z14, Z20, Z21
+	VFMADD213PS       Z15, Z20, Z21
+	VFMADD213PS       Z16, Z20, Z21
+	VMOVAPS           Z21, Z22
+	VFNMADD231PS      Z19, Z19, Z22
+	VMINPS.BCST       vecConsts<>+160(SB), Z22, Z22
+	VMAXPS.BCST       vecConsts<>+192(SB), Z22, Z22
+	VMULPS.BCST       vecConsts<>+224(SB), Z22, Z19
+	VRNDSCALEPS       $0x00, Z19, Z19
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z19, Z22
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z19, Z22
+	VMOVAPS           Z1, Z23
+	VFMADD213PS       Z2, Z22, Z23
+	VFMADD213PS       Z3, Z22, Z23
+	VFMADD213PS       Z4, Z22, Z23
+	VFMADD213PS       Z5, Z22, Z23
+	VFMADD213PS       Z6, Z22, Z23
+	VMULPS            Z22, Z22, Z21
+	VFMADD213PS       Z22, Z21, Z23
+	VADDPS.BCST       vecConsts<>+0(SB), Z23, Z23
+	VCVTPS2DQ         Z19, Z19
+	VPSLLD            $0x17, Z19, Z19
+	VPADDD.BCST       vecConsts<>+0(SB), Z19, Z19
+	VMULPS            Z19, Z23, Z22
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS      Z20, Z22, Z22
+	VSUBPS      Z22, Z0, Z21
+	VCMPPS      $0x01, Z17, Z18, K1
+	VMOVAPS     Z22, K1, Z21
+	VMULPS.BCST vecConsts<>+64(SB), Z18, Z18
+	VMULPS      Z21, Z18, Z18
+	VMOVUPS     Z18, 64(AX)(DX*4)
+	ADDQ        $0x20, DX
+	JMP         gelu512_loop
+
+gelu512_done:
+	VZEROUPPER
+	RET
+
 // func expSumAVX2(y *float32, x *float32, n int, sub float32) float32
 // Requires: AVX, AVX2, FMA3, SSE
 TEXT ·expSumAVX2(SB), NOSPLIT, $0-36

@@ -222,6 +222,18 @@ func Transpose(n *Node) error {
 	}
 	out := n.Out[0]
 	out.Resize(x.DType, os.s()...)
+	if xf, ok := x.Data.([]float32); ok && r == 4 && perm != nil {
+		// NHWC <-> NCHW (the layout pass's conversions): one 2-D
+		// transpose per image, in tiles.
+		switch {
+		case perm[0] == 0 && perm[1] == 2 && perm[2] == 3 && perm[3] == 1:
+			transpose2D32(out.F32(), xf, x.Shape[0], x.Shape[1], x.Shape[2]*x.Shape[3])
+			return nil
+		case perm[0] == 0 && perm[1] == 3 && perm[2] == 1 && perm[3] == 2:
+			transpose2D32(out.F32(), xf, x.Shape[0], x.Shape[1]*x.Shape[2], x.Shape[3])
+			return nil
+		}
+	}
 	w.rank, w.nops = r, 2
 	copy(w.dims[:], os.s())
 	ewContig(&w.st[0], os.s())
