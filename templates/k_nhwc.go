@@ -309,6 +309,9 @@ func fusedConvNHWC(n *Node) error {
 	if len(X.Shape) != 4 {
 		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
 	}
+	if n.Attrs.Ints(convWinogradAttr) != nil {
+		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_wnhwc.go
+	}
 	sc := n.ScratchInts(24)
 	ws := W.Shape
 	packed := false
