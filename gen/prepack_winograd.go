@@ -62,11 +62,51 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 		return nil, "", false
 	}
 	dims, ok := x.Type.Shape.Consts()
-	if !ok || mode == WinogradAuto && !winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) {
+	if !ok {
+		return nil, "", false
+	}
+	if n.AttrString("layout", "NCHW") == "NHWC" {
+		// The layout pass's channels-last FusedConv (templates/k_wnhwc.go).
+		if mode == WinogradAuto && !winogradUsefulNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])) {
+			return nil, "", false
+		}
+		u, ok := templates.PrepackConvWinogradNHWC(data, ws)
+		return u, templates.ConvWinogradAttr, ok
+	}
+	if mode == WinogradAuto && !winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) {
 		return nil, "", false
 	}
 	u, ok := templates.PrepackConvWinograd(data, ws)
 	return u, templates.ConvWinogradAttr, ok
+}
+
+// winogradUsefulNHWC is winogradUseful for NHWC convolutions
+// (FusedConv layout=NHWC, templates/k_wnhwc.go: channels in the vector
+// lanes, the GEMMs [tiles, C] x U[xi] read V in place), M output and C
+// input channels over an H x W input map.
+//
+// Calibrated on the shared 2-vCPU AVX-512 Xeon with BenchmarkConvWinogradNHWC
+// (bias, Relu, pads 1, batch 1; Winograd time / prepacked NHWC im2col+GEMM
+// time, 1 thread / 2 threads, machine loaded by other sessions, so +-15%):
+//
+//	C=M=64 56x56 0.38/0.36, 128 28x28 0.42/0.36, 256 14x14 0.52/0.46,
+//	512 7x7 0.84/0.81, 256 7x7 0.81/0.65, 128 14x14 0.50/0.61, 64 7x7 0.17/0.62,
+//	32 28x28 0.28/0.76; C=16 M=64 55x55 0.48/0.47, C=32 M=128 27x27 0.39/0.54,
+//	C=48 M=192 13x13 0.50/0.59, C=64 M=256 13x13 0.49/0.60; C=8 M=64 56x56
+//	0.36/0.81, C=16 M=16 56x56 0.37/0.47, C=64 M=8 28x28 0.28/0.35,
+//	C=M=8 14x14 0.35/0.29; C=3 M=32 56x56 0.88/1.32.
+//
+// Unlike NCHW, small maps win there too: the GEMM rows are tiles (any
+// count), the columns the output channels, so no panel is left mostly
+// empty. But inside a model the weights are cold, and U is 4x the 3x3
+// weights: resnet50 1 thread per node (bench -profile, off -> auto),
+// 64x56 1.9-2.4 -> 0.68 ms, 128x28 1.7 -> 0.82, 256x14 2.1 -> 1.23,
+// 512x7 2.84 -> 2.98-3.23 ms (37.7 MB of U streamed for 4 tiles a run).
+// Hence maps of at least 14x14 (16 tiles), or U of at most 2.4 MB (C*M
+// up to 128*128) on smaller ones; very few input channels lose (the
+// transforms outweigh a GEMM with K = C).
+func winogradUsefulNHWC(M, C, H, W int) bool {
+	return C >= 8 && (H >= 14 && W >= 14 || C*M <= 128*128)
 }
 
 // winogradUseful is the per-layer rule of WinogradAuto: Winograd where M

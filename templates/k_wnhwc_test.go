@@ -194,6 +194,7 @@ func BenchmarkConvWinogradNHWC(b *testing.B) {
 		{"64x56", 64, 64, 56}, {"128x28", 128, 128, 28}, {"256x14", 256, 256, 14}, {"512x7", 512, 512, 7},
 		{"squeeze16x55", 16, 64, 55}, {"squeeze32x27", 32, 128, 27}, {"squeeze48x13", 48, 192, 13}, {"squeeze64x13", 64, 256, 13},
 		{"c32m32x28", 32, 32, 28}, {"c128m128x14", 128, 128, 14}, {"c256m256x7", 256, 256, 7}, {"c64m64x7", 64, 64, 7},
+		{"c3m32x56", 3, 32, 56}, {"c8m64x56", 8, 64, 56}, {"c16m16x56", 16, 16, 56}, {"c64m8x28", 64, 8, 28}, {"c8m8x14", 8, 8, 14},
 	} {
 		X, W, B := nhwcOf(nnRand(r, 1, s.c, s.h, s.h), F32), nnRand(r, s.m, s.c, 3, 3), nnRand(r, s.m)
 		packed, _ := PrepackConvWeightsNHWC(W.F32(), W.Shape, 1)
