@@ -4,40 +4,78 @@
 
 package templates
 
-// wnInputAVX2 sets v[xi*ldv+j] = (B^T d B)[xi] for j in [0, nv), nv a multiple of 8,
+// wnInput4AVX2 sets v[xi*ldv+j] = (B^T d B)[xi] for j in [0, nv), nv a multiple of 8,
 // where d[k] = src[k][j] for the 36 pixels k of a 6x6 input window:
 // Winograd F(4x4, 3x3)'s input transform with channels in the lanes.
 //
 // Requires: AVX, FMA
 //
 //go:noescape
-func wnInputAVX2(v *float32, ldv int, src *[36]*float32, nv int)
+func wnInput4AVX2(v *float32, ldv int, src *[36]*float32, nv int)
 
-// wnInputAVX512 sets v[xi*ldv+j] = (B^T d B)[xi] for j in [0, nv), nv a multiple of 16,
-// where d[k] = src[k][j] for the 36 pixels k of a 6x6 input window:
-// Winograd F(4x4, 3x3)'s input transform with channels in the lanes.
-//
-// Requires: AVX512F
-//
-//go:noescape
-func wnInputAVX512(v *float32, ldv int, src *[36]*float32, nv int)
-
-// wnOutputAVX2 sets dst[p][j] = clamp(o[p] + bias[j] (+ z[p][j] when zmode is 1)) (+ z[p][j] when
-// zmode is 2) for j in [0, nv), nv a multiple of 8, where o = A^T s A and
+// wnOutput4AVX2 sets dst[p][j] = clamp(o[p] + bias[j] (+ z[p][j] when zmode is 1)) (+ z[p][j] when
+// zmode is 2) for j in [0, nv), nv a multiple of 8, p in [0, 16), where o = A^T s A and
 // s[xi] = mo[xi*ldm+j]: Winograd F(4x4, 3x3)'s output transform with channels
 // in the lanes and FusedConv's epilogue; clamp is min(max(., lo), hi).
 //
 // Requires: AVX, FMA
 //
 //go:noescape
-func wnOutputAVX2(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+func wnOutput4AVX2(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
 
-// wnOutputAVX512 sets dst[p][j] = clamp(o[p] + bias[j] (+ z[p][j] when zmode is 1)) (+ z[p][j] when
-// zmode is 2) for j in [0, nv), nv a multiple of 16, where o = A^T s A and
+// wnInput4AVX512 sets v[xi*ldv+j] = (B^T d B)[xi] for j in [0, nv), nv a multiple of 16,
+// where d[k] = src[k][j] for the 36 pixels k of a 6x6 input window:
+// Winograd F(4x4, 3x3)'s input transform with channels in the lanes.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func wnInput4AVX512(v *float32, ldv int, src *[36]*float32, nv int)
+
+// wnOutput4AVX512 sets dst[p][j] = clamp(o[p] + bias[j] (+ z[p][j] when zmode is 1)) (+ z[p][j] when
+// zmode is 2) for j in [0, nv), nv a multiple of 16, p in [0, 16), where o = A^T s A and
 // s[xi] = mo[xi*ldm+j]: Winograd F(4x4, 3x3)'s output transform with channels
 // in the lanes and FusedConv's epilogue; clamp is min(max(., lo), hi).
 //
 // Requires: AVX512F
 //
 //go:noescape
-func wnOutputAVX512(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+func wnOutput4AVX512(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+
+// wnInput2AVX2 sets v[xi*ldv+j] = (B^T d B)[xi] for j in [0, nv), nv a multiple of 8,
+// where d[k] = src[k][j] for the 16 pixels k of a 4x4 input window:
+// Winograd F(2x2, 3x3)'s input transform with channels in the lanes.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func wnInput2AVX2(v *float32, ldv int, src *[36]*float32, nv int)
+
+// wnOutput2AVX2 sets dst[p][j] = clamp(o[p] + bias[j] (+ z[p][j] when zmode is 1)) (+ z[p][j] when
+// zmode is 2) for j in [0, nv), nv a multiple of 8, p in [0, 4), where o = A^T s A and
+// s[xi] = mo[xi*ldm+j]: Winograd F(2x2, 3x3)'s output transform with channels
+// in the lanes and FusedConv's epilogue; clamp is min(max(., lo), hi).
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func wnOutput2AVX2(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+
+// wnInput2AVX512 sets v[xi*ldv+j] = (B^T d B)[xi] for j in [0, nv), nv a multiple of 16,
+// where d[k] = src[k][j] for the 16 pixels k of a 4x4 input window:
+// Winograd F(2x2, 3x3)'s input transform with channels in the lanes.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func wnInput2AVX512(v *float32, ldv int, src *[36]*float32, nv int)
+
+// wnOutput2AVX512 sets dst[p][j] = clamp(o[p] + bias[j] (+ z[p][j] when zmode is 1)) (+ z[p][j] when
+// zmode is 2) for j in [0, nv), nv a multiple of 16, p in [0, 4), where o = A^T s A and
+// s[xi] = mo[xi*ldm+j]: Winograd F(2x2, 3x3)'s output transform with channels
+// in the lanes and FusedConv's epilogue; clamp is min(max(., lo), hi).
+//
+// Requires: AVX512F
+//
+//go:noescape
+func wnOutput2AVX512(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)

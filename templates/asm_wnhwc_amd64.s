@@ -38,9 +38,9 @@ DATA wnConsts<>+120(SB)/4, $0x41000000
 DATA wnConsts<>+124(SB)/4, $0x41000000
 GLOBL wnConsts<>(SB), RODATA|NOPTR, $128
 
-// func wnInputAVX2(v *float32, ldv int, src *[36]*float32, nv int)
+// func wnInput4AVX2(v *float32, ldv int, src *[36]*float32, nv int)
 // Requires: AVX, FMA3
-TEXT ·wnInputAVX2(SB), $1152-32
+TEXT ·wnInput4AVX2(SB), $1152-32
 	MOVQ v+0(FP), AX
 	MOVQ ldv+8(FP), CX
 	SHLQ $0x02, CX
@@ -49,9 +49,9 @@ TEXT ·wnInputAVX2(SB), $1152-32
 	LEAQ (CX)(CX*4), SI
 	XORQ DI, DI
 
-wnInputAVX2_loop:
+wnInput4AVX2_loop:
 	CMPQ DI, nv+24(FP)
-	JGE  wnInputAVX2_done
+	JGE  wnInput4AVX2_done
 
 	// Columns: scratch[r*6+q] = (B^T d)[r][q].
 	MOVQ         (DX), R8
@@ -271,7 +271,7 @@ wnInputAVX2_loop:
 	VMOVUPS      Y2, 928(SP)
 	VMOVUPS      Y7, 1120(SP)
 
-	// Rows: V[r*6+c] = (scratch B)[r][c], six points ldv apart.
+	// Rows: V[r*6+c] = (scratch B)[r][c], points ldv apart.
 	LEAQ         (AX)(DI*4), R8
 	VMOVUPS      (SP), Y0
 	VMOVUPS      32(SP), Y1
@@ -459,15 +459,932 @@ wnInputAVX2_loop:
 	VMOVUPS      Y2, (R8)(CX*4)
 	VMOVUPS      Y7, (R8)(SI*1)
 	ADDQ         $0x08, DI
-	JMP          wnInputAVX2_loop
+	JMP          wnInput4AVX2_loop
 
-wnInputAVX2_done:
+wnInput4AVX2_done:
 	VZEROUPPER
 	RET
 
-// func wnInputAVX512(v *float32, ldv int, src *[36]*float32, nv int)
+// func wnOutput4AVX2(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+// Requires: AVX, FMA3
+TEXT ·wnOutput4AVX2(SB), $768-64
+	VBROADCASTSS lo+56(FP), Y0
+	VBROADCASTSS hi+60(FP), Y1
+	MOVQ         dst+0(FP), AX
+	MOVQ         mo+8(FP), CX
+	MOVQ         bias+24(FP), DX
+	MOVQ         z+32(FP), BX
+	MOVQ         ldm+16(FP), SI
+	SHLQ         $0x02, SI
+	LEAQ         (SI)(SI*2), SI
+	SHLQ         $0x01, SI
+	LEAQ         (SI)(SI*2), DI
+	LEAQ         (SI)(SI*4), R8
+	XORQ         R9, R9
+	CMPQ         zmode+48(FP), $0x01
+	JEQ          wnOutput4AVX2_z1
+	CMPQ         zmode+48(FP), $0x02
+	JEQ          wnOutput4AVX2_z2
+
+wnOutput4AVX2_z0:
+	CMPQ R9, nv+40(FP)
+	JGE  wnOutput4AVX2_done
+
+	// Columns: scratch[r*6+q] = (A^T s)[r][q].
+	LEAQ        (CX)(R9*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, (SP)
+	VMOVUPS     Y8, 192(SP)
+	VMOVUPS     Y5, 384(SP)
+	VMOVUPS     Y2, 576(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 32(SP)
+	VMOVUPS     Y8, 224(SP)
+	VMOVUPS     Y5, 416(SP)
+	VMOVUPS     Y2, 608(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 64(SP)
+	VMOVUPS     Y8, 256(SP)
+	VMOVUPS     Y5, 448(SP)
+	VMOVUPS     Y2, 640(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 96(SP)
+	VMOVUPS     Y8, 288(SP)
+	VMOVUPS     Y5, 480(SP)
+	VMOVUPS     Y2, 672(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 128(SP)
+	VMOVUPS     Y8, 320(SP)
+	VMOVUPS     Y5, 512(SP)
+	VMOVUPS     Y2, 704(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 160(SP)
+	VMOVUPS     Y8, 352(SP)
+	VMOVUPS     Y5, 544(SP)
+	VMOVUPS     Y2, 736(SP)
+
+	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS     (DX)(R9*4), Y2
+	VMOVUPS     32(SP), Y3
+	VMOVUPS     96(SP), Y4
+	VMOVUPS     160(SP), Y5
+	VADDPS      64(SP), Y3, Y6
+	VSUBPS      64(SP), Y3, Y3
+	VADDPS      128(SP), Y4, Y7
+	VSUBPS      128(SP), Y4, Y4
+	VADDPS      (SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	MOVQ        (AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	MOVQ        8(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	MOVQ        16(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	MOVQ        24(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     224(SP), Y3
+	VMOVUPS     288(SP), Y4
+	VMOVUPS     352(SP), Y5
+	VADDPS      256(SP), Y3, Y6
+	VSUBPS      256(SP), Y3, Y3
+	VADDPS      320(SP), Y4, Y7
+	VSUBPS      320(SP), Y4, Y4
+	VADDPS      192(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	MOVQ        32(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	MOVQ        40(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	MOVQ        48(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	MOVQ        56(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     416(SP), Y3
+	VMOVUPS     480(SP), Y4
+	VMOVUPS     544(SP), Y5
+	VADDPS      448(SP), Y3, Y6
+	VSUBPS      448(SP), Y3, Y3
+	VADDPS      512(SP), Y4, Y7
+	VSUBPS      512(SP), Y4, Y4
+	VADDPS      384(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	MOVQ        64(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	MOVQ        72(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	MOVQ        80(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	MOVQ        88(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     608(SP), Y3
+	VMOVUPS     672(SP), Y4
+	VMOVUPS     736(SP), Y5
+	VADDPS      640(SP), Y3, Y6
+	VSUBPS      640(SP), Y3, Y3
+	VADDPS      704(SP), Y4, Y7
+	VSUBPS      704(SP), Y4, Y4
+	VADDPS      576(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	MOVQ        96(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	MOVQ        104(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	MOVQ        112(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	MOVQ        120(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	ADDQ        $0x08, R9
+	JMP         wnOutput4AVX2_z0
+
+wnOutput4AVX2_z1:
+	CMPQ R9, nv+40(FP)
+	JGE  wnOutput4AVX2_done
+
+	// Columns: scratch[r*6+q] = (A^T s)[r][q].
+	LEAQ        (CX)(R9*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, (SP)
+	VMOVUPS     Y8, 192(SP)
+	VMOVUPS     Y5, 384(SP)
+	VMOVUPS     Y2, 576(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 32(SP)
+	VMOVUPS     Y8, 224(SP)
+	VMOVUPS     Y5, 416(SP)
+	VMOVUPS     Y2, 608(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 64(SP)
+	VMOVUPS     Y8, 256(SP)
+	VMOVUPS     Y5, 448(SP)
+	VMOVUPS     Y2, 640(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 96(SP)
+	VMOVUPS     Y8, 288(SP)
+	VMOVUPS     Y5, 480(SP)
+	VMOVUPS     Y2, 672(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 128(SP)
+	VMOVUPS     Y8, 320(SP)
+	VMOVUPS     Y5, 512(SP)
+	VMOVUPS     Y2, 704(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 160(SP)
+	VMOVUPS     Y8, 352(SP)
+	VMOVUPS     Y5, 544(SP)
+	VMOVUPS     Y2, 736(SP)
+
+	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS     (DX)(R9*4), Y2
+	VMOVUPS     32(SP), Y3
+	VMOVUPS     96(SP), Y4
+	VMOVUPS     160(SP), Y5
+	VADDPS      64(SP), Y3, Y6
+	VSUBPS      64(SP), Y3, Y3
+	VADDPS      128(SP), Y4, Y7
+	VSUBPS      128(SP), Y4, Y4
+	VADDPS      (SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	MOVQ        (BX), R11
+	VADDPS      (R11)(R9*4), Y8, Y8
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	MOVQ        (AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	MOVQ        8(BX), R11
+	VADDPS      (R11)(R9*4), Y9, Y9
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	MOVQ        8(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	MOVQ        16(BX), R11
+	VADDPS      (R11)(R9*4), Y6, Y6
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	MOVQ        16(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	MOVQ        24(BX), R11
+	VADDPS      (R11)(R9*4), Y3, Y3
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	MOVQ        24(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     224(SP), Y3
+	VMOVUPS     288(SP), Y4
+	VMOVUPS     352(SP), Y5
+	VADDPS      256(SP), Y3, Y6
+	VSUBPS      256(SP), Y3, Y3
+	VADDPS      320(SP), Y4, Y7
+	VSUBPS      320(SP), Y4, Y4
+	VADDPS      192(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	MOVQ        32(BX), R11
+	VADDPS      (R11)(R9*4), Y8, Y8
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	MOVQ        32(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	MOVQ        40(BX), R11
+	VADDPS      (R11)(R9*4), Y9, Y9
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	MOVQ        40(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	MOVQ        48(BX), R11
+	VADDPS      (R11)(R9*4), Y6, Y6
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	MOVQ        48(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	MOVQ        56(BX), R11
+	VADDPS      (R11)(R9*4), Y3, Y3
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	MOVQ        56(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     416(SP), Y3
+	VMOVUPS     480(SP), Y4
+	VMOVUPS     544(SP), Y5
+	VADDPS      448(SP), Y3, Y6
+	VSUBPS      448(SP), Y3, Y3
+	VADDPS      512(SP), Y4, Y7
+	VSUBPS      512(SP), Y4, Y4
+	VADDPS      384(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	MOVQ        64(BX), R11
+	VADDPS      (R11)(R9*4), Y8, Y8
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	MOVQ        64(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	MOVQ        72(BX), R11
+	VADDPS      (R11)(R9*4), Y9, Y9
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	MOVQ        72(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	MOVQ        80(BX), R11
+	VADDPS      (R11)(R9*4), Y6, Y6
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	MOVQ        80(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	MOVQ        88(BX), R11
+	VADDPS      (R11)(R9*4), Y3, Y3
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	MOVQ        88(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     608(SP), Y3
+	VMOVUPS     672(SP), Y4
+	VMOVUPS     736(SP), Y5
+	VADDPS      640(SP), Y3, Y6
+	VSUBPS      640(SP), Y3, Y3
+	VADDPS      704(SP), Y4, Y7
+	VSUBPS      704(SP), Y4, Y4
+	VADDPS      576(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	MOVQ        96(BX), R11
+	VADDPS      (R11)(R9*4), Y8, Y8
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	MOVQ        96(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	MOVQ        104(BX), R11
+	VADDPS      (R11)(R9*4), Y9, Y9
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	MOVQ        104(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	MOVQ        112(BX), R11
+	VADDPS      (R11)(R9*4), Y6, Y6
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	MOVQ        112(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	MOVQ        120(BX), R11
+	VADDPS      (R11)(R9*4), Y3, Y3
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	MOVQ        120(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	ADDQ        $0x08, R9
+	JMP         wnOutput4AVX2_z1
+
+wnOutput4AVX2_z2:
+	CMPQ R9, nv+40(FP)
+	JGE  wnOutput4AVX2_done
+
+	// Columns: scratch[r*6+q] = (A^T s)[r][q].
+	LEAQ        (CX)(R9*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, (SP)
+	VMOVUPS     Y8, 192(SP)
+	VMOVUPS     Y5, 384(SP)
+	VMOVUPS     Y2, 576(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 32(SP)
+	VMOVUPS     Y8, 224(SP)
+	VMOVUPS     Y5, 416(SP)
+	VMOVUPS     Y2, 608(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 64(SP)
+	VMOVUPS     Y8, 256(SP)
+	VMOVUPS     Y5, 448(SP)
+	VMOVUPS     Y2, 640(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 96(SP)
+	VMOVUPS     Y8, 288(SP)
+	VMOVUPS     Y5, 480(SP)
+	VMOVUPS     Y2, 672(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 128(SP)
+	VMOVUPS     Y8, 320(SP)
+	VMOVUPS     Y5, 512(SP)
+	VMOVUPS     Y2, 704(SP)
+	MOVQ        ldm+16(FP), R11
+	LEAQ        (R10)(R11*4), R10
+	VMOVUPS     (R10)(SI*1), Y2
+	VMOVUPS     (R10)(DI*1), Y3
+	VMOVUPS     (R10)(R8*1), Y4
+	VADDPS      (R10)(SI*2), Y2, Y5
+	VSUBPS      (R10)(SI*2), Y2, Y2
+	VADDPS      (R10)(SI*4), Y3, Y6
+	VSUBPS      (R10)(SI*4), Y3, Y3
+	VADDPS      (R10), Y5, Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVAPS     Y2, Y8
+	VFMADD231PS wnConsts<>+0(SB), Y3, Y8
+	VMOVAPS     Y5, Y5
+	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
+	VADDPS      Y4, Y2, Y2
+	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
+	VMOVUPS     Y7, 160(SP)
+	VMOVUPS     Y8, 352(SP)
+	VMOVUPS     Y5, 544(SP)
+	VMOVUPS     Y2, 736(SP)
+
+	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS     (DX)(R9*4), Y2
+	VMOVUPS     32(SP), Y3
+	VMOVUPS     96(SP), Y4
+	VMOVUPS     160(SP), Y5
+	VADDPS      64(SP), Y3, Y6
+	VSUBPS      64(SP), Y3, Y3
+	VADDPS      128(SP), Y4, Y7
+	VSUBPS      128(SP), Y4, Y4
+	VADDPS      (SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	MOVQ        (BX), R11
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	VADDPS      (R11)(R9*4), Y8, Y8
+	MOVQ        (AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	MOVQ        8(BX), R11
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	VADDPS      (R11)(R9*4), Y9, Y9
+	MOVQ        8(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	MOVQ        16(BX), R11
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	VADDPS      (R11)(R9*4), Y6, Y6
+	MOVQ        16(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	MOVQ        24(BX), R11
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	VADDPS      (R11)(R9*4), Y3, Y3
+	MOVQ        24(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     224(SP), Y3
+	VMOVUPS     288(SP), Y4
+	VMOVUPS     352(SP), Y5
+	VADDPS      256(SP), Y3, Y6
+	VSUBPS      256(SP), Y3, Y3
+	VADDPS      320(SP), Y4, Y7
+	VSUBPS      320(SP), Y4, Y4
+	VADDPS      192(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	MOVQ        32(BX), R11
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	VADDPS      (R11)(R9*4), Y8, Y8
+	MOVQ        32(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	MOVQ        40(BX), R11
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	VADDPS      (R11)(R9*4), Y9, Y9
+	MOVQ        40(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	MOVQ        48(BX), R11
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	VADDPS      (R11)(R9*4), Y6, Y6
+	MOVQ        48(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	MOVQ        56(BX), R11
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	VADDPS      (R11)(R9*4), Y3, Y3
+	MOVQ        56(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     416(SP), Y3
+	VMOVUPS     480(SP), Y4
+	VMOVUPS     544(SP), Y5
+	VADDPS      448(SP), Y3, Y6
+	VSUBPS      448(SP), Y3, Y3
+	VADDPS      512(SP), Y4, Y7
+	VSUBPS      512(SP), Y4, Y4
+	VADDPS      384(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	MOVQ        64(BX), R11
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	VADDPS      (R11)(R9*4), Y8, Y8
+	MOVQ        64(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	MOVQ        72(BX), R11
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	VADDPS      (R11)(R9*4), Y9, Y9
+	MOVQ        72(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	MOVQ        80(BX), R11
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	VADDPS      (R11)(R9*4), Y6, Y6
+	MOVQ        80(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	MOVQ        88(BX), R11
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	VADDPS      (R11)(R9*4), Y3, Y3
+	MOVQ        88(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	VMOVUPS     608(SP), Y3
+	VMOVUPS     672(SP), Y4
+	VMOVUPS     736(SP), Y5
+	VADDPS      640(SP), Y3, Y6
+	VSUBPS      640(SP), Y3, Y3
+	VADDPS      704(SP), Y4, Y7
+	VSUBPS      704(SP), Y4, Y4
+	VADDPS      576(SP), Y6, Y8
+	VADDPS      Y7, Y8, Y8
+	VMOVAPS     Y3, Y9
+	VFMADD231PS wnConsts<>+0(SB), Y4, Y9
+	VMOVAPS     Y6, Y6
+	VFMADD231PS wnConsts<>+32(SB), Y7, Y6
+	VADDPS      Y5, Y3, Y3
+	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
+	VADDPS      Y2, Y8, Y8
+	MOVQ        96(BX), R11
+	VMAXPS      Y8, Y0, Y8
+	VMINPS      Y8, Y1, Y8
+	VADDPS      (R11)(R9*4), Y8, Y8
+	MOVQ        96(AX), R11
+	VMOVUPS     Y8, (R11)(R9*4)
+	VADDPS      Y2, Y9, Y9
+	MOVQ        104(BX), R11
+	VMAXPS      Y9, Y0, Y9
+	VMINPS      Y9, Y1, Y9
+	VADDPS      (R11)(R9*4), Y9, Y9
+	MOVQ        104(AX), R11
+	VMOVUPS     Y9, (R11)(R9*4)
+	VADDPS      Y2, Y6, Y6
+	MOVQ        112(BX), R11
+	VMAXPS      Y6, Y0, Y6
+	VMINPS      Y6, Y1, Y6
+	VADDPS      (R11)(R9*4), Y6, Y6
+	MOVQ        112(AX), R11
+	VMOVUPS     Y6, (R11)(R9*4)
+	VADDPS      Y2, Y3, Y3
+	MOVQ        120(BX), R11
+	VMAXPS      Y3, Y0, Y3
+	VMINPS      Y3, Y1, Y3
+	VADDPS      (R11)(R9*4), Y3, Y3
+	MOVQ        120(AX), R11
+	VMOVUPS     Y3, (R11)(R9*4)
+	ADDQ        $0x08, R9
+	JMP         wnOutput4AVX2_z2
+
+wnOutput4AVX2_done:
+	VZEROUPPER
+	RET
+
+// func wnInput4AVX512(v *float32, ldv int, src *[36]*float32, nv int)
 // Requires: AVX, AVX512F
-TEXT ·wnInputAVX512(SB), $2304-32
+TEXT ·wnInput4AVX512(SB), $2304-32
 	VBROADCASTSS wnConsts<>+0(SB), Z0
 	VBROADCASTSS wnConsts<>+32(SB), Z1
 	VBROADCASTSS wnConsts<>+64(SB), Z2
@@ -480,9 +1397,9 @@ TEXT ·wnInputAVX512(SB), $2304-32
 	LEAQ         (CX)(CX*4), SI
 	XORQ         DI, DI
 
-wnInputAVX512_loop:
+wnInput4AVX512_loop:
 	CMPQ DI, nv+24(FP)
-	JGE  wnInputAVX512_done
+	JGE  wnInput4AVX512_done
 
 	// Columns: scratch[r*6+q] = (B^T d)[r][q].
 	MOVQ         (DX), R8
@@ -702,7 +1619,7 @@ wnInputAVX512_loop:
 	VMOVUPS      Z5, 1856(SP)
 	VMOVUPS      Z10, 2240(SP)
 
-	// Rows: V[r*6+c] = (scratch B)[r][c], six points ldv apart.
+	// Rows: V[r*6+c] = (scratch B)[r][c], points ldv apart.
 	LEAQ         (AX)(DI*4), R8
 	VMOVUPS      (SP), Z3
 	VMOVUPS      64(SP), Z4
@@ -890,902 +1807,15 @@ wnInputAVX512_loop:
 	VMOVUPS      Z5, (R8)(CX*4)
 	VMOVUPS      Z10, (R8)(SI*1)
 	ADDQ         $0x10, DI
-	JMP          wnInputAVX512_loop
+	JMP          wnInput4AVX512_loop
 
-wnInputAVX512_done:
+wnInput4AVX512_done:
 	VZEROUPPER
 	RET
 
-// func wnOutputAVX2(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
-// Requires: AVX, FMA3
-TEXT ·wnOutputAVX2(SB), $768-64
-	VBROADCASTSS lo+56(FP), Y0
-	VBROADCASTSS hi+60(FP), Y1
-	MOVQ         dst+0(FP), AX
-	MOVQ         mo+8(FP), CX
-	MOVQ         bias+24(FP), DX
-	MOVQ         z+32(FP), BX
-	MOVQ         ldm+16(FP), SI
-	SHLQ         $0x02, SI
-	LEAQ         (SI)(SI*2), SI
-	SHLQ         $0x01, SI
-	LEAQ         (SI)(SI*2), DI
-	LEAQ         (DI)(SI*2), R8
-	XORQ         R9, R9
-	CMPQ         zmode+48(FP), $0x01
-	JEQ          wnOutputAVX2_z1
-	CMPQ         zmode+48(FP), $0x02
-	JEQ          wnOutputAVX2_z2
-
-wnOutputAVX2_z0:
-	CMPQ R9, nv+40(FP)
-	JGE  wnOutputAVX2_done
-
-	// Columns: scratch[r*6+q] = (A^T s)[r][q].
-	LEAQ        (CX)(R9*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, (SP)
-	VMOVUPS     Y7, 192(SP)
-	VMOVUPS     Y4, 384(SP)
-	VMOVUPS     Y2, 576(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 32(SP)
-	VMOVUPS     Y7, 224(SP)
-	VMOVUPS     Y4, 416(SP)
-	VMOVUPS     Y2, 608(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 64(SP)
-	VMOVUPS     Y7, 256(SP)
-	VMOVUPS     Y4, 448(SP)
-	VMOVUPS     Y2, 640(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 96(SP)
-	VMOVUPS     Y7, 288(SP)
-	VMOVUPS     Y4, 480(SP)
-	VMOVUPS     Y2, 672(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 128(SP)
-	VMOVUPS     Y7, 320(SP)
-	VMOVUPS     Y4, 512(SP)
-	VMOVUPS     Y2, 704(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 160(SP)
-	VMOVUPS     Y7, 352(SP)
-	VMOVUPS     Y4, 544(SP)
-	VMOVUPS     Y2, 736(SP)
-
-	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
-	VMOVUPS     (DX)(R9*4), Y2
-	VMOVUPS     32(SP), Y3
-	VMOVUPS     96(SP), Y4
-	VADDPS      64(SP), Y3, Y5
-	VSUBPS      64(SP), Y3, Y3
-	VADDPS      128(SP), Y4, Y6
-	VSUBPS      128(SP), Y4, Y4
-	VADDPS      (SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      160(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	MOVQ        (AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	MOVQ        8(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	MOVQ        16(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	MOVQ        24(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     224(SP), Y3
-	VMOVUPS     288(SP), Y4
-	VADDPS      256(SP), Y3, Y5
-	VSUBPS      256(SP), Y3, Y3
-	VADDPS      320(SP), Y4, Y6
-	VSUBPS      320(SP), Y4, Y4
-	VADDPS      192(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      352(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	MOVQ        32(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	MOVQ        40(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	MOVQ        48(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	MOVQ        56(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     416(SP), Y3
-	VMOVUPS     480(SP), Y4
-	VADDPS      448(SP), Y3, Y5
-	VSUBPS      448(SP), Y3, Y3
-	VADDPS      512(SP), Y4, Y6
-	VSUBPS      512(SP), Y4, Y4
-	VADDPS      384(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      544(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	MOVQ        64(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	MOVQ        72(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	MOVQ        80(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	MOVQ        88(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     608(SP), Y3
-	VMOVUPS     672(SP), Y4
-	VADDPS      640(SP), Y3, Y5
-	VSUBPS      640(SP), Y3, Y3
-	VADDPS      704(SP), Y4, Y6
-	VSUBPS      704(SP), Y4, Y4
-	VADDPS      576(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      736(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	MOVQ        96(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	MOVQ        104(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	MOVQ        112(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	MOVQ        120(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	ADDQ        $0x08, R9
-	JMP         wnOutputAVX2_z0
-
-wnOutputAVX2_z1:
-	CMPQ R9, nv+40(FP)
-	JGE  wnOutputAVX2_done
-
-	// Columns: scratch[r*6+q] = (A^T s)[r][q].
-	LEAQ        (CX)(R9*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, (SP)
-	VMOVUPS     Y7, 192(SP)
-	VMOVUPS     Y4, 384(SP)
-	VMOVUPS     Y2, 576(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 32(SP)
-	VMOVUPS     Y7, 224(SP)
-	VMOVUPS     Y4, 416(SP)
-	VMOVUPS     Y2, 608(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 64(SP)
-	VMOVUPS     Y7, 256(SP)
-	VMOVUPS     Y4, 448(SP)
-	VMOVUPS     Y2, 640(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 96(SP)
-	VMOVUPS     Y7, 288(SP)
-	VMOVUPS     Y4, 480(SP)
-	VMOVUPS     Y2, 672(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 128(SP)
-	VMOVUPS     Y7, 320(SP)
-	VMOVUPS     Y4, 512(SP)
-	VMOVUPS     Y2, 704(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 160(SP)
-	VMOVUPS     Y7, 352(SP)
-	VMOVUPS     Y4, 544(SP)
-	VMOVUPS     Y2, 736(SP)
-
-	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
-	VMOVUPS     (DX)(R9*4), Y2
-	VMOVUPS     32(SP), Y3
-	VMOVUPS     96(SP), Y4
-	VADDPS      64(SP), Y3, Y5
-	VSUBPS      64(SP), Y3, Y3
-	VADDPS      128(SP), Y4, Y6
-	VSUBPS      128(SP), Y4, Y4
-	VADDPS      (SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      160(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	MOVQ        (BX), R11
-	VADDPS      (R11)(R9*4), Y7, Y7
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	MOVQ        (AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	MOVQ        8(BX), R11
-	VADDPS      (R11)(R9*4), Y8, Y8
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	MOVQ        8(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	MOVQ        16(BX), R11
-	VADDPS      (R11)(R9*4), Y5, Y5
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	MOVQ        16(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	MOVQ        24(BX), R11
-	VADDPS      (R11)(R9*4), Y3, Y3
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	MOVQ        24(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     224(SP), Y3
-	VMOVUPS     288(SP), Y4
-	VADDPS      256(SP), Y3, Y5
-	VSUBPS      256(SP), Y3, Y3
-	VADDPS      320(SP), Y4, Y6
-	VSUBPS      320(SP), Y4, Y4
-	VADDPS      192(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      352(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	MOVQ        32(BX), R11
-	VADDPS      (R11)(R9*4), Y7, Y7
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	MOVQ        32(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	MOVQ        40(BX), R11
-	VADDPS      (R11)(R9*4), Y8, Y8
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	MOVQ        40(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	MOVQ        48(BX), R11
-	VADDPS      (R11)(R9*4), Y5, Y5
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	MOVQ        48(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	MOVQ        56(BX), R11
-	VADDPS      (R11)(R9*4), Y3, Y3
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	MOVQ        56(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     416(SP), Y3
-	VMOVUPS     480(SP), Y4
-	VADDPS      448(SP), Y3, Y5
-	VSUBPS      448(SP), Y3, Y3
-	VADDPS      512(SP), Y4, Y6
-	VSUBPS      512(SP), Y4, Y4
-	VADDPS      384(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      544(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	MOVQ        64(BX), R11
-	VADDPS      (R11)(R9*4), Y7, Y7
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	MOVQ        64(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	MOVQ        72(BX), R11
-	VADDPS      (R11)(R9*4), Y8, Y8
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	MOVQ        72(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	MOVQ        80(BX), R11
-	VADDPS      (R11)(R9*4), Y5, Y5
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	MOVQ        80(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	MOVQ        88(BX), R11
-	VADDPS      (R11)(R9*4), Y3, Y3
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	MOVQ        88(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     608(SP), Y3
-	VMOVUPS     672(SP), Y4
-	VADDPS      640(SP), Y3, Y5
-	VSUBPS      640(SP), Y3, Y3
-	VADDPS      704(SP), Y4, Y6
-	VSUBPS      704(SP), Y4, Y4
-	VADDPS      576(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      736(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	MOVQ        96(BX), R11
-	VADDPS      (R11)(R9*4), Y7, Y7
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	MOVQ        96(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	MOVQ        104(BX), R11
-	VADDPS      (R11)(R9*4), Y8, Y8
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	MOVQ        104(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	MOVQ        112(BX), R11
-	VADDPS      (R11)(R9*4), Y5, Y5
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	MOVQ        112(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	MOVQ        120(BX), R11
-	VADDPS      (R11)(R9*4), Y3, Y3
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	MOVQ        120(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	ADDQ        $0x08, R9
-	JMP         wnOutputAVX2_z1
-
-wnOutputAVX2_z2:
-	CMPQ R9, nv+40(FP)
-	JGE  wnOutputAVX2_done
-
-	// Columns: scratch[r*6+q] = (A^T s)[r][q].
-	LEAQ        (CX)(R9*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, (SP)
-	VMOVUPS     Y7, 192(SP)
-	VMOVUPS     Y4, 384(SP)
-	VMOVUPS     Y2, 576(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 32(SP)
-	VMOVUPS     Y7, 224(SP)
-	VMOVUPS     Y4, 416(SP)
-	VMOVUPS     Y2, 608(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 64(SP)
-	VMOVUPS     Y7, 256(SP)
-	VMOVUPS     Y4, 448(SP)
-	VMOVUPS     Y2, 640(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 96(SP)
-	VMOVUPS     Y7, 288(SP)
-	VMOVUPS     Y4, 480(SP)
-	VMOVUPS     Y2, 672(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 128(SP)
-	VMOVUPS     Y7, 320(SP)
-	VMOVUPS     Y4, 512(SP)
-	VMOVUPS     Y2, 704(SP)
-	MOVQ        ldm+16(FP), R11
-	LEAQ        (R10)(R11*4), R10
-	VMOVUPS     (R10)(SI*1), Y2
-	VMOVUPS     (R10)(DI*1), Y3
-	VADDPS      (R10)(SI*2), Y2, Y4
-	VSUBPS      (R10)(SI*2), Y2, Y2
-	VADDPS      (R10)(SI*4), Y3, Y5
-	VSUBPS      (R10)(SI*4), Y3, Y3
-	VADDPS      (R10), Y4, Y6
-	VADDPS      Y5, Y6, Y6
-	VMOVAPS     Y2, Y7
-	VFMADD231PS wnConsts<>+0(SB), Y3, Y7
-	VMOVAPS     Y4, Y4
-	VFMADD231PS wnConsts<>+32(SB), Y5, Y4
-	VADDPS      (R10)(R8*1), Y2, Y2
-	VFMADD231PS wnConsts<>+96(SB), Y3, Y2
-	VMOVUPS     Y6, 160(SP)
-	VMOVUPS     Y7, 352(SP)
-	VMOVUPS     Y4, 544(SP)
-	VMOVUPS     Y2, 736(SP)
-
-	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
-	VMOVUPS     (DX)(R9*4), Y2
-	VMOVUPS     32(SP), Y3
-	VMOVUPS     96(SP), Y4
-	VADDPS      64(SP), Y3, Y5
-	VSUBPS      64(SP), Y3, Y3
-	VADDPS      128(SP), Y4, Y6
-	VSUBPS      128(SP), Y4, Y4
-	VADDPS      (SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      160(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	MOVQ        (BX), R11
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	VADDPS      (R11)(R9*4), Y7, Y7
-	MOVQ        (AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	MOVQ        8(BX), R11
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	VADDPS      (R11)(R9*4), Y8, Y8
-	MOVQ        8(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	MOVQ        16(BX), R11
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	VADDPS      (R11)(R9*4), Y5, Y5
-	MOVQ        16(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	MOVQ        24(BX), R11
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	VADDPS      (R11)(R9*4), Y3, Y3
-	MOVQ        24(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     224(SP), Y3
-	VMOVUPS     288(SP), Y4
-	VADDPS      256(SP), Y3, Y5
-	VSUBPS      256(SP), Y3, Y3
-	VADDPS      320(SP), Y4, Y6
-	VSUBPS      320(SP), Y4, Y4
-	VADDPS      192(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      352(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	MOVQ        32(BX), R11
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	VADDPS      (R11)(R9*4), Y7, Y7
-	MOVQ        32(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	MOVQ        40(BX), R11
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	VADDPS      (R11)(R9*4), Y8, Y8
-	MOVQ        40(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	MOVQ        48(BX), R11
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	VADDPS      (R11)(R9*4), Y5, Y5
-	MOVQ        48(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	MOVQ        56(BX), R11
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	VADDPS      (R11)(R9*4), Y3, Y3
-	MOVQ        56(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     416(SP), Y3
-	VMOVUPS     480(SP), Y4
-	VADDPS      448(SP), Y3, Y5
-	VSUBPS      448(SP), Y3, Y3
-	VADDPS      512(SP), Y4, Y6
-	VSUBPS      512(SP), Y4, Y4
-	VADDPS      384(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      544(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	MOVQ        64(BX), R11
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	VADDPS      (R11)(R9*4), Y7, Y7
-	MOVQ        64(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	MOVQ        72(BX), R11
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	VADDPS      (R11)(R9*4), Y8, Y8
-	MOVQ        72(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	MOVQ        80(BX), R11
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	VADDPS      (R11)(R9*4), Y5, Y5
-	MOVQ        80(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	MOVQ        88(BX), R11
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	VADDPS      (R11)(R9*4), Y3, Y3
-	MOVQ        88(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	VMOVUPS     608(SP), Y3
-	VMOVUPS     672(SP), Y4
-	VADDPS      640(SP), Y3, Y5
-	VSUBPS      640(SP), Y3, Y3
-	VADDPS      704(SP), Y4, Y6
-	VSUBPS      704(SP), Y4, Y4
-	VADDPS      576(SP), Y5, Y7
-	VADDPS      Y6, Y7, Y7
-	VMOVAPS     Y3, Y8
-	VFMADD231PS wnConsts<>+0(SB), Y4, Y8
-	VMOVAPS     Y5, Y5
-	VFMADD231PS wnConsts<>+32(SB), Y6, Y5
-	VADDPS      736(SP), Y3, Y3
-	VFMADD231PS wnConsts<>+96(SB), Y4, Y3
-	VADDPS      Y2, Y7, Y7
-	MOVQ        96(BX), R11
-	VMAXPS      Y7, Y0, Y7
-	VMINPS      Y7, Y1, Y7
-	VADDPS      (R11)(R9*4), Y7, Y7
-	MOVQ        96(AX), R11
-	VMOVUPS     Y7, (R11)(R9*4)
-	VADDPS      Y2, Y8, Y8
-	MOVQ        104(BX), R11
-	VMAXPS      Y8, Y0, Y8
-	VMINPS      Y8, Y1, Y8
-	VADDPS      (R11)(R9*4), Y8, Y8
-	MOVQ        104(AX), R11
-	VMOVUPS     Y8, (R11)(R9*4)
-	VADDPS      Y2, Y5, Y5
-	MOVQ        112(BX), R11
-	VMAXPS      Y5, Y0, Y5
-	VMINPS      Y5, Y1, Y5
-	VADDPS      (R11)(R9*4), Y5, Y5
-	MOVQ        112(AX), R11
-	VMOVUPS     Y5, (R11)(R9*4)
-	VADDPS      Y2, Y3, Y3
-	MOVQ        120(BX), R11
-	VMAXPS      Y3, Y0, Y3
-	VMINPS      Y3, Y1, Y3
-	VADDPS      (R11)(R9*4), Y3, Y3
-	MOVQ        120(AX), R11
-	VMOVUPS     Y3, (R11)(R9*4)
-	ADDQ        $0x08, R9
-	JMP         wnOutputAVX2_z2
-
-wnOutputAVX2_done:
-	VZEROUPPER
-	RET
-
-// func wnOutputAVX512(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+// func wnOutput4AVX512(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
 // Requires: AVX, AVX512F
-TEXT ·wnOutputAVX512(SB), $1536-64
+TEXT ·wnOutput4AVX512(SB), $1536-64
 	VBROADCASTSS wnConsts<>+0(SB), Z0
 	VBROADCASTSS wnConsts<>+32(SB), Z1
 	VBROADCASTSS wnConsts<>+64(SB), Z2
@@ -1801,169 +1831,176 @@ TEXT ·wnOutputAVX512(SB), $1536-64
 	LEAQ         (SI)(SI*2), SI
 	SHLQ         $0x01, SI
 	LEAQ         (SI)(SI*2), DI
-	LEAQ         (DI)(SI*2), R8
+	LEAQ         (SI)(SI*4), R8
 	XORQ         R9, R9
 	CMPQ         zmode+48(FP), $0x01
-	JEQ          wnOutputAVX512_z1
+	JEQ          wnOutput4AVX512_z1
 	CMPQ         zmode+48(FP), $0x02
-	JEQ          wnOutputAVX512_z2
+	JEQ          wnOutput4AVX512_z2
 
-wnOutputAVX512_z0:
+wnOutput4AVX512_z0:
 	CMPQ R9, nv+40(FP)
-	JGE  wnOutputAVX512_done
+	JGE  wnOutput4AVX512_done
 
 	// Columns: scratch[r*6+q] = (A^T s)[r][q].
 	LEAQ        (CX)(R9*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, (SP)
-	VMOVUPS     Z10, 384(SP)
-	VMOVUPS     Z7, 768(SP)
+	VMOVUPS     Z10, (SP)
+	VMOVUPS     Z11, 384(SP)
+	VMOVUPS     Z8, 768(SP)
 	VMOVUPS     Z5, 1152(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 64(SP)
-	VMOVUPS     Z10, 448(SP)
-	VMOVUPS     Z7, 832(SP)
+	VMOVUPS     Z10, 64(SP)
+	VMOVUPS     Z11, 448(SP)
+	VMOVUPS     Z8, 832(SP)
 	VMOVUPS     Z5, 1216(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 128(SP)
-	VMOVUPS     Z10, 512(SP)
-	VMOVUPS     Z7, 896(SP)
+	VMOVUPS     Z10, 128(SP)
+	VMOVUPS     Z11, 512(SP)
+	VMOVUPS     Z8, 896(SP)
 	VMOVUPS     Z5, 1280(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 192(SP)
-	VMOVUPS     Z10, 576(SP)
-	VMOVUPS     Z7, 960(SP)
+	VMOVUPS     Z10, 192(SP)
+	VMOVUPS     Z11, 576(SP)
+	VMOVUPS     Z8, 960(SP)
 	VMOVUPS     Z5, 1344(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 256(SP)
-	VMOVUPS     Z10, 640(SP)
-	VMOVUPS     Z7, 1024(SP)
+	VMOVUPS     Z10, 256(SP)
+	VMOVUPS     Z11, 640(SP)
+	VMOVUPS     Z8, 1024(SP)
 	VMOVUPS     Z5, 1408(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 320(SP)
-	VMOVUPS     Z10, 704(SP)
-	VMOVUPS     Z7, 1088(SP)
+	VMOVUPS     Z10, 320(SP)
+	VMOVUPS     Z11, 704(SP)
+	VMOVUPS     Z8, 1088(SP)
 	VMOVUPS     Z5, 1472(SP)
 
 	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
 	VMOVUPS     (DX)(R9*4), Z5
 	VMOVUPS     64(SP), Z6
 	VMOVUPS     192(SP), Z7
-	VADDPS      128(SP), Z6, Z8
+	VMOVUPS     320(SP), Z8
+	VADDPS      128(SP), Z6, Z9
 	VSUBPS      128(SP), Z6, Z6
-	VADDPS      256(SP), Z7, Z9
+	VADDPS      256(SP), Z7, Z10
 	VSUBPS      256(SP), Z7, Z7
-	VADDPS      (SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      320(SP), Z6, Z6
+	VADDPS      (SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	MOVQ        (AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
-	MOVQ        8(AX), R11
+	MOVQ        (AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
+	VADDPS      Z5, Z12, Z12
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	MOVQ        8(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
 	MOVQ        16(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	VMAXPS      Z6, Z3, Z6
 	VMINPS      Z6, Z4, Z6
@@ -1971,33 +2008,34 @@ wnOutputAVX512_z0:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     448(SP), Z6
 	VMOVUPS     576(SP), Z7
-	VADDPS      512(SP), Z6, Z8
+	VMOVUPS     704(SP), Z8
+	VADDPS      512(SP), Z6, Z9
 	VSUBPS      512(SP), Z6, Z6
-	VADDPS      640(SP), Z7, Z9
+	VADDPS      640(SP), Z7, Z10
 	VSUBPS      640(SP), Z7, Z7
-	VADDPS      384(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      704(SP), Z6, Z6
+	VADDPS      384(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	MOVQ        32(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
-	MOVQ        40(AX), R11
+	MOVQ        32(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
+	VADDPS      Z5, Z12, Z12
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	MOVQ        40(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
 	MOVQ        48(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	VMAXPS      Z6, Z3, Z6
 	VMINPS      Z6, Z4, Z6
@@ -2005,33 +2043,34 @@ wnOutputAVX512_z0:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     832(SP), Z6
 	VMOVUPS     960(SP), Z7
-	VADDPS      896(SP), Z6, Z8
+	VMOVUPS     1088(SP), Z8
+	VADDPS      896(SP), Z6, Z9
 	VSUBPS      896(SP), Z6, Z6
-	VADDPS      1024(SP), Z7, Z9
+	VADDPS      1024(SP), Z7, Z10
 	VSUBPS      1024(SP), Z7, Z7
-	VADDPS      768(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      1088(SP), Z6, Z6
+	VADDPS      768(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	MOVQ        64(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
-	MOVQ        72(AX), R11
+	MOVQ        64(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
+	VADDPS      Z5, Z12, Z12
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	MOVQ        72(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
 	MOVQ        80(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	VMAXPS      Z6, Z3, Z6
 	VMINPS      Z6, Z4, Z6
@@ -2039,203 +2078,211 @@ wnOutputAVX512_z0:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     1216(SP), Z6
 	VMOVUPS     1344(SP), Z7
-	VADDPS      1280(SP), Z6, Z8
+	VMOVUPS     1472(SP), Z8
+	VADDPS      1280(SP), Z6, Z9
 	VSUBPS      1280(SP), Z6, Z6
-	VADDPS      1408(SP), Z7, Z9
+	VADDPS      1408(SP), Z7, Z10
 	VSUBPS      1408(SP), Z7, Z7
-	VADDPS      1152(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      1472(SP), Z6, Z6
+	VADDPS      1152(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	MOVQ        96(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
-	MOVQ        104(AX), R11
+	MOVQ        96(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
+	VADDPS      Z5, Z12, Z12
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	MOVQ        104(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
 	MOVQ        112(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	VMAXPS      Z6, Z3, Z6
 	VMINPS      Z6, Z4, Z6
 	MOVQ        120(AX), R11
 	VMOVUPS     Z6, (R11)(R9*4)
 	ADDQ        $0x10, R9
-	JMP         wnOutputAVX512_z0
+	JMP         wnOutput4AVX512_z0
 
-wnOutputAVX512_z1:
+wnOutput4AVX512_z1:
 	CMPQ R9, nv+40(FP)
-	JGE  wnOutputAVX512_done
+	JGE  wnOutput4AVX512_done
 
 	// Columns: scratch[r*6+q] = (A^T s)[r][q].
 	LEAQ        (CX)(R9*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, (SP)
-	VMOVUPS     Z10, 384(SP)
-	VMOVUPS     Z7, 768(SP)
+	VMOVUPS     Z10, (SP)
+	VMOVUPS     Z11, 384(SP)
+	VMOVUPS     Z8, 768(SP)
 	VMOVUPS     Z5, 1152(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 64(SP)
-	VMOVUPS     Z10, 448(SP)
-	VMOVUPS     Z7, 832(SP)
+	VMOVUPS     Z10, 64(SP)
+	VMOVUPS     Z11, 448(SP)
+	VMOVUPS     Z8, 832(SP)
 	VMOVUPS     Z5, 1216(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 128(SP)
-	VMOVUPS     Z10, 512(SP)
-	VMOVUPS     Z7, 896(SP)
+	VMOVUPS     Z10, 128(SP)
+	VMOVUPS     Z11, 512(SP)
+	VMOVUPS     Z8, 896(SP)
 	VMOVUPS     Z5, 1280(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 192(SP)
-	VMOVUPS     Z10, 576(SP)
-	VMOVUPS     Z7, 960(SP)
+	VMOVUPS     Z10, 192(SP)
+	VMOVUPS     Z11, 576(SP)
+	VMOVUPS     Z8, 960(SP)
 	VMOVUPS     Z5, 1344(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 256(SP)
-	VMOVUPS     Z10, 640(SP)
-	VMOVUPS     Z7, 1024(SP)
+	VMOVUPS     Z10, 256(SP)
+	VMOVUPS     Z11, 640(SP)
+	VMOVUPS     Z8, 1024(SP)
 	VMOVUPS     Z5, 1408(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 320(SP)
-	VMOVUPS     Z10, 704(SP)
-	VMOVUPS     Z7, 1088(SP)
+	VMOVUPS     Z10, 320(SP)
+	VMOVUPS     Z11, 704(SP)
+	VMOVUPS     Z8, 1088(SP)
 	VMOVUPS     Z5, 1472(SP)
 
 	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
 	VMOVUPS     (DX)(R9*4), Z5
 	VMOVUPS     64(SP), Z6
 	VMOVUPS     192(SP), Z7
-	VADDPS      128(SP), Z6, Z8
+	VMOVUPS     320(SP), Z8
+	VADDPS      128(SP), Z6, Z9
 	VSUBPS      128(SP), Z6, Z6
-	VADDPS      256(SP), Z7, Z9
+	VADDPS      256(SP), Z7, Z10
 	VSUBPS      256(SP), Z7, Z7
-	VADDPS      (SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      320(SP), Z6, Z6
+	VADDPS      (SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	MOVQ        (BX), R11
-	VADDPS      (R11)(R9*4), Z10, Z10
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	MOVQ        (AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
-	MOVQ        8(BX), R11
+	MOVQ        (BX), R11
 	VADDPS      (R11)(R9*4), Z11, Z11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
-	MOVQ        8(AX), R11
+	MOVQ        (AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
+	VADDPS      Z5, Z12, Z12
+	MOVQ        8(BX), R11
+	VADDPS      (R11)(R9*4), Z12, Z12
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	MOVQ        8(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
 	MOVQ        16(BX), R11
-	VADDPS      (R11)(R9*4), Z8, Z8
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
+	VADDPS      (R11)(R9*4), Z9, Z9
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
 	MOVQ        16(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	MOVQ        24(BX), R11
 	VADDPS      (R11)(R9*4), Z6, Z6
@@ -2245,39 +2292,40 @@ wnOutputAVX512_z1:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     448(SP), Z6
 	VMOVUPS     576(SP), Z7
-	VADDPS      512(SP), Z6, Z8
+	VMOVUPS     704(SP), Z8
+	VADDPS      512(SP), Z6, Z9
 	VSUBPS      512(SP), Z6, Z6
-	VADDPS      640(SP), Z7, Z9
+	VADDPS      640(SP), Z7, Z10
 	VSUBPS      640(SP), Z7, Z7
-	VADDPS      384(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      704(SP), Z6, Z6
+	VADDPS      384(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	MOVQ        32(BX), R11
-	VADDPS      (R11)(R9*4), Z10, Z10
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	MOVQ        32(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
-	MOVQ        40(BX), R11
+	MOVQ        32(BX), R11
 	VADDPS      (R11)(R9*4), Z11, Z11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
-	MOVQ        40(AX), R11
+	MOVQ        32(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
+	VADDPS      Z5, Z12, Z12
+	MOVQ        40(BX), R11
+	VADDPS      (R11)(R9*4), Z12, Z12
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	MOVQ        40(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
 	MOVQ        48(BX), R11
-	VADDPS      (R11)(R9*4), Z8, Z8
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
+	VADDPS      (R11)(R9*4), Z9, Z9
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
 	MOVQ        48(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	MOVQ        56(BX), R11
 	VADDPS      (R11)(R9*4), Z6, Z6
@@ -2287,39 +2335,40 @@ wnOutputAVX512_z1:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     832(SP), Z6
 	VMOVUPS     960(SP), Z7
-	VADDPS      896(SP), Z6, Z8
+	VMOVUPS     1088(SP), Z8
+	VADDPS      896(SP), Z6, Z9
 	VSUBPS      896(SP), Z6, Z6
-	VADDPS      1024(SP), Z7, Z9
+	VADDPS      1024(SP), Z7, Z10
 	VSUBPS      1024(SP), Z7, Z7
-	VADDPS      768(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      1088(SP), Z6, Z6
+	VADDPS      768(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	MOVQ        64(BX), R11
-	VADDPS      (R11)(R9*4), Z10, Z10
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	MOVQ        64(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
-	MOVQ        72(BX), R11
+	MOVQ        64(BX), R11
 	VADDPS      (R11)(R9*4), Z11, Z11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
-	MOVQ        72(AX), R11
+	MOVQ        64(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
+	VADDPS      Z5, Z12, Z12
+	MOVQ        72(BX), R11
+	VADDPS      (R11)(R9*4), Z12, Z12
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	MOVQ        72(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
 	MOVQ        80(BX), R11
-	VADDPS      (R11)(R9*4), Z8, Z8
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
+	VADDPS      (R11)(R9*4), Z9, Z9
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
 	MOVQ        80(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	MOVQ        88(BX), R11
 	VADDPS      (R11)(R9*4), Z6, Z6
@@ -2329,39 +2378,40 @@ wnOutputAVX512_z1:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     1216(SP), Z6
 	VMOVUPS     1344(SP), Z7
-	VADDPS      1280(SP), Z6, Z8
+	VMOVUPS     1472(SP), Z8
+	VADDPS      1280(SP), Z6, Z9
 	VSUBPS      1280(SP), Z6, Z6
-	VADDPS      1408(SP), Z7, Z9
+	VADDPS      1408(SP), Z7, Z10
 	VSUBPS      1408(SP), Z7, Z7
-	VADDPS      1152(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      1472(SP), Z6, Z6
+	VADDPS      1152(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	MOVQ        96(BX), R11
-	VADDPS      (R11)(R9*4), Z10, Z10
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	MOVQ        96(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
-	MOVQ        104(BX), R11
+	MOVQ        96(BX), R11
 	VADDPS      (R11)(R9*4), Z11, Z11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
-	MOVQ        104(AX), R11
+	MOVQ        96(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
+	VADDPS      Z5, Z12, Z12
+	MOVQ        104(BX), R11
+	VADDPS      (R11)(R9*4), Z12, Z12
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	MOVQ        104(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
 	MOVQ        112(BX), R11
-	VADDPS      (R11)(R9*4), Z8, Z8
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
+	VADDPS      (R11)(R9*4), Z9, Z9
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
 	MOVQ        112(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	MOVQ        120(BX), R11
 	VADDPS      (R11)(R9*4), Z6, Z6
@@ -2370,170 +2420,177 @@ wnOutputAVX512_z1:
 	MOVQ        120(AX), R11
 	VMOVUPS     Z6, (R11)(R9*4)
 	ADDQ        $0x10, R9
-	JMP         wnOutputAVX512_z1
+	JMP         wnOutput4AVX512_z1
 
-wnOutputAVX512_z2:
+wnOutput4AVX512_z2:
 	CMPQ R9, nv+40(FP)
-	JGE  wnOutputAVX512_done
+	JGE  wnOutput4AVX512_done
 
 	// Columns: scratch[r*6+q] = (A^T s)[r][q].
 	LEAQ        (CX)(R9*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, (SP)
-	VMOVUPS     Z10, 384(SP)
-	VMOVUPS     Z7, 768(SP)
+	VMOVUPS     Z10, (SP)
+	VMOVUPS     Z11, 384(SP)
+	VMOVUPS     Z8, 768(SP)
 	VMOVUPS     Z5, 1152(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 64(SP)
-	VMOVUPS     Z10, 448(SP)
-	VMOVUPS     Z7, 832(SP)
+	VMOVUPS     Z10, 64(SP)
+	VMOVUPS     Z11, 448(SP)
+	VMOVUPS     Z8, 832(SP)
 	VMOVUPS     Z5, 1216(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 128(SP)
-	VMOVUPS     Z10, 512(SP)
-	VMOVUPS     Z7, 896(SP)
+	VMOVUPS     Z10, 128(SP)
+	VMOVUPS     Z11, 512(SP)
+	VMOVUPS     Z8, 896(SP)
 	VMOVUPS     Z5, 1280(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 192(SP)
-	VMOVUPS     Z10, 576(SP)
-	VMOVUPS     Z7, 960(SP)
+	VMOVUPS     Z10, 192(SP)
+	VMOVUPS     Z11, 576(SP)
+	VMOVUPS     Z8, 960(SP)
 	VMOVUPS     Z5, 1344(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 256(SP)
-	VMOVUPS     Z10, 640(SP)
-	VMOVUPS     Z7, 1024(SP)
+	VMOVUPS     Z10, 256(SP)
+	VMOVUPS     Z11, 640(SP)
+	VMOVUPS     Z8, 1024(SP)
 	VMOVUPS     Z5, 1408(SP)
 	MOVQ        ldm+16(FP), R11
 	LEAQ        (R10)(R11*4), R10
 	VMOVUPS     (R10)(SI*1), Z5
 	VMOVUPS     (R10)(DI*1), Z6
-	VADDPS      (R10)(SI*2), Z5, Z7
+	VMOVUPS     (R10)(R8*1), Z7
+	VADDPS      (R10)(SI*2), Z5, Z8
 	VSUBPS      (R10)(SI*2), Z5, Z5
-	VADDPS      (R10)(SI*4), Z6, Z8
+	VADDPS      (R10)(SI*4), Z6, Z9
 	VSUBPS      (R10)(SI*4), Z6, Z6
-	VADDPS      (R10), Z7, Z9
-	VADDPS      Z8, Z9, Z9
-	VMOVAPS     Z5, Z10
-	VFMADD231PS Z0, Z6, Z10
-	VMOVAPS     Z7, Z7
-	VFMADD231PS Z1, Z8, Z7
-	VADDPS      (R10)(R8*1), Z5, Z5
+	VADDPS      (R10), Z8, Z10
+	VADDPS      Z9, Z10, Z10
+	VMOVAPS     Z5, Z11
+	VFMADD231PS Z0, Z6, Z11
+	VMOVAPS     Z8, Z8
+	VFMADD231PS Z1, Z9, Z8
+	VADDPS      Z7, Z5, Z5
 	VFMADD231PS Z2, Z6, Z5
-	VMOVUPS     Z9, 320(SP)
-	VMOVUPS     Z10, 704(SP)
-	VMOVUPS     Z7, 1088(SP)
+	VMOVUPS     Z10, 320(SP)
+	VMOVUPS     Z11, 704(SP)
+	VMOVUPS     Z8, 1088(SP)
 	VMOVUPS     Z5, 1472(SP)
 
 	// Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.
 	VMOVUPS     (DX)(R9*4), Z5
 	VMOVUPS     64(SP), Z6
 	VMOVUPS     192(SP), Z7
-	VADDPS      128(SP), Z6, Z8
+	VMOVUPS     320(SP), Z8
+	VADDPS      128(SP), Z6, Z9
 	VSUBPS      128(SP), Z6, Z6
-	VADDPS      256(SP), Z7, Z9
+	VADDPS      256(SP), Z7, Z10
 	VSUBPS      256(SP), Z7, Z7
-	VADDPS      (SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      320(SP), Z6, Z6
+	VADDPS      (SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	MOVQ        (BX), R11
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	VADDPS      (R11)(R9*4), Z10, Z10
-	MOVQ        (AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
-	MOVQ        8(BX), R11
+	MOVQ        (BX), R11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
 	VADDPS      (R11)(R9*4), Z11, Z11
-	MOVQ        8(AX), R11
+	MOVQ        (AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
+	VADDPS      Z5, Z12, Z12
+	MOVQ        8(BX), R11
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	VADDPS      (R11)(R9*4), Z12, Z12
+	MOVQ        8(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
 	MOVQ        16(BX), R11
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
-	VADDPS      (R11)(R9*4), Z8, Z8
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
+	VADDPS      (R11)(R9*4), Z9, Z9
 	MOVQ        16(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	MOVQ        24(BX), R11
 	VMAXPS      Z6, Z3, Z6
@@ -2543,39 +2600,40 @@ wnOutputAVX512_z2:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     448(SP), Z6
 	VMOVUPS     576(SP), Z7
-	VADDPS      512(SP), Z6, Z8
+	VMOVUPS     704(SP), Z8
+	VADDPS      512(SP), Z6, Z9
 	VSUBPS      512(SP), Z6, Z6
-	VADDPS      640(SP), Z7, Z9
+	VADDPS      640(SP), Z7, Z10
 	VSUBPS      640(SP), Z7, Z7
-	VADDPS      384(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      704(SP), Z6, Z6
+	VADDPS      384(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	MOVQ        32(BX), R11
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	VADDPS      (R11)(R9*4), Z10, Z10
-	MOVQ        32(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
-	MOVQ        40(BX), R11
+	MOVQ        32(BX), R11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
 	VADDPS      (R11)(R9*4), Z11, Z11
-	MOVQ        40(AX), R11
+	MOVQ        32(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
+	VADDPS      Z5, Z12, Z12
+	MOVQ        40(BX), R11
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	VADDPS      (R11)(R9*4), Z12, Z12
+	MOVQ        40(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
 	MOVQ        48(BX), R11
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
-	VADDPS      (R11)(R9*4), Z8, Z8
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
+	VADDPS      (R11)(R9*4), Z9, Z9
 	MOVQ        48(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	MOVQ        56(BX), R11
 	VMAXPS      Z6, Z3, Z6
@@ -2585,39 +2643,40 @@ wnOutputAVX512_z2:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     832(SP), Z6
 	VMOVUPS     960(SP), Z7
-	VADDPS      896(SP), Z6, Z8
+	VMOVUPS     1088(SP), Z8
+	VADDPS      896(SP), Z6, Z9
 	VSUBPS      896(SP), Z6, Z6
-	VADDPS      1024(SP), Z7, Z9
+	VADDPS      1024(SP), Z7, Z10
 	VSUBPS      1024(SP), Z7, Z7
-	VADDPS      768(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      1088(SP), Z6, Z6
+	VADDPS      768(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	MOVQ        64(BX), R11
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	VADDPS      (R11)(R9*4), Z10, Z10
-	MOVQ        64(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
-	MOVQ        72(BX), R11
+	MOVQ        64(BX), R11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
 	VADDPS      (R11)(R9*4), Z11, Z11
-	MOVQ        72(AX), R11
+	MOVQ        64(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
+	VADDPS      Z5, Z12, Z12
+	MOVQ        72(BX), R11
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	VADDPS      (R11)(R9*4), Z12, Z12
+	MOVQ        72(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
 	MOVQ        80(BX), R11
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
-	VADDPS      (R11)(R9*4), Z8, Z8
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
+	VADDPS      (R11)(R9*4), Z9, Z9
 	MOVQ        80(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	MOVQ        88(BX), R11
 	VMAXPS      Z6, Z3, Z6
@@ -2627,39 +2686,40 @@ wnOutputAVX512_z2:
 	VMOVUPS     Z6, (R11)(R9*4)
 	VMOVUPS     1216(SP), Z6
 	VMOVUPS     1344(SP), Z7
-	VADDPS      1280(SP), Z6, Z8
+	VMOVUPS     1472(SP), Z8
+	VADDPS      1280(SP), Z6, Z9
 	VSUBPS      1280(SP), Z6, Z6
-	VADDPS      1408(SP), Z7, Z9
+	VADDPS      1408(SP), Z7, Z10
 	VSUBPS      1408(SP), Z7, Z7
-	VADDPS      1152(SP), Z8, Z10
-	VADDPS      Z9, Z10, Z10
-	VMOVAPS     Z6, Z11
-	VFMADD231PS Z0, Z7, Z11
-	VMOVAPS     Z8, Z8
-	VFMADD231PS Z1, Z9, Z8
-	VADDPS      1472(SP), Z6, Z6
+	VADDPS      1152(SP), Z9, Z11
+	VADDPS      Z10, Z11, Z11
+	VMOVAPS     Z6, Z12
+	VFMADD231PS Z0, Z7, Z12
+	VMOVAPS     Z9, Z9
+	VFMADD231PS Z1, Z10, Z9
+	VADDPS      Z8, Z6, Z6
 	VFMADD231PS Z2, Z7, Z6
-	VADDPS      Z5, Z10, Z10
-	MOVQ        96(BX), R11
-	VMAXPS      Z10, Z3, Z10
-	VMINPS      Z10, Z4, Z10
-	VADDPS      (R11)(R9*4), Z10, Z10
-	MOVQ        96(AX), R11
-	VMOVUPS     Z10, (R11)(R9*4)
 	VADDPS      Z5, Z11, Z11
-	MOVQ        104(BX), R11
+	MOVQ        96(BX), R11
 	VMAXPS      Z11, Z3, Z11
 	VMINPS      Z11, Z4, Z11
 	VADDPS      (R11)(R9*4), Z11, Z11
-	MOVQ        104(AX), R11
+	MOVQ        96(AX), R11
 	VMOVUPS     Z11, (R11)(R9*4)
-	VADDPS      Z5, Z8, Z8
+	VADDPS      Z5, Z12, Z12
+	MOVQ        104(BX), R11
+	VMAXPS      Z12, Z3, Z12
+	VMINPS      Z12, Z4, Z12
+	VADDPS      (R11)(R9*4), Z12, Z12
+	MOVQ        104(AX), R11
+	VMOVUPS     Z12, (R11)(R9*4)
+	VADDPS      Z5, Z9, Z9
 	MOVQ        112(BX), R11
-	VMAXPS      Z8, Z3, Z8
-	VMINPS      Z8, Z4, Z8
-	VADDPS      (R11)(R9*4), Z8, Z8
+	VMAXPS      Z9, Z3, Z9
+	VMINPS      Z9, Z4, Z9
+	VADDPS      (R11)(R9*4), Z9, Z9
 	MOVQ        112(AX), R11
-	VMOVUPS     Z8, (R11)(R9*4)
+	VMOVUPS     Z9, (R11)(R9*4)
 	VADDPS      Z5, Z6, Z6
 	MOVQ        120(BX), R11
 	VMAXPS      Z6, Z3, Z6
@@ -2668,8 +2728,870 @@ wnOutputAVX512_z2:
 	MOVQ        120(AX), R11
 	VMOVUPS     Z6, (R11)(R9*4)
 	ADDQ        $0x10, R9
-	JMP         wnOutputAVX512_z2
+	JMP         wnOutput4AVX512_z2
 
-wnOutputAVX512_done:
+wnOutput4AVX512_done:
+	VZEROUPPER
+	RET
+
+// func wnInput2AVX2(v *float32, ldv int, src *[36]*float32, nv int)
+// Requires: AVX
+TEXT ·wnInput2AVX2(SB), $512-32
+	MOVQ v+0(FP), AX
+	MOVQ ldv+8(FP), CX
+	SHLQ $0x02, CX
+	MOVQ src+16(FP), DX
+	LEAQ (CX)(CX*2), BX
+	LEAQ (CX)(CX*4), SI
+	XORQ SI, SI
+
+wnInput2AVX2_loop:
+	CMPQ SI, nv+24(FP)
+	JGE  wnInput2AVX2_done
+
+	// Columns: scratch[r*4+q] = (B^T d)[r][q].
+	MOVQ    (DX), DI
+	VMOVUPS (DI)(SI*4), Y0
+	MOVQ    32(DX), DI
+	VMOVUPS (DI)(SI*4), Y1
+	MOVQ    64(DX), DI
+	VMOVUPS (DI)(SI*4), Y2
+	MOVQ    96(DX), DI
+	VMOVUPS (DI)(SI*4), Y3
+	VSUBPS  Y2, Y0, Y0
+	VADDPS  Y2, Y1, Y4
+	VSUBPS  Y1, Y2, Y2
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y0, (SP)
+	VMOVUPS Y4, 128(SP)
+	VMOVUPS Y2, 256(SP)
+	VMOVUPS Y1, 384(SP)
+	MOVQ    8(DX), DI
+	VMOVUPS (DI)(SI*4), Y0
+	MOVQ    40(DX), DI
+	VMOVUPS (DI)(SI*4), Y1
+	MOVQ    72(DX), DI
+	VMOVUPS (DI)(SI*4), Y2
+	MOVQ    104(DX), DI
+	VMOVUPS (DI)(SI*4), Y3
+	VSUBPS  Y2, Y0, Y0
+	VADDPS  Y2, Y1, Y4
+	VSUBPS  Y1, Y2, Y2
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y0, 32(SP)
+	VMOVUPS Y4, 160(SP)
+	VMOVUPS Y2, 288(SP)
+	VMOVUPS Y1, 416(SP)
+	MOVQ    16(DX), DI
+	VMOVUPS (DI)(SI*4), Y0
+	MOVQ    48(DX), DI
+	VMOVUPS (DI)(SI*4), Y1
+	MOVQ    80(DX), DI
+	VMOVUPS (DI)(SI*4), Y2
+	MOVQ    112(DX), DI
+	VMOVUPS (DI)(SI*4), Y3
+	VSUBPS  Y2, Y0, Y0
+	VADDPS  Y2, Y1, Y4
+	VSUBPS  Y1, Y2, Y2
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y0, 64(SP)
+	VMOVUPS Y4, 192(SP)
+	VMOVUPS Y2, 320(SP)
+	VMOVUPS Y1, 448(SP)
+	MOVQ    24(DX), DI
+	VMOVUPS (DI)(SI*4), Y0
+	MOVQ    56(DX), DI
+	VMOVUPS (DI)(SI*4), Y1
+	MOVQ    88(DX), DI
+	VMOVUPS (DI)(SI*4), Y2
+	MOVQ    120(DX), DI
+	VMOVUPS (DI)(SI*4), Y3
+	VSUBPS  Y2, Y0, Y0
+	VADDPS  Y2, Y1, Y4
+	VSUBPS  Y1, Y2, Y2
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y0, 96(SP)
+	VMOVUPS Y4, 224(SP)
+	VMOVUPS Y2, 352(SP)
+	VMOVUPS Y1, 480(SP)
+
+	// Rows: V[r*4+c] = (scratch B)[r][c], points ldv apart.
+	LEAQ    (AX)(SI*4), DI
+	VMOVUPS (SP), Y0
+	VMOVUPS 32(SP), Y1
+	VMOVUPS 64(SP), Y2
+	VMOVUPS 96(SP), Y3
+	VSUBPS  Y2, Y0, Y0
+	VADDPS  Y2, Y1, Y4
+	VSUBPS  Y1, Y2, Y2
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y4, (DI)(CX*1)
+	VMOVUPS Y2, (DI)(CX*2)
+	VMOVUPS Y1, (DI)(BX*1)
+	LEAQ    (DI)(CX*4), DI
+	VMOVUPS 128(SP), Y0
+	VMOVUPS 160(SP), Y1
+	VMOVUPS 192(SP), Y2
+	VMOVUPS 224(SP), Y3
+	VSUBPS  Y2, Y0, Y0
+	VADDPS  Y2, Y1, Y4
+	VSUBPS  Y1, Y2, Y2
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y4, (DI)(CX*1)
+	VMOVUPS Y2, (DI)(CX*2)
+	VMOVUPS Y1, (DI)(BX*1)
+	LEAQ    (DI)(CX*4), DI
+	VMOVUPS 256(SP), Y0
+	VMOVUPS 288(SP), Y1
+	VMOVUPS 320(SP), Y2
+	VMOVUPS 352(SP), Y3
+	VSUBPS  Y2, Y0, Y0
+	VADDPS  Y2, Y1, Y4
+	VSUBPS  Y1, Y2, Y2
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y4, (DI)(CX*1)
+	VMOVUPS Y2, (DI)(CX*2)
+	VMOVUPS Y1, (DI)(BX*1)
+	LEAQ    (DI)(CX*4), DI
+	VMOVUPS 384(SP), Y0
+	VMOVUPS 416(SP), Y1
+	VMOVUPS 448(SP), Y2
+	VMOVUPS 480(SP), Y3
+	VSUBPS  Y2, Y0, Y0
+	VADDPS  Y2, Y1, Y4
+	VSUBPS  Y1, Y2, Y2
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y4, (DI)(CX*1)
+	VMOVUPS Y2, (DI)(CX*2)
+	VMOVUPS Y1, (DI)(BX*1)
+	ADDQ    $0x08, SI
+	JMP     wnInput2AVX2_loop
+
+wnInput2AVX2_done:
+	VZEROUPPER
+	RET
+
+// func wnOutput2AVX2(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+// Requires: AVX
+TEXT ·wnOutput2AVX2(SB), $256-64
+	VBROADCASTSS lo+56(FP), Y0
+	VBROADCASTSS hi+60(FP), Y1
+	MOVQ         dst+0(FP), AX
+	MOVQ         mo+8(FP), CX
+	MOVQ         bias+24(FP), DX
+	MOVQ         z+32(FP), BX
+	MOVQ         ldm+16(FP), SI
+	SHLQ         $0x02, SI
+	SHLQ         $0x02, SI
+	LEAQ         (SI)(SI*2), DI
+	LEAQ         (SI)(SI*4), R8
+	XORQ         R8, R8
+	CMPQ         zmode+48(FP), $0x01
+	JEQ          wnOutput2AVX2_z1
+	CMPQ         zmode+48(FP), $0x02
+	JEQ          wnOutput2AVX2_z2
+
+wnOutput2AVX2_z0:
+	CMPQ R8, nv+40(FP)
+	JGE  wnOutput2AVX2_done
+
+	// Columns: scratch[r*4+q] = (A^T s)[r][q].
+	LEAQ    (CX)(R8*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, (SP)
+	VMOVUPS Y2, 128(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 32(SP)
+	VMOVUPS Y2, 160(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 64(SP)
+	VMOVUPS Y2, 192(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 96(SP)
+	VMOVUPS Y2, 224(SP)
+
+	// Rows: pixel r*2+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS (DX)(R8*4), Y2
+	VMOVUPS 32(SP), Y3
+	VMOVUPS 96(SP), Y4
+	VADDPS  (SP), Y3, Y5
+	VADDPS  64(SP), Y5, Y5
+	VSUBPS  64(SP), Y3, Y3
+	VSUBPS  Y4, Y3, Y3
+	VADDPS  Y2, Y5, Y5
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	MOVQ    (AX), R10
+	VMOVUPS Y5, (R10)(R8*4)
+	VADDPS  Y2, Y3, Y3
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	MOVQ    8(AX), R10
+	VMOVUPS Y3, (R10)(R8*4)
+	VMOVUPS 160(SP), Y3
+	VMOVUPS 224(SP), Y4
+	VADDPS  128(SP), Y3, Y5
+	VADDPS  192(SP), Y5, Y5
+	VSUBPS  192(SP), Y3, Y3
+	VSUBPS  Y4, Y3, Y3
+	VADDPS  Y2, Y5, Y5
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	MOVQ    16(AX), R10
+	VMOVUPS Y5, (R10)(R8*4)
+	VADDPS  Y2, Y3, Y3
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	MOVQ    24(AX), R10
+	VMOVUPS Y3, (R10)(R8*4)
+	ADDQ    $0x08, R8
+	JMP     wnOutput2AVX2_z0
+
+wnOutput2AVX2_z1:
+	CMPQ R8, nv+40(FP)
+	JGE  wnOutput2AVX2_done
+
+	// Columns: scratch[r*4+q] = (A^T s)[r][q].
+	LEAQ    (CX)(R8*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, (SP)
+	VMOVUPS Y2, 128(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 32(SP)
+	VMOVUPS Y2, 160(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 64(SP)
+	VMOVUPS Y2, 192(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 96(SP)
+	VMOVUPS Y2, 224(SP)
+
+	// Rows: pixel r*2+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS (DX)(R8*4), Y2
+	VMOVUPS 32(SP), Y3
+	VMOVUPS 96(SP), Y4
+	VADDPS  (SP), Y3, Y5
+	VADDPS  64(SP), Y5, Y5
+	VSUBPS  64(SP), Y3, Y3
+	VSUBPS  Y4, Y3, Y3
+	VADDPS  Y2, Y5, Y5
+	MOVQ    (BX), R10
+	VADDPS  (R10)(R8*4), Y5, Y5
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	MOVQ    (AX), R10
+	VMOVUPS Y5, (R10)(R8*4)
+	VADDPS  Y2, Y3, Y3
+	MOVQ    8(BX), R10
+	VADDPS  (R10)(R8*4), Y3, Y3
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	MOVQ    8(AX), R10
+	VMOVUPS Y3, (R10)(R8*4)
+	VMOVUPS 160(SP), Y3
+	VMOVUPS 224(SP), Y4
+	VADDPS  128(SP), Y3, Y5
+	VADDPS  192(SP), Y5, Y5
+	VSUBPS  192(SP), Y3, Y3
+	VSUBPS  Y4, Y3, Y3
+	VADDPS  Y2, Y5, Y5
+	MOVQ    16(BX), R10
+	VADDPS  (R10)(R8*4), Y5, Y5
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	MOVQ    16(AX), R10
+	VMOVUPS Y5, (R10)(R8*4)
+	VADDPS  Y2, Y3, Y3
+	MOVQ    24(BX), R10
+	VADDPS  (R10)(R8*4), Y3, Y3
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	MOVQ    24(AX), R10
+	VMOVUPS Y3, (R10)(R8*4)
+	ADDQ    $0x08, R8
+	JMP     wnOutput2AVX2_z1
+
+wnOutput2AVX2_z2:
+	CMPQ R8, nv+40(FP)
+	JGE  wnOutput2AVX2_done
+
+	// Columns: scratch[r*4+q] = (A^T s)[r][q].
+	LEAQ    (CX)(R8*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, (SP)
+	VMOVUPS Y2, 128(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 32(SP)
+	VMOVUPS Y2, 160(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 64(SP)
+	VMOVUPS Y2, 192(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Y2
+	VMOVUPS (R9)(DI*1), Y3
+	VADDPS  (R9), Y2, Y4
+	VADDPS  (R9)(SI*2), Y4, Y4
+	VSUBPS  (R9)(SI*2), Y2, Y2
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS Y4, 96(SP)
+	VMOVUPS Y2, 224(SP)
+
+	// Rows: pixel r*2+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS (DX)(R8*4), Y2
+	VMOVUPS 32(SP), Y3
+	VMOVUPS 96(SP), Y4
+	VADDPS  (SP), Y3, Y5
+	VADDPS  64(SP), Y5, Y5
+	VSUBPS  64(SP), Y3, Y3
+	VSUBPS  Y4, Y3, Y3
+	VADDPS  Y2, Y5, Y5
+	MOVQ    (BX), R10
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	VADDPS  (R10)(R8*4), Y5, Y5
+	MOVQ    (AX), R10
+	VMOVUPS Y5, (R10)(R8*4)
+	VADDPS  Y2, Y3, Y3
+	MOVQ    8(BX), R10
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	VADDPS  (R10)(R8*4), Y3, Y3
+	MOVQ    8(AX), R10
+	VMOVUPS Y3, (R10)(R8*4)
+	VMOVUPS 160(SP), Y3
+	VMOVUPS 224(SP), Y4
+	VADDPS  128(SP), Y3, Y5
+	VADDPS  192(SP), Y5, Y5
+	VSUBPS  192(SP), Y3, Y3
+	VSUBPS  Y4, Y3, Y3
+	VADDPS  Y2, Y5, Y5
+	MOVQ    16(BX), R10
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	VADDPS  (R10)(R8*4), Y5, Y5
+	MOVQ    16(AX), R10
+	VMOVUPS Y5, (R10)(R8*4)
+	VADDPS  Y2, Y3, Y3
+	MOVQ    24(BX), R10
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	VADDPS  (R10)(R8*4), Y3, Y3
+	MOVQ    24(AX), R10
+	VMOVUPS Y3, (R10)(R8*4)
+	ADDQ    $0x08, R8
+	JMP     wnOutput2AVX2_z2
+
+wnOutput2AVX2_done:
+	VZEROUPPER
+	RET
+
+// func wnInput2AVX512(v *float32, ldv int, src *[36]*float32, nv int)
+// Requires: AVX, AVX512F
+TEXT ·wnInput2AVX512(SB), $1024-32
+	VBROADCASTSS wnConsts<>+0(SB), Z0
+	VBROADCASTSS wnConsts<>+32(SB), Z0
+	VBROADCASTSS wnConsts<>+64(SB), Z0
+	VBROADCASTSS wnConsts<>+96(SB), Z0
+	MOVQ         v+0(FP), AX
+	MOVQ         ldv+8(FP), CX
+	SHLQ         $0x02, CX
+	MOVQ         src+16(FP), DX
+	LEAQ         (CX)(CX*2), BX
+	LEAQ         (CX)(CX*4), SI
+	XORQ         SI, SI
+
+wnInput2AVX512_loop:
+	CMPQ SI, nv+24(FP)
+	JGE  wnInput2AVX512_done
+
+	// Columns: scratch[r*4+q] = (B^T d)[r][q].
+	MOVQ    (DX), DI
+	VMOVUPS (DI)(SI*4), Z0
+	MOVQ    32(DX), DI
+	VMOVUPS (DI)(SI*4), Z1
+	MOVQ    64(DX), DI
+	VMOVUPS (DI)(SI*4), Z2
+	MOVQ    96(DX), DI
+	VMOVUPS (DI)(SI*4), Z3
+	VSUBPS  Z2, Z0, Z0
+	VADDPS  Z2, Z1, Z4
+	VSUBPS  Z1, Z2, Z2
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS Z0, (SP)
+	VMOVUPS Z4, 256(SP)
+	VMOVUPS Z2, 512(SP)
+	VMOVUPS Z1, 768(SP)
+	MOVQ    8(DX), DI
+	VMOVUPS (DI)(SI*4), Z0
+	MOVQ    40(DX), DI
+	VMOVUPS (DI)(SI*4), Z1
+	MOVQ    72(DX), DI
+	VMOVUPS (DI)(SI*4), Z2
+	MOVQ    104(DX), DI
+	VMOVUPS (DI)(SI*4), Z3
+	VSUBPS  Z2, Z0, Z0
+	VADDPS  Z2, Z1, Z4
+	VSUBPS  Z1, Z2, Z2
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS Z0, 64(SP)
+	VMOVUPS Z4, 320(SP)
+	VMOVUPS Z2, 576(SP)
+	VMOVUPS Z1, 832(SP)
+	MOVQ    16(DX), DI
+	VMOVUPS (DI)(SI*4), Z0
+	MOVQ    48(DX), DI
+	VMOVUPS (DI)(SI*4), Z1
+	MOVQ    80(DX), DI
+	VMOVUPS (DI)(SI*4), Z2
+	MOVQ    112(DX), DI
+	VMOVUPS (DI)(SI*4), Z3
+	VSUBPS  Z2, Z0, Z0
+	VADDPS  Z2, Z1, Z4
+	VSUBPS  Z1, Z2, Z2
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS Z0, 128(SP)
+	VMOVUPS Z4, 384(SP)
+	VMOVUPS Z2, 640(SP)
+	VMOVUPS Z1, 896(SP)
+	MOVQ    24(DX), DI
+	VMOVUPS (DI)(SI*4), Z0
+	MOVQ    56(DX), DI
+	VMOVUPS (DI)(SI*4), Z1
+	MOVQ    88(DX), DI
+	VMOVUPS (DI)(SI*4), Z2
+	MOVQ    120(DX), DI
+	VMOVUPS (DI)(SI*4), Z3
+	VSUBPS  Z2, Z0, Z0
+	VADDPS  Z2, Z1, Z4
+	VSUBPS  Z1, Z2, Z2
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS Z0, 192(SP)
+	VMOVUPS Z4, 448(SP)
+	VMOVUPS Z2, 704(SP)
+	VMOVUPS Z1, 960(SP)
+
+	// Rows: V[r*4+c] = (scratch B)[r][c], points ldv apart.
+	LEAQ    (AX)(SI*4), DI
+	VMOVUPS (SP), Z0
+	VMOVUPS 64(SP), Z1
+	VMOVUPS 128(SP), Z2
+	VMOVUPS 192(SP), Z3
+	VSUBPS  Z2, Z0, Z0
+	VADDPS  Z2, Z1, Z4
+	VSUBPS  Z1, Z2, Z2
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z4, (DI)(CX*1)
+	VMOVUPS Z2, (DI)(CX*2)
+	VMOVUPS Z1, (DI)(BX*1)
+	LEAQ    (DI)(CX*4), DI
+	VMOVUPS 256(SP), Z0
+	VMOVUPS 320(SP), Z1
+	VMOVUPS 384(SP), Z2
+	VMOVUPS 448(SP), Z3
+	VSUBPS  Z2, Z0, Z0
+	VADDPS  Z2, Z1, Z4
+	VSUBPS  Z1, Z2, Z2
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z4, (DI)(CX*1)
+	VMOVUPS Z2, (DI)(CX*2)
+	VMOVUPS Z1, (DI)(BX*1)
+	LEAQ    (DI)(CX*4), DI
+	VMOVUPS 512(SP), Z0
+	VMOVUPS 576(SP), Z1
+	VMOVUPS 640(SP), Z2
+	VMOVUPS 704(SP), Z3
+	VSUBPS  Z2, Z0, Z0
+	VADDPS  Z2, Z1, Z4
+	VSUBPS  Z1, Z2, Z2
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z4, (DI)(CX*1)
+	VMOVUPS Z2, (DI)(CX*2)
+	VMOVUPS Z1, (DI)(BX*1)
+	LEAQ    (DI)(CX*4), DI
+	VMOVUPS 768(SP), Z0
+	VMOVUPS 832(SP), Z1
+	VMOVUPS 896(SP), Z2
+	VMOVUPS 960(SP), Z3
+	VSUBPS  Z2, Z0, Z0
+	VADDPS  Z2, Z1, Z4
+	VSUBPS  Z1, Z2, Z2
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z4, (DI)(CX*1)
+	VMOVUPS Z2, (DI)(CX*2)
+	VMOVUPS Z1, (DI)(BX*1)
+	ADDQ    $0x10, SI
+	JMP     wnInput2AVX512_loop
+
+wnInput2AVX512_done:
+	VZEROUPPER
+	RET
+
+// func wnOutput2AVX512(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+// Requires: AVX, AVX512F
+TEXT ·wnOutput2AVX512(SB), $512-64
+	VBROADCASTSS wnConsts<>+0(SB), Z0
+	VBROADCASTSS wnConsts<>+32(SB), Z0
+	VBROADCASTSS wnConsts<>+64(SB), Z0
+	VBROADCASTSS wnConsts<>+96(SB), Z0
+	VBROADCASTSS lo+56(FP), Z0
+	VBROADCASTSS hi+60(FP), Z1
+	MOVQ         dst+0(FP), AX
+	MOVQ         mo+8(FP), CX
+	MOVQ         bias+24(FP), DX
+	MOVQ         z+32(FP), BX
+	MOVQ         ldm+16(FP), SI
+	SHLQ         $0x02, SI
+	SHLQ         $0x02, SI
+	LEAQ         (SI)(SI*2), DI
+	LEAQ         (SI)(SI*4), R8
+	XORQ         R8, R8
+	CMPQ         zmode+48(FP), $0x01
+	JEQ          wnOutput2AVX512_z1
+	CMPQ         zmode+48(FP), $0x02
+	JEQ          wnOutput2AVX512_z2
+
+wnOutput2AVX512_z0:
+	CMPQ R8, nv+40(FP)
+	JGE  wnOutput2AVX512_done
+
+	// Columns: scratch[r*4+q] = (A^T s)[r][q].
+	LEAQ    (CX)(R8*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, (SP)
+	VMOVUPS Z2, 256(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 64(SP)
+	VMOVUPS Z2, 320(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 128(SP)
+	VMOVUPS Z2, 384(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 192(SP)
+	VMOVUPS Z2, 448(SP)
+
+	// Rows: pixel r*2+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS (DX)(R8*4), Z2
+	VMOVUPS 64(SP), Z3
+	VMOVUPS 192(SP), Z4
+	VADDPS  (SP), Z3, Z5
+	VADDPS  128(SP), Z5, Z5
+	VSUBPS  128(SP), Z3, Z3
+	VSUBPS  Z4, Z3, Z3
+	VADDPS  Z2, Z5, Z5
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	MOVQ    (AX), R10
+	VMOVUPS Z5, (R10)(R8*4)
+	VADDPS  Z2, Z3, Z3
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	MOVQ    8(AX), R10
+	VMOVUPS Z3, (R10)(R8*4)
+	VMOVUPS 320(SP), Z3
+	VMOVUPS 448(SP), Z4
+	VADDPS  256(SP), Z3, Z5
+	VADDPS  384(SP), Z5, Z5
+	VSUBPS  384(SP), Z3, Z3
+	VSUBPS  Z4, Z3, Z3
+	VADDPS  Z2, Z5, Z5
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	MOVQ    16(AX), R10
+	VMOVUPS Z5, (R10)(R8*4)
+	VADDPS  Z2, Z3, Z3
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	MOVQ    24(AX), R10
+	VMOVUPS Z3, (R10)(R8*4)
+	ADDQ    $0x10, R8
+	JMP     wnOutput2AVX512_z0
+
+wnOutput2AVX512_z1:
+	CMPQ R8, nv+40(FP)
+	JGE  wnOutput2AVX512_done
+
+	// Columns: scratch[r*4+q] = (A^T s)[r][q].
+	LEAQ    (CX)(R8*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, (SP)
+	VMOVUPS Z2, 256(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 64(SP)
+	VMOVUPS Z2, 320(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 128(SP)
+	VMOVUPS Z2, 384(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 192(SP)
+	VMOVUPS Z2, 448(SP)
+
+	// Rows: pixel r*2+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS (DX)(R8*4), Z2
+	VMOVUPS 64(SP), Z3
+	VMOVUPS 192(SP), Z4
+	VADDPS  (SP), Z3, Z5
+	VADDPS  128(SP), Z5, Z5
+	VSUBPS  128(SP), Z3, Z3
+	VSUBPS  Z4, Z3, Z3
+	VADDPS  Z2, Z5, Z5
+	MOVQ    (BX), R10
+	VADDPS  (R10)(R8*4), Z5, Z5
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	MOVQ    (AX), R10
+	VMOVUPS Z5, (R10)(R8*4)
+	VADDPS  Z2, Z3, Z3
+	MOVQ    8(BX), R10
+	VADDPS  (R10)(R8*4), Z3, Z3
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	MOVQ    8(AX), R10
+	VMOVUPS Z3, (R10)(R8*4)
+	VMOVUPS 320(SP), Z3
+	VMOVUPS 448(SP), Z4
+	VADDPS  256(SP), Z3, Z5
+	VADDPS  384(SP), Z5, Z5
+	VSUBPS  384(SP), Z3, Z3
+	VSUBPS  Z4, Z3, Z3
+	VADDPS  Z2, Z5, Z5
+	MOVQ    16(BX), R10
+	VADDPS  (R10)(R8*4), Z5, Z5
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	MOVQ    16(AX), R10
+	VMOVUPS Z5, (R10)(R8*4)
+	VADDPS  Z2, Z3, Z3
+	MOVQ    24(BX), R10
+	VADDPS  (R10)(R8*4), Z3, Z3
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	MOVQ    24(AX), R10
+	VMOVUPS Z3, (R10)(R8*4)
+	ADDQ    $0x10, R8
+	JMP     wnOutput2AVX512_z1
+
+wnOutput2AVX512_z2:
+	CMPQ R8, nv+40(FP)
+	JGE  wnOutput2AVX512_done
+
+	// Columns: scratch[r*4+q] = (A^T s)[r][q].
+	LEAQ    (CX)(R8*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, (SP)
+	VMOVUPS Z2, 256(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 64(SP)
+	VMOVUPS Z2, 320(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 128(SP)
+	VMOVUPS Z2, 384(SP)
+	MOVQ    ldm+16(FP), R10
+	LEAQ    (R9)(R10*4), R9
+	VMOVUPS (R9)(SI*1), Z2
+	VMOVUPS (R9)(DI*1), Z3
+	VADDPS  (R9), Z2, Z4
+	VADDPS  (R9)(SI*2), Z4, Z4
+	VSUBPS  (R9)(SI*2), Z2, Z2
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS Z4, 192(SP)
+	VMOVUPS Z2, 448(SP)
+
+	// Rows: pixel r*2+c = (scratch A)[r][c], then the epilogue.
+	VMOVUPS (DX)(R8*4), Z2
+	VMOVUPS 64(SP), Z3
+	VMOVUPS 192(SP), Z4
+	VADDPS  (SP), Z3, Z5
+	VADDPS  128(SP), Z5, Z5
+	VSUBPS  128(SP), Z3, Z3
+	VSUBPS  Z4, Z3, Z3
+	VADDPS  Z2, Z5, Z5
+	MOVQ    (BX), R10
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	VADDPS  (R10)(R8*4), Z5, Z5
+	MOVQ    (AX), R10
+	VMOVUPS Z5, (R10)(R8*4)
+	VADDPS  Z2, Z3, Z3
+	MOVQ    8(BX), R10
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	VADDPS  (R10)(R8*4), Z3, Z3
+	MOVQ    8(AX), R10
+	VMOVUPS Z3, (R10)(R8*4)
+	VMOVUPS 320(SP), Z3
+	VMOVUPS 448(SP), Z4
+	VADDPS  256(SP), Z3, Z5
+	VADDPS  384(SP), Z5, Z5
+	VSUBPS  384(SP), Z3, Z3
+	VSUBPS  Z4, Z3, Z3
+	VADDPS  Z2, Z5, Z5
+	MOVQ    16(BX), R10
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	VADDPS  (R10)(R8*4), Z5, Z5
+	MOVQ    16(AX), R10
+	VMOVUPS Z5, (R10)(R8*4)
+	VADDPS  Z2, Z3, Z3
+	MOVQ    24(BX), R10
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	VADDPS  (R10)(R8*4), Z3, Z3
+	MOVQ    24(AX), R10
+	VMOVUPS Z3, (R10)(R8*4)
+	ADDQ    $0x10, R8
+	JMP     wnOutput2AVX512_z2
+
+wnOutput2AVX512_done:
 	VZEROUPPER
 	RET

@@ -26,10 +26,9 @@ var wnCases = []struct {
 	{"two_blocks", []int{1, 200, 30, 30}, []int{40, 200, 3, 3}, []int64{1, 1, 1, 1}},
 }
 
-// wnNodeAttrs returns FusedConv attributes and W for the NHWC Winograd
-// path: W transformed as gen stores it.
-func wnWeights(t testing.TB, W *Tensor) *Tensor {
-	u, ok := PrepackConvWinogradNHWC(W.F32(), W.Shape)
+// wnWeights returns W transformed for F(f x f, 3x3) as gen stores it.
+func wnWeights(t testing.TB, W *Tensor, f int) *Tensor {
+	u, ok := PrepackConvWinogradNHWC(W.F32(), W.Shape, f)
 	if !ok {
 		t.Fatalf("not a Winograd kernel: %v", W.Shape)
 	}
@@ -51,39 +50,41 @@ func wnCompare(t *testing.T) {
 		cattrs := Attrs{"pads": c.pads}
 		ref := nnRun(t, "Conv", 11, cattrs, 1, nnAs(X, F64), nnAs(W, F64), nnAs(B, F64))[0]
 		Z := nnRand(r, ref.Shape...)
-		WP := wnWeights(t, W)
-		// Errors scale with the values before the activation.
-		var scale float64
-		for _, v := range nnF64(ref) {
-			scale = max(scale, math.Abs(v)+1)
-		}
-		for ai, act := range []fusedActCase{fusedActCases[0], fusedActCases[1], fusedActCases[(ci+2)%len(fusedActCases)]} {
-			for _, after := range []bool{false, true} {
-				want := ref
-				if after {
-					want = fusedRefAct(t, act, want)
-					want = fusedRef64(t, "Add", 14, nil, want, nnAs(Z, F64))
-				} else {
-					want = fusedRef64(t, "Add", 14, nil, want, nnAs(Z, F64))
-					want = fusedRefAct(t, act, want)
+		for _, f := range []int{4, 2} {
+			WP := wnWeights(t, W, f)
+			// Errors scale with the values before the activation.
+			var scale float64
+			for _, v := range nnF64(ref) {
+				scale = max(scale, math.Abs(v)+1)
+			}
+			for ai, act := range []fusedActCase{fusedActCases[0], fusedActCases[1], fusedActCases[(ci+2)%len(fusedActCases)]} {
+				for _, after := range []bool{false, true} {
+					want := ref
+					if after {
+						want = fusedRefAct(t, act, want)
+						want = fusedRef64(t, "Add", 14, nil, want, nnAs(Z, F64))
+					} else {
+						want = fusedRef64(t, "Add", 14, nil, want, nnAs(Z, F64))
+						want = fusedRefAct(t, act, want)
+					}
+					wantNHWC := nhwcOf(want, F64)
+					attrs := fusedAttrs(act, cattrs)
+					attrs["layout"] = "NHWC"
+					attrs[ConvWinogradAttr] = ints64(W.Shape)
+					if after {
+						attrs["residual_after_activation"] = int64(1)
+					}
+					what := fmt.Sprintf("%s/F%d/%s/after=%v", c.name, f, act.name, after)
+					got := nhwcRunBoth(t, what, "cuvil::FusedConv", attrs, nhwcOf(X, F32), WP, B, nhwcOf(Z, F32))
+					wnClose(t, what, got, wantNHWC, scale)
+					if after || ai > 0 {
+						continue
+					}
+					// Without bias and residual.
+					got = nhwcRunBoth(t, what+"/nobias", "cuvil::FusedConv", attrs, nhwcOf(X, F32), WP)
+					plain := nhwcOf(nnRun(t, "Conv", 11, cattrs, 1, nnAs(X, F64), nnAs(W, F64))[0], F64)
+					wnClose(t, what+"/nobias", got, plain, scale)
 				}
-				wantNHWC := nhwcOf(want, F64)
-				attrs := fusedAttrs(act, cattrs)
-				attrs["layout"] = "NHWC"
-				attrs[ConvWinogradAttr] = ints64(W.Shape)
-				if after {
-					attrs["residual_after_activation"] = int64(1)
-				}
-				what := fmt.Sprintf("%s/%s/after=%v", c.name, act.name, after)
-				got := nhwcRunBoth(t, what, "cuvil::FusedConv", attrs, nhwcOf(X, F32), WP, B, nhwcOf(Z, F32))
-				wnClose(t, what, got, wantNHWC, scale)
-				if after || ai > 0 {
-					continue
-				}
-				// Without bias and residual.
-				got = nhwcRunBoth(t, what+"/nobias", "cuvil::FusedConv", attrs, nhwcOf(X, F32), WP)
-				plain := nhwcOf(nnRun(t, "Conv", 11, cattrs, 1, nnAs(X, F64), nnAs(W, F64))[0], F64)
-				wnClose(t, what+"/nobias", got, plain, scale)
 			}
 		}
 	}
@@ -96,26 +97,28 @@ func TestWinogradNHWCTransforms(t *testing.T) { wnTransformsCompare(t) }
 
 func wnTransformsCompare(t *testing.T) {
 	r := rand.New(rand.NewSource(42))
-	for _, c := range []int{1, 7, 8, 9, 16, 23, 24, 33, 64, 100} {
-		var src [wgPoints][]float32
-		for k := range src {
-			src[k] = nnRand(r, c).F32()
-		}
-		ldv := c + 5
-		got, want := make([]float32, wgPoints*ldv), make([]float32, wgPoints*ldv)
-		wnInput(got, ldv, &src, c)
-		wnInputGo(want, ldv, &src, 0, c)
-		wnSame(t, fmt.Sprintf("input c %d", c), got, want)
-		mo, bias := nnRand(r, wgPoints*ldv).F32(), nnRand(r, c).F32()
-		for zmode := 0; zmode < 3; zmode++ {
-			var dg, dw, z [16][]float32
-			for p := range dg {
-				dg[p], dw[p], z[p] = make([]float32, c), make([]float32, c), nnRand(r, c).F32()
+	for _, f := range []int{4, 2} {
+		for _, c := range []int{1, 7, 8, 9, 16, 23, 24, 33, 64, 100} {
+			var src [wgPoints][]float32
+			for k := range src {
+				src[k] = nnRand(r, c).F32()
 			}
-			wnOutput(&dg, mo, ldv, bias, &z, c, zmode, -0.5, 0.75)
-			wnOutputGo(&dw, mo, ldv, bias, &z, 0, c, zmode, -0.5, 0.75)
-			for p := range dg {
-				wnSame(t, fmt.Sprintf("output c %d zmode %d pixel %d", c, zmode, p), dg[p], dw[p])
+			ldv := c + 5
+			got, want := make([]float32, wgPoints*ldv), make([]float32, wgPoints*ldv)
+			wnInput(got, ldv, &src, c, f)
+			wnInputGo(want, ldv, &src, 0, c, f)
+			wnSame(t, fmt.Sprintf("F%d input c %d", f, c), got, want)
+			mo, bias := nnRand(r, wgPoints*ldv).F32(), nnRand(r, c).F32()
+			for zmode := 0; zmode < 3; zmode++ {
+				var dg, dw, z [16][]float32
+				for p := range dg {
+					dg[p], dw[p], z[p] = make([]float32, c), make([]float32, c), nnRand(r, c).F32()
+				}
+				wnOutput(&dg, mo, ldv, bias, &z, c, zmode, -0.5, 0.75, f)
+				wnOutputGo(&dw, mo, ldv, bias, &z, 0, c, zmode, -0.5, 0.75, f)
+				for p := range dg {
+					wnSame(t, fmt.Sprintf("F%d output c %d zmode %d pixel %d", f, c, zmode, p), dg[p], dw[p])
+				}
 			}
 		}
 	}
@@ -151,7 +154,7 @@ func wnSame(t *testing.T, what string, got, want []float32) {
 func TestFusedConvWinogradNHWCErrors(t *testing.T) {
 	r := rand.New(rand.NewSource(43))
 	X, W := nhwcOf(nnRand(r, 1, 4, 8, 8), F32), nnRand(r, 5, 4, 3, 3)
-	WP := wnWeights(t, W)
+	WP := wnWeights(t, W, 4)
 	for name, attrs := range map[string]Attrs{
 		"strided":   {"strides": []int64{2, 2}},
 		"dilated":   {"dilations": []int64{2, 2}},
@@ -174,7 +177,7 @@ func TestFusedConvWinogradNHWCErrors(t *testing.T) {
 func TestFusedConvWinogradNHWCNoAlloc(t *testing.T) {
 	r := rand.New(rand.NewSource(44))
 	X, W, B, Z := nhwcOf(nnRand(r, 1, 32, 20, 20), F32), nnRand(r, 32, 32, 3, 3), nnRand(r, 32), nhwcOf(nnRand(r, 1, 32, 20, 20), F32)
-	n := nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", ConvWinogradAttr: ints64(W.Shape), "pads": []int64{1, 1, 1, 1}, "activation": "Relu"}, 1, X, wnWeights(t, W), B, Z)
+	n := nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", ConvWinogradAttr: ints64(W.Shape), "pads": []int64{1, 1, 1, 1}, "activation": "Relu"}, 1, X, wnWeights(t, W, 2), B, Z)
 	n.Pool = NewWorkPool(WithThreads(2))
 	defer n.Pool.Close()
 	if a := nnAllocs(t, n, FusedConv); a != 0 {
@@ -200,15 +203,15 @@ func BenchmarkConvWinogradNHWC(b *testing.B) {
 		packed, _ := PrepackConvWeightsNHWC(W.F32(), W.Shape, 1)
 		for _, threads := range []int{1, 2} {
 			pool := NewWorkPool(WithThreads(threads))
-			for _, wino := range []bool{false, true} {
+			for _, wino := range []int{0, 4, 2} {
 				attrs := Attrs{"layout": "NHWC", "pads": []int64{1, 1, 1, 1}, "activation": "Relu"}
 				w := &Tensor{DType: F32, Shape: []int{len(packed)}, Data: packed}
 				name := "gemm"
 				attrs[ConvPackedAttr] = ints64(W.Shape)
-				if wino {
+				if wino > 0 {
 					delete(attrs, ConvPackedAttr)
 					attrs[ConvWinogradAttr] = ints64(W.Shape)
-					w, name = wnWeights(b, W), "winograd"
+					w, name = wnWeights(b, W, wino), fmt.Sprintf("winograd%d", wino)
 				}
 				n := nnNode("cuvil::FusedConv", 1, attrs, 1, X, w, B)
 				n.Pool = pool

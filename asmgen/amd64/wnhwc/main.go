@@ -1,4 +1,4 @@
-// Command wnhwc generates the Winograd F(4x4, 3x3) transforms of package
+// Command wnhwc generates the Winograd F(4x4, 3x3) and F(2x2, 3x3) transforms of package
 // templates for NHWC convolutions (k_wnhwc.go) and their Go declarations,
 // with avo's build API. Channels lie in the vector lanes, so one tile's
 // transform is plain vector adds and FMAs over 8 (AVX2) or 16 (AVX-512)
@@ -22,10 +22,12 @@ import (
 func main() {
 	ConstraintExpr("amd64,!purego")
 	constants()
-	input("wnInputAVX2", 8)
-	input("wnInputAVX512", 16)
-	output("wnOutputAVX2", 8)
-	output("wnOutputAVX512", 16)
+	for _, f := range []int{4, 2} {
+		for _, lanes := range []int{8, 16} {
+			input(f, lanes)
+			output(f, lanes)
+		}
+	}
 	Generate()
 }
 
@@ -79,10 +81,32 @@ func newKern(lanes int) *kern {
 	return kn
 }
 
+// inT4 returns B^T d for the four vectors d (registers) of one line of a
+// 4x4 input window (F(2, 3), points 0, 1, -1, infinity).
+func (kn *kern) inT4(d []Op) []VecVirtual {
+	o := []VecVirtual{kn.vec(), kn.vec(), kn.vec(), kn.vec()}
+	VSUBPS(d[2], d[0], o[0]) // d0 - d2
+	VADDPS(d[2], d[1], o[1]) // d1 + d2
+	VSUBPS(d[1], d[2], o[2]) // d2 - d1
+	VSUBPS(d[3], d[1], o[3]) // d1 - d3
+	return o
+}
+
+// outT4 returns A^T m for the four vectors m of one line of a 4x4 block
+// of GEMM results; m1 must be a register, the others may be memory.
+func (kn *kern) outT4(m []Op) []VecVirtual {
+	o := []VecVirtual{kn.vec(), kn.vec()}
+	VADDPS(m[0], m[1], o[0])
+	VADDPS(m[2], o[0], o[0]) // m0 + m1 + m2
+	VSUBPS(m[2], m[1], o[1])
+	VSUBPS(m[3], o[1], o[1]) // m1 - m2 - m3
+	return o
+}
+
 // inT returns B^T d for the six vectors d (registers) of one line of a
 // 6x6 input window (F(4, 3), points 0, 1, -1, 2, -2, infinity).
-func (kn *kern) inT(d [6]Op) [6]VecVirtual {
-	var o [6]VecVirtual
+func (kn *kern) inT(d []Op) []VecVirtual {
+	o := make([]VecVirtual, 6)
 	for i := range o {
 		o[i] = kn.vec()
 	}
@@ -114,16 +138,13 @@ func (kn *kern) inT(d [6]Op) [6]VecVirtual {
 
 // outT returns A^T m for the six vectors m of one line of a 6x6 block of
 // GEMM results; m1 and m3 must be registers, the others may be memory.
-func (kn *kern) outT(m [6]Op) [4]VecVirtual {
+func (kn *kern) outT(m []Op) []VecVirtual {
 	a, b, c, d := kn.vec(), kn.vec(), kn.vec(), kn.vec()
 	VADDPS(m[2], m[1], a)
 	VSUBPS(m[2], m[1], b)
 	VADDPS(m[4], m[3], c)
 	VSUBPS(m[4], m[3], d)
-	var o [4]VecVirtual
-	for i := range o {
-		o[i] = kn.vec()
-	}
+	o := []VecVirtual{kn.vec(), kn.vec(), kn.vec(), kn.vec()}
 	VADDPS(m[0], a, o[0])
 	VADDPS(c, o[0], o[0]) // m0 + a + c
 	VMOVAPS(b, o[1])
@@ -135,67 +156,121 @@ func (kn *kern) outT(m [6]Op) [4]VecVirtual {
 	return o
 }
 
-// input emits the input transform of one tile: for channels j in [0, nv)
-// (nv a multiple of lanes), d[k] = src[k][j] for the 36 pixels k of the
-// 6x6 window (row-major; pads point at zeros), V = B^T d B, and point xi
-// to v[xi*ldv + j].
-func input(name string, lanes int) {
+// tr is one Winograd variant: F(f x f, 3x3) with a w x w input window
+// (w = f+2) and w*w points.
+type tr struct{ f, w int }
+
+func (t tr) pts() int { return t.w * t.w }
+
+// names returns the kernels' names, e.g. wnInput4AVX512.
+func names(f, lanes int) (in, out string) {
+	isa := map[int]string{8: "AVX2", 16: "AVX512"}[lanes]
+	return fmt.Sprintf("wnInput%d%s", f, isa), fmt.Sprintf("wnOutput%d%s", f, isa)
+}
+
+// in1 and out1 are the variant's 1-D transforms.
+func (kn *kern) in1(t tr, d []Op) []VecVirtual {
+	if t.f == 4 {
+		return kn.inT(d)
+	}
+	return kn.inT4(d)
+}
+
+func (kn *kern) out1(t tr, m []Op) []VecVirtual {
+	if t.f == 4 {
+		return kn.outT(m)
+	}
+	return kn.outT4(m)
+}
+
+// at returns the address p + k*u for k in [0, 5], with u3 = 3u and u5 =
+// 5u in registers.
+func at(p, u, u3, u5 Register, k int) Mem {
+	switch k {
+	case 0:
+		return Mem{Base: p}
+	case 1, 2, 4:
+		return Mem{Base: p, Index: u, Scale: uint8(k)}
+	case 3:
+		return Mem{Base: p, Index: u3, Scale: 1}
+	case 5:
+		return Mem{Base: p, Index: u5, Scale: 1}
+	}
+	panic("no such multiple")
+}
+
+// multiples sets u3 = 3u and u5 = 5u.
+func multiples(u Register) (u3, u5 Register) {
+	u3, u5 = GP64(), GP64()
+	LEAQ(Mem{Base: u, Index: u, Scale: 2}, u3)
+	LEAQ(Mem{Base: u, Index: u, Scale: 4}, u5)
+	return u3, u5
+}
+
+var requires = map[int]string{8: "Requires: AVX, FMA", 16: "Requires: AVX512F"}
+
+// input emits the input transform of one tile of F(f x f, 3x3): for
+// channels j in [0, nv) (nv a multiple of lanes), d[k] = src[k][j] for the
+// w*w pixels k of the window (row-major; pads point at zeros), V = B^T d
+// B, and point xi to v[xi*ldv + j].
+func input(f, lanes int) {
+	t := tr{f, f + 2}
+	name, _ := names(f, lanes)
 	TEXT(name, 0, // the scratch frame is too big for NOSPLIT
 		"func(v *float32, ldv int, src *[36]*float32, nv int)")
 	Doc(
 		fmt.Sprintf("%s sets v[xi*ldv+j] = (B^T d B)[xi] for j in [0, nv), nv a multiple of %d,", name, lanes),
-		"where d[k] = src[k][j] for the 36 pixels k of a 6x6 input window:",
-		"Winograd F(4x4, 3x3)'s input transform with channels in the lanes.",
+		fmt.Sprintf("where d[k] = src[k][j] for the %d pixels k of a %dx%d input window:", t.pts(), t.w, t.w),
+		fmt.Sprintf("Winograd F(%dx%d, 3x3)'s input transform with channels in the lanes.", f, f),
 		"",
-		map[int]string{8: "Requires: AVX, FMA", 16: "Requires: AVX512F"}[lanes],
+		requires[lanes],
 	)
 	Pragma("noescape")
 	vb := 4 * lanes
-	scratch := AllocLocal(36 * vb)
+	w := t.w
+	scratch := AllocLocal(t.pts() * vb)
 	kn := newKern(lanes)
 	v := Load(Param("v"), GP64())
 	L := Load(Param("ldv"), GP64())
 	SHLQ(U8(2), L)
 	src := Load(Param("src"), GP64())
-	L3, L5 := GP64(), GP64()
-	LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
-	LEAQ(Mem{Base: L, Index: L, Scale: 4}, L5)
+	L3, L5 := multiples(L)
 	j, p := GP64(), GP64()
 	XORQ(j, j)
 	Label(name + "_loop")
 	CMPQ(j, paramAddr("nv"))
 	JGE(LabelRef(name + "_done"))
-	Comment("Columns: scratch[r*6+q] = (B^T d)[r][q].")
-	for q := 0; q < 6; q++ {
-		var d [6]Op
+	Comment(fmt.Sprintf("Columns: scratch[r*%d+q] = (B^T d)[r][q].", w))
+	for q := 0; q < w; q++ {
+		d := make([]Op, w)
 		for r := range d {
-			MOVQ(Mem{Base: src, Disp: 8 * (r*6 + q)}, p)
+			MOVQ(Mem{Base: src, Disp: 8 * (r*w + q)}, p)
 			x := kn.vec()
 			VMOVUPS(Mem{Base: p, Index: j, Scale: 4}, x)
 			d[r] = x
 		}
-		for r, o := range kn.inT(d) {
-			VMOVUPS(o, scratch.Offset(vb*(r*6+q)))
+		for r, o := range kn.in1(t, d) {
+			VMOVUPS(o, scratch.Offset(vb*(r*w+q)))
 		}
 	}
-	Comment("Rows: V[r*6+c] = (scratch B)[r][c], six points ldv apart.")
+	Comment(fmt.Sprintf("Rows: V[r*%d+c] = (scratch B)[r][c], points ldv apart.", w))
 	LEAQ(Mem{Base: v, Index: j, Scale: 4}, p)
-	for r := 0; r < 6; r++ {
-		var d [6]Op
+	for r := 0; r < w; r++ {
+		d := make([]Op, w)
 		for c := range d {
 			x := kn.vec()
-			VMOVUPS(scratch.Offset(vb*(r*6+c)), x)
+			VMOVUPS(scratch.Offset(vb*(r*w+c)), x)
 			d[c] = x
 		}
-		o := kn.inT(d)
-		VMOVUPS(o[0], Mem{Base: p})
-		VMOVUPS(o[1], Mem{Base: p, Index: L, Scale: 1})
-		VMOVUPS(o[2], Mem{Base: p, Index: L, Scale: 2})
-		VMOVUPS(o[3], Mem{Base: p, Index: L3, Scale: 1})
-		VMOVUPS(o[4], Mem{Base: p, Index: L, Scale: 4})
-		VMOVUPS(o[5], Mem{Base: p, Index: L5, Scale: 1})
-		if r < 5 {
-			LEAQ(Mem{Base: p, Index: L3, Scale: 2}, p)
+		for c, o := range kn.in1(t, d) {
+			VMOVUPS(o, at(p, L, L3, L5, c))
+		}
+		if r < w-1 {
+			if w == 6 {
+				LEAQ(Mem{Base: p, Index: L3, Scale: 2}, p)
+			} else {
+				LEAQ(Mem{Base: p, Index: L, Scale: 4}, p)
+			}
 		}
 	}
 	ADDQ(U8(lanes), j)
@@ -205,29 +280,32 @@ func input(name string, lanes int) {
 	RET()
 }
 
-// output emits the output transform of one tile with FusedConv's epilogue:
-// for channels j in [0, nv), s[xi] = mo[xi*ldm + j], o = A^T s A (4x4),
-// and output pixel p (row-major) gets
+// output emits the output transform of one tile of F(f x f, 3x3) with
+// FusedConv's epilogue: for channels j in [0, nv), s[xi] = mo[xi*ldm + j],
+// o = A^T s A (f x f), and output pixel p (row-major) gets
 //
 //	zmode 0: clamp(o[p] + bias[j])
 //	zmode 1: clamp(o[p] + bias[j] + z[p][j])
 //	zmode 2: clamp(o[p] + bias[j]) + z[p][j]
 //
 // written to dst[p][j]; clamp is min(max(., lo), hi) (NaN passes).
-func output(name string, lanes int) {
+func output(f, lanes int) {
+	t := tr{f, f + 2}
+	_, name := names(f, lanes)
 	TEXT(name, 0, // the scratch frame is too big for NOSPLIT
 		"func(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv, zmode int, lo, hi float32)")
 	Doc(
 		fmt.Sprintf("%s sets dst[p][j] = clamp(o[p] + bias[j] (+ z[p][j] when zmode is 1)) (+ z[p][j] when", name),
-		fmt.Sprintf("zmode is 2) for j in [0, nv), nv a multiple of %d, where o = A^T s A and", lanes),
-		"s[xi] = mo[xi*ldm+j]: Winograd F(4x4, 3x3)'s output transform with channels",
+		fmt.Sprintf("zmode is 2) for j in [0, nv), nv a multiple of %d, p in [0, %d), where o = A^T s A and", lanes, f*f),
+		fmt.Sprintf("s[xi] = mo[xi*ldm+j]: Winograd F(%dx%d, 3x3)'s output transform with channels", f, f),
 		"in the lanes and FusedConv's epilogue; clamp is min(max(., lo), hi).",
 		"",
-		map[int]string{8: "Requires: AVX, FMA", 16: "Requires: AVX512F"}[lanes],
+		requires[lanes],
 	)
 	Pragma("noescape")
 	vb := 4 * lanes
-	scratch := AllocLocal(24 * vb)
+	w := t.w
+	scratch := AllocLocal(f * w * vb)
 	kn := newKern(lanes)
 	lo, hi := kn.vec(), kn.vec()
 	VBROADCASTSS(paramAddr("lo"), lo)
@@ -236,13 +314,17 @@ func output(name string, lanes int) {
 	mo := Load(Param("mo"), GP64())
 	bias := Load(Param("bias"), GP64())
 	z := Load(Param("z"), GP64())
-	L6, L18, L30 := GP64(), GP64(), GP64()
-	MOVQ(paramAddr("ldm"), L6)
-	SHLQ(U8(2), L6)
-	LEAQ(Mem{Base: L6, Index: L6, Scale: 2}, L6) // 3 rows
-	SHLQ(U8(1), L6)                              // 6 rows
-	LEAQ(Mem{Base: L6, Index: L6, Scale: 2}, L18)
-	LEAQ(Mem{Base: L18, Index: L6, Scale: 2}, L30)
+	// Lw: w rows of mo (the stride of a column's points).
+	Lw := GP64()
+	MOVQ(paramAddr("ldm"), Lw)
+	SHLQ(U8(2), Lw)
+	if w == 6 {
+		LEAQ(Mem{Base: Lw, Index: Lw, Scale: 2}, Lw) // 3 rows
+		SHLQ(U8(1), Lw)
+	} else {
+		SHLQ(U8(2), Lw)
+	}
+	Lw3, Lw5 := multiples(Lw)
 	j, p, q := GP64(), GP64(), GP64()
 	XORQ(j, j)
 	CMPQ(paramAddr("zmode"), Imm(1))
@@ -254,35 +336,42 @@ func output(name string, lanes int) {
 		Label(lp)
 		CMPQ(j, paramAddr("nv"))
 		JGE(LabelRef(name + "_done"))
-		Comment("Columns: scratch[r*6+q] = (A^T s)[r][q].")
+		Comment(fmt.Sprintf("Columns: scratch[r*%d+q] = (A^T s)[r][q].", w))
 		LEAQ(Mem{Base: mo, Index: j, Scale: 4}, p)
-		for c := 0; c < 6; c++ {
-			m1, m3 := kn.vec(), kn.vec()
-			VMOVUPS(Mem{Base: p, Index: L6, Scale: 1}, m1)
-			VMOVUPS(Mem{Base: p, Index: L18, Scale: 1}, m3)
-			m := [6]Op{Mem{Base: p}, m1, Mem{Base: p, Index: L6, Scale: 2}, m3, Mem{Base: p, Index: L6, Scale: 4}, Mem{Base: p, Index: L30, Scale: 1}}
-			for r, o := range kn.outT(m) {
-				VMOVUPS(o, scratch.Offset(vb*(r*6+c)))
+		for c := 0; c < w; c++ {
+			m := make([]Op, w)
+			for r := range m {
+				m[r] = at(p, Lw, Lw3, Lw5, r)
 			}
-			if c < 5 {
+			// m1 (and m3 for F(4x4)) must be registers.
+			for r := 1; r < w; r += 2 {
+				x := kn.vec()
+				VMOVUPS(m[r], x)
+				m[r] = x
+			}
+			for r, o := range kn.out1(t, m) {
+				VMOVUPS(o, scratch.Offset(vb*(r*w+c)))
+			}
+			if c < w-1 {
 				MOVQ(paramAddr("ldm"), q)
 				LEAQ(Mem{Base: p, Index: q, Scale: 4}, p)
 			}
 		}
-		Comment("Rows: pixel r*4+c = (scratch A)[r][c], then the epilogue.")
+		Comment(fmt.Sprintf("Rows: pixel r*%d+c = (scratch A)[r][c], then the epilogue.", f))
 		bv := kn.vec()
 		VMOVUPS(Mem{Base: bias, Index: j, Scale: 4}, bv)
-		for r := 0; r < 4; r++ {
-			m1, m3 := kn.vec(), kn.vec()
-			VMOVUPS(scratch.Offset(vb*(r*6+1)), m1)
-			VMOVUPS(scratch.Offset(vb*(r*6+3)), m3)
-			var m [6]Op
+		for r := 0; r < f; r++ {
+			m := make([]Op, w)
 			for c := range m {
-				m[c] = scratch.Offset(vb * (r*6 + c))
+				m[c] = scratch.Offset(vb * (r*w + c))
 			}
-			m[1], m[3] = m1, m3
-			for c, o := range kn.outT(m) {
-				px := r*4 + c
+			for c := 1; c < w; c += 2 {
+				x := kn.vec()
+				VMOVUPS(m[c], x)
+				m[c] = x
+			}
+			for c, o := range kn.out1(t, m) {
+				px := r*f + c
 				VADDPS(bv, o, o)
 				if zm != 0 {
 					MOVQ(Mem{Base: z, Disp: 8 * px}, q)
