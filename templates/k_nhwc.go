@@ -390,11 +390,27 @@ func fusedConvNHWC(n *Node) error {
 	} else {
 		t.chunk = max(48, (128<<10)/K)
 	}
-	t.chunk = (t.chunk + 5) / 6 * 6
 	parts := 1
 	if threads := n.Pool.Threads(); threads > 1 && rows*M*K >= parMinFlops {
 		parts = min(threads, (rows+5)/6)
+		// Fewer rows than output channels (resnet50's 7x7 and 14x14
+		// stages): split the columns, so each part streams its share of W'
+		// (the larger operand) rather than all of it; each part gathers
+		// all the rows' windows.
+		if M > rows && M >= 2*threads*sgemmColAlign() {
+			t.byCols = true
+			parts = threads
+		}
 	}
+	// Balance the chunks of a part's rows (rounding their number to the
+	// nearest): 49 rows in chunks of 48 would stream W' a second time for
+	// one row (resnet50's layer4 convs: 1.35x slower).
+	pr := rows
+	if !t.byCols {
+		pr = min(rows, ((rows+parts-1)/parts+5)/6*6)
+	}
+	nch := max(1, (pr+t.chunk/2)/t.chunk)
+	t.chunk = ((pr+nch-1)/nch + 5) / 6 * 6
 	if !pointwise {
 		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
 	}
@@ -417,6 +433,7 @@ type nhwcConvTask struct {
 	y, col         []float32
 	M, K, chunk    int
 	pointwise      bool
+	byCols         bool
 	after          bool
 	act            fusedAct
 	pool           *WorkPool
@@ -424,7 +441,16 @@ type nhwcConvTask struct {
 
 func (t *nhwcConvTask) runPart(i, parts int) {
 	g, M, K := &t.g, t.M, t.K
-	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
+	r0, r1 := 0, g.N*g.OH*g.OW
+	j0, j1 := 0, M
+	if t.byCols {
+		j0, j1 = parSplit(M, parts, i, sgemmColAlign())
+	} else {
+		r0, r1 = parSplit(r1, parts, i, 6)
+	}
+	if j0 >= j1 {
+		return
+	}
 	bufs := t.pool.scratchFor(i).pkBufs()
 	var col []float32
 	if !t.pointwise {
@@ -438,24 +464,44 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		} else {
 			t.im2col(col, a, b)
 		}
-		blk := t.y[a*M : b*M]
-		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, M)
-		// The bias (a row vector) and a clamp activation in one pass over
-		// the block; other activations and the residual after it.
-		lo, hi, clamp := fusedClampOf(t.act)
-		if t.bias != nil && t.z == nil && clamp {
-			nhwcBiasClamp(blk, t.bias, b-a, M, lo, hi)
+		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*M+j0:], M)
+		if j0 == 0 && j1 == M {
+			t.epilogue(t.y[a*M:b*M], a, b, 0, M)
 			continue
 		}
-		if t.bias != nil {
-			nhwcBiasClamp(blk, t.bias, b-a, M, float32(math.Inf(-1)), float32(math.Inf(1)))
+		// A column part: the epilogue row by row.
+		for r := a; r < b; r++ {
+			t.epilogue(t.y[r*M+j0:r*M+j1], r, r+1, j0, j1)
 		}
-		var z []float32
-		if t.z != nil {
-			z = t.z[a*M : b*M]
-		}
-		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
 	}
+}
+
+// epilogue applies the bias, activation and residual to blk, output rows
+// [a, b) and columns [j0, j1) (blk holds whole rows when j0 = 0 and j1 = M,
+// else one row): the bias (a row vector) and a clamp activation in one
+// pass, other activations and the residual after it.
+func (t *nhwcConvTask) epilogue(blk []float32, a, b, j0, j1 int) {
+	var bias []float32
+	if t.bias != nil {
+		bias = t.bias[j0:j1]
+	}
+	lo, hi, clamp := fusedClampOf(t.act)
+	if bias != nil && t.z == nil && clamp {
+		nhwcBiasClamp(blk, bias, b-a, j1-j0, lo, hi)
+		return
+	}
+	if bias != nil {
+		nhwcBiasClamp(blk, bias, b-a, j1-j0, float32(math.Inf(-1)), float32(math.Inf(1)))
+	}
+	var z []float32
+	if t.z != nil {
+		if j0 == 0 && j1 == t.M {
+			z = t.z[a*t.M : b*t.M]
+		} else {
+			z = t.z[a*t.M+j0 : a*t.M+j1]
+		}
+	}
+	fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
 }
 
 // im2col gathers the input windows of output pixels [a, b) into col, one
