@@ -25,11 +25,12 @@ const (
 // nhwcTapsGo is the pure-Go twin of the NHWC window kernels, for channels
 // [j0, c) of npix output pixels that share one tap list: taps holds pairs
 // (x offset, w offset) in elements, pixel p reads x at p*xstep beyond them
-// and writes y[p*ldy+j]. dw: bias[j] + sum of x*w; max: the maximum over
+// and writes y[p*ldy+j]. dw: bias[j] + sum of x*w, clamped to [lo, hi]
+// (min(max(v, lo), hi): NaN stays NaN); max: the maximum over
 // the taps (at least one), with VMAXPS's rule (a NaN tap is kept only if a
 // later tap does not replace it); avg: scale times the sum. Taps are summed
 // in list order, as the assembly does.
-func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, npix, xstep, ldy int, scale float32) {
+func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, npix, xstep, ldy int, scale, lo, hi float32) {
 	if j0 >= c {
 		return
 	}
@@ -46,6 +47,9 @@ func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, 
 				for j := range yp {
 					yp[j] += xr[j] * wr[j]
 				}
+			}
+			for j, v := range yp {
+				yp[j] = min(max(v, lo), hi)
 			}
 		case nhwcModeMax:
 			copy(yp, xp[taps[0]+j0:taps[0]+c])
@@ -153,10 +157,10 @@ func (g *nhwcGeom) padCount(oh, ow int) int {
 	return rows * cols
 }
 
-// row computes output row (b, oh) of a depthwise convolution (w, bias) or
-// a pooling, using taps (2*kh*kw ints) as scratch: border pixels one by
+// row computes output row (b, oh) of a depthwise convolution (w, bias,
+// clamped to [lo, hi]) or a pooling, using taps (2*kh*kw ints) as scratch: border pixels one by
 // one, the interior ones [lo, hi) in one kernel call.
-func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int, avgPad bool) {
+func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int, avgPad bool, lo, hi float32) {
 	C := g.C
 	ybase := (b*g.OH + oh) * g.OW * C
 	for ow := 0; ow < g.OW; {
@@ -168,13 +172,13 @@ func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int,
 		yp := y[ybase+ow*C : ybase+(ow+np)*C]
 		switch {
 		case mode == nhwcModeDW:
-			nhwcTaps(mode, yp, x, taps[:2*nt], w, bias, C, np, g.sw*C, 0)
+			nhwcTaps(mode, yp, x, taps[:2*nt], w, bias, C, np, g.sw*C, 0, lo, hi)
 		case mode == nhwcModeMax && nt == 0:
 			for j := range yp {
 				yp[j] = nnLowest[float32]()
 			}
 		case mode == nhwcModeMax:
-			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 0)
+			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 0, 0, 0)
 		default:
 			cnt := nt
 			if avgPad {
@@ -184,14 +188,15 @@ func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int,
 				clear(yp)
 				break
 			}
-			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 1/float32(cnt))
+			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 1/float32(cnt), 0, 0)
 		}
 		ow += np
 	}
 }
 
 // nhwcWinTask is a depthwise convolution or pooling split over output
-// rows; each part has 2*kh*kw ints of taps scratch. Depthwise adds
+// rows; each part has 2*kh*kw ints of taps scratch. Depthwise clamps to
+// [lo, hi] in the kernel (a clamp activation without residual) or adds
 // FusedConv's epilogue (residual z, activation) per row.
 type nhwcWinTask struct {
 	g             nhwcGeom
@@ -202,6 +207,7 @@ type nhwcWinTask struct {
 	avgPad, after bool
 	act           fusedAct
 	epilogue      bool
+	lo, hi        float32
 }
 
 func (t *nhwcWinTask) runPart(i, parts int) {
@@ -211,7 +217,7 @@ func (t *nhwcWinTask) runPart(i, parts int) {
 	taps := t.taps[i*nt : (i+1)*nt]
 	rl := g.OW * g.C
 	for r := r0; r < r1; r++ {
-		g.row(t.mode, t.x, t.w, t.bias, t.y, r/g.OH, r%g.OH, taps, t.avgPad)
+		g.row(t.mode, t.x, t.w, t.bias, t.y, r/g.OH, r%g.OH, taps, t.avgPad, t.lo, t.hi)
 		if t.epilogue {
 			var z []float32
 			if t.z != nil {
@@ -372,6 +378,10 @@ func fusedConvNHWC(n *Node) error {
 		t := parTaskOf[nhwcWinTask](n)
 		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: X.F32(), w: wp, bias: bias, y: Y.F32(), z: z,
 			after: after, act: act, epilogue: z != nil || act.kind != fusedActNone}
+		t.lo, t.hi = float32(math.Inf(-1)), float32(math.Inf(1))
+		if lo, hi, clamp := fusedClampOf(act); clamp && z == nil {
+			t.lo, t.hi, t.epilogue = lo, hi, false
+		}
 		nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
 		*t = nhwcWinTask{}
 		return nil

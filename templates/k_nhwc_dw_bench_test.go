@@ -62,3 +62,43 @@ func BenchmarkNHWCLayers(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNHWCColdW times resnet50's small-map layers with W' cold: each
+// run reads one of enough weight copies to overflow the caches, as in a
+// whole-model run.
+func BenchmarkNHWCColdW(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	convs := []struct {
+		name  string
+		x, w  []int
+		attrs Attrs
+	}{
+		{"3x3_c512_7", []int{1, 512, 7, 7}, []int{512, 512, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		{"pw_c2048_512_7", []int{1, 2048, 7, 7}, []int{512, 2048, 1, 1}, nil},
+		{"pws2_c1024_2048_14", []int{1, 1024, 14, 14}, []int{2048, 1024, 1, 1}, Attrs{"strides": []int64{2, 2}}},
+	}
+	for _, c := range convs {
+		X, W, B := nnRand(r, c.x...), nnRand(r, c.w...), nnRand(r, c.w[0])
+		attrs := Attrs{"activation": "Relu", "layout": "NHWC"}
+		for k, v := range c.attrs {
+			attrs[k] = v
+		}
+		attrs[ConvPackedAttr] = ints64(W.Shape)
+		p, _ := PrepackConvWeightsNHWC(W.F32(), W.Shape, 1)
+		copies := max(2, (400<<20)/(4*len(p)))
+		ws := make([]*Tensor, copies)
+		for i := range ws {
+			ws[i] = &Tensor{DType: F32, Shape: []int{len(p)}, Data: append([]float32(nil), p...)}
+		}
+		x := nhwcOf(X, F32)
+		b.Run(c.name, func(b *testing.B) {
+			n := nnNode("cuvil::FusedConv", 1, attrs, 1, x, ws[0], B)
+			for i := 0; i < b.N; i++ {
+				n.In[1] = ws[i%copies]
+				if err := FusedConv(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

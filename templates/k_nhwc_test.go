@@ -201,8 +201,8 @@ func nhwcTapsCompare(t *testing.T) {
 			x := nnRand(r, 16*c).F32()
 			w, bias := nnRand(r, 4*c).F32(), nnRand(r, c).F32()
 			got, want := make([]float32, npix*c), make([]float32, npix*c)
-			nhwcTaps(mode, got, x, taps, w, bias, c, npix, xstep, 0.25)
-			nhwcTapsGo(mode, want, x, taps, w, bias, 0, c, npix, xstep, c, 0.25)
+			nhwcTaps(mode, got, x, taps, w, bias, c, npix, xstep, 0.25, -0.5, 1)
+			nhwcTapsGo(mode, want, x, taps, w, bias, 0, c, npix, xstep, c, 0.25, -0.5, 1)
 			for i := range want {
 				if d := got[i] - want[i]; d > 1e-5 || d < -1e-5 {
 					t.Fatalf("mode %d c %d: [%d] = %v, want %v", mode, c, i, got[i], want[i])

@@ -49,7 +49,7 @@ func paramAddr(name string) Mem {
 // channels j in [0, nv) (nv a multiple of 8) it reduces the taps t, each a
 // pair (x offset, w offset) in elements:
 //
-//	dw:  y[p*ldy+j] = bias[j] + sum_t x[p*xstep+xo_t+j] * w[wo_t+j]
+//	dw:  y[p*ldy+j] = min(max(bias[j] + sum_t x[p*xstep+xo_t+j] * w[wo_t+j], lo), hi)
 //	max: y[p*ldy+j] = max_t x[p*xstep+xo_t+j]          (ntaps >= 1)
 //	avg: y[p*ldy+j] = scale * sum_t x[p*xstep+xo_t+j]
 //
@@ -76,8 +76,8 @@ func taps(name string, mode, lanes int) {
 	var sig, what string
 	switch mode {
 	case modeDW:
-		sig = "func(y, x *float32, taps *int, ntaps int, w, bias *float32, nv, npix, xstep, ldy int)"
-		what = "y[p*ldy+j] = bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j]"
+		sig = "func(y, x *float32, taps *int, ntaps int, w, bias *float32, nv, npix, xstep, ldy int, lo, hi float32)"
+		what = "y[p*ldy+j] = min(max(bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j], lo), hi)"
 	case modeMax:
 		sig = "func(y, x *float32, taps *int, ntaps int, nv, npix, xstep, ldy int)"
 		what = "y[p*ldy+j] = max_t x[p*xstep+taps[2t]+j] (ntaps >= 1)"
@@ -106,10 +106,16 @@ func taps(name string, mode, lanes int) {
 	npix := Load(Param("npix"), GP64())
 	xs := Load(Param("xstep"), GP64())
 	j, tp, xi := GP64(), GP64(), GP64()
-	var scale VecVirtual
+	var scale, lo, hi VecVirtual
 	if mode == modeAvg {
 		scale = vec()
 		VBROADCASTSS(paramAddr("scale"), scale)
+	}
+	if mode == modeDW {
+		// The activation's clamp (infinite bounds for none), fused.
+		lo, hi = vec(), vec()
+		VBROADCASTSS(paramAddr("lo"), lo)
+		VBROADCASTSS(paramAddr("hi"), hi)
 	}
 
 	// body reduces the taps for channels [j, j+vecs*lanes) of np pixels.
@@ -199,8 +205,13 @@ func taps(name string, mode, lanes int) {
 				ADDQ(ld, yi)
 			}
 			for v := range acc[p] {
-				if mode == modeAvg {
+				switch mode {
+				case modeAvg:
 					VMULPS(scale, acc[p][v], acc[p][v])
+				case modeDW:
+					// The value as the second source: NaN passes through.
+					VMAXPS(acc[p][v], lo, acc[p][v])
+					VMINPS(acc[p][v], hi, acc[p][v])
 				}
 				VMOVUPS(acc[p][v], Mem{Base: y, Index: yi, Scale: 4, Disp: vb * v})
 			}
