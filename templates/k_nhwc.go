@@ -158,8 +158,9 @@ func (g *nhwcGeom) padCount(oh, ow int) int {
 }
 
 // row computes output row (b, oh) of a depthwise convolution (w, bias,
-// clamped to [lo, hi]) or a pooling, using taps (2*kh*kw ints) as scratch: border pixels one by
-// one, the interior ones [lo, hi) in one kernel call.
+// clamped to [lo, hi]) or a pooling, using taps (2*kh*kw ints) as
+// scratch: border pixels one by one, the interior ones [g.lo, g.hi) in one
+// kernel call.
 func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int, avgPad bool, lo, hi float32) {
 	C := g.C
 	ybase := (b*g.OH + oh) * g.OW * C
@@ -431,10 +432,11 @@ func fusedConvNHWC(n *Node) error {
 
 // nhwcConvTask is an NHWC convolution of group 1 as a GEMM: output pixel
 // rows (N*OH*OW of them) times W' [K, M] (K = kh*kw*C, packed by
-// sgemmPackB), split over parts by rows; each part takes chunk rows at a
-// time (gathered into its own column block unless the convolution is
-// pointwise, when X's rows are the GEMM's A as they are) and applies the
-// epilogue to the chunk right after its GEMM. A row's values do not depend
+// sgemmPackB), split over parts by rows (by columns, runCols, when there
+// are fewer rows than columns); each part takes chunk rows at a time
+// (gathered into its own column block unless the convolution is pointwise,
+// when X's rows are the GEMM's A as they are) and applies the epilogue to
+// the chunk right after its GEMM. A row's values do not depend
 // on the chunking (the GEMM sums over K in one order), so results are the
 // same at any thread count.
 type nhwcConvTask struct {
@@ -450,17 +452,12 @@ type nhwcConvTask struct {
 }
 
 func (t *nhwcConvTask) runPart(i, parts int) {
-	g, M, K := &t.g, t.M, t.K
-	r0, r1 := 0, g.N*g.OH*g.OW
-	j0, j1 := 0, M
 	if t.byCols {
-		j0, j1 = parSplit(M, parts, i, sgemmColAlign())
-	} else {
-		r0, r1 = parSplit(r1, parts, i, 6)
-	}
-	if j0 >= j1 {
+		t.runCols(i, parts)
 		return
 	}
+	g, M, K := &t.g, t.M, t.K
+	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
 	bufs := t.pool.scratchFor(i).pkBufs()
 	var col []float32
 	if !t.pointwise {
@@ -474,44 +471,71 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		} else {
 			t.im2col(col, a, b)
 		}
-		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*M+j0:], M)
-		if j0 == 0 && j1 == M {
-			t.epilogue(t.y[a*M:b*M], a, b, 0, M)
+		blk := t.y[a*M : b*M]
+		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, M)
+		// The bias (a row vector) and a clamp activation in one pass over
+		// the block; other activations and the residual after it.
+		lo, hi, clamp := fusedClampOf(t.act)
+		if t.bias != nil && t.z == nil && clamp {
+			nhwcBiasClamp(blk, t.bias, b-a, M, lo, hi)
 			continue
 		}
-		// A column part: the epilogue row by row.
-		for r := a; r < b; r++ {
-			t.epilogue(t.y[r*M+j0:r*M+j1], r, r+1, j0, j1)
+		if t.bias != nil {
+			nhwcBiasClamp(blk, t.bias, b-a, M, float32(math.Inf(-1)), float32(math.Inf(1)))
 		}
+		var z []float32
+		if t.z != nil {
+			z = t.z[a*M : b*M]
+		}
+		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
 	}
 }
 
-// epilogue applies the bias, activation and residual to blk, output rows
-// [a, b) and columns [j0, j1) (blk holds whole rows when j0 = 0 and j1 = M,
-// else one row): the bias (a row vector) and a clamp activation in one
-// pass, other activations and the residual after it.
-func (t *nhwcConvTask) epilogue(blk []float32, a, b, j0, j1 int) {
-	var bias []float32
-	if t.bias != nil {
-		bias = t.bias[j0:j1]
-	}
-	lo, hi, clamp := fusedClampOf(t.act)
-	if bias != nil && t.z == nil && clamp {
-		nhwcBiasClamp(blk, bias, b-a, j1-j0, lo, hi)
+// runCols is runPart for a split by columns: part i computes output
+// columns [j0, j1) of every row, chunk rows at a time (gathering all of
+// their windows when the convolution is not pointwise), the epilogue row
+// by row.
+func (t *nhwcConvTask) runCols(i, parts int) {
+	g, M, K := &t.g, t.M, t.K
+	rows := g.N * g.OH * g.OW
+	j0, j1 := parSplit(M, parts, i, sgemmColAlign())
+	if j0 >= j1 {
 		return
 	}
-	if bias != nil {
-		nhwcBiasClamp(blk, bias, b-a, j1-j0, float32(math.Inf(-1)), float32(math.Inf(1)))
+	bufs := t.pool.scratchFor(i).pkBufs()
+	var col []float32
+	if !t.pointwise {
+		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
 	}
-	var z []float32
-	if t.z != nil {
-		if j0 == 0 && j1 == t.M {
-			z = t.z[a*t.M : b*t.M]
+	lo, hi, clamp := fusedClampOf(t.act)
+	for a := 0; a < rows; a += t.chunk {
+		b := min(a+t.chunk, rows)
+		src := col
+		if t.pointwise {
+			src = t.x[a*K:]
 		} else {
-			z = t.z[a*t.M+j0 : a*t.M+j1]
+			t.im2col(col, a, b)
+		}
+		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*M+j0:], M)
+		for r := a; r < b; r++ {
+			yr := t.y[r*M+j0 : r*M+j1]
+			var bias, z []float32
+			if t.bias != nil {
+				bias = t.bias[j0:j1]
+			}
+			if bias != nil && t.z == nil && clamp {
+				nhwcBiasClamp(yr, bias, 1, j1-j0, lo, hi)
+				continue
+			}
+			if bias != nil {
+				nhwcBiasClamp(yr, bias, 1, j1-j0, float32(math.Inf(-1)), float32(math.Inf(1)))
+			}
+			if t.z != nil {
+				z = t.z[r*M+j0 : r*M+j1]
+			}
+			fusedEpilogue32(yr, 0, nil, 0, z, t.after, t.act)
 		}
 	}
-	fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
 }
 
 // im2col gathers the input windows of output pixels [a, b) into col, one

@@ -91,14 +91,18 @@ func BenchmarkNHWCColdW(b *testing.B) {
 			ws[i] = &Tensor{DType: F32, Shape: []int{len(p)}, Data: append([]float32(nil), p...)}
 		}
 		x := nhwcOf(X, F32)
-		b.Run(c.name, func(b *testing.B) {
+		for _, threads := range []int{1, 2} {
 			n := nnNode("cuvil::FusedConv", 1, attrs, 1, x, ws[0], B)
-			for i := 0; i < b.N; i++ {
-				n.In[1] = ws[i%copies]
-				if err := FusedConv(n); err != nil {
-					b.Fatal(err)
+			n.Pool = NewWorkPool(WithThreads(threads))
+			b.Run(fmt.Sprintf("%s/t%d", c.name, threads), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					n.In[1] = ws[i%copies]
+					if err := FusedConv(n); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+			n.Pool.Close()
+		}
 	}
 }
