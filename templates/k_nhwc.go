@@ -406,9 +406,13 @@ func fusedConvNHWC(n *Node) error {
 		parts = min(threads, (rows+5)/6)
 		// Fewer rows than output channels (resnet50's 7x7 and 14x14
 		// stages): split the columns, so each part streams its share of W'
-		// (the larger operand) rather than all of it; each part gathers
-		// all the rows' windows.
-		if M > rows && M >= 2*threads*sgemmColAlign() {
+		// (the larger operand) rather than all of it. Each part gathers
+		// all the rows' windows, so a KxK conv needs half as many rows.
+		few := M > rows
+		if !pointwise {
+			few = M >= 2*rows
+		}
+		if few && M >= 2*threads*sgemmColAlign() {
 			t.byCols = true
 			parts = threads
 		}
