@@ -37,6 +37,22 @@ func geluAVX2(y *float32, n int)
 //go:noescape
 func geluAVX512(y *float32, n int)
 
+// geluBiasAVX512 sets y[i] = gelu(y[i] + b[i]) (the erf form, as geluAVX2) for i in
+// [0, n), n a multiple of 32.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func geluBiasAVX512(y *float32, b *float32, n int)
+
+// expSumAVX512 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple
+// of 64, and returns the sum of the y[i].
+//
+// Requires: AVX512F
+//
+//go:noescape
+func expSumAVX512(y *float32, x *float32, n int, sub float32) float32
+
 // expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of
 // 8, and returns the sum of the y[i] (summed in 8 lanes, then across).
 //

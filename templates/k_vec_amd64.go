@@ -57,6 +57,18 @@ func gelu32(y []float32) {
 	geluGo(y[nv:])
 }
 
+// geluBias32 sets y[i] = gelu(y[i] + b[i]) (b at least as long as y):
+// axpy32 then gelu32's bits, in one pass where the CPU has AVX-512.
+func geluBias32(y, b []float32) {
+	b = b[:len(y)]
+	if n32 := len(y) &^ 31; cpuHasAVX512 && n32 > 0 {
+		geluBiasAVX512(&y[0], &b[0], n32)
+		y, b = y[n32:], b[n32:]
+	}
+	axpy32(y, b, 1)
+	gelu32(y)
+}
+
 // expSum32 sets y[i] = exp(x[i]-sub) and returns their sum; x must be at
 // least as long as y.
 func expSum32(y, x []float32, sub float32) float32 {
@@ -65,7 +77,19 @@ func expSum32(y, x []float32, sub float32) float32 {
 		return expSumGo(y, x, sub)
 	}
 	_ = x[len(y)-1]
-	s := expSumAVX2(&y[0], &x[0], nv, sub)
+	var s float32
+	if n64 := len(y) &^ 63; cpuHasAVX512 && n64 > 0 {
+		// Which kernel takes an element depends on the row length
+		// only, so a row's sum does not depend on the thread count.
+		s = expSumAVX512(&y[0], &x[0], n64, sub)
+		if y, x = y[n64:], x[n64:]; len(y) == 0 {
+			return s
+		}
+		if nv = len(y) &^ 7; nv == 0 {
+			return s + expSumGo(y, x, sub)
+		}
+	}
+	s += expSumAVX2(&y[0], &x[0], nv, sub)
 	return s + expSumGo(y[nv:], x[nv:], sub)
 }
 

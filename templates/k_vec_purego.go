@@ -12,6 +12,11 @@ func biasClamp(y []float32, bias, lo, hi float32) { biasClampGo(y, bias, lo, hi)
 
 func gelu32(y []float32) { geluGo(y) }
 
+func geluBias32(y, b []float32) {
+	axpyGo(y, b[:len(y)], 1)
+	geluGo(y)
+}
+
 func expSum32(y, x []float32, sub float32) float32 { return expSumGo(y, x, sub) }
 
 func max32(x []float32) float32 { return maxGo(x) }
