@@ -53,6 +53,21 @@ func geluBiasAVX512(y *float32, b *float32, n int)
 //go:noescape
 func expSumAVX512(y *float32, x *float32, n int, sub float32) float32
 
+// packBT16AVX512 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
+// [0, kc), kc a multiple of 16.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
+
+// scaleAVX sets y[i] *= a for i in [0, n), n a multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func scaleAVX(y *float32, n int, a float32)
+
 // expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of
 // 8, and returns the sum of the y[i] (summed in 8 lanes, then across).
 //

@@ -1030,11 +1030,7 @@ func (t *attnTask) runPart(part, parts int) {
 		y := t.y[b*t.ybs+i0*t.yrs+h*t.hv:]
 		sgemmWith(gs, false, false, mr, dv, sk, 1, s, sk, t.v[b*t.vbs+t.vo+h*t.hv:], t.vrs, 0, y, t.yrs)
 		for i := 0; i < mr; i++ {
-			yi := y[i*t.yrs : i*t.yrs+dv]
-			inv := sums[i]
-			for c := range yi {
-				yi[c] *= inv
-			}
+			scale32(y[i*t.yrs:i*t.yrs+dv], sums[i])
 		}
 	}
 }

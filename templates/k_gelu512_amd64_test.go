@@ -108,3 +108,34 @@ func TestGeluBias32(t *testing.T) {
 		}
 	}
 }
+
+// TestPackBT16 checks packBT16 (the AVX-512 transpose on multiples of 16
+// k steps, the Go twin on the rest) against the definition, on awkward
+// kc and row strides.
+func TestPackBT16(t *testing.T) {
+	for _, kc := range []int{1, 15, 16, 17, 64, 100, 256} {
+		for _, ldb := range []int{kc, kc + 3, 768} {
+			b := make([]float32, 15*ldb+kc)
+			for i := range b {
+				b[i] = float32(i)*0.5 - 3
+			}
+			panel := make([]float32, 16*kc+7)
+			for i := range panel {
+				panel[i] = -99
+			}
+			packBT16(kc, b, ldb, panel)
+			for p := 0; p < kc; p++ {
+				for j := 0; j < 16; j++ {
+					if got, want := panel[p*16+j], b[j*ldb+p]; got != want {
+						t.Fatalf("kc=%d ldb=%d: panel[%d*16+%d] = %v, want %v", kc, ldb, p, j, got, want)
+					}
+				}
+			}
+			for i, v := range panel[16*kc:] {
+				if v != -99 {
+					t.Fatalf("kc=%d ldb=%d: wrote past the panel at %d", kc, ldb, 16*kc+i)
+				}
+			}
+		}
+	}
+}

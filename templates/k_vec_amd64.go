@@ -69,6 +69,30 @@ func geluBias32(y, b []float32) {
 	gelu32(y)
 }
 
+// packBT16 sets panel[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
+// [0, kc): the SGEMM B panel of 16 columns of op(B) = B^T.
+func packBT16(kc int, b []float32, ldb int, panel []float32) {
+	n16 := kc &^ 15
+	if !cpuHasAVX512 || n16 == 0 {
+		packBT16Go(kc, b, ldb, panel, 0)
+		return
+	}
+	_, _ = b[15*ldb+kc-1], panel[16*kc-1]
+	packBT16AVX512(n16, &b[0], ldb, &panel[0])
+	packBT16Go(kc, b, ldb, panel, n16)
+}
+
+// scale32 sets y[i] *= a.
+func scale32(y []float32, a float32) {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		scaleGo(y, a)
+		return
+	}
+	scaleAVX(&y[0], nv, a)
+	scaleGo(y[nv:], a)
+}
+
 // expSum32 sets y[i] = exp(x[i]-sub) and returns their sum; x must be at
 // least as long as y.
 func expSum32(y, x []float32, sub float32) float32 {

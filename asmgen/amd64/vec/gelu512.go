@@ -199,3 +199,105 @@ func expSum512() {
 	Store(h.AsX(), ReturnIndex(0))
 	RET()
 }
+
+// packBT16 emits the transposing B-panel pack of the SGEMM driver (op(B)
+// = B^T, B's rows contiguous in k: attention's K in Q.K^T): sixteen rows
+// of B, sixteen k steps at a time, transposed in registers (unpack
+// pairs of floats, pairs of pairs, then 128-bit lanes twice: 64
+// shuffles a 16x16 block) into sixteen 16-value k steps of the panel.
+func packBT16() {
+	TEXT("packBT16AVX512", NOSPLIT, "func(kc int, b *float32, ldb int, dst *float32)")
+	Doc(
+		"packBT16AVX512 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in",
+		"[0, kc), kc a multiple of 16.",
+		"",
+		"Requires: AVX512F",
+	)
+	Pragma("noescape")
+	kc := Load(Param("kc"), GP64())
+	b := Load(Param("b"), GP64())
+	ldb := Load(Param("ldb"), GP64())
+	dst := Load(Param("dst"), GP64())
+	SHLQ(U8(2), ldb)
+	p := GP64()
+	XORQ(p, p)
+	Label("pbt_loop")
+	CMPQ(p, kc)
+	JGE(LabelRef("pbt_done"))
+	Comment("Sixteen rows of B, k steps p..p+15.")
+	r := make([]VecVirtual, 16)
+	row := GP64()
+	MOVQ(b, row)
+	for j := range r {
+		r[j] = ZMM()
+		VMOVUPS(Mem{Base: row}, r[j])
+		if j < 15 {
+			ADDQ(ldb, row)
+		}
+	}
+	t := make([]VecVirtual, 16)
+	for j := 0; j < 16; j += 2 {
+		t[j], t[j+1] = ZMM(), ZMM()
+		VUNPCKLPS(r[j+1], r[j], t[j])
+		VUNPCKHPS(r[j+1], r[j], t[j+1])
+	}
+	u := make([]VecVirtual, 16)
+	for g := 0; g < 16; g += 4 {
+		for h := 0; h < 2; h++ {
+			u[g+2*h], u[g+2*h+1] = ZMM(), ZMM()
+			VUNPCKLPD(t[g+h+2], t[g+h], u[g+2*h])
+			VUNPCKHPD(t[g+h+2], t[g+h], u[g+2*h+1])
+		}
+	}
+	w := make([]VecVirtual, 16)
+	for g := 0; g < 16; g += 8 {
+		for h := 0; h < 4; h++ {
+			w[g+h], w[g+h+4] = ZMM(), ZMM()
+			VSHUFF32X4(U8(0x88), u[g+h+4], u[g+h], w[g+h])
+			VSHUFF32X4(U8(0xdd), u[g+h+4], u[g+h], w[g+h+4])
+		}
+	}
+	for h := 0; h < 8; h++ {
+		o0, o1 := ZMM(), ZMM()
+		VSHUFF32X4(U8(0x88), w[h+8], w[h], o0)
+		VSHUFF32X4(U8(0xdd), w[h+8], w[h], o1)
+		VMOVUPS(o0, Mem{Base: dst, Disp: 64 * h})
+		VMOVUPS(o1, Mem{Base: dst, Disp: 64 * (h + 8)})
+	}
+	ADDQ(U8(16), p)
+	ADDQ(U8(64), b)
+	ADDQ(U32(1024), dst)
+	JMP(LabelRef("pbt_loop"))
+	Label("pbt_done")
+	VZEROUPPER()
+	RET()
+}
+
+// scale emits y *= a, attention's 1/sum on each output row (64 values a
+// head in BERT; Go's scalar loop took 1% of the run).
+func scale() {
+	TEXT("scaleAVX", NOSPLIT, "func(y *float32, n int, a float32)")
+	Doc(
+		"scaleAVX sets y[i] *= a for i in [0, n), n a multiple of 8.",
+		"",
+		"Requires: AVX",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	a := YMM()
+	VBROADCASTSS(paramAddr("a"), a)
+	i := GP64()
+	XORQ(i, i)
+	Label("scale_loop")
+	CMPQ(i, n)
+	JGE(LabelRef("scale_done"))
+	v := YMM()
+	VMULPS(Mem{Base: y, Index: i, Scale: 4}, a, v)
+	VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4})
+	ADDQ(U8(8), i)
+	JMP(LabelRef("scale_loop"))
+	Label("scale_done")
+	VZEROUPPER()
+	RET()
+}

@@ -25,6 +25,8 @@ func main() {
 	gelu512(false)
 	gelu512(true)
 	expSum512()
+	packBT16()
+	scale()
 	expSum()
 	maxRow()
 	axpy()
