@@ -68,6 +68,13 @@ func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
 //go:noescape
 func scaleAVX(y *float32, n int, a float32)
 
+// maxAVX512 returns the maximum of x[0:n], n a positive multiple of 64.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func maxAVX512(x *float32, n int) float32
+
 // expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of
 // 8, and returns the sum of the y[i] (summed in 8 lanes, then across).
 //

@@ -1266,6 +1266,43 @@ scale_done:
 	VZEROUPPER
 	RET
 
+// func maxAVX512(x *float32, n int) float32
+// Requires: AVX, AVX512F, SSE
+TEXT ·maxAVX512(SB), NOSPLIT, $0-20
+	MOVQ    x+0(FP), AX
+	MOVQ    n+8(FP), CX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	MOVQ    $0x00000040, DX
+
+max512_loop:
+	CMPQ   DX, CX
+	JGE    max512_done
+	VMAXPS (AX)(DX*4), Z0, Z0
+	VMAXPS 64(AX)(DX*4), Z1, Z1
+	VMAXPS 128(AX)(DX*4), Z2, Z2
+	VMAXPS 192(AX)(DX*4), Z3, Z3
+	ADDQ   $0x40, DX
+	JMP    max512_loop
+
+max512_done:
+	VMAXPS        Z1, Z0, Z0
+	VMAXPS        Z3, Z2, Z2
+	VMAXPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VMOVHLPS      X0, X0, X1
+	VMAXPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VMAXSS        X1, X0, X0
+	VZEROUPPER
+	MOVSS         X0, ret+16(FP)
+	RET
+
 // func expSumAVX2(y *float32, x *float32, n int, sub float32) float32
 // Requires: AVX, AVX2, FMA3, SSE
 TEXT ·expSumAVX2(SB), NOSPLIT, $0-36

@@ -123,7 +123,15 @@ func max32(x []float32) float32 {
 	if !cpuHasAVX2FMA || nv == 0 {
 		return maxGo(x)
 	}
-	m := maxAVX(&x[0], nv)
+	var m float32
+	if n64 := len(x) &^ 63; cpuHasAVX512 && n64 > 0 {
+		m = maxAVX512(&x[0], n64)
+		if nv > n64 {
+			m = max(m, maxAVX(&x[n64], nv-n64))
+		}
+	} else {
+		m = maxAVX(&x[0], nv)
+	}
 	if nv < len(x) {
 		m = max(m, maxGo(x[nv:]))
 	}

@@ -301,3 +301,51 @@ func scale() {
 	VZEROUPPER()
 	RET()
 }
+
+// maxRow512 emits maxAVX on 16 lanes with four running maxima (maxAVX's
+// one VMAXPS chain is latency-bound): softmax's row maximum. Max is exact,
+// so the result is maxAVX's (NaN aside: like maxAVX, a NaN in x may or
+// may not show).
+func maxRow512() {
+	TEXT("maxAVX512", NOSPLIT, "func(x *float32, n int) float32")
+	Doc(
+		"maxAVX512 returns the maximum of x[0:n], n a positive multiple of 64.",
+		"",
+		"Requires: AVX512F",
+	)
+	Pragma("noescape")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	m := make([]VecVirtual, 4)
+	for j := range m {
+		m[j] = ZMM()
+		VMOVUPS(Mem{Base: x, Disp: 64 * j}, m[j])
+	}
+	i := GP64()
+	MOVQ(U32(64), i)
+	Label("max512_loop")
+	CMPQ(i, n)
+	JGE(LabelRef("max512_done"))
+	for j := range m {
+		VMAXPS(Mem{Base: x, Index: i, Scale: 4, Disp: 64 * j}, m[j], m[j])
+	}
+	ADDQ(U8(64), i)
+	JMP(LabelRef("max512_loop"))
+	Label("max512_done")
+	VMAXPS(m[1], m[0], m[0])
+	VMAXPS(m[3], m[2], m[2])
+	VMAXPS(m[2], m[0], m[0])
+	h := YMM()
+	VEXTRACTF64X4(U8(1), m[0], h)
+	VMAXPS(h, m[0].AsY(), h)
+	l := XMM()
+	VEXTRACTF128(U8(1), h, l)
+	VMAXPS(l, h.AsX(), l)
+	VMOVHLPS(l, l, h.AsX())
+	VMAXPS(h.AsX(), l, l)
+	VMOVSHDUP(l, h.AsX())
+	VMAXSS(h.AsX(), l, l)
+	VZEROUPPER()
+	Store(l, ReturnIndex(0))
+	RET()
+}

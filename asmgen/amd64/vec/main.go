@@ -27,6 +27,7 @@ func main() {
 	expSum512()
 	packBT16()
 	scale()
+	maxRow512()
 	expSum()
 	maxRow()
 	axpy()
