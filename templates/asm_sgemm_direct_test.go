@@ -13,7 +13,7 @@ import (
 func TestSgemmDirectA(t *testing.T) {
 	r := rand.New(rand.NewSource(21))
 	cases := 0
-	for _, m := range []int{1, 5, 6, 7, 11, 12, 13, 128, sgemmPkMC + 9} {
+	for _, m := range []int{1, 5, 6, 7, 8, 11, 12, 13, 14, 128, sgemmPkMC + 9} {
 		for _, n := range []int{32, 64, 160} {
 			for _, k := range []int{1, 3, 29, sgemmPkKC, 2*sgemmPkKC + 3} {
 				v := [][2]float32{{1, 0}, {0.5, 1}, {-1.25, 0.5}}[cases%3]

@@ -48,3 +48,94 @@ func TestGeluAVX512(t *testing.T) {
 		}
 	}
 }
+
+// TestExpSumAVX512 wants expSumAVX2's bits for every y[i] and its sum
+// within rounding, on softmax-like inputs (x - max <= 0) and on the
+// clamped ends.
+func TestExpSumAVX512(t *testing.T) {
+	if !cpuHasAVX512 {
+		t.Skip("no AVX-512")
+	}
+	for _, n := range []int{64, 128, 320} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(-30 * math.Abs(math.Sin(float64(i)*1.7)))
+		}
+		x[0], x[n-1], x[n/2] = -100, 0, 95
+		y, y2 := make([]float32, n), make([]float32, n)
+		s := expSumAVX512(&y[0], &x[0], n, 0.25)
+		s2 := expSumAVX2(&y2[0], &x[0], n, 0.25)
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(y2[i]) {
+				t.Fatalf("n=%d exp(%v) = %v with AVX-512, %v with AVX2", n, x[i]-0.25, y[i], y2[i])
+			}
+		}
+		if d := math.Abs(float64(s - s2)); d > 1e-6*math.Abs(float64(s2)) {
+			t.Fatalf("n=%d sum %v with AVX-512, %v with AVX2", n, s, s2)
+		}
+	}
+}
+
+// TestGeluBias32 wants geluBias32 (geluBiasAVX512 on the multiple of 32,
+// axpy and gelu32 on the rest) to give axpy32 then gelu32's bits (the
+// epilogue's two passes it replaces), on awkward lengths.
+func TestGeluBias32(t *testing.T) {
+	for _, n := range []int{1, 7, 31, 32, 33, 63, 64, 95, 96, 129, 1000} {
+		x, b := make([]float32, n), make([]float32, n+5)
+		for i := range x {
+			x[i] = float32(7 * math.Sin(float64(i)*0.37))
+		}
+		for i := range b {
+			b[i] = float32(0.5 * math.Cos(float64(i)*1.3))
+		}
+		y := append([]float32(nil), x...)
+		geluBias32(y, b)
+		want := append([]float32(nil), x...)
+		axpy32(want, b, 1)
+		if cpuHasAVX2FMA {
+			nv := n &^ 7
+			if nv > 0 {
+				geluAVX2(&want[0], nv)
+			}
+			geluGo(want[nv:])
+		} else {
+			gelu32(want)
+		}
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n=%d gelu(%v + %v) = %v, want %v", n, x[i], b[i], y[i], want[i])
+			}
+		}
+	}
+}
+
+// TestPackBT16 checks packBT16 (the AVX-512 transpose on multiples of 16
+// k steps, the Go twin on the rest) against the definition, on awkward
+// kc and row strides.
+func TestPackBT16(t *testing.T) {
+	for _, kc := range []int{1, 15, 16, 17, 64, 100, 256} {
+		for _, ldb := range []int{kc, kc + 3, 768} {
+			b := make([]float32, 15*ldb+kc)
+			for i := range b {
+				b[i] = float32(i)*0.5 - 3
+			}
+			panel := make([]float32, 16*kc+7)
+			for i := range panel {
+				panel[i] = -99
+			}
+			packBT16(kc, b, ldb, panel)
+			for p := 0; p < kc; p++ {
+				for j := 0; j < 16; j++ {
+					if got, want := panel[p*16+j], b[j*ldb+p]; got != want {
+						t.Fatalf("kc=%d ldb=%d: panel[%d*16+%d] = %v, want %v", kc, ldb, p, j, got, want)
+					}
+				}
+			}
+			for i, v := range panel[16*kc:] {
+				if v != -99 {
+					t.Fatalf("kc=%d ldb=%d: wrote past the panel at %d", kc, ldb, 16*kc+i)
+				}
+			}
+		}
+	}
+}

@@ -86,6 +86,14 @@ func TestVecKernels(t *testing.T) {
 				t.Fatalf("n=%d biasClamp(%v) = %v, want %v", n, x[i], b[i], want)
 			}
 		}
+		// scale.
+		sy := append([]float32(nil), x...)
+		scale32(sy, 0.37)
+		for i := range x {
+			if want := x[i] * 0.37; sy[i] != want {
+				t.Fatalf("n=%d scale(%v) = %v, want %v", n, x[i], sy[i], want)
+			}
+		}
 		// axpy.
 		ay := vecRand(r, n, 1)
 		ax := vecRand(r, n+3, 1)
