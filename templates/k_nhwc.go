@@ -382,7 +382,7 @@ func fusedConvNHWC(n *Node) error {
 	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: Y.F32(), M: M, K: K,
 		pointwise: pointwise, after: after, act: act, pool: n.Pool}
 	rows := N * g.OH * g.OW
-	// Row chunks: a multiple of the GEMM's 6-row tile, big enough that
+	// Row chunks: a multiple of the GEMM's 6- or 12-row tiles, big enough that
 	// streaming W' once per chunk is amortised, small enough that the
 	// column block (128K floats) or the output block stays in L2.
 	if pointwise {
@@ -390,7 +390,7 @@ func fusedConvNHWC(n *Node) error {
 	} else {
 		t.chunk = max(48, (128<<10)/K)
 	}
-	t.chunk = (t.chunk + 5) / 6 * 6
+	t.chunk = (t.chunk + 11) / 12 * 12 // whole 12-row tiles (k_nhwc_pw.go)
 	parts := 1
 	if threads := n.Pool.Threads(); threads > 1 && rows*M*K >= parMinFlops {
 		parts = min(threads, (rows+5)/6)
@@ -439,6 +439,19 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 			t.im2col(col, a, b)
 		}
 		blk := t.y[a*M : b*M]
+		var z []float32
+		if t.z != nil {
+			z = t.z[a*M : b*M]
+		}
+		if t.pointwise && nhwcPWFast {
+			// A in place, the epilogue in the tiles (k_nhwc_pw.go).
+			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, &e)
+			if !all {
+				fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+			}
+			continue
+		}
 		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, M)
 		// The bias (a row vector) and a clamp activation in one pass over
 		// the block; other activations and the residual after it.
@@ -449,10 +462,6 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		}
 		if t.bias != nil {
 			nhwcBiasClamp(blk, t.bias, b-a, M, float32(math.Inf(-1)), float32(math.Inf(1)))
-		}
-		var z []float32
-		if t.z != nil {
-			z = t.z[a*M : b*M]
 		}
 		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
 	}

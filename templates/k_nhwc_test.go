@@ -59,6 +59,12 @@ func TestFusedConvNHWC(t *testing.T) {
 	}{
 		{"pointwise", []int{2, 13, 7, 9}, []int{21, 13, 1, 1}, nil},
 		{"pointwise_big", []int{1, 40, 23, 19}, []int{37, 40, 1, 1}, nil},
+		{"pw_m8_k3", []int{1, 3, 5, 7}, []int{8, 3, 1, 1}, nil},
+		{"pw_m16_k16", []int{2, 16, 5, 5}, []int{16, 16, 1, 1}, nil},
+		{"pw_m24_k27", []int{1, 27, 7, 7}, []int{24, 27, 1, 1}, nil},
+		{"pw_m40_k33", []int{1, 33, 6, 5}, []int{40, 33, 1, 1}, nil},
+		{"pw_m96_k16", []int{1, 16, 13, 11}, []int{96, 16, 1, 1}, nil},
+		{"pw_m144_k300", []int{1, 300, 5, 3}, []int{144, 300, 1, 1}, nil},
 		{"pointwise_s2", []int{1, 11, 9, 10}, []int{17, 11, 1, 1}, Attrs{"strides": []int64{2, 2}}},
 		{"3x3", []int{2, 5, 11, 10}, []int{19, 5, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{"3x3_s2_c3", []int{1, 3, 21, 19}, []int{16, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 0, 1, 2}}},
