@@ -3,6 +3,7 @@ package templates
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +70,11 @@ func TestFusedConvNHWC(t *testing.T) {
 		{"3x3", []int{2, 5, 11, 10}, []int{19, 5, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{"3x3_s2_c3", []int{1, 3, 21, 19}, []int{16, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 0, 1, 2}}},
 		{"3x3_big", []int{1, 32, 20, 22}, []int{40, 32, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		{"nchw_3x3_s2_c3", []int{1, 3, 21, 19}, []int{24, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 0, 1, 2}}},
+		{"nchw_5x5_c1_n2", []int{2, 1, 9, 8}, []int{16, 1, 5, 5}, Attrs{"pads": []int64{2, 2, 2, 2}}},
+		{"nchw_7x7_s2_c3", []int{1, 3, 17, 15}, []int{40, 3, 7, 7}, Attrs{"strides": []int64{2, 2}, "pads": []int64{3, 3, 3, 3}}},
+		{"nchw_3x3_dil_c4", []int{1, 4, 30, 29}, []int{8, 4, 3, 3}, Attrs{"dilations": []int64{2, 2}, "pads": []int64{1, 2, 0, 1}}},
+		{"nchw_1x1_c2", []int{1, 2, 6, 7}, []int{33, 2, 1, 1}, nil},
 		{"dw3x3", []int{2, 37, 9, 11}, []int{37, 1, 3, 3}, Attrs{"group": int64(37), "pads": []int64{1, 1, 1, 1}}},
 		{"dw3x3_s2", []int{1, 24, 17, 14}, []int{24, 1, 3, 3}, Attrs{"group": int64(24), "strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}},
 		{"dw5x5_dil", []int{1, 16, 13, 12}, []int{16, 1, 5, 5}, Attrs{"group": int64(16), "dilations": []int64{2, 2}, "pads": []int64{3, 4, 4, 3}}},
@@ -111,11 +117,17 @@ func TestFusedConvNHWC(t *testing.T) {
 				w = WP
 			}
 			what := fmt.Sprintf("%s/prepacked=%v/%s", c.name, pre, act.name)
-			got := nhwcRunBoth(t, what, "cuvil::FusedConv", attrs, nhwcOf(X, F32), w, B, nhwcOf(Z, F32))
+			x := nhwcOf(X, F32)
+			if strings.HasPrefix(c.name, "nchw_") {
+				// X stays NCHW (in_layout NCHW).
+				attrs["in_layout"] = "NCHW"
+				x = X
+			}
+			got := nhwcRunBoth(t, what, "cuvil::FusedConv", attrs, x, w, B, nhwcOf(Z, F32))
 			nnCheck(t, what, got, wantNHWC.Shape, nnF64(wantNHWC), 1e-4)
 			// Without bias and residual.
 			delete(attrs, "residual_after_activation")
-			got = nhwcRunBoth(t, what+"/nobias", "cuvil::FusedConv", attrs, nhwcOf(X, F32), w)
+			got = nhwcRunBoth(t, what+"/nobias", "cuvil::FusedConv", attrs, x, w)
 			plain := fusedRefAct(t, act, nnRun(t, "Conv", 11, c.attrs, 1, nnAs(X, F64), nnAs(W, F64))[0])
 			nnCheck(t, what+"/nobias", got, nhwcOf(plain, F64).Shape, nnF64(nhwcOf(plain, F64)), 1e-4)
 		}
