@@ -244,6 +244,66 @@ func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *f
 //go:noescape
 func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
+// nhwcPW1x16AVX2 computes a 1x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPW2x16AVX2 computes a 2x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPW3x16AVX2 computes a 3x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPW4x16AVX2 computes a 4x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPW5x16AVX2 computes a 5x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPW6x16AVX2 computes a 6x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
 // nhwcPWOffs1x16AVX512 computes a 1x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
@@ -483,3 +543,63 @@ func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bs
 //
 //go:noescape
 func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPWOffs1x16AVX2 computes a 1x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPWOffs2x16AVX2 computes a 2x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPWOffs3x16AVX2 computes a 3x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPWOffs4x16AVX2 computes a 4x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPWOffs5x16AVX2 computes a 5x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// nhwcPWOffs6x16AVX2 computes a 6x16 tile of C (row stride ldc) over k steps:
+// C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
+// (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
+// to [lo, hi]; the last panel touches only its first n columns (1..16).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)

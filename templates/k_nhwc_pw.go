@@ -8,7 +8,8 @@ package templates
 // (asmgen/amd64/pw) are up to 12 rows by 16 or 32 columns, so 16 or 24
 // output channels waste no lanes or few, nothing is packed at run time,
 // and bias, residual and a clamp run in the tile's epilogue: the block is
-// written once. nhwcPWTileGo is their pure-Go twin.
+// written once. The AVX2 tiles are up to 6 rows by 16 columns.
+// nhwcPWTileGo is their pure-Go twin.
 
 // Tile epilogue flags (asmgen/amd64/pw), applied in this order.
 const (
@@ -110,7 +111,7 @@ func nhwcPWEpiOf(bias, z []float32, after bool, act fusedAct) (nhwcPWEpi, bool) 
 // are the packed layout's (sgemmKBlock); a block after the first adds to
 // what the earlier ones wrote, and only the last one applies e. Column
 // tiles are 32 wide, the last one 16 (or a masked 32 for 17 to 31
-// columns left); rows go 12 at a time. Each element is summed in k order
+// columns left); rows go 12 at a time (AVX2: 16 columns by 6 rows). Each element is summed in k order
 // whatever m is, so splitting rows does not change results.
 func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c []float32, e *nhwcPWEpi) {
 	const NR = sgemmPkNR
@@ -137,6 +138,7 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 	}
 	npad := sgemmRoundUp(M, NR)
 	kb := sgemmKBlock(K)
+	maxRows, maxPanels := nhwcPWTileShape()
 	for pc := 0; pc < K; pc += kb {
 		kc := min(kb, K-pc)
 		flags := 0
@@ -158,8 +160,8 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 		for j := 0; j < M; {
 			panels, n := 2, 2*NR
 			switch left := M - j; {
-			case left <= NR:
-				panels, n = 1, left
+			case left <= NR || maxPanels == 1:
+				panels, n = 1, min(left, NR)
 			case left < 2*NR:
 				n = left
 			}
@@ -167,8 +169,8 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 			if e.bias != nil {
 				bias = e.bias[j:]
 			}
-			for r := 0; r < m; r += nhwcPWMaxRows {
-				rows := min(nhwcPWMaxRows, m-r)
+			for r := 0; r < m; r += maxRows {
+				rows := min(maxRows, m-r)
 				var z []float32
 				if e.z != nil {
 					z = e.z[r*M+j:]

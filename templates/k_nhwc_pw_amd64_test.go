@@ -3,16 +3,16 @@
 package templates
 
 import (
-	"fmt"
 	"math/rand"
 	"testing"
 )
 
 // BenchmarkNHWCPWLayers times mobilenet_v2's narrow pointwise layers and
 // its first convolution (1 thread, weights prepacked as gen stores them)
-// with the tile kernels (tiles=true) and with the packed SGEMM driver
-// (tiles=false); the first convolution's old form is the input Transpose
-// plus the NHWC convolution.
+// with the tile kernels (tiles) and with the packed SGEMM driver (sgemm),
+// AVX-512 and AVX2 (avx2: sgemm without the 6x32 kernels); the first
+// convolution's old form is the input Transpose plus the NHWC
+// convolution.
 func BenchmarkNHWCPWLayers(b *testing.B) {
 	if !cpuHasAVX512 {
 		b.Skip("no AVX-512")
@@ -34,7 +34,7 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 		{"nchw_3x3s2_c3_32_224", []int{1, 3, 224, 224}, []int{32, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false},
 		{"nchw_7x7s2_c3_64_224", []int{1, 3, 224, 224}, []int{64, 3, 7, 7}, Attrs{"strides": []int64{2, 2}, "pads": []int64{3, 3, 3, 3}}, false},
 	}
-	defer func(v bool) { nhwcPWFast = v }(nhwcPWFast)
+	defer func(f, a, w bool) { nhwcPWFast, nhwcPWAVX2, sgemmWide = f, a, w }(nhwcPWFast, nhwcPWAVX2, sgemmWide)
 	for _, c := range convs {
 		X, W, B := nnRand(r, c.x...), nnRand(r, c.w...), nnRand(r, c.w[0])
 		nchw := c.name[:5] == "nchw_"
@@ -48,8 +48,12 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 		for k, v := range c.attrs {
 			attrs[k] = v
 		}
-		for _, tiles := range []bool{false, true} {
-			nhwcPWFast = tiles
+		for _, v := range []struct {
+			name              string
+			tiles, avx2, wide bool
+		}{{"sgemm", false, false, true}, {"tiles", true, false, true}, {"sgemm_avx2", false, true, false}, {"tiles_avx2", true, true, false}} {
+			tiles := v.tiles
+			nhwcPWFast, nhwcPWAVX2, sgemmWide = v.tiles, v.avx2, v.wide
 			var tr *Node
 			x := nhwcOf(X, F32)
 			a := Attrs{}
@@ -67,7 +71,7 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 				in = append(in, nnRand(r, c.x[0], c.x[2], c.x[3], c.w[0]))
 			}
 			n := nnNode("cuvil::FusedConv", 1, a, 1, in...)
-			b.Run(fmt.Sprintf("%s/tiles=%v", c.name, tiles), func(b *testing.B) {
+			b.Run(c.name+"/"+v.name, func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					if tr != nil {
 						if err := Transpose(tr); err != nil {
@@ -81,4 +85,16 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestNHWCPWGemmAVX2 runs TestNHWCPWGemm's checks on the AVX2 tiles (the
+// AVX-512 machine's own tiles are what TestNHWCPWGemm runs).
+func TestNHWCPWGemmAVX2(t *testing.T) {
+	if !cpuHasAVX2FMA {
+		t.Skip("no AVX2")
+	}
+	defer func(f, a bool) { nhwcPWFast, nhwcPWAVX2 = f, a }(nhwcPWFast, nhwcPWAVX2)
+	nhwcPWFast, nhwcPWAVX2 = true, true
+	TestNHWCPWGemm(t)
+	TestFusedConvNHWC(t)
 }

@@ -3,10 +3,11 @@
 // convolutions, whose A is the activation [pixels, C] as it is, and
 // convolutions reading an NCHW image through a table of tap offsets (the
 // model's first convolution, whose input Transpose the layout pass folds
-// into it). Tiles are up to 12 rows by 16 or 32 columns, so layers with 16
-// or 24 output channels do not run masked 6x32 tiles, and the bias, the
-// residual and a clamp run in the kernel's epilogue. Their pure-Go twin is
-// nhwcPWTileGo in templates/k_nhwc_pw.go, the test reference.
+// into it). AVX-512 tiles are up to 12 rows by 16 or 32 columns, so layers
+// with 16 or 24 output channels do not run masked 6x32 tiles; AVX2 tiles
+// up to 6 rows by 16 columns. The bias, the residual and a clamp run in
+// the kernel's epilogue. Their pure-Go twin is nhwcPWTileGo in
+// templates/k_nhwc_pw.go, the test reference.
 //
 //	go generate ./asmgen/amd64/pw
 package main
@@ -23,9 +24,10 @@ import (
 )
 
 const (
-	maxRows = 12 // rows of the largest tile: 24 accumulators for 32 columns
-	lanes   = 16 // float32 lanes in a ZMM register (one B panel)
-	unroll  = 4  // k steps per iteration of the main loop
+	maxRows = 12 // rows of the largest AVX-512 tile: 24 accumulators for 32 columns
+	rows2   = 6  // rows of the largest AVX2 tile: 12 YMM accumulators for 16 columns
+	lanes   = 16 // columns of a B panel (one ZMM, two YMM)
+	unroll  = 2  // k steps per iteration of the main loop (4: no faster, 1.6x the code)
 )
 
 // Epilogue flags (templates: nhwcPWAccum ...).
@@ -36,13 +38,28 @@ const (
 	flagClamp             // min(max(v, lo), hi)
 )
 
+// maskTab is 16 all-ones int32 then 16 zeros: the AVX2 kernels load the
+// lane masks of n columns from 16-n elements in.
+var maskTab Mem
+
 func main() {
 	ConstraintExpr("amd64,!purego")
+	maskTab = GLOBL("nhwcPWMaskTab", RODATA|NOPTR)
+	for i := 0; i < 2*lanes; i++ {
+		v := uint32(0)
+		if i < lanes {
+			v = 0xffffffff
+		}
+		DATA(4*i, U32(v))
+	}
 	for _, offs := range []bool{false, true} {
 		for panels := 1; panels <= 2; panels++ {
 			for rows := 1; rows <= maxRows; rows++ {
-				kernel(rows, panels, offs)
+				kernel(rows, panels, offs, true)
 			}
+		}
+		for rows := 1; rows <= rows2; rows++ {
+			kernel(rows, 1, offs, false)
 		}
 	}
 	Generate()
@@ -50,12 +67,15 @@ func main() {
 
 // KernelName is the name of the kernel for a tile of rows x 16*panels,
 // reading A linearly or through tap offsets.
-func kernelName(rows, panels int, offs bool) string {
-	mode := ""
+func kernelName(rows, panels int, offs, avx512 bool) string {
+	mode, isa := "", "AVX2"
 	if offs {
 		mode = "Offs"
 	}
-	return fmt.Sprintf("nhwcPW%s%dx%dAVX512", mode, rows, lanes*panels)
+	if avx512 {
+		isa = "AVX512"
+	}
+	return fmt.Sprintf("nhwcPW%s%dx%d%s", mode, rows, lanes*panels, isa)
 }
 
 // paramAddr is the stack address of an argument: float arguments are
@@ -75,8 +95,14 @@ func paramAddr(name string) Mem {
 // second panel bstride elements after the first). The epilogue then
 // applies the flags in order (C, bias, z, clamp) and stores the tile;
 // the last panel's loads and stores are masked to its first n columns.
-func kernel(rows, panels int, offs bool) {
-	name := kernelName(rows, panels, offs)
+// avx512 false: YMM registers, two per panel, masks from maskTab.
+func kernel(rows, panels int, offs, avx512 bool) {
+	name := kernelName(rows, panels, offs, avx512)
+	vec, vp, req := ZMM, 1, "Requires: AVX512F, BMI2"
+	if !avx512 {
+		vec, vp, req = YMM, 2, "Requires: AVX, AVX2, FMA"
+	}
+	vb := 4 * lanes / vp // bytes per vector
 	sig := "func(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
 	src := "a[r*lda+p]"
 	if offs {
@@ -90,7 +116,7 @@ func kernel(rows, panels int, offs bool) {
 		"(panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps",
 		"to [lo, hi]; the last panel touches only its first n columns (1..16).",
 		"",
-		"Requires: AVX512F, BMI2",
+		req,
 	)
 	Pragma("noescape")
 	k := Load(Param("k"), GP64())
@@ -141,11 +167,16 @@ func kernel(rows, panels int, offs bool) {
 		LEAQ(Mem{Base: b0, Index: b1, Scale: 4}, b1)
 	}
 
-	Comment(fmt.Sprintf("Zero the %d accumulators: acc[r*%d+h] holds row r, panel h.", rows*panels, panels))
-	acc := make([]VecVirtual, rows*panels)
+	nv := panels * vp // vectors per row
+	Comment(fmt.Sprintf("Zero the %d accumulators: acc[r*%d+v] holds row r, vector v.", rows*nv, nv))
+	acc := make([]VecVirtual, rows*nv)
 	for i := range acc {
-		acc[i] = ZMM()
-		VPXORD(acc[i], acc[i], acc[i])
+		acc[i] = vec()
+		if avx512 {
+			VPXORD(acc[i], acc[i], acc[i])
+		} else {
+			VXORPS(acc[i], acc[i], acc[i])
+		}
 	}
 
 	// step emits k step u of the current iteration.
@@ -162,21 +193,27 @@ func kernel(rows, panels int, offs bool) {
 			}
 			disp = 0
 		}
-		v0 := ZMM()
-		VMOVUPS(Mem{Base: b0, Disp: 4 * lanes * u}, v0)
-		if panels == 1 {
+		bv := make([]VecVirtual, nv)
+		for i := range bv {
+			bv[i] = vec()
+			bp := b0
+			if i >= vp {
+				bp = b1
+			}
+			VMOVUPS(Mem{Base: bp, Disp: 4*lanes*u + vb*(i%vp)}, bv[i])
+		}
+		if nv == 1 {
 			for r := 0; r < rows; r++ {
-				VFMADD231PS_BCST(rowAt(base, base6, r, disp), v0, acc[r])
+				VFMADD231PS_BCST(rowAt(base, base6, r, disp), bv[0], acc[r])
 			}
 			return
 		}
-		v1 := ZMM()
-		VMOVUPS(Mem{Base: b1, Disp: 4 * lanes * u}, v1)
 		for r := 0; r < rows; r++ {
-			t := ZMM()
+			t := vec()
 			VBROADCASTSS(rowAt(base, base6, r, disp), t)
-			VFMADD231PS(v0, t, acc[2*r])
-			VFMADD231PS(v1, t, acc[2*r+1])
+			for i := range bv {
+				VFMADD231PS(bv[i], t, acc[r*nv+i])
+			}
 		}
 	}
 	advance := func(steps int) {
@@ -218,13 +255,30 @@ func kernel(rows, panels int, offs bool) {
 
 	Label(name + "_epilogue")
 	Comment("The last panel's mask: its first n lanes.")
-	mask := K()
-	{
-		n := Load(Param("n"), GP64())
+	var mask OpmaskVirtual
+	var maskAt Register // AVX2: the masks' address in maskTab
+	n := Load(Param("n"), GP64())
+	if avx512 {
+		mask = K()
 		ones, m := GP64(), GP64()
 		MOVQ(U32(0xffff), ones)
 		BZHIQ(n, ones, m)
 		KMOVW(m.As32(), mask)
+	} else {
+		maskAt = GP64()
+		LEAQ(maskTab, maskAt)
+		NEGQ(n)
+		LEAQ(Mem{Base: maskAt, Index: n, Scale: 4, Disp: 4 * lanes}, maskAt)
+	}
+	// maskOf is the mask of vector v of a row (nil: unmasked); AVX2 loads
+	// it from maskTab, so each use has its own short-lived register.
+	maskOf := func(v int) VecVirtual {
+		if avx512 || v < nv-vp {
+			return nil
+		}
+		m := YMM()
+		VMOVUPS(Mem{Base: maskAt, Disp: vb * (v % vp)}, m)
+		return m
 	}
 	c := Load(Param("c"), GP64())
 	ldc := Load(Param("ldc"), GP64())
@@ -233,12 +287,12 @@ func kernel(rows, panels int, offs bool) {
 	// each walks the tile's rows of a matrix with row stride ldc from
 	// base, calling f with each vector's address and accumulator; the
 	// last panel is masked.
-	each := func(base Register, f func(m Mem, acc VecVirtual, masked bool)) {
+	each := func(base Register, f func(m Mem, acc VecVirtual, v int)) {
 		p := GP64()
 		MOVQ(base, p)
 		for r := 0; r < rows; r++ {
-			for h := 0; h < panels; h++ {
-				f(Mem{Base: p, Disp: 4 * lanes * h}, acc[r*panels+h], h == panels-1)
+			for v := 0; v < nv; v++ {
+				f(Mem{Base: p, Disp: vb * v}, acc[r*nv+v], v)
 			}
 			if r < rows-1 {
 				ADDQ(ldc, p)
@@ -246,14 +300,23 @@ func kernel(rows, panels int, offs bool) {
 		}
 	}
 	// add adds the vectors of a matrix (C or z) to the accumulators.
-	add := func(m Mem, acc VecVirtual, masked bool) {
-		if masked {
+	add := func(m Mem, acc VecVirtual, v int) {
+		switch {
+		case avx512 && v == nv-1:
 			t := ZMM()
 			VMOVUPS_Z(m, mask, t)
 			VADDPS(t, acc, acc)
-			return
+		case !avx512:
+			if mk := maskOf(v); mk != nil {
+				t := YMM()
+				VMASKMOVPS(m, mk, t)
+				VADDPS(t, acc, acc)
+				break
+			}
+			fallthrough
+		default:
+			VADDPS(m, acc, acc)
 		}
-		VADDPS(m, acc, acc)
 	}
 	skip := func(flag int, label string) {
 		TESTQ(U32(flag), flags)
@@ -269,17 +332,21 @@ func kernel(rows, panels int, offs bool) {
 	skip(flagBias, "_nobias")
 	{
 		bias := Load(Param("bias"), GP64())
-		bv := make([]VecVirtual, panels)
-		for h := range bv {
-			bv[h] = ZMM()
-			if h == panels-1 {
-				VMOVUPS_Z(Mem{Base: bias, Disp: 4 * lanes * h}, mask, bv[h])
-			} else {
-				VMOVUPS(Mem{Base: bias, Disp: 4 * lanes * h}, bv[h])
+		bv := make([]VecVirtual, nv)
+		for v := range bv {
+			bv[v] = vec()
+			m := Mem{Base: bias, Disp: vb * v}
+			switch mk := maskOf(v); {
+			case avx512 && v == nv-1:
+				VMOVUPS_Z(m, mask, bv[v])
+			case mk != nil:
+				VMASKMOVPS(m, mk, bv[v])
+			default:
+				VMOVUPS(m, bv[v])
 			}
 		}
 		for i := range acc {
-			VADDPS(bv[i%panels], acc[i], acc[i])
+			VADDPS(bv[i%nv], acc[i], acc[i])
 		}
 	}
 	Label(name + "_nobias")
@@ -295,7 +362,7 @@ func kernel(rows, panels int, offs bool) {
 	Comment("Clamp: the value as the second source, so a NaN passes through.")
 	skip(flagClamp, "_store")
 	{
-		lo, hi := ZMM(), ZMM()
+		lo, hi := vec(), vec()
 		VBROADCASTSS(paramAddr("lo"), lo)
 		VBROADCASTSS(paramAddr("hi"), hi)
 		for i := range acc {
@@ -305,12 +372,25 @@ func kernel(rows, panels int, offs bool) {
 	}
 
 	Label(name + "_store")
-	each(c, func(m Mem, acc VecVirtual, masked bool) {
-		if masked {
+	if !avx512 {
+		// Whole panels store unmasked (VMASKMOVPS stores are slow on
+		// some AVX2 cores).
+		CMPQ(n, I8(-lanes))
+		JNE(LabelRef(name + "_masked"))
+		each(c, func(m Mem, acc VecVirtual, v int) { VMOVUPS(acc, m) })
+		VZEROUPPER()
+		RET()
+		Label(name + "_masked")
+	}
+	each(c, func(m Mem, acc VecVirtual, v int) {
+		switch mk := maskOf(v); {
+		case avx512 && v == nv-1:
 			VMOVUPS(acc, mask, m)
-			return
+		case mk != nil:
+			VMASKMOVPS(acc, mk, m)
+		default:
+			VMOVUPS(acc, m)
 		}
-		VMOVUPS(acc, m)
 	})
 	VZEROUPPER()
 	RET()
