@@ -4,6 +4,7 @@ package templates
 
 import (
 	"math/rand"
+	"runtime"
 	"testing"
 )
 
@@ -72,6 +73,15 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 			}
 			n := nnNode("cuvil::FusedConv", 1, a, 1, in...)
 			b.Run(c.name+"/"+v.name, func(b *testing.B) {
+				// One thread (no pool): its CPU time is the kernel's.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				cpu0 := threadCPUNanos()
+				defer func() {
+					if cpu := threadCPUNanos() - cpu0; cpu0 != 0 && cpu > 0 {
+						b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+					}
+				}()
 				for i := 0; i < b.N; i++ {
 					if tr != nil {
 						if err := Transpose(tr); err != nil {
