@@ -13,7 +13,9 @@ import (
 // cuvil::FusedConv (but depthwise ones) that no other node reads becomes
 // templates.PrepackConvWeights's result (templates.PrepackConvWeightsNHWC's,
 // depthwise ones included, for a FusedConv with layout=NHWC), a 1-D constant, and the node gets
-// templates.ConvPackedAttr with W's ONNX shape. The packed form is the only
+// templates.ConvPackedAttr with W's ONNX shape; a 3x3 stride-1 one that
+// prepackWinograd picks gets its Winograd form (NCHW or NHWC) and
+// templates.ConvWinogradAttr instead. The packed form is the only
 // copy in weights.bin; both the assembly and the pure-Go GEMM read it.
 // Likewise the constant float32 2-D B of every Gemm, MatMul,
 // cuvil::FusedGemm and cuvil::FusedMatMul becomes templates.PrepackGemmB's
@@ -75,7 +77,8 @@ func prepack(m *ir.Model, winograd WinogradMode) (undo func()) {
 		if n.AttrString("layout", "NCHW") == "NHWC" {
 			// The layout pass's NHWC convolutions (depthwise ones too).
 			packed, ok = templates.PrepackConvWeightsNHWC(data, ws, int(n.AttrInt("group", 1)))
-		} else if u, wattr, wok := prepackWinograd(n, data, ws, winograd); wok { // prepack_winograd.go
+		}
+		if u, wattr, wok := prepackWinograd(n, data, ws, winograd); wok { // prepack_winograd.go, NCHW or NHWC
 			packed, ok, attr = u, true, wattr
 		}
 		if !ok {

@@ -62,11 +62,51 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 		return nil, "", false
 	}
 	dims, ok := x.Type.Shape.Consts()
-	if !ok || mode == WinogradAuto && !winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) {
+	if !ok {
+		return nil, "", false
+	}
+	if n.AttrString("layout", "NCHW") == "NHWC" {
+		// The layout pass's channels-last FusedConv (templates/k_wnhwc.go).
+		if mode == WinogradAuto && !winogradUsefulNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])) {
+			return nil, "", false
+		}
+		u, ok := templates.PrepackConvWinogradNHWC(data, ws, winogradTileNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])))
+		return u, templates.ConvWinogradAttr, ok
+	}
+	if mode == WinogradAuto && !winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) {
 		return nil, "", false
 	}
 	u, ok := templates.PrepackConvWinograd(data, ws)
 	return u, templates.ConvWinogradAttr, ok
+}
+
+// winogradUsefulNHWC is winogradUseful for NHWC convolutions
+// (FusedConv layout=NHWC, templates/k_wnhwc.go: channels in the vector
+// lanes, the GEMMs [tiles, C] x U[xi] read V in place), M output and C
+// input channels over an H x W input map.
+//
+// Calibrated on the shared 2-vCPU AVX-512 Xeon with BenchmarkConvWinogradNHWC
+// (bias, Relu, pads 1, batch 1; Winograd time / prepacked NHWC im2col+GEMM
+// time, 1 thread / 2 threads, machine loaded by other sessions, so +-15%):
+//
+//	C=M=64 56x56 0.38/0.36, 128 28x28 0.42/0.36, 256 14x14 0.52/0.46,
+//	512 7x7 0.84/0.81, 256 7x7 0.81/0.65, 128 14x14 0.50/0.61, 64 7x7 0.17/0.62,
+//	32 28x28 0.28/0.76; C=16 M=64 55x55 0.48/0.47, C=32 M=128 27x27 0.39/0.54,
+//	C=48 M=192 13x13 0.50/0.59, C=64 M=256 13x13 0.49/0.60; C=8 M=64 56x56
+//	0.36/0.81, C=16 M=16 56x56 0.37/0.47, C=64 M=8 28x28 0.28/0.35,
+//	C=M=8 14x14 0.35/0.29; C=3 M=32 56x56 0.88/1.32.
+//
+// Those are F(4x4) with hot weights. Inside a model the weights are cold
+// and U (4x the 3x3 weights for F(4x4)) is streamed from memory, so small
+// maps with many channels take F(2x2) (winogradTileNHWC). resnet50 1
+// thread, per-node minima over 25 runs, Winograd / GEMM: 64x56 0.41,
+// 128x28 0.45 (after balancing the tile blocks), 256x14 0.60 (F(2x2)),
+// 512x7 0.81 (F(2x2); F(4x4) 1.05: 37.7 MB of U for 4 tiles). Unlike
+// NCHW, small maps win: the GEMM rows are tiles (any count), the columns
+// the output channels, so no panel is left mostly empty. Only very few
+// input channels lose (the transforms outweigh a GEMM with K = C).
+func winogradUsefulNHWC(M, C, H, W int) bool {
+	return C >= 8
 }
 
 // winogradUseful is the per-layer rule of WinogradAuto: Winograd where M
@@ -91,4 +131,26 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 // K = C. Hence at least 14x14 and 16 channels in and out.
 func winogradUseful(M, C, H, W int) bool {
 	return M >= 16 && C >= 16 && H >= 14 && W >= 14
+}
+
+// winogradTileNHWC is the output tile of the NHWC Winograd for M output
+// and C input channels over an H x W map: 4 (F(4x4, 3x3): 36 points, U is
+// 4x the 3x3 weights) or 2 (F(2x2, 3x3): 16 points, U 16/9 of them, but
+// 2.25x the multiplies per output). Inside a model U is streamed cold, so
+// a point costs its GEMM (2*T*C*M flops for T tiles, at ~150 GFLOP/s) plus
+// its U (4*C*M bytes, at ~10 GB/s): per C*M, T/75 + 0.4 ns. F(4x4) when
+// 36*(T4/75 + 0.4) <= 16*(T2/75 + 0.4), i.e. on maps of about 21x21 and
+// up.
+//
+// Measured in resnet50 and squeezenet (1 thread, per-node minima over 25
+// runs, F(2x2) time / F(4x4) time): 64x56 1.45, 128x28 1.31, 32->128 27x27
+// 1.23; 256x14 0.86, 48->192 and 64->256 13x13 0.84, 512x7 ~0.8 (F(2x2)
+// 0.81 of the GEMM path there, F(4x4) 1.05).
+func winogradTileNHWC(M, C, H, W int) int {
+	t4 := ((H + 3) / 4) * ((W + 3) / 4)
+	t2 := ((H + 1) / 2) * ((W + 1) / 2)
+	if 36*(t4+30) <= 16*(t2+30) {
+		return 4
+	}
+	return 2
 }

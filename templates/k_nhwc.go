@@ -25,11 +25,12 @@ const (
 // nhwcTapsGo is the pure-Go twin of the NHWC window kernels, for channels
 // [j0, c) of npix output pixels that share one tap list: taps holds pairs
 // (x offset, w offset) in elements, pixel p reads x at p*xstep beyond them
-// and writes y[p*ldy+j]. dw: bias[j] + sum of x*w; max: the maximum over
+// and writes y[p*ldy+j]. dw: bias[j] + sum of x*w, clamped to [lo, hi]
+// (min(max(v, lo), hi): NaN stays NaN); max: the maximum over
 // the taps (at least one), with VMAXPS's rule (a NaN tap is kept only if a
 // later tap does not replace it); avg: scale times the sum. Taps are summed
 // in list order, as the assembly does.
-func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, npix, xstep, ldy int, scale float32) {
+func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, npix, xstep, ldy int, scale, lo, hi float32) {
 	if j0 >= c {
 		return
 	}
@@ -46,6 +47,9 @@ func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, 
 				for j := range yp {
 					yp[j] += xr[j] * wr[j]
 				}
+			}
+			for j, v := range yp {
+				yp[j] = min(max(v, lo), hi)
 			}
 		case nhwcModeMax:
 			copy(yp, xp[taps[0]+j0:taps[0]+c])
@@ -153,10 +157,11 @@ func (g *nhwcGeom) padCount(oh, ow int) int {
 	return rows * cols
 }
 
-// row computes output row (b, oh) of a depthwise convolution (w, bias) or
-// a pooling, using taps (2*kh*kw ints) as scratch: border pixels one by
-// one, the interior ones [lo, hi) in one kernel call.
-func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int, avgPad bool) {
+// row computes output row (b, oh) of a depthwise convolution (w, bias,
+// clamped to [lo, hi]) or a pooling, using taps (2*kh*kw ints) as
+// scratch: border pixels one by one, the interior ones [g.lo, g.hi) in one
+// kernel call.
+func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int, avgPad bool, lo, hi float32) {
 	C := g.C
 	ybase := (b*g.OH + oh) * g.OW * C
 	for ow := 0; ow < g.OW; {
@@ -168,13 +173,13 @@ func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int,
 		yp := y[ybase+ow*C : ybase+(ow+np)*C]
 		switch {
 		case mode == nhwcModeDW:
-			nhwcTaps(mode, yp, x, taps[:2*nt], w, bias, C, np, g.sw*C, 0)
+			nhwcTaps(mode, yp, x, taps[:2*nt], w, bias, C, np, g.sw*C, 0, lo, hi)
 		case mode == nhwcModeMax && nt == 0:
 			for j := range yp {
 				yp[j] = nnLowest[float32]()
 			}
 		case mode == nhwcModeMax:
-			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 0)
+			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 0, 0, 0)
 		default:
 			cnt := nt
 			if avgPad {
@@ -184,14 +189,15 @@ func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int,
 				clear(yp)
 				break
 			}
-			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 1/float32(cnt))
+			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 1/float32(cnt), 0, 0)
 		}
 		ow += np
 	}
 }
 
 // nhwcWinTask is a depthwise convolution or pooling split over output
-// rows; each part has 2*kh*kw ints of taps scratch. Depthwise adds
+// rows; each part has 2*kh*kw ints of taps scratch. Depthwise clamps to
+// [lo, hi] in the kernel (a clamp activation without residual) or adds
 // FusedConv's epilogue (residual z, activation) per row.
 type nhwcWinTask struct {
 	g             nhwcGeom
@@ -202,6 +208,7 @@ type nhwcWinTask struct {
 	avgPad, after bool
 	act           fusedAct
 	epilogue      bool
+	lo, hi        float32
 }
 
 func (t *nhwcWinTask) runPart(i, parts int) {
@@ -211,7 +218,7 @@ func (t *nhwcWinTask) runPart(i, parts int) {
 	taps := t.taps[i*nt : (i+1)*nt]
 	rl := g.OW * g.C
 	for r := r0; r < r1; r++ {
-		g.row(t.mode, t.x, t.w, t.bias, t.y, r/g.OH, r%g.OH, taps, t.avgPad)
+		g.row(t.mode, t.x, t.w, t.bias, t.y, r/g.OH, r%g.OH, taps, t.avgPad, t.lo, t.hi)
 		if t.epilogue {
 			var z []float32
 			if t.z != nil {
@@ -309,6 +316,9 @@ func fusedConvNHWC(n *Node) error {
 	if len(X.Shape) != 4 {
 		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
 	}
+	if n.Attrs.Ints(convWinogradAttr) != nil {
+		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_wnhwc.go
+	}
 	sc := n.ScratchInts(24)
 	ws := W.Shape
 	packed := false
@@ -381,6 +391,10 @@ func fusedConvNHWC(n *Node) error {
 		t := parTaskOf[nhwcWinTask](n)
 		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: X.F32(), w: wp, bias: bias, y: Y.F32(), z: z,
 			after: after, act: act, epilogue: z != nil || act.kind != fusedActNone}
+		t.lo, t.hi = float32(math.Inf(-1)), float32(math.Inf(1))
+		if lo, hi, clamp := fusedClampOf(act); clamp && z == nil {
+			t.lo, t.hi, t.epilogue = lo, hi, false
+		}
 		nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
 		*t = nhwcWinTask{}
 		return nil
@@ -391,7 +405,7 @@ func fusedConvNHWC(n *Node) error {
 	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: Y.F32(), M: M, K: K,
 		pointwise: pointwise, after: after, act: act, pool: n.Pool}
 	rows := N * g.OH * g.OW
-	// Row chunks: a multiple of the GEMM's 6- or 12-row tiles, big enough that
+	// Row chunks: a multiple of the GEMM's 6-row tile, big enough that
 	// streaming W' once per chunk is amortised, small enough that the
 	// column block (128K floats) or the output block stays in L2.
 	if pointwise {
@@ -399,11 +413,31 @@ func fusedConvNHWC(n *Node) error {
 	} else {
 		t.chunk = max(48, (128<<10)/K)
 	}
-	t.chunk = (t.chunk + 11) / 12 * 12 // whole 12-row tiles (k_nhwc_pw.go)
 	parts := 1
 	if threads := n.Pool.Threads(); threads > 1 && rows*M*K >= parMinFlops {
 		parts = min(threads, (rows+5)/6)
+		// Fewer rows than output channels (resnet50's 7x7 and 14x14
+		// stages): split the columns, so each part streams its share of W'
+		// (the larger operand) rather than all of it. Each part gathers
+		// all the rows' windows, so a KxK conv needs half as many rows.
+		few := M > rows
+		if !pointwise {
+			few = M >= 2*rows
+		}
+		if few && !inNCHW && M >= 2*threads*sgemmColAlign() {
+			t.byCols = true
+			parts = threads
+		}
 	}
+	// Balance the chunks of a part's rows (rounding their number to the
+	// nearest): 49 rows in chunks of 48 would stream W' a second time for
+	// one row (resnet50's layer4 convs: 1.35x slower).
+	pr := rows
+	if !t.byCols {
+		pr = min(rows, ((rows+parts-1)/parts+5)/6*6)
+	}
+	nch := max(1, (pr+t.chunk/2)/t.chunk)
+	t.chunk = ((pr+nch-1)/nch + 5) / 6 * 6
 	if inNCHW {
 		t.nchw = true
 		t.nchwOffsets(n)
@@ -418,10 +452,11 @@ func fusedConvNHWC(n *Node) error {
 
 // nhwcConvTask is an NHWC convolution of group 1 as a GEMM: output pixel
 // rows (N*OH*OW of them) times W' [K, M] (K = kh*kw*C, packed by
-// sgemmPackB), split over parts by rows; each part takes chunk rows at a
-// time (gathered into its own column block unless the convolution is
-// pointwise, when X's rows are the GEMM's A as they are) and applies the
-// epilogue to the chunk right after its GEMM. A row's values do not depend
+// sgemmPackB), split over parts by rows (by columns, runCols, when there
+// are fewer rows than columns); each part takes chunk rows at a time
+// (gathered into its own column block unless the convolution is pointwise,
+// when X's rows are the GEMM's A as they are) and applies the epilogue to
+// the chunk right after its GEMM. A row's values do not depend
 // on the chunking (the GEMM sums over K in one order), so results are the
 // same at any thread count.
 type nhwcConvTask struct {
@@ -430,6 +465,7 @@ type nhwcConvTask struct {
 	y, col         []float32
 	M, K, chunk    int
 	pointwise      bool
+	byCols         bool
 	after          bool
 	// X is NCHW (in_layout NCHW); offs: see nchwOffsets.
 	nchw bool
@@ -439,6 +475,10 @@ type nhwcConvTask struct {
 }
 
 func (t *nhwcConvTask) runPart(i, parts int) {
+	if t.byCols {
+		t.runCols(i, parts)
+		return
+	}
 	g, M, K := &t.g, t.M, t.K
 	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
 	bufs := t.pool.scratchFor(i).pkBufs()
@@ -579,6 +619,53 @@ func (t *nhwcConvTask) nchwIm2col(col []float32, a, b int) {
 					d[c] = t.x[((img*g.C+c)*g.H+ih)*g.W+iw]
 				}
 			}
+		}
+	}
+}
+
+// runCols is runPart for a split by columns: part i computes output
+// columns [j0, j1) of every row, chunk rows at a time (gathering all of
+// their windows when the convolution is not pointwise), the epilogue row
+// by row.
+func (t *nhwcConvTask) runCols(i, parts int) {
+	g, M, K := &t.g, t.M, t.K
+	rows := g.N * g.OH * g.OW
+	j0, j1 := parSplit(M, parts, i, sgemmColAlign())
+	if j0 >= j1 {
+		return
+	}
+	bufs := t.pool.scratchFor(i).pkBufs()
+	var col []float32
+	if !t.pointwise {
+		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
+	}
+	lo, hi, clamp := fusedClampOf(t.act)
+	for a := 0; a < rows; a += t.chunk {
+		b := min(a+t.chunk, rows)
+		src := col
+		if t.pointwise {
+			src = t.x[a*K:]
+		} else {
+			t.im2col(col, a, b)
+		}
+		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*M+j0:], M)
+		for r := a; r < b; r++ {
+			yr := t.y[r*M+j0 : r*M+j1]
+			var bias, z []float32
+			if t.bias != nil {
+				bias = t.bias[j0:j1]
+			}
+			if bias != nil && t.z == nil && clamp {
+				nhwcBiasClamp(yr, bias, 1, j1-j0, lo, hi)
+				continue
+			}
+			if bias != nil {
+				nhwcBiasClamp(yr, bias, 1, j1-j0, float32(math.Inf(-1)), float32(math.Inf(1)))
+			}
+			if t.z != nil {
+				z = t.z[r*M+j0 : r*M+j1]
+			}
+			fusedEpilogue32(yr, 0, nil, 0, z, t.after, t.act)
 		}
 	}
 }

@@ -75,6 +75,12 @@ func TestFusedConvNHWC(t *testing.T) {
 		{"nchw_7x7_s2_c3", []int{1, 3, 17, 15}, []int{40, 3, 7, 7}, Attrs{"strides": []int64{2, 2}, "pads": []int64{3, 3, 3, 3}}},
 		{"nchw_3x3_dil_c4", []int{1, 4, 30, 29}, []int{8, 4, 3, 3}, Attrs{"dilations": []int64{2, 2}, "pads": []int64{1, 2, 0, 1}}},
 		{"nchw_1x1_c2", []int{1, 2, 6, 7}, []int{33, 2, 1, 1}, nil},
+		// Fewer rows than output channels: split by columns at 2 threads
+		// (a whole-tile part and an edge part).
+		{"3x3_cols", []int{1, 20, 5, 7}, []int{160, 20, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		{"pointwise_cols", []int{1, 33, 4, 6}, []int{136, 33, 1, 1}, nil},
+		// K = 1152: several balanced row chunks per part.
+		{"3x3_chunks", []int{1, 128, 15, 20}, []int{8, 128, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{"dw3x3", []int{2, 37, 9, 11}, []int{37, 1, 3, 3}, Attrs{"group": int64(37), "pads": []int64{1, 1, 1, 1}}},
 		{"dw3x3_s2", []int{1, 24, 17, 14}, []int{24, 1, 3, 3}, Attrs{"group": int64(24), "strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}},
 		{"dw5x5_dil", []int{1, 16, 13, 12}, []int{16, 1, 5, 5}, Attrs{"group": int64(16), "dilations": []int64{2, 2}, "pads": []int64{3, 4, 4, 3}}},
@@ -205,15 +211,16 @@ func TestNHWCTaps(t *testing.T) { nhwcTapsCompare(t) }
 // with AVX-512 off too).
 func nhwcTapsCompare(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
-	for _, c := range []int{1, 7, 8, 9, 31, 32, 33, 47, 64, 100} {
+	for _, c := range []int{1, 7, 8, 9, 31, 32, 33, 47, 48, 64, 80, 100} {
 		for mode := nhwcModeDW; mode <= nhwcModeAvg; mode++ {
-			npix, xstep := 3, 2*c
+			// 7 pixels: groups of 4 (2 with AVX2) and single ones.
+			npix, xstep := 7, c
 			taps := []int{0, 0, c, c, 5 * c, 2 * c, 7 * c, 3 * c}
-			x := nnRand(r, 12*c).F32()
+			x := nnRand(r, 16*c).F32()
 			w, bias := nnRand(r, 4*c).F32(), nnRand(r, c).F32()
 			got, want := make([]float32, npix*c), make([]float32, npix*c)
-			nhwcTaps(mode, got, x, taps, w, bias, c, npix, xstep, 0.25)
-			nhwcTapsGo(mode, want, x, taps, w, bias, 0, c, npix, xstep, c, 0.25)
+			nhwcTaps(mode, got, x, taps, w, bias, c, npix, xstep, 0.25, -0.5, 1)
+			nhwcTapsGo(mode, want, x, taps, w, bias, 0, c, npix, xstep, c, 0.25, -0.5, 1)
 			for i := range want {
 				if d := got[i] - want[i]; d > 1e-5 || d < -1e-5 {
 					t.Fatalf("mode %d c %d: [%d] = %v, want %v", mode, c, i, got[i], want[i])

@@ -19,3 +19,16 @@ func PrepackConvWinograd(w []float32, ws []int) ([]float32, bool) {
 	}
 	return convWinogradPack(w, ws[0], ws[1]), true
 }
+
+// PrepackConvWinogradNHWC returns the float32 weights w of a 3x3
+// convolution (ONNX shape ws = [M, C, 3, 3], group 1) as the Winograd
+// F(f x f, 3x3) filter matrices (f 4: 36 of them, f 2: 16)
+// cuvil::FusedConv with layout=NHWC reads when the node has
+// ConvWinogradAttr (each [C, M], packed as SGEMM B panels), or false when
+// ws is not such a kernel.
+func PrepackConvWinogradNHWC(w []float32, ws []int, f int) ([]float32, bool) {
+	if len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || ws[0] < 1 || ws[1] < 1 || len(w) != nnProd(ws) || f != 2 && f != 4 {
+		return nil, false
+	}
+	return wnPack(w, ws[0], ws[1], f), true
+}

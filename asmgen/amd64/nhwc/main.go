@@ -49,26 +49,35 @@ func paramAddr(name string) Mem {
 // channels j in [0, nv) (nv a multiple of 8) it reduces the taps t, each a
 // pair (x offset, w offset) in elements:
 //
-//	dw:  y[p*ldy+j] = bias[j] + sum_t x[p*xstep+xo_t+j] * w[wo_t+j]
+//	dw:  y[p*ldy+j] = min(max(bias[j] + sum_t x[p*xstep+xo_t+j] * w[wo_t+j], lo), hi)
 //	max: y[p*ldy+j] = max_t x[p*xstep+xo_t+j]          (ntaps >= 1)
 //	avg: y[p*ldy+j] = scale * sum_t x[p*xstep+xo_t+j]
 //
-// 32 channels at a time in four accumulators that stay in registers over
-// all taps, then one vector at a time; the taps are summed in list order.
-// lanes is 8 (YMM, AVX2) or 16 (ZMM, AVX-512: nv a multiple of 16).
+// Pixels go in groups of pg (4 with ZMM, 2 with YMM or for avg; the last few one by
+// one) and channels 4, 2, then 1 vector at a time: pg x vecs accumulators
+// stay in registers over all taps, and each tap's weight vectors are
+// loaded once for the group (a depthwise tap is then pg FMAs per weight
+// load, in independent chains). Taps are summed in list order, so the
+// grouping does not change results. lanes is 8 (YMM, AVX2) or 16 (ZMM,
+// AVX-512: nv a multiple of 16).
 func taps(name string, mode, lanes int) {
 	vec := YMM
 	req := "Requires: AVX, FMA"
+	pg := 2
 	if lanes == 16 {
 		vec = ZMM
 		req = "Requires: AVX512F"
+		pg = 4
+		if mode == modeAvg {
+			pg = 2 // avo fails to allocate 16 accumulators and the scale
+		}
 	}
 	vb := 4 * lanes // bytes per vector
 	var sig, what string
 	switch mode {
 	case modeDW:
-		sig = "func(y, x *float32, taps *int, ntaps int, w, bias *float32, nv, npix, xstep, ldy int)"
-		what = "y[p*ldy+j] = bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j]"
+		sig = "func(y, x *float32, taps *int, ntaps int, w, bias *float32, nv, npix, xstep, ldy int, lo, hi float32)"
+		what = "y[p*ldy+j] = min(max(bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j], lo), hi)"
 	case modeMax:
 		sig = "func(y, x *float32, taps *int, ntaps int, nv, npix, xstep, ldy int)"
 		what = "y[p*ldy+j] = max_t x[p*xstep+taps[2t]+j] (ntaps >= 1)"
@@ -87,113 +96,170 @@ func taps(name string, mode, lanes int) {
 	Pragma("noescape")
 	y := Load(Param("y"), GP64())
 	x := Load(Param("x"), GP64())
-	tp0 := Load(Param("taps"), GP64())
 	tend := Load(Param("ntaps"), GP64())
 	SHLQ(U8(4), tend)
-	ADDQ(tp0, tend) // end of the tap list
-	var w, bias Register
+	ADDQ(paramAddr("taps"), tend) // end of the tap list
+	var w Register
 	if mode == modeDW {
 		w = Load(Param("w"), GP64())
-		bias = Load(Param("bias"), GP64())
 	}
 	npix := Load(Param("npix"), GP64())
-	j, tp, xi, wi := GP64(), GP64(), GP64(), GP64()
-	var scale VecVirtual
+	xs := Load(Param("xstep"), GP64())
+	j, tp, xi := GP64(), GP64(), GP64()
+	var scale, lo, hi VecVirtual
 	if mode == modeAvg {
 		scale = vec()
 		VBROADCASTSS(paramAddr("scale"), scale)
 	}
+	if mode == modeDW {
+		// The activation's clamp (infinite bounds for none), fused.
+		lo, hi = vec(), vec()
+		VBROADCASTSS(paramAddr("lo"), lo)
+		VBROADCASTSS(paramAddr("hi"), hi)
+	}
 
-	body := func(vecs int, label string) {
-		acc := make([]VecVirtual, vecs)
-		for v := range acc {
-			acc[v] = vec()
+	// body reduces the taps for channels [j, j+vecs*lanes) of np pixels.
+	body := func(vecs, np int) {
+		label := fmt.Sprintf("%s_p%dv%d", name, np, vecs)
+		acc := make([][]VecVirtual, np)
+		for p := range acc {
+			acc[p] = make([]VecVirtual, vecs)
+			for v := range acc[p] {
+				acc[p][v] = vec()
+			}
 		}
-		MOVQ(tp0, tp)
+		MOVQ(paramAddr("taps"), tp)
 		switch mode {
 		case modeDW:
-			for v := range acc {
-				VMOVUPS(Mem{Base: bias, Index: j, Scale: 4, Disp: vb * v}, acc[v])
+			bias := GP64()
+			MOVQ(paramAddr("bias"), bias)
+			for v := 0; v < vecs; v++ {
+				VMOVUPS(Mem{Base: bias, Index: j, Scale: 4, Disp: vb * v}, acc[0][v])
+				for p := 1; p < np; p++ {
+					VMOVUPS(acc[0][v], acc[p][v])
+				}
 			}
 		case modeMax:
 			// The first tap initialises the maximum.
 			MOVQ(Mem{Base: tp}, xi)
 			ADDQ(j, xi)
-			for v := range acc {
-				VMOVUPS(Mem{Base: x, Index: xi, Scale: 4, Disp: vb * v}, acc[v])
+			for p := range acc {
+				if p > 0 {
+					ADDQ(xs, xi)
+				}
+				for v := range acc[p] {
+					VMOVUPS(Mem{Base: x, Index: xi, Scale: 4, Disp: vb * v}, acc[p][v])
+				}
 			}
 			ADDQ(U8(16), tp)
 		case modeAvg:
-			for v := range acc {
-				if lanes == 16 {
-					VPXORD(acc[v], acc[v], acc[v]) // VXORPS on ZMM needs AVX512DQ
-				} else {
-					VXORPS(acc[v], acc[v], acc[v])
+			for p := range acc {
+				for v := range acc[p] {
+					if lanes == 16 {
+						VPXORD(acc[p][v], acc[p][v], acc[p][v]) // VXORPS on ZMM needs AVX512DQ
+					} else {
+						VXORPS(acc[p][v], acc[p][v], acc[p][v])
+					}
 				}
 			}
 		}
-		Label(name + "_" + label)
+		Label(label)
 		CMPQ(tp, tend)
-		JGE(LabelRef(name + "_" + label + "_end"))
+		JGE(LabelRef(label + "_end"))
 		MOVQ(Mem{Base: tp}, xi)
 		ADDQ(j, xi)
+		var wv []VecVirtual
 		if mode == modeDW {
+			wi := GP64()
 			MOVQ(Mem{Base: tp, Disp: 8}, wi)
 			ADDQ(j, wi)
+			for v := 0; v < vecs; v++ {
+				wv = append(wv, vec())
+				VMOVUPS(Mem{Base: w, Index: wi, Scale: 4, Disp: vb * v}, wv[v])
+			}
 		}
-		for v := range acc {
-			xm := Mem{Base: x, Index: xi, Scale: 4, Disp: vb * v}
-			switch mode {
-			case modeDW:
-				t := vec()
-				VMOVUPS(Mem{Base: w, Index: wi, Scale: 4, Disp: vb * v}, t)
-				VFMADD231PS(xm, t, acc[v])
-			case modeMax:
-				VMAXPS(xm, acc[v], acc[v])
-			case modeAvg:
-				VADDPS(xm, acc[v], acc[v])
+		for p := range acc {
+			if p > 0 {
+				ADDQ(xs, xi) // the next pixel's window
+			}
+			for v := range acc[p] {
+				xm := Mem{Base: x, Index: xi, Scale: 4, Disp: vb * v}
+				switch mode {
+				case modeDW:
+					VFMADD231PS(xm, wv[v], acc[p][v])
+				case modeMax:
+					VMAXPS(xm, acc[p][v], acc[p][v])
+				case modeAvg:
+					VADDPS(xm, acc[p][v], acc[p][v])
+				}
 			}
 		}
 		ADDQ(U8(16), tp)
-		JMP(LabelRef(name + "_" + label))
-		Label(name + "_" + label + "_end")
-		for v := range acc {
-			if mode == modeAvg {
-				VMULPS(scale, acc[v], acc[v])
+		JMP(LabelRef(label))
+		Label(label + "_end")
+		yi, ld := GP64(), GP64()
+		MOVQ(j, yi)
+		MOVQ(paramAddr("ldy"), ld)
+		for p := range acc {
+			if p > 0 {
+				ADDQ(ld, yi)
 			}
-			VMOVUPS(acc[v], Mem{Base: y, Index: j, Scale: 4, Disp: vb * v})
+			for v := range acc[p] {
+				switch mode {
+				case modeAvg:
+					VMULPS(scale, acc[p][v], acc[p][v])
+				case modeDW:
+					// The value as the second source: NaN passes through.
+					VMAXPS(acc[p][v], lo, acc[p][v])
+					VMINPS(acc[p][v], hi, acc[p][v])
+				}
+				VMOVUPS(acc[p][v], Mem{Base: y, Index: yi, Scale: 4, Disp: vb * v})
+			}
 		}
 	}
 
+	// channels runs body over all nv channels of np pixels: 4 vectors at a
+	// time, then 2, then 1.
+	channels := func(np int) {
+		XORQ(j, j)
+		for _, vecs := range []int{4, 2, 1} {
+			label := fmt.Sprintf("%s_ch%dv%d", name, np, vecs)
+			Label(label)
+			last := GP64()
+			MOVQ(paramAddr("nv"), last)
+			SUBQ(U32(vecs*lanes), last)
+			CMPQ(j, last)
+			JG(LabelRef(label + "_end"))
+			body(vecs, np)
+			ADDQ(U32(vecs*lanes), j)
+			JMP(LabelRef(label))
+			Label(label + "_end")
+		}
+	}
+	// next moves x and y on by np pixels (xstep and ldy elements each).
+	next := func(np int) {
+		ld := GP64()
+		MOVQ(paramAddr("ldy"), ld)
+		for p := 0; p < np; p++ {
+			LEAQ(Mem{Base: x, Index: xs, Scale: 4}, x)
+			LEAQ(Mem{Base: y, Index: ld, Scale: 4}, y)
+		}
+		SUBQ(U8(np), npix)
+	}
+
+	Comment(fmt.Sprintf("Groups of %d pixels.", pg))
+	Label(name + "_group")
+	CMPQ(npix, U8(pg))
+	JL(LabelRef(name + "_pix"))
+	channels(pg)
+	next(pg)
+	JMP(LabelRef(name + "_group"))
+	Comment("Then pixel by pixel.")
 	Label(name + "_pix")
 	CMPQ(npix, Imm(0))
 	JLE(LabelRef(name + "_done"))
-	XORQ(j, j)
-	Comment(fmt.Sprintf("%d channels at a time.", 4*lanes))
-	Label(name + "_loop4")
-	last := GP64()
-	MOVQ(paramAddr("nv"), last)
-	SUBQ(U8(4*lanes), last)
-	CMPQ(j, last)
-	JG(LabelRef(name + "_loop1"))
-	body(4, "taps4")
-	ADDQ(U8(4*lanes), j)
-	JMP(LabelRef(name + "_loop4"))
-	Comment(fmt.Sprintf("Then %d at a time.", lanes))
-	Label(name + "_loop1")
-	CMPQ(j, paramAddr("nv"))
-	JGE(LabelRef(name + "_next"))
-	body(1, "taps1")
-	ADDQ(U8(lanes), j)
-	JMP(LabelRef(name + "_loop1"))
-	Comment("Next pixel: x moves by xstep, y by ldy elements.")
-	Label(name + "_next")
-	step := GP64()
-	MOVQ(paramAddr("xstep"), step)
-	LEAQ(Mem{Base: x, Index: step, Scale: 4}, x)
-	MOVQ(paramAddr("ldy"), step)
-	LEAQ(Mem{Base: y, Index: step, Scale: 4}, y)
-	DECQ(npix)
+	channels(1)
+	next(1)
 	JMP(LabelRef(name + "_pix"))
 	Label(name + "_done")
 	VZEROUPPER()
