@@ -61,6 +61,11 @@ func inferThroughNCHW(x *inferer, n *ir.Node, op string, f inferFunc, nhwc bool)
 	s.Op, s.Domain = op, ""
 	s.Inputs = append([]*ir.Value(nil), n.Inputs...)
 	s.Inputs[0] = &ir.Value{Name: n.Inputs[0].Name, Type: permuted(t, permToNCHW)}
+	if n.AttrString("in_layout", "NHWC") == "NCHW" {
+		// A FusedConv reading its input NCHW (layout.go's folded entry
+		// Transpose) writes NHWC.
+		s.Inputs[0] = n.Inputs[0]
+	}
 	out := &ir.Value{Name: n.Outputs[0].Name}
 	s.Outputs = []*ir.Value{out}
 	if err := f(x, &s); err != nil {

@@ -334,6 +334,12 @@ func fusedConvNHWC(n *Node) error {
 		return n.Errorf("W %v must have rank 4", ws)
 	}
 	N, H, Wd, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3]
+	hw := X.Shape[1:3]
+	inNCHW := n.Attrs.String("in_layout", "NHWC") == "NCHW"
+	if inNCHW {
+		// The layout pass folded the entry Transpose: X is [N,C,H,W].
+		C, H, Wd, hw = X.Shape[1], X.Shape[2], X.Shape[3], X.Shape[2:4]
+	}
 	M := ws[0]
 	group := int(n.Attrs.Int("group", 1))
 	dw := group == C && M == C && ws[1] == 1 && group > 1
@@ -346,7 +352,10 @@ func fusedConvNHWC(n *Node) error {
 	if B != nil && B.Len() != M {
 		return n.Errorf("B %v must have %d values", B.ShapeString(), M)
 	}
-	win, err := nnWindow(n, X.Shape[1:3], ws[2:], false, sc[:12])
+	if inNCHW && dw {
+		return n.Errorf("in_layout NCHW takes group 1 convolutions only")
+	}
+	win, err := nnWindow(n, hw, ws[2:], false, sc[:12])
 	if err != nil {
 		return err
 	}
@@ -391,7 +400,7 @@ func fusedConvNHWC(n *Node) error {
 		return nil
 	}
 	K := C * g.kh * g.kw
-	pointwise := g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
+	pointwise := !inNCHW && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
 	t := parTaskOf[nhwcConvTask](n)
 	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: Y.F32(), M: M, K: K,
 		pointwise: pointwise, after: after, act: act, pool: n.Pool}
@@ -415,7 +424,7 @@ func fusedConvNHWC(n *Node) error {
 		if !pointwise {
 			few = M >= 2*rows
 		}
-		if few && M >= 2*threads*sgemmColAlign() {
+		if few && !inNCHW && M >= 2*threads*sgemmColAlign() {
 			t.byCols = true
 			parts = threads
 		}
@@ -429,6 +438,10 @@ func fusedConvNHWC(n *Node) error {
 	}
 	nch := max(1, (pr+t.chunk/2)/t.chunk)
 	t.chunk = ((pr+nch-1)/nch + 5) / 6 * 6
+	if inNCHW {
+		t.nchw = true
+		t.nchwOffsets(n)
+	}
 	if !pointwise {
 		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
 	}
@@ -454,8 +467,11 @@ type nhwcConvTask struct {
 	pointwise      bool
 	byCols         bool
 	after          bool
-	act            fusedAct
-	pool           *WorkPool
+	// X is NCHW (in_layout NCHW); offs: see nchwOffsets.
+	nchw bool
+	offs []int
+	act  fusedAct
+	pool *WorkPool
 }
 
 func (t *nhwcConvTask) runPart(i, parts int) {
@@ -467,18 +483,37 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
 	bufs := t.pool.scratchFor(i).pkBufs()
 	var col []float32
-	if !t.pointwise {
+	if t.col != nil {
 		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
 	}
 	for a := r0; a < r1; a += t.chunk {
 		b := min(a+t.chunk, r1)
 		src := col
-		if t.pointwise {
+		blk := t.y[a*M : b*M]
+		var z []float32
+		if t.z != nil {
+			z = t.z[a*M : b*M]
+		}
+		switch {
+		case t.pointwise:
 			src = t.x[a*K:]
-		} else {
+		case t.nchw && nhwcPWFast:
+			t.nchwGemm(col, a, b)
+			continue
+		case t.nchw:
+			t.nchwIm2col(col, a, b)
+		default:
 			t.im2col(col, a, b)
 		}
-		blk := t.y[a*M : b*M]
+		if t.pointwise && nhwcPWFast {
+			// A in place, the epilogue in the tiles (k_nhwc_pw.go).
+			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, &e)
+			if !all {
+				fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+			}
+			continue
+		}
 		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, M)
 		// The bias (a row vector) and a clamp activation in one pass over
 		// the block; other activations and the residual after it.
@@ -490,11 +525,101 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		if t.bias != nil {
 			nhwcBiasClamp(blk, t.bias, b-a, M, float32(math.Inf(-1)), float32(math.Inf(1)))
 		}
-		var z []float32
-		if t.z != nil {
-			z = t.z[a*M : b*M]
-		}
 		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+	}
+}
+
+// nchwOffsets fills t.offs: the byte offset in an NCHW image of each
+// GEMM step (tap, channel) from a window's corner.
+func (t *nhwcConvTask) nchwOffsets(n *Node) {
+	g := &t.g
+	t.offs = nnBuf[int](n, 2, t.K)
+	for i := 0; i < g.kh; i++ {
+		for j := 0; j < g.kw; j++ {
+			for c := 0; c < g.C; c++ {
+				t.offs[(i*g.kw+j)*g.C+c] = 4 * ((c*g.H+i*g.dh)*g.W + j*g.dw)
+			}
+		}
+	}
+}
+
+// nchwGemm computes output pixels [a, b) from the NCHW images t.x: the
+// pixels whose windows lie inside the image read it in place (a run of
+// an output row's pixels is a GEMM with A row r at r*sw from the first
+// window's corner, step p at offs[p]); border pixels are gathered into
+// col (chunk rows of K) first.
+func (t *nhwcConvTask) nchwGemm(col []float32, a, b int) {
+	g := &t.g
+	for r := a; r < b; {
+		ow, oh, img := r%g.OW, r/g.OW%g.OH, r/(g.OW*g.OH)
+		n := min(g.OW-ow, b-r)
+		// Interior columns [lo, hi) of this run (none when the window's
+		// rows leave the image).
+		lo, hi := ow+n, ow+n
+		if ih := oh*g.sh - g.ph; ih >= 0 && ih+(g.kh-1)*g.dh < g.H {
+			lo, hi = max(ow, g.lo), min(ow+n, g.hi)
+			if lo >= hi {
+				lo, hi = ow+n, ow+n
+			} else {
+				x0 := (img*g.C*g.H+ih)*g.W + lo*g.sw - g.pw
+				t.nchwTiles(r+lo-ow, hi-lo, t.x[x0:], g.sw, t.offs)
+			}
+		}
+		t.nchwBorder(col, r, r+lo-ow)
+		t.nchwBorder(col, r+hi-ow, r+n)
+		r += n
+	}
+}
+
+// nchwBorder computes output pixels [a, b) through col: gathered, then
+// read in place.
+func (t *nhwcConvTask) nchwBorder(col []float32, a, b int) {
+	for a < b {
+		n := min(b-a, t.chunk)
+		t.nchwIm2col(col, a, a+n)
+		t.nchwTiles(a, n, col, t.K, nil)
+		a += n
+	}
+}
+
+// nchwTiles runs the tile GEMM for output pixels [r, r+n) with A from a
+// (row stride lda; gathered through offs unless nil), the epilogue in
+// the tiles where it can be.
+func (t *nhwcConvTask) nchwTiles(r, n int, a []float32, lda int, offs []int) {
+	M := t.M
+	var z []float32
+	if t.z != nil {
+		z = t.z[r*M : (r+n)*M]
+	}
+	blk := t.y[r*M : (r+n)*M]
+	e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+	nhwcPWGemm(n, M, t.K, a, lda, offs, t.wp, blk, &e)
+	if !all {
+		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+	}
+}
+
+// nchwIm2col is im2col from the NCHW images t.x: column row r-a holds
+// output pixel r's window in (tap, channel) order, zeros in the padding.
+func (t *nhwcConvTask) nchwIm2col(col []float32, a, b int) {
+	g := &t.g
+	for r := a; r < b; r++ {
+		ow, oh, img := r%g.OW, r/g.OW%g.OH, r/(g.OW*g.OH)
+		dst := col[(r-a)*t.K : (r-a+1)*t.K]
+		for i := 0; i < g.kh; i++ {
+			ih := oh*g.sh - g.ph + i*g.dh
+			for j := 0; j < g.kw; j++ {
+				iw := ow*g.sw - g.pw + j*g.dw
+				d := dst[(i*g.kw+j)*g.C : (i*g.kw+j+1)*g.C]
+				if ih < 0 || ih >= g.H || iw < 0 || iw >= g.W {
+					clear(d)
+					continue
+				}
+				for c := range d {
+					d[c] = t.x[((img*g.C+c)*g.H+ih)*g.W+iw]
+				}
+			}
+		}
 	}
 }
 

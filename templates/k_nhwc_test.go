@@ -3,6 +3,7 @@ package templates
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -59,10 +60,21 @@ func TestFusedConvNHWC(t *testing.T) {
 	}{
 		{"pointwise", []int{2, 13, 7, 9}, []int{21, 13, 1, 1}, nil},
 		{"pointwise_big", []int{1, 40, 23, 19}, []int{37, 40, 1, 1}, nil},
+		{"pw_m8_k3", []int{1, 3, 5, 7}, []int{8, 3, 1, 1}, nil},
+		{"pw_m16_k16", []int{2, 16, 5, 5}, []int{16, 16, 1, 1}, nil},
+		{"pw_m24_k27", []int{1, 27, 7, 7}, []int{24, 27, 1, 1}, nil},
+		{"pw_m40_k33", []int{1, 33, 6, 5}, []int{40, 33, 1, 1}, nil},
+		{"pw_m96_k16", []int{1, 16, 13, 11}, []int{96, 16, 1, 1}, nil},
+		{"pw_m144_k300", []int{1, 300, 5, 3}, []int{144, 300, 1, 1}, nil},
 		{"pointwise_s2", []int{1, 11, 9, 10}, []int{17, 11, 1, 1}, Attrs{"strides": []int64{2, 2}}},
 		{"3x3", []int{2, 5, 11, 10}, []int{19, 5, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{"3x3_s2_c3", []int{1, 3, 21, 19}, []int{16, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 0, 1, 2}}},
 		{"3x3_big", []int{1, 32, 20, 22}, []int{40, 32, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		{"nchw_3x3_s2_c3", []int{1, 3, 21, 19}, []int{24, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 0, 1, 2}}},
+		{"nchw_5x5_c1_n2", []int{2, 1, 9, 8}, []int{16, 1, 5, 5}, Attrs{"pads": []int64{2, 2, 2, 2}}},
+		{"nchw_7x7_s2_c3", []int{1, 3, 17, 15}, []int{40, 3, 7, 7}, Attrs{"strides": []int64{2, 2}, "pads": []int64{3, 3, 3, 3}}},
+		{"nchw_3x3_dil_c4", []int{1, 4, 30, 29}, []int{8, 4, 3, 3}, Attrs{"dilations": []int64{2, 2}, "pads": []int64{1, 2, 0, 1}}},
+		{"nchw_1x1_c2", []int{1, 2, 6, 7}, []int{33, 2, 1, 1}, nil},
 		// Fewer rows than output channels: split by columns at 2 threads
 		// (a whole-tile part and an edge part).
 		{"3x3_cols", []int{1, 20, 5, 7}, []int{160, 20, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
@@ -111,11 +123,17 @@ func TestFusedConvNHWC(t *testing.T) {
 				w = WP
 			}
 			what := fmt.Sprintf("%s/prepacked=%v/%s", c.name, pre, act.name)
-			got := nhwcRunBoth(t, what, "cuvil::FusedConv", attrs, nhwcOf(X, F32), w, B, nhwcOf(Z, F32))
+			x := nhwcOf(X, F32)
+			if strings.HasPrefix(c.name, "nchw_") {
+				// X stays NCHW (in_layout NCHW).
+				attrs["in_layout"] = "NCHW"
+				x = X
+			}
+			got := nhwcRunBoth(t, what, "cuvil::FusedConv", attrs, x, w, B, nhwcOf(Z, F32))
 			nnCheck(t, what, got, wantNHWC.Shape, nnF64(wantNHWC), 1e-4)
 			// Without bias and residual.
 			delete(attrs, "residual_after_activation")
-			got = nhwcRunBoth(t, what+"/nobias", "cuvil::FusedConv", attrs, nhwcOf(X, F32), w)
+			got = nhwcRunBoth(t, what+"/nobias", "cuvil::FusedConv", attrs, x, w)
 			plain := fusedRefAct(t, act, nnRun(t, "Conv", 11, c.attrs, 1, nnAs(X, F64), nnAs(W, F64))[0])
 			nnCheck(t, what+"/nobias", got, nhwcOf(plain, F64).Shape, nnF64(nhwcOf(plain, F64)), 1e-4)
 		}
