@@ -6,93 +6,319 @@
 
 #include "textflag.h"
 
-// func nhwcDWAVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int)
+// func nhwcDWAVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
 // Requires: AVX, FMA3
-TEXT ·nhwcDWAVX2(SB), NOSPLIT, $0-80
-	MOVQ y+0(FP), AX
-	MOVQ x+8(FP), CX
-	MOVQ taps+16(FP), DX
-	MOVQ ntaps+24(FP), BX
-	SHLQ $0x04, BX
-	ADDQ DX, BX
-	MOVQ w+32(FP), SI
-	MOVQ bias+40(FP), DI
-	MOVQ npix+56(FP), R8
+TEXT ·nhwcDWAVX2(SB), NOSPLIT, $0-88
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         ntaps+24(FP), DX
+	SHLQ         $0x04, DX
+	ADDQ         taps+16(FP), DX
+	MOVQ         w+32(FP), BX
+	MOVQ         npix+56(FP), SI
+	MOVQ         xstep+64(FP), DI
+	VBROADCASTSS lo+80(FP), Y0
+	VBROADCASTSS hi+84(FP), Y1
 
+	// Groups of 2 pixels.
+nhwcDWAVX2_group:
+	CMPQ SI, $0x02
+	JL   nhwcDWAVX2_pix
+	XORQ R8, R8
+
+nhwcDWAVX2_ch2v4:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000020, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX2_ch2v4_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Y2
+	VMOVUPS Y2, Y6
+	VMOVUPS 32(R10)(R8*4), Y3
+	VMOVUPS Y3, Y7
+	VMOVUPS 64(R10)(R8*4), Y4
+	VMOVUPS Y4, Y8
+	VMOVUPS 96(R10)(R8*4), Y5
+	VMOVUPS Y5, Y9
+
+nhwcDWAVX2_p2v4:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX2_p2v4_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Y10
+	VMOVUPS     32(BX)(R11*4), Y11
+	VMOVUPS     64(BX)(R11*4), Y12
+	VMOVUPS     96(BX)(R11*4), Y13
+	VFMADD231PS (CX)(R10*4), Y10, Y2
+	VFMADD231PS 32(CX)(R10*4), Y11, Y3
+	VFMADD231PS 64(CX)(R10*4), Y12, Y4
+	VFMADD231PS 96(CX)(R10*4), Y13, Y5
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Y10, Y6
+	VFMADD231PS 32(CX)(R10*4), Y11, Y7
+	VFMADD231PS 64(CX)(R10*4), Y12, Y8
+	VFMADD231PS 96(CX)(R10*4), Y13, Y9
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX2_p2v4
+
+nhwcDWAVX2_p2v4_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(R9*4)
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	VMOVUPS Y3, 32(AX)(R9*4)
+	VMAXPS  Y4, Y0, Y4
+	VMINPS  Y4, Y1, Y4
+	VMOVUPS Y4, 64(AX)(R9*4)
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	VMOVUPS Y5, 96(AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Y6, Y0, Y6
+	VMINPS  Y6, Y1, Y6
+	VMOVUPS Y6, (AX)(R9*4)
+	VMAXPS  Y7, Y0, Y7
+	VMINPS  Y7, Y1, Y7
+	VMOVUPS Y7, 32(AX)(R9*4)
+	VMAXPS  Y8, Y0, Y8
+	VMINPS  Y8, Y1, Y8
+	VMOVUPS Y8, 64(AX)(R9*4)
+	VMAXPS  Y9, Y0, Y9
+	VMINPS  Y9, Y1, Y9
+	VMOVUPS Y9, 96(AX)(R9*4)
+	ADDQ    $0x00000020, R8
+	JMP     nhwcDWAVX2_ch2v4
+
+nhwcDWAVX2_ch2v4_end:
+nhwcDWAVX2_ch2v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX2_ch2v2_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Y2
+	VMOVUPS Y2, Y4
+	VMOVUPS 32(R10)(R8*4), Y3
+	VMOVUPS Y3, Y5
+
+nhwcDWAVX2_p2v2:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX2_p2v2_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Y6
+	VMOVUPS     32(BX)(R11*4), Y7
+	VFMADD231PS (CX)(R10*4), Y6, Y2
+	VFMADD231PS 32(CX)(R10*4), Y7, Y3
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Y6, Y4
+	VFMADD231PS 32(CX)(R10*4), Y7, Y5
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX2_p2v2
+
+nhwcDWAVX2_p2v2_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(R9*4)
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	VMOVUPS Y3, 32(AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Y4, Y0, Y4
+	VMINPS  Y4, Y1, Y4
+	VMOVUPS Y4, (AX)(R9*4)
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	VMOVUPS Y5, 32(AX)(R9*4)
+	ADDQ    $0x00000010, R8
+	JMP     nhwcDWAVX2_ch2v2
+
+nhwcDWAVX2_ch2v2_end:
+nhwcDWAVX2_ch2v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX2_ch2v1_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Y2
+	VMOVUPS Y2, Y3
+
+nhwcDWAVX2_p2v1:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX2_p2v1_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Y4
+	VFMADD231PS (CX)(R10*4), Y4, Y2
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Y4, Y3
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX2_p2v1
+
+nhwcDWAVX2_p2v1_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	VMOVUPS Y3, (AX)(R9*4)
+	ADDQ    $0x00000008, R8
+	JMP     nhwcDWAVX2_ch2v1
+
+nhwcDWAVX2_ch2v1_end:
+	MOVQ ldy+72(FP), R8
+	LEAQ (CX)(DI*4), CX
+	LEAQ (AX)(R8*4), AX
+	LEAQ (CX)(DI*4), CX
+	LEAQ (AX)(R8*4), AX
+	SUBQ $0x02, SI
+	JMP  nhwcDWAVX2_group
+
+	// Then pixel by pixel.
 nhwcDWAVX2_pix:
-	CMPQ R8, $0x00
+	CMPQ SI, $0x00
 	JLE  nhwcDWAVX2_done
-	XORQ R9, R9
+	XORQ R8, R8
 
-	// 32 channels at a time.
-nhwcDWAVX2_loop4:
-	MOVQ    nv+48(FP), R10
-	SUBQ    $0x20, R10
-	CMPQ    R9, R10
-	JG      nhwcDWAVX2_loop1
-	MOVQ    DX, R10
-	VMOVUPS (DI)(R9*4), Y0
-	VMOVUPS 32(DI)(R9*4), Y1
-	VMOVUPS 64(DI)(R9*4), Y2
-	VMOVUPS 96(DI)(R9*4), Y3
+nhwcDWAVX2_ch1v4:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000020, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX2_ch1v4_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Y2
+	VMOVUPS 32(R10)(R8*4), Y3
+	VMOVUPS 64(R10)(R8*4), Y4
+	VMOVUPS 96(R10)(R8*4), Y5
 
-nhwcDWAVX2_taps4:
-	CMPQ        R10, BX
-	JGE         nhwcDWAVX2_taps4_end
-	MOVQ        (R10), R11
-	ADDQ        R9, R11
-	MOVQ        8(R10), R12
-	ADDQ        R9, R12
-	VMOVUPS     (SI)(R12*4), Y4
-	VFMADD231PS (CX)(R11*4), Y4, Y0
-	VMOVUPS     32(SI)(R12*4), Y4
-	VFMADD231PS 32(CX)(R11*4), Y4, Y1
-	VMOVUPS     64(SI)(R12*4), Y4
-	VFMADD231PS 64(CX)(R11*4), Y4, Y2
-	VMOVUPS     96(SI)(R12*4), Y4
-	VFMADD231PS 96(CX)(R11*4), Y4, Y3
-	ADDQ        $0x10, R10
-	JMP         nhwcDWAVX2_taps4
+nhwcDWAVX2_p1v4:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX2_p1v4_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Y6
+	VMOVUPS     32(BX)(R11*4), Y7
+	VMOVUPS     64(BX)(R11*4), Y8
+	VMOVUPS     96(BX)(R11*4), Y9
+	VFMADD231PS (CX)(R10*4), Y6, Y2
+	VFMADD231PS 32(CX)(R10*4), Y7, Y3
+	VFMADD231PS 64(CX)(R10*4), Y8, Y4
+	VFMADD231PS 96(CX)(R10*4), Y9, Y5
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX2_p1v4
 
-nhwcDWAVX2_taps4_end:
-	VMOVUPS Y0, (AX)(R9*4)
-	VMOVUPS Y1, 32(AX)(R9*4)
-	VMOVUPS Y2, 64(AX)(R9*4)
-	VMOVUPS Y3, 96(AX)(R9*4)
-	ADDQ    $0x20, R9
-	JMP     nhwcDWAVX2_loop4
+nhwcDWAVX2_p1v4_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(R9*4)
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	VMOVUPS Y3, 32(AX)(R9*4)
+	VMAXPS  Y4, Y0, Y4
+	VMINPS  Y4, Y1, Y4
+	VMOVUPS Y4, 64(AX)(R9*4)
+	VMAXPS  Y5, Y0, Y5
+	VMINPS  Y5, Y1, Y5
+	VMOVUPS Y5, 96(AX)(R9*4)
+	ADDQ    $0x00000020, R8
+	JMP     nhwcDWAVX2_ch1v4
 
-	// Then 8 at a time.
-nhwcDWAVX2_loop1:
-	CMPQ    R9, nv+48(FP)
-	JGE     nhwcDWAVX2_next
-	MOVQ    DX, R10
-	VMOVUPS (DI)(R9*4), Y0
+nhwcDWAVX2_ch1v4_end:
+nhwcDWAVX2_ch1v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX2_ch1v2_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Y2
+	VMOVUPS 32(R10)(R8*4), Y3
 
-nhwcDWAVX2_taps1:
-	CMPQ        R10, BX
-	JGE         nhwcDWAVX2_taps1_end
-	MOVQ        (R10), R11
-	ADDQ        R9, R11
-	MOVQ        8(R10), R12
-	ADDQ        R9, R12
-	VMOVUPS     (SI)(R12*4), Y1
-	VFMADD231PS (CX)(R11*4), Y1, Y0
-	ADDQ        $0x10, R10
-	JMP         nhwcDWAVX2_taps1
+nhwcDWAVX2_p1v2:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX2_p1v2_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Y4
+	VMOVUPS     32(BX)(R11*4), Y5
+	VFMADD231PS (CX)(R10*4), Y4, Y2
+	VFMADD231PS 32(CX)(R10*4), Y5, Y3
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX2_p1v2
 
-nhwcDWAVX2_taps1_end:
-	VMOVUPS Y0, (AX)(R9*4)
-	ADDQ    $0x08, R9
-	JMP     nhwcDWAVX2_loop1
+nhwcDWAVX2_p1v2_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(R9*4)
+	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y3, Y1, Y3
+	VMOVUPS Y3, 32(AX)(R9*4)
+	ADDQ    $0x00000010, R8
+	JMP     nhwcDWAVX2_ch1v2
 
-	// Next pixel: x moves by xstep, y by ldy elements.
-nhwcDWAVX2_next:
-	MOVQ xstep+64(FP), R9
-	LEAQ (CX)(R9*4), CX
-	MOVQ ldy+72(FP), R9
-	LEAQ (AX)(R9*4), AX
-	DECQ R8
+nhwcDWAVX2_ch1v2_end:
+nhwcDWAVX2_ch1v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX2_ch1v1_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Y2
+
+nhwcDWAVX2_p1v1:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX2_p1v1_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Y3
+	VFMADD231PS (CX)(R10*4), Y3, Y2
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX2_p1v1
+
+nhwcDWAVX2_p1v1_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(R9*4)
+	ADDQ    $0x00000008, R8
+	JMP     nhwcDWAVX2_ch1v1
+
+nhwcDWAVX2_ch1v1_end:
+	MOVQ ldy+72(FP), R8
+	LEAQ (CX)(DI*4), CX
+	LEAQ (AX)(R8*4), AX
+	SUBQ $0x01, SI
 	JMP  nhwcDWAVX2_pix
 
 nhwcDWAVX2_done:
@@ -104,24 +330,164 @@ nhwcDWAVX2_done:
 TEXT ·nhwcMaxAVX(SB), NOSPLIT, $0-64
 	MOVQ y+0(FP), AX
 	MOVQ x+8(FP), CX
-	MOVQ taps+16(FP), DX
-	MOVQ ntaps+24(FP), BX
-	SHLQ $0x04, BX
-	ADDQ DX, BX
-	MOVQ npix+40(FP), SI
+	MOVQ ntaps+24(FP), DX
+	SHLQ $0x04, DX
+	ADDQ taps+16(FP), DX
+	MOVQ npix+40(FP), BX
+	MOVQ xstep+48(FP), SI
 
+	// Groups of 2 pixels.
+nhwcMaxAVX_group:
+	CMPQ BX, $0x02
+	JL   nhwcMaxAVX_pix
+	XORQ DI, DI
+
+nhwcMaxAVX_ch2v4:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000020, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX_ch2v4_end
+	MOVQ    taps+16(FP), R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Y0
+	VMOVUPS 32(CX)(R9*4), Y1
+	VMOVUPS 64(CX)(R9*4), Y2
+	VMOVUPS 96(CX)(R9*4), Y3
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Y4
+	VMOVUPS 32(CX)(R9*4), Y5
+	VMOVUPS 64(CX)(R9*4), Y6
+	VMOVUPS 96(CX)(R9*4), Y7
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX_p2v4:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX_p2v4_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Y0, Y0
+	VMAXPS 32(CX)(R9*4), Y1, Y1
+	VMAXPS 64(CX)(R9*4), Y2, Y2
+	VMAXPS 96(CX)(R9*4), Y3, Y3
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Y4, Y4
+	VMAXPS 32(CX)(R9*4), Y5, Y5
+	VMAXPS 64(CX)(R9*4), Y6, Y6
+	VMAXPS 96(CX)(R9*4), Y7, Y7
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX_p2v4
+
+nhwcMaxAVX_p2v4_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Y0, (AX)(R8*4)
+	VMOVUPS Y1, 32(AX)(R8*4)
+	VMOVUPS Y2, 64(AX)(R8*4)
+	VMOVUPS Y3, 96(AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Y4, (AX)(R8*4)
+	VMOVUPS Y5, 32(AX)(R8*4)
+	VMOVUPS Y6, 64(AX)(R8*4)
+	VMOVUPS Y7, 96(AX)(R8*4)
+	ADDQ    $0x00000020, DI
+	JMP     nhwcMaxAVX_ch2v4
+
+nhwcMaxAVX_ch2v4_end:
+nhwcMaxAVX_ch2v2:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000010, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX_ch2v2_end
+	MOVQ    taps+16(FP), R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Y0
+	VMOVUPS 32(CX)(R9*4), Y1
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Y2
+	VMOVUPS 32(CX)(R9*4), Y3
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX_p2v2:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX_p2v2_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Y0, Y0
+	VMAXPS 32(CX)(R9*4), Y1, Y1
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Y2, Y2
+	VMAXPS 32(CX)(R9*4), Y3, Y3
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX_p2v2
+
+nhwcMaxAVX_p2v2_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Y0, (AX)(R8*4)
+	VMOVUPS Y1, 32(AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Y2, (AX)(R8*4)
+	VMOVUPS Y3, 32(AX)(R8*4)
+	ADDQ    $0x00000010, DI
+	JMP     nhwcMaxAVX_ch2v2
+
+nhwcMaxAVX_ch2v2_end:
+nhwcMaxAVX_ch2v1:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX_ch2v1_end
+	MOVQ    taps+16(FP), R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Y0
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Y1
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX_p2v1:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX_p2v1_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Y0, Y0
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Y1, Y1
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX_p2v1
+
+nhwcMaxAVX_p2v1_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Y0, (AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Y1, (AX)(R8*4)
+	ADDQ    $0x00000008, DI
+	JMP     nhwcMaxAVX_ch2v1
+
+nhwcMaxAVX_ch2v1_end:
+	MOVQ ldy+56(FP), DI
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	SUBQ $0x02, BX
+	JMP  nhwcMaxAVX_group
+
+	// Then pixel by pixel.
 nhwcMaxAVX_pix:
-	CMPQ SI, $0x00
+	CMPQ BX, $0x00
 	JLE  nhwcMaxAVX_done
 	XORQ DI, DI
 
-	// 32 channels at a time.
-nhwcMaxAVX_loop4:
+nhwcMaxAVX_ch1v4:
 	MOVQ    nv+32(FP), R8
-	SUBQ    $0x20, R8
+	SUBQ    $0x00000020, R8
 	CMPQ    DI, R8
-	JG      nhwcMaxAVX_loop1
-	MOVQ    DX, R8
+	JG      nhwcMaxAVX_ch1v4_end
+	MOVQ    taps+16(FP), R8
 	MOVQ    (R8), R9
 	ADDQ    DI, R9
 	VMOVUPS (CX)(R9*4), Y0
@@ -130,9 +496,9 @@ nhwcMaxAVX_loop4:
 	VMOVUPS 96(CX)(R9*4), Y3
 	ADDQ    $0x10, R8
 
-nhwcMaxAVX_taps4:
-	CMPQ   R8, BX
-	JGE    nhwcMaxAVX_taps4_end
+nhwcMaxAVX_p1v4:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX_p1v4_end
 	MOVQ   (R8), R9
 	ADDQ   DI, R9
 	VMAXPS (CX)(R9*4), Y0, Y0
@@ -140,47 +506,82 @@ nhwcMaxAVX_taps4:
 	VMAXPS 64(CX)(R9*4), Y2, Y2
 	VMAXPS 96(CX)(R9*4), Y3, Y3
 	ADDQ   $0x10, R8
-	JMP    nhwcMaxAVX_taps4
+	JMP    nhwcMaxAVX_p1v4
 
-nhwcMaxAVX_taps4_end:
-	VMOVUPS Y0, (AX)(DI*4)
-	VMOVUPS Y1, 32(AX)(DI*4)
-	VMOVUPS Y2, 64(AX)(DI*4)
-	VMOVUPS Y3, 96(AX)(DI*4)
-	ADDQ    $0x20, DI
-	JMP     nhwcMaxAVX_loop4
+nhwcMaxAVX_p1v4_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Y0, (AX)(R8*4)
+	VMOVUPS Y1, 32(AX)(R8*4)
+	VMOVUPS Y2, 64(AX)(R8*4)
+	VMOVUPS Y3, 96(AX)(R8*4)
+	ADDQ    $0x00000020, DI
+	JMP     nhwcMaxAVX_ch1v4
 
-	// Then 8 at a time.
-nhwcMaxAVX_loop1:
-	CMPQ    DI, nv+32(FP)
-	JGE     nhwcMaxAVX_next
-	MOVQ    DX, R8
+nhwcMaxAVX_ch1v4_end:
+nhwcMaxAVX_ch1v2:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000010, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX_ch1v2_end
+	MOVQ    taps+16(FP), R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Y0
+	VMOVUPS 32(CX)(R9*4), Y1
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX_p1v2:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX_p1v2_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Y0, Y0
+	VMAXPS 32(CX)(R9*4), Y1, Y1
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX_p1v2
+
+nhwcMaxAVX_p1v2_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Y0, (AX)(R8*4)
+	VMOVUPS Y1, 32(AX)(R8*4)
+	ADDQ    $0x00000010, DI
+	JMP     nhwcMaxAVX_ch1v2
+
+nhwcMaxAVX_ch1v2_end:
+nhwcMaxAVX_ch1v1:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX_ch1v1_end
+	MOVQ    taps+16(FP), R8
 	MOVQ    (R8), R9
 	ADDQ    DI, R9
 	VMOVUPS (CX)(R9*4), Y0
 	ADDQ    $0x10, R8
 
-nhwcMaxAVX_taps1:
-	CMPQ   R8, BX
-	JGE    nhwcMaxAVX_taps1_end
+nhwcMaxAVX_p1v1:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX_p1v1_end
 	MOVQ   (R8), R9
 	ADDQ   DI, R9
 	VMAXPS (CX)(R9*4), Y0, Y0
 	ADDQ   $0x10, R8
-	JMP    nhwcMaxAVX_taps1
+	JMP    nhwcMaxAVX_p1v1
 
-nhwcMaxAVX_taps1_end:
-	VMOVUPS Y0, (AX)(DI*4)
-	ADDQ    $0x08, DI
-	JMP     nhwcMaxAVX_loop1
+nhwcMaxAVX_p1v1_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Y0, (AX)(R8*4)
+	ADDQ    $0x00000008, DI
+	JMP     nhwcMaxAVX_ch1v1
 
-	// Next pixel: x moves by xstep, y by ldy elements.
-nhwcMaxAVX_next:
-	MOVQ xstep+48(FP), DI
-	LEAQ (CX)(DI*4), CX
+nhwcMaxAVX_ch1v1_end:
 	MOVQ ldy+56(FP), DI
+	LEAQ (CX)(SI*4), CX
 	LEAQ (AX)(DI*4), AX
-	DECQ SI
+	SUBQ $0x01, BX
 	JMP  nhwcMaxAVX_pix
 
 nhwcMaxAVX_done:
@@ -192,33 +593,175 @@ nhwcMaxAVX_done:
 TEXT ·nhwcAvgAVX(SB), NOSPLIT, $0-68
 	MOVQ         y+0(FP), AX
 	MOVQ         x+8(FP), CX
-	MOVQ         taps+16(FP), DX
-	MOVQ         ntaps+24(FP), BX
-	SHLQ         $0x04, BX
-	ADDQ         DX, BX
-	MOVQ         npix+40(FP), SI
+	MOVQ         ntaps+24(FP), DX
+	SHLQ         $0x04, DX
+	ADDQ         taps+16(FP), DX
+	MOVQ         npix+40(FP), BX
+	MOVQ         xstep+48(FP), SI
 	VBROADCASTSS scale+64(FP), Y0
 
-nhwcAvgAVX_pix:
-	CMPQ SI, $0x00
-	JLE  nhwcAvgAVX_done
+	// Groups of 2 pixels.
+nhwcAvgAVX_group:
+	CMPQ BX, $0x02
+	JL   nhwcAvgAVX_pix
 	XORQ DI, DI
 
-	// 32 channels at a time.
-nhwcAvgAVX_loop4:
+nhwcAvgAVX_ch2v4:
 	MOVQ   nv+32(FP), R8
-	SUBQ   $0x20, R8
+	SUBQ   $0x00000020, R8
 	CMPQ   DI, R8
-	JG     nhwcAvgAVX_loop1
-	MOVQ   DX, R8
+	JG     nhwcAvgAVX_ch2v4_end
+	MOVQ   taps+16(FP), R8
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+
+nhwcAvgAVX_p2v4:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX_p2v4_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Y1, Y1
+	VADDPS 32(CX)(R9*4), Y2, Y2
+	VADDPS 64(CX)(R9*4), Y3, Y3
+	VADDPS 96(CX)(R9*4), Y4, Y4
+	ADDQ   SI, R9
+	VADDPS (CX)(R9*4), Y5, Y5
+	VADDPS 32(CX)(R9*4), Y6, Y6
+	VADDPS 64(CX)(R9*4), Y7, Y7
+	VADDPS 96(CX)(R9*4), Y8, Y8
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX_p2v4
+
+nhwcAvgAVX_p2v4_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(R8*4)
+	VMULPS  Y0, Y2, Y2
+	VMOVUPS Y2, 32(AX)(R8*4)
+	VMULPS  Y0, Y3, Y3
+	VMOVUPS Y3, 64(AX)(R8*4)
+	VMULPS  Y0, Y4, Y4
+	VMOVUPS Y4, 96(AX)(R8*4)
+	ADDQ    R9, R8
+	VMULPS  Y0, Y5, Y5
+	VMOVUPS Y5, (AX)(R8*4)
+	VMULPS  Y0, Y6, Y6
+	VMOVUPS Y6, 32(AX)(R8*4)
+	VMULPS  Y0, Y7, Y7
+	VMOVUPS Y7, 64(AX)(R8*4)
+	VMULPS  Y0, Y8, Y8
+	VMOVUPS Y8, 96(AX)(R8*4)
+	ADDQ    $0x00000020, DI
+	JMP     nhwcAvgAVX_ch2v4
+
+nhwcAvgAVX_ch2v4_end:
+nhwcAvgAVX_ch2v2:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000010, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX_ch2v2_end
+	MOVQ   taps+16(FP), R8
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
 	VXORPS Y4, Y4, Y4
 
-nhwcAvgAVX_taps4:
-	CMPQ   R8, BX
-	JGE    nhwcAvgAVX_taps4_end
+nhwcAvgAVX_p2v2:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX_p2v2_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Y1, Y1
+	VADDPS 32(CX)(R9*4), Y2, Y2
+	ADDQ   SI, R9
+	VADDPS (CX)(R9*4), Y3, Y3
+	VADDPS 32(CX)(R9*4), Y4, Y4
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX_p2v2
+
+nhwcAvgAVX_p2v2_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(R8*4)
+	VMULPS  Y0, Y2, Y2
+	VMOVUPS Y2, 32(AX)(R8*4)
+	ADDQ    R9, R8
+	VMULPS  Y0, Y3, Y3
+	VMOVUPS Y3, (AX)(R8*4)
+	VMULPS  Y0, Y4, Y4
+	VMOVUPS Y4, 32(AX)(R8*4)
+	ADDQ    $0x00000010, DI
+	JMP     nhwcAvgAVX_ch2v2
+
+nhwcAvgAVX_ch2v2_end:
+nhwcAvgAVX_ch2v1:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000008, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX_ch2v1_end
+	MOVQ   taps+16(FP), R8
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+
+nhwcAvgAVX_p2v1:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX_p2v1_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Y1, Y1
+	ADDQ   SI, R9
+	VADDPS (CX)(R9*4), Y2, Y2
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX_p2v1
+
+nhwcAvgAVX_p2v1_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(R8*4)
+	ADDQ    R9, R8
+	VMULPS  Y0, Y2, Y2
+	VMOVUPS Y2, (AX)(R8*4)
+	ADDQ    $0x00000008, DI
+	JMP     nhwcAvgAVX_ch2v1
+
+nhwcAvgAVX_ch2v1_end:
+	MOVQ ldy+56(FP), DI
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	SUBQ $0x02, BX
+	JMP  nhwcAvgAVX_group
+
+	// Then pixel by pixel.
+nhwcAvgAVX_pix:
+	CMPQ BX, $0x00
+	JLE  nhwcAvgAVX_done
+	XORQ DI, DI
+
+nhwcAvgAVX_ch1v4:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000020, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX_ch1v4_end
+	MOVQ   taps+16(FP), R8
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+
+nhwcAvgAVX_p1v4:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX_p1v4_end
 	MOVQ   (R8), R9
 	ADDQ   DI, R9
 	VADDPS (CX)(R9*4), Y1, Y1
@@ -226,142 +769,488 @@ nhwcAvgAVX_taps4:
 	VADDPS 64(CX)(R9*4), Y3, Y3
 	VADDPS 96(CX)(R9*4), Y4, Y4
 	ADDQ   $0x10, R8
-	JMP    nhwcAvgAVX_taps4
+	JMP    nhwcAvgAVX_p1v4
 
-nhwcAvgAVX_taps4_end:
+nhwcAvgAVX_p1v4_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
 	VMULPS  Y0, Y1, Y1
-	VMOVUPS Y1, (AX)(DI*4)
+	VMOVUPS Y1, (AX)(R8*4)
 	VMULPS  Y0, Y2, Y2
-	VMOVUPS Y2, 32(AX)(DI*4)
+	VMOVUPS Y2, 32(AX)(R8*4)
 	VMULPS  Y0, Y3, Y3
-	VMOVUPS Y3, 64(AX)(DI*4)
+	VMOVUPS Y3, 64(AX)(R8*4)
 	VMULPS  Y0, Y4, Y4
-	VMOVUPS Y4, 96(AX)(DI*4)
-	ADDQ    $0x20, DI
-	JMP     nhwcAvgAVX_loop4
+	VMOVUPS Y4, 96(AX)(R8*4)
+	ADDQ    $0x00000020, DI
+	JMP     nhwcAvgAVX_ch1v4
 
-	// Then 8 at a time.
-nhwcAvgAVX_loop1:
-	CMPQ   DI, nv+32(FP)
-	JGE    nhwcAvgAVX_next
-	MOVQ   DX, R8
+nhwcAvgAVX_ch1v4_end:
+nhwcAvgAVX_ch1v2:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000010, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX_ch1v2_end
+	MOVQ   taps+16(FP), R8
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+
+nhwcAvgAVX_p1v2:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX_p1v2_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Y1, Y1
+	VADDPS 32(CX)(R9*4), Y2, Y2
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX_p1v2
+
+nhwcAvgAVX_p1v2_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(R8*4)
+	VMULPS  Y0, Y2, Y2
+	VMOVUPS Y2, 32(AX)(R8*4)
+	ADDQ    $0x00000010, DI
+	JMP     nhwcAvgAVX_ch1v2
+
+nhwcAvgAVX_ch1v2_end:
+nhwcAvgAVX_ch1v1:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000008, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX_ch1v1_end
+	MOVQ   taps+16(FP), R8
 	VXORPS Y1, Y1, Y1
 
-nhwcAvgAVX_taps1:
-	CMPQ   R8, BX
-	JGE    nhwcAvgAVX_taps1_end
+nhwcAvgAVX_p1v1:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX_p1v1_end
 	MOVQ   (R8), R9
 	ADDQ   DI, R9
 	VADDPS (CX)(R9*4), Y1, Y1
 	ADDQ   $0x10, R8
-	JMP    nhwcAvgAVX_taps1
+	JMP    nhwcAvgAVX_p1v1
 
-nhwcAvgAVX_taps1_end:
+nhwcAvgAVX_p1v1_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
 	VMULPS  Y0, Y1, Y1
-	VMOVUPS Y1, (AX)(DI*4)
-	ADDQ    $0x08, DI
-	JMP     nhwcAvgAVX_loop1
+	VMOVUPS Y1, (AX)(R8*4)
+	ADDQ    $0x00000008, DI
+	JMP     nhwcAvgAVX_ch1v1
 
-	// Next pixel: x moves by xstep, y by ldy elements.
-nhwcAvgAVX_next:
-	MOVQ xstep+48(FP), DI
-	LEAQ (CX)(DI*4), CX
+nhwcAvgAVX_ch1v1_end:
 	MOVQ ldy+56(FP), DI
+	LEAQ (CX)(SI*4), CX
 	LEAQ (AX)(DI*4), AX
-	DECQ SI
+	SUBQ $0x01, BX
 	JMP  nhwcAvgAVX_pix
 
 nhwcAvgAVX_done:
 	VZEROUPPER
 	RET
 
-// func nhwcDWAVX512(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int)
+// func nhwcDWAVX512(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
 // Requires: AVX, AVX512F
-TEXT ·nhwcDWAVX512(SB), NOSPLIT, $0-80
-	MOVQ y+0(FP), AX
-	MOVQ x+8(FP), CX
-	MOVQ taps+16(FP), DX
-	MOVQ ntaps+24(FP), BX
-	SHLQ $0x04, BX
-	ADDQ DX, BX
-	MOVQ w+32(FP), SI
-	MOVQ bias+40(FP), DI
-	MOVQ npix+56(FP), R8
+TEXT ·nhwcDWAVX512(SB), NOSPLIT, $0-88
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         ntaps+24(FP), DX
+	SHLQ         $0x04, DX
+	ADDQ         taps+16(FP), DX
+	MOVQ         w+32(FP), BX
+	MOVQ         npix+56(FP), SI
+	MOVQ         xstep+64(FP), DI
+	VBROADCASTSS lo+80(FP), Z0
+	VBROADCASTSS hi+84(FP), Z1
 
+	// Groups of 4 pixels.
+nhwcDWAVX512_group:
+	CMPQ SI, $0x04
+	JL   nhwcDWAVX512_pix
+	XORQ R8, R8
+
+nhwcDWAVX512_ch4v4:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000040, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX512_ch4v4_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Z2
+	VMOVUPS Z2, Z6
+	VMOVUPS Z2, Z10
+	VMOVUPS Z2, Z14
+	VMOVUPS 64(R10)(R8*4), Z3
+	VMOVUPS Z3, Z7
+	VMOVUPS Z3, Z11
+	VMOVUPS Z3, Z15
+	VMOVUPS 128(R10)(R8*4), Z4
+	VMOVUPS Z4, Z8
+	VMOVUPS Z4, Z12
+	VMOVUPS Z4, Z16
+	VMOVUPS 192(R10)(R8*4), Z5
+	VMOVUPS Z5, Z9
+	VMOVUPS Z5, Z13
+	VMOVUPS Z5, Z17
+
+nhwcDWAVX512_p4v4:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX512_p4v4_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Z18
+	VMOVUPS     64(BX)(R11*4), Z19
+	VMOVUPS     128(BX)(R11*4), Z20
+	VMOVUPS     192(BX)(R11*4), Z21
+	VFMADD231PS (CX)(R10*4), Z18, Z2
+	VFMADD231PS 64(CX)(R10*4), Z19, Z3
+	VFMADD231PS 128(CX)(R10*4), Z20, Z4
+	VFMADD231PS 192(CX)(R10*4), Z21, Z5
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z18, Z6
+	VFMADD231PS 64(CX)(R10*4), Z19, Z7
+	VFMADD231PS 128(CX)(R10*4), Z20, Z8
+	VFMADD231PS 192(CX)(R10*4), Z21, Z9
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z18, Z10
+	VFMADD231PS 64(CX)(R10*4), Z19, Z11
+	VFMADD231PS 128(CX)(R10*4), Z20, Z12
+	VFMADD231PS 192(CX)(R10*4), Z21, Z13
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z18, Z14
+	VFMADD231PS 64(CX)(R10*4), Z19, Z15
+	VFMADD231PS 128(CX)(R10*4), Z20, Z16
+	VFMADD231PS 192(CX)(R10*4), Z21, Z17
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX512_p4v4
+
+nhwcDWAVX512_p4v4_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Z2, Z0, Z2
+	VMINPS  Z2, Z1, Z2
+	VMOVUPS Z2, (AX)(R9*4)
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	VMOVUPS Z3, 64(AX)(R9*4)
+	VMAXPS  Z4, Z0, Z4
+	VMINPS  Z4, Z1, Z4
+	VMOVUPS Z4, 128(AX)(R9*4)
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	VMOVUPS Z5, 192(AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z6, Z0, Z6
+	VMINPS  Z6, Z1, Z6
+	VMOVUPS Z6, (AX)(R9*4)
+	VMAXPS  Z7, Z0, Z7
+	VMINPS  Z7, Z1, Z7
+	VMOVUPS Z7, 64(AX)(R9*4)
+	VMAXPS  Z8, Z0, Z8
+	VMINPS  Z8, Z1, Z8
+	VMOVUPS Z8, 128(AX)(R9*4)
+	VMAXPS  Z9, Z0, Z9
+	VMINPS  Z9, Z1, Z9
+	VMOVUPS Z9, 192(AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z10, Z0, Z10
+	VMINPS  Z10, Z1, Z10
+	VMOVUPS Z10, (AX)(R9*4)
+	VMAXPS  Z11, Z0, Z11
+	VMINPS  Z11, Z1, Z11
+	VMOVUPS Z11, 64(AX)(R9*4)
+	VMAXPS  Z12, Z0, Z12
+	VMINPS  Z12, Z1, Z12
+	VMOVUPS Z12, 128(AX)(R9*4)
+	VMAXPS  Z13, Z0, Z13
+	VMINPS  Z13, Z1, Z13
+	VMOVUPS Z13, 192(AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z14, Z0, Z14
+	VMINPS  Z14, Z1, Z14
+	VMOVUPS Z14, (AX)(R9*4)
+	VMAXPS  Z15, Z0, Z15
+	VMINPS  Z15, Z1, Z15
+	VMOVUPS Z15, 64(AX)(R9*4)
+	VMAXPS  Z16, Z0, Z16
+	VMINPS  Z16, Z1, Z16
+	VMOVUPS Z16, 128(AX)(R9*4)
+	VMAXPS  Z17, Z0, Z17
+	VMINPS  Z17, Z1, Z17
+	VMOVUPS Z17, 192(AX)(R9*4)
+	ADDQ    $0x00000040, R8
+	JMP     nhwcDWAVX512_ch4v4
+
+nhwcDWAVX512_ch4v4_end:
+nhwcDWAVX512_ch4v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000020, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX512_ch4v2_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Z2
+	VMOVUPS Z2, Z4
+	VMOVUPS Z2, Z6
+	VMOVUPS Z2, Z8
+	VMOVUPS 64(R10)(R8*4), Z3
+	VMOVUPS Z3, Z5
+	VMOVUPS Z3, Z7
+	VMOVUPS Z3, Z9
+
+nhwcDWAVX512_p4v2:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX512_p4v2_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Z10
+	VMOVUPS     64(BX)(R11*4), Z11
+	VFMADD231PS (CX)(R10*4), Z10, Z2
+	VFMADD231PS 64(CX)(R10*4), Z11, Z3
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z10, Z4
+	VFMADD231PS 64(CX)(R10*4), Z11, Z5
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z10, Z6
+	VFMADD231PS 64(CX)(R10*4), Z11, Z7
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z10, Z8
+	VFMADD231PS 64(CX)(R10*4), Z11, Z9
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX512_p4v2
+
+nhwcDWAVX512_p4v2_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Z2, Z0, Z2
+	VMINPS  Z2, Z1, Z2
+	VMOVUPS Z2, (AX)(R9*4)
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	VMOVUPS Z3, 64(AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z4, Z0, Z4
+	VMINPS  Z4, Z1, Z4
+	VMOVUPS Z4, (AX)(R9*4)
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	VMOVUPS Z5, 64(AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z6, Z0, Z6
+	VMINPS  Z6, Z1, Z6
+	VMOVUPS Z6, (AX)(R9*4)
+	VMAXPS  Z7, Z0, Z7
+	VMINPS  Z7, Z1, Z7
+	VMOVUPS Z7, 64(AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z8, Z0, Z8
+	VMINPS  Z8, Z1, Z8
+	VMOVUPS Z8, (AX)(R9*4)
+	VMAXPS  Z9, Z0, Z9
+	VMINPS  Z9, Z1, Z9
+	VMOVUPS Z9, 64(AX)(R9*4)
+	ADDQ    $0x00000020, R8
+	JMP     nhwcDWAVX512_ch4v2
+
+nhwcDWAVX512_ch4v2_end:
+nhwcDWAVX512_ch4v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX512_ch4v1_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Z2
+	VMOVUPS Z2, Z3
+	VMOVUPS Z2, Z4
+	VMOVUPS Z2, Z5
+
+nhwcDWAVX512_p4v1:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX512_p4v1_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Z6
+	VFMADD231PS (CX)(R10*4), Z6, Z2
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z6, Z3
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z6, Z4
+	ADDQ        DI, R10
+	VFMADD231PS (CX)(R10*4), Z6, Z5
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX512_p4v1
+
+nhwcDWAVX512_p4v1_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Z2, Z0, Z2
+	VMINPS  Z2, Z1, Z2
+	VMOVUPS Z2, (AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	VMOVUPS Z3, (AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z4, Z0, Z4
+	VMINPS  Z4, Z1, Z4
+	VMOVUPS Z4, (AX)(R9*4)
+	ADDQ    R10, R9
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	VMOVUPS Z5, (AX)(R9*4)
+	ADDQ    $0x00000010, R8
+	JMP     nhwcDWAVX512_ch4v1
+
+nhwcDWAVX512_ch4v1_end:
+	MOVQ ldy+72(FP), R8
+	LEAQ (CX)(DI*4), CX
+	LEAQ (AX)(R8*4), AX
+	LEAQ (CX)(DI*4), CX
+	LEAQ (AX)(R8*4), AX
+	LEAQ (CX)(DI*4), CX
+	LEAQ (AX)(R8*4), AX
+	LEAQ (CX)(DI*4), CX
+	LEAQ (AX)(R8*4), AX
+	SUBQ $0x04, SI
+	JMP  nhwcDWAVX512_group
+
+	// Then pixel by pixel.
 nhwcDWAVX512_pix:
-	CMPQ R8, $0x00
+	CMPQ SI, $0x00
 	JLE  nhwcDWAVX512_done
-	XORQ R9, R9
+	XORQ R8, R8
 
-	// 64 channels at a time.
-nhwcDWAVX512_loop4:
-	MOVQ    nv+48(FP), R10
-	SUBQ    $0x40, R10
-	CMPQ    R9, R10
-	JG      nhwcDWAVX512_loop1
-	MOVQ    DX, R10
-	VMOVUPS (DI)(R9*4), Z0
-	VMOVUPS 64(DI)(R9*4), Z1
-	VMOVUPS 128(DI)(R9*4), Z2
-	VMOVUPS 192(DI)(R9*4), Z3
+nhwcDWAVX512_ch1v4:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000040, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX512_ch1v4_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Z2
+	VMOVUPS 64(R10)(R8*4), Z3
+	VMOVUPS 128(R10)(R8*4), Z4
+	VMOVUPS 192(R10)(R8*4), Z5
 
-nhwcDWAVX512_taps4:
-	CMPQ        R10, BX
-	JGE         nhwcDWAVX512_taps4_end
-	MOVQ        (R10), R11
-	ADDQ        R9, R11
-	MOVQ        8(R10), R12
-	ADDQ        R9, R12
-	VMOVUPS     (SI)(R12*4), Z4
-	VFMADD231PS (CX)(R11*4), Z4, Z0
-	VMOVUPS     64(SI)(R12*4), Z4
-	VFMADD231PS 64(CX)(R11*4), Z4, Z1
-	VMOVUPS     128(SI)(R12*4), Z4
-	VFMADD231PS 128(CX)(R11*4), Z4, Z2
-	VMOVUPS     192(SI)(R12*4), Z4
-	VFMADD231PS 192(CX)(R11*4), Z4, Z3
-	ADDQ        $0x10, R10
-	JMP         nhwcDWAVX512_taps4
+nhwcDWAVX512_p1v4:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX512_p1v4_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Z6
+	VMOVUPS     64(BX)(R11*4), Z7
+	VMOVUPS     128(BX)(R11*4), Z8
+	VMOVUPS     192(BX)(R11*4), Z9
+	VFMADD231PS (CX)(R10*4), Z6, Z2
+	VFMADD231PS 64(CX)(R10*4), Z7, Z3
+	VFMADD231PS 128(CX)(R10*4), Z8, Z4
+	VFMADD231PS 192(CX)(R10*4), Z9, Z5
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX512_p1v4
 
-nhwcDWAVX512_taps4_end:
-	VMOVUPS Z0, (AX)(R9*4)
-	VMOVUPS Z1, 64(AX)(R9*4)
-	VMOVUPS Z2, 128(AX)(R9*4)
-	VMOVUPS Z3, 192(AX)(R9*4)
-	ADDQ    $0x40, R9
-	JMP     nhwcDWAVX512_loop4
+nhwcDWAVX512_p1v4_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Z2, Z0, Z2
+	VMINPS  Z2, Z1, Z2
+	VMOVUPS Z2, (AX)(R9*4)
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	VMOVUPS Z3, 64(AX)(R9*4)
+	VMAXPS  Z4, Z0, Z4
+	VMINPS  Z4, Z1, Z4
+	VMOVUPS Z4, 128(AX)(R9*4)
+	VMAXPS  Z5, Z0, Z5
+	VMINPS  Z5, Z1, Z5
+	VMOVUPS Z5, 192(AX)(R9*4)
+	ADDQ    $0x00000040, R8
+	JMP     nhwcDWAVX512_ch1v4
 
-	// Then 16 at a time.
-nhwcDWAVX512_loop1:
-	CMPQ    R9, nv+48(FP)
-	JGE     nhwcDWAVX512_next
-	MOVQ    DX, R10
-	VMOVUPS (DI)(R9*4), Z0
+nhwcDWAVX512_ch1v4_end:
+nhwcDWAVX512_ch1v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000020, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX512_ch1v2_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Z2
+	VMOVUPS 64(R10)(R8*4), Z3
 
-nhwcDWAVX512_taps1:
-	CMPQ        R10, BX
-	JGE         nhwcDWAVX512_taps1_end
-	MOVQ        (R10), R11
-	ADDQ        R9, R11
-	MOVQ        8(R10), R12
-	ADDQ        R9, R12
-	VMOVUPS     (SI)(R12*4), Z1
-	VFMADD231PS (CX)(R11*4), Z1, Z0
-	ADDQ        $0x10, R10
-	JMP         nhwcDWAVX512_taps1
+nhwcDWAVX512_p1v2:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX512_p1v2_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Z4
+	VMOVUPS     64(BX)(R11*4), Z5
+	VFMADD231PS (CX)(R10*4), Z4, Z2
+	VFMADD231PS 64(CX)(R10*4), Z5, Z3
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX512_p1v2
 
-nhwcDWAVX512_taps1_end:
-	VMOVUPS Z0, (AX)(R9*4)
-	ADDQ    $0x10, R9
-	JMP     nhwcDWAVX512_loop1
+nhwcDWAVX512_p1v2_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Z2, Z0, Z2
+	VMINPS  Z2, Z1, Z2
+	VMOVUPS Z2, (AX)(R9*4)
+	VMAXPS  Z3, Z0, Z3
+	VMINPS  Z3, Z1, Z3
+	VMOVUPS Z3, 64(AX)(R9*4)
+	ADDQ    $0x00000020, R8
+	JMP     nhwcDWAVX512_ch1v2
 
-	// Next pixel: x moves by xstep, y by ldy elements.
-nhwcDWAVX512_next:
-	MOVQ xstep+64(FP), R9
-	LEAQ (CX)(R9*4), CX
-	MOVQ ldy+72(FP), R9
-	LEAQ (AX)(R9*4), AX
-	DECQ R8
+nhwcDWAVX512_ch1v2_end:
+nhwcDWAVX512_ch1v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    R8, R9
+	JG      nhwcDWAVX512_ch1v1_end
+	MOVQ    taps+16(FP), R9
+	MOVQ    bias+40(FP), R10
+	VMOVUPS (R10)(R8*4), Z2
+
+nhwcDWAVX512_p1v1:
+	CMPQ        R9, DX
+	JGE         nhwcDWAVX512_p1v1_end
+	MOVQ        (R9), R10
+	ADDQ        R8, R10
+	MOVQ        8(R9), R11
+	ADDQ        R8, R11
+	VMOVUPS     (BX)(R11*4), Z3
+	VFMADD231PS (CX)(R10*4), Z3, Z2
+	ADDQ        $0x10, R9
+	JMP         nhwcDWAVX512_p1v1
+
+nhwcDWAVX512_p1v1_end:
+	MOVQ    R8, R9
+	MOVQ    ldy+72(FP), R10
+	VMAXPS  Z2, Z0, Z2
+	VMINPS  Z2, Z1, Z2
+	VMOVUPS Z2, (AX)(R9*4)
+	ADDQ    $0x00000010, R8
+	JMP     nhwcDWAVX512_ch1v1
+
+nhwcDWAVX512_ch1v1_end:
+	MOVQ ldy+72(FP), R8
+	LEAQ (CX)(DI*4), CX
+	LEAQ (AX)(R8*4), AX
+	SUBQ $0x01, SI
 	JMP  nhwcDWAVX512_pix
 
 nhwcDWAVX512_done:
@@ -373,24 +1262,228 @@ nhwcDWAVX512_done:
 TEXT ·nhwcMaxAVX512(SB), NOSPLIT, $0-64
 	MOVQ y+0(FP), AX
 	MOVQ x+8(FP), CX
-	MOVQ taps+16(FP), DX
-	MOVQ ntaps+24(FP), BX
-	SHLQ $0x04, BX
-	ADDQ DX, BX
-	MOVQ npix+40(FP), SI
+	MOVQ ntaps+24(FP), DX
+	SHLQ $0x04, DX
+	ADDQ taps+16(FP), DX
+	MOVQ npix+40(FP), BX
+	MOVQ xstep+48(FP), SI
 
+	// Groups of 4 pixels.
+nhwcMaxAVX512_group:
+	CMPQ BX, $0x04
+	JL   nhwcMaxAVX512_pix
+	XORQ DI, DI
+
+nhwcMaxAVX512_ch4v4:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000040, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX512_ch4v4_end
+	MOVQ    taps+16(FP), R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Z0
+	VMOVUPS 64(CX)(R9*4), Z1
+	VMOVUPS 128(CX)(R9*4), Z2
+	VMOVUPS 192(CX)(R9*4), Z3
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z4
+	VMOVUPS 64(CX)(R9*4), Z5
+	VMOVUPS 128(CX)(R9*4), Z6
+	VMOVUPS 192(CX)(R9*4), Z7
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z8
+	VMOVUPS 64(CX)(R9*4), Z9
+	VMOVUPS 128(CX)(R9*4), Z10
+	VMOVUPS 192(CX)(R9*4), Z11
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z12
+	VMOVUPS 64(CX)(R9*4), Z13
+	VMOVUPS 128(CX)(R9*4), Z14
+	VMOVUPS 192(CX)(R9*4), Z15
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX512_p4v4:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX512_p4v4_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Z0, Z0
+	VMAXPS 64(CX)(R9*4), Z1, Z1
+	VMAXPS 128(CX)(R9*4), Z2, Z2
+	VMAXPS 192(CX)(R9*4), Z3, Z3
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z4, Z4
+	VMAXPS 64(CX)(R9*4), Z5, Z5
+	VMAXPS 128(CX)(R9*4), Z6, Z6
+	VMAXPS 192(CX)(R9*4), Z7, Z7
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z8, Z8
+	VMAXPS 64(CX)(R9*4), Z9, Z9
+	VMAXPS 128(CX)(R9*4), Z10, Z10
+	VMAXPS 192(CX)(R9*4), Z11, Z11
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z12, Z12
+	VMAXPS 64(CX)(R9*4), Z13, Z13
+	VMAXPS 128(CX)(R9*4), Z14, Z14
+	VMAXPS 192(CX)(R9*4), Z15, Z15
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX512_p4v4
+
+nhwcMaxAVX512_p4v4_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Z0, (AX)(R8*4)
+	VMOVUPS Z1, 64(AX)(R8*4)
+	VMOVUPS Z2, 128(AX)(R8*4)
+	VMOVUPS Z3, 192(AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z4, (AX)(R8*4)
+	VMOVUPS Z5, 64(AX)(R8*4)
+	VMOVUPS Z6, 128(AX)(R8*4)
+	VMOVUPS Z7, 192(AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z8, (AX)(R8*4)
+	VMOVUPS Z9, 64(AX)(R8*4)
+	VMOVUPS Z10, 128(AX)(R8*4)
+	VMOVUPS Z11, 192(AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z12, (AX)(R8*4)
+	VMOVUPS Z13, 64(AX)(R8*4)
+	VMOVUPS Z14, 128(AX)(R8*4)
+	VMOVUPS Z15, 192(AX)(R8*4)
+	ADDQ    $0x00000040, DI
+	JMP     nhwcMaxAVX512_ch4v4
+
+nhwcMaxAVX512_ch4v4_end:
+nhwcMaxAVX512_ch4v2:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000020, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX512_ch4v2_end
+	MOVQ    taps+16(FP), R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Z0
+	VMOVUPS 64(CX)(R9*4), Z1
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z2
+	VMOVUPS 64(CX)(R9*4), Z3
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z4
+	VMOVUPS 64(CX)(R9*4), Z5
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z6
+	VMOVUPS 64(CX)(R9*4), Z7
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX512_p4v2:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX512_p4v2_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Z0, Z0
+	VMAXPS 64(CX)(R9*4), Z1, Z1
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z2, Z2
+	VMAXPS 64(CX)(R9*4), Z3, Z3
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z4, Z4
+	VMAXPS 64(CX)(R9*4), Z5, Z5
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z6, Z6
+	VMAXPS 64(CX)(R9*4), Z7, Z7
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX512_p4v2
+
+nhwcMaxAVX512_p4v2_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Z0, (AX)(R8*4)
+	VMOVUPS Z1, 64(AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z2, (AX)(R8*4)
+	VMOVUPS Z3, 64(AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z4, (AX)(R8*4)
+	VMOVUPS Z5, 64(AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z6, (AX)(R8*4)
+	VMOVUPS Z7, 64(AX)(R8*4)
+	ADDQ    $0x00000020, DI
+	JMP     nhwcMaxAVX512_ch4v2
+
+nhwcMaxAVX512_ch4v2_end:
+nhwcMaxAVX512_ch4v1:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000010, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX512_ch4v1_end
+	MOVQ    taps+16(FP), R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Z0
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z1
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z2
+	ADDQ    SI, R9
+	VMOVUPS (CX)(R9*4), Z3
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX512_p4v1:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX512_p4v1_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Z0, Z0
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z1, Z1
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z2, Z2
+	ADDQ   SI, R9
+	VMAXPS (CX)(R9*4), Z3, Z3
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX512_p4v1
+
+nhwcMaxAVX512_p4v1_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Z0, (AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z1, (AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z2, (AX)(R8*4)
+	ADDQ    R9, R8
+	VMOVUPS Z3, (AX)(R8*4)
+	ADDQ    $0x00000010, DI
+	JMP     nhwcMaxAVX512_ch4v1
+
+nhwcMaxAVX512_ch4v1_end:
+	MOVQ ldy+56(FP), DI
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	SUBQ $0x04, BX
+	JMP  nhwcMaxAVX512_group
+
+	// Then pixel by pixel.
 nhwcMaxAVX512_pix:
-	CMPQ SI, $0x00
+	CMPQ BX, $0x00
 	JLE  nhwcMaxAVX512_done
 	XORQ DI, DI
 
-	// 64 channels at a time.
-nhwcMaxAVX512_loop4:
+nhwcMaxAVX512_ch1v4:
 	MOVQ    nv+32(FP), R8
-	SUBQ    $0x40, R8
+	SUBQ    $0x00000040, R8
 	CMPQ    DI, R8
-	JG      nhwcMaxAVX512_loop1
-	MOVQ    DX, R8
+	JG      nhwcMaxAVX512_ch1v4_end
+	MOVQ    taps+16(FP), R8
 	MOVQ    (R8), R9
 	ADDQ    DI, R9
 	VMOVUPS (CX)(R9*4), Z0
@@ -399,9 +1492,9 @@ nhwcMaxAVX512_loop4:
 	VMOVUPS 192(CX)(R9*4), Z3
 	ADDQ    $0x10, R8
 
-nhwcMaxAVX512_taps4:
-	CMPQ   R8, BX
-	JGE    nhwcMaxAVX512_taps4_end
+nhwcMaxAVX512_p1v4:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX512_p1v4_end
 	MOVQ   (R8), R9
 	ADDQ   DI, R9
 	VMAXPS (CX)(R9*4), Z0, Z0
@@ -409,47 +1502,82 @@ nhwcMaxAVX512_taps4:
 	VMAXPS 128(CX)(R9*4), Z2, Z2
 	VMAXPS 192(CX)(R9*4), Z3, Z3
 	ADDQ   $0x10, R8
-	JMP    nhwcMaxAVX512_taps4
+	JMP    nhwcMaxAVX512_p1v4
 
-nhwcMaxAVX512_taps4_end:
-	VMOVUPS Z0, (AX)(DI*4)
-	VMOVUPS Z1, 64(AX)(DI*4)
-	VMOVUPS Z2, 128(AX)(DI*4)
-	VMOVUPS Z3, 192(AX)(DI*4)
-	ADDQ    $0x40, DI
-	JMP     nhwcMaxAVX512_loop4
+nhwcMaxAVX512_p1v4_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Z0, (AX)(R8*4)
+	VMOVUPS Z1, 64(AX)(R8*4)
+	VMOVUPS Z2, 128(AX)(R8*4)
+	VMOVUPS Z3, 192(AX)(R8*4)
+	ADDQ    $0x00000040, DI
+	JMP     nhwcMaxAVX512_ch1v4
 
-	// Then 16 at a time.
-nhwcMaxAVX512_loop1:
-	CMPQ    DI, nv+32(FP)
-	JGE     nhwcMaxAVX512_next
-	MOVQ    DX, R8
+nhwcMaxAVX512_ch1v4_end:
+nhwcMaxAVX512_ch1v2:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000020, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX512_ch1v2_end
+	MOVQ    taps+16(FP), R8
+	MOVQ    (R8), R9
+	ADDQ    DI, R9
+	VMOVUPS (CX)(R9*4), Z0
+	VMOVUPS 64(CX)(R9*4), Z1
+	ADDQ    $0x10, R8
+
+nhwcMaxAVX512_p1v2:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX512_p1v2_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VMAXPS (CX)(R9*4), Z0, Z0
+	VMAXPS 64(CX)(R9*4), Z1, Z1
+	ADDQ   $0x10, R8
+	JMP    nhwcMaxAVX512_p1v2
+
+nhwcMaxAVX512_p1v2_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Z0, (AX)(R8*4)
+	VMOVUPS Z1, 64(AX)(R8*4)
+	ADDQ    $0x00000020, DI
+	JMP     nhwcMaxAVX512_ch1v2
+
+nhwcMaxAVX512_ch1v2_end:
+nhwcMaxAVX512_ch1v1:
+	MOVQ    nv+32(FP), R8
+	SUBQ    $0x00000010, R8
+	CMPQ    DI, R8
+	JG      nhwcMaxAVX512_ch1v1_end
+	MOVQ    taps+16(FP), R8
 	MOVQ    (R8), R9
 	ADDQ    DI, R9
 	VMOVUPS (CX)(R9*4), Z0
 	ADDQ    $0x10, R8
 
-nhwcMaxAVX512_taps1:
-	CMPQ   R8, BX
-	JGE    nhwcMaxAVX512_taps1_end
+nhwcMaxAVX512_p1v1:
+	CMPQ   R8, DX
+	JGE    nhwcMaxAVX512_p1v1_end
 	MOVQ   (R8), R9
 	ADDQ   DI, R9
 	VMAXPS (CX)(R9*4), Z0, Z0
 	ADDQ   $0x10, R8
-	JMP    nhwcMaxAVX512_taps1
+	JMP    nhwcMaxAVX512_p1v1
 
-nhwcMaxAVX512_taps1_end:
-	VMOVUPS Z0, (AX)(DI*4)
-	ADDQ    $0x10, DI
-	JMP     nhwcMaxAVX512_loop1
+nhwcMaxAVX512_p1v1_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMOVUPS Z0, (AX)(R8*4)
+	ADDQ    $0x00000010, DI
+	JMP     nhwcMaxAVX512_ch1v1
 
-	// Next pixel: x moves by xstep, y by ldy elements.
-nhwcMaxAVX512_next:
-	MOVQ xstep+48(FP), DI
-	LEAQ (CX)(DI*4), CX
+nhwcMaxAVX512_ch1v1_end:
 	MOVQ ldy+56(FP), DI
+	LEAQ (CX)(SI*4), CX
 	LEAQ (AX)(DI*4), AX
-	DECQ SI
+	SUBQ $0x01, BX
 	JMP  nhwcMaxAVX512_pix
 
 nhwcMaxAVX512_done:
@@ -461,83 +1589,259 @@ nhwcMaxAVX512_done:
 TEXT ·nhwcAvgAVX512(SB), NOSPLIT, $0-68
 	MOVQ         y+0(FP), AX
 	MOVQ         x+8(FP), CX
-	MOVQ         taps+16(FP), DX
-	MOVQ         ntaps+24(FP), BX
-	SHLQ         $0x04, BX
-	ADDQ         DX, BX
-	MOVQ         npix+40(FP), SI
+	MOVQ         ntaps+24(FP), DX
+	SHLQ         $0x04, DX
+	ADDQ         taps+16(FP), DX
+	MOVQ         npix+40(FP), BX
+	MOVQ         xstep+48(FP), SI
 	VBROADCASTSS scale+64(FP), Z0
 
-nhwcAvgAVX512_pix:
-	CMPQ SI, $0x00
-	JLE  nhwcAvgAVX512_done
+	// Groups of 2 pixels.
+nhwcAvgAVX512_group:
+	CMPQ BX, $0x02
+	JL   nhwcAvgAVX512_pix
 	XORQ DI, DI
 
-	// 64 channels at a time.
-nhwcAvgAVX512_loop4:
+nhwcAvgAVX512_ch2v4:
 	MOVQ   nv+32(FP), R8
-	SUBQ   $0x40, R8
+	SUBQ   $0x00000040, R8
 	CMPQ   DI, R8
-	JG     nhwcAvgAVX512_loop1
-	MOVQ   DX, R8
+	JG     nhwcAvgAVX512_ch2v4_end
+	MOVQ   taps+16(FP), R8
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3
 	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
 
-nhwcAvgAVX512_taps4:
-	CMPQ   R8, BX
-	JGE    nhwcAvgAVX512_taps4_end
+nhwcAvgAVX512_p2v4:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX512_p2v4_end
 	MOVQ   (R8), R9
 	ADDQ   DI, R9
 	VADDPS (CX)(R9*4), Z1, Z1
 	VADDPS 64(CX)(R9*4), Z2, Z2
 	VADDPS 128(CX)(R9*4), Z3, Z3
 	VADDPS 192(CX)(R9*4), Z4, Z4
+	ADDQ   SI, R9
+	VADDPS (CX)(R9*4), Z5, Z5
+	VADDPS 64(CX)(R9*4), Z6, Z6
+	VADDPS 128(CX)(R9*4), Z7, Z7
+	VADDPS 192(CX)(R9*4), Z8, Z8
 	ADDQ   $0x10, R8
-	JMP    nhwcAvgAVX512_taps4
+	JMP    nhwcAvgAVX512_p2v4
 
-nhwcAvgAVX512_taps4_end:
+nhwcAvgAVX512_p2v4_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
 	VMULPS  Z0, Z1, Z1
-	VMOVUPS Z1, (AX)(DI*4)
+	VMOVUPS Z1, (AX)(R8*4)
 	VMULPS  Z0, Z2, Z2
-	VMOVUPS Z2, 64(AX)(DI*4)
+	VMOVUPS Z2, 64(AX)(R8*4)
 	VMULPS  Z0, Z3, Z3
-	VMOVUPS Z3, 128(AX)(DI*4)
+	VMOVUPS Z3, 128(AX)(R8*4)
 	VMULPS  Z0, Z4, Z4
-	VMOVUPS Z4, 192(AX)(DI*4)
-	ADDQ    $0x40, DI
-	JMP     nhwcAvgAVX512_loop4
+	VMOVUPS Z4, 192(AX)(R8*4)
+	ADDQ    R9, R8
+	VMULPS  Z0, Z5, Z5
+	VMOVUPS Z5, (AX)(R8*4)
+	VMULPS  Z0, Z6, Z6
+	VMOVUPS Z6, 64(AX)(R8*4)
+	VMULPS  Z0, Z7, Z7
+	VMOVUPS Z7, 128(AX)(R8*4)
+	VMULPS  Z0, Z8, Z8
+	VMOVUPS Z8, 192(AX)(R8*4)
+	ADDQ    $0x00000040, DI
+	JMP     nhwcAvgAVX512_ch2v4
 
-	// Then 16 at a time.
-nhwcAvgAVX512_loop1:
-	CMPQ   DI, nv+32(FP)
-	JGE    nhwcAvgAVX512_next
-	MOVQ   DX, R8
-	VPXORD Z5, Z5, Z5
+nhwcAvgAVX512_ch2v4_end:
+nhwcAvgAVX512_ch2v2:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000020, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX512_ch2v2_end
+	MOVQ   taps+16(FP), R8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
 
-nhwcAvgAVX512_taps1:
-	CMPQ   R8, BX
-	JGE    nhwcAvgAVX512_taps1_end
+nhwcAvgAVX512_p2v2:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX512_p2v2_end
 	MOVQ   (R8), R9
 	ADDQ   DI, R9
-	VADDPS (CX)(R9*4), Z5, Z5
+	VADDPS (CX)(R9*4), Z9, Z9
+	VADDPS 64(CX)(R9*4), Z10, Z10
+	ADDQ   SI, R9
+	VADDPS (CX)(R9*4), Z11, Z11
+	VADDPS 64(CX)(R9*4), Z12, Z12
 	ADDQ   $0x10, R8
-	JMP    nhwcAvgAVX512_taps1
+	JMP    nhwcAvgAVX512_p2v2
 
-nhwcAvgAVX512_taps1_end:
-	VMULPS  Z0, Z5, Z5
-	VMOVUPS Z5, (AX)(DI*4)
-	ADDQ    $0x10, DI
-	JMP     nhwcAvgAVX512_loop1
+nhwcAvgAVX512_p2v2_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Z0, Z9, Z9
+	VMOVUPS Z9, (AX)(R8*4)
+	VMULPS  Z0, Z10, Z10
+	VMOVUPS Z10, 64(AX)(R8*4)
+	ADDQ    R9, R8
+	VMULPS  Z0, Z11, Z11
+	VMOVUPS Z11, (AX)(R8*4)
+	VMULPS  Z0, Z12, Z12
+	VMOVUPS Z12, 64(AX)(R8*4)
+	ADDQ    $0x00000020, DI
+	JMP     nhwcAvgAVX512_ch2v2
 
-	// Next pixel: x moves by xstep, y by ldy elements.
-nhwcAvgAVX512_next:
-	MOVQ xstep+48(FP), DI
-	LEAQ (CX)(DI*4), CX
+nhwcAvgAVX512_ch2v2_end:
+nhwcAvgAVX512_ch2v1:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000010, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX512_ch2v1_end
+	MOVQ   taps+16(FP), R8
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+
+nhwcAvgAVX512_p2v1:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX512_p2v1_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Z13, Z13
+	ADDQ   SI, R9
+	VADDPS (CX)(R9*4), Z14, Z14
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX512_p2v1
+
+nhwcAvgAVX512_p2v1_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Z0, Z13, Z13
+	VMOVUPS Z13, (AX)(R8*4)
+	ADDQ    R9, R8
+	VMULPS  Z0, Z14, Z14
+	VMOVUPS Z14, (AX)(R8*4)
+	ADDQ    $0x00000010, DI
+	JMP     nhwcAvgAVX512_ch2v1
+
+nhwcAvgAVX512_ch2v1_end:
 	MOVQ ldy+56(FP), DI
+	LEAQ (CX)(SI*4), CX
 	LEAQ (AX)(DI*4), AX
-	DECQ SI
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	SUBQ $0x02, BX
+	JMP  nhwcAvgAVX512_group
+
+	// Then pixel by pixel.
+nhwcAvgAVX512_pix:
+	CMPQ BX, $0x00
+	JLE  nhwcAvgAVX512_done
+	XORQ DI, DI
+
+nhwcAvgAVX512_ch1v4:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000040, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX512_ch1v4_end
+	MOVQ   taps+16(FP), R8
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+
+nhwcAvgAVX512_p1v4:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX512_p1v4_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Z15, Z15
+	VADDPS 64(CX)(R9*4), Z16, Z16
+	VADDPS 128(CX)(R9*4), Z17, Z17
+	VADDPS 192(CX)(R9*4), Z18, Z18
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX512_p1v4
+
+nhwcAvgAVX512_p1v4_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Z0, Z15, Z15
+	VMOVUPS Z15, (AX)(R8*4)
+	VMULPS  Z0, Z16, Z16
+	VMOVUPS Z16, 64(AX)(R8*4)
+	VMULPS  Z0, Z17, Z17
+	VMOVUPS Z17, 128(AX)(R8*4)
+	VMULPS  Z0, Z18, Z18
+	VMOVUPS Z18, 192(AX)(R8*4)
+	ADDQ    $0x00000040, DI
+	JMP     nhwcAvgAVX512_ch1v4
+
+nhwcAvgAVX512_ch1v4_end:
+nhwcAvgAVX512_ch1v2:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000020, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX512_ch1v2_end
+	MOVQ   taps+16(FP), R8
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+
+nhwcAvgAVX512_p1v2:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX512_p1v2_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Z19, Z19
+	VADDPS 64(CX)(R9*4), Z20, Z20
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX512_p1v2
+
+nhwcAvgAVX512_p1v2_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Z0, Z19, Z19
+	VMOVUPS Z19, (AX)(R8*4)
+	VMULPS  Z0, Z20, Z20
+	VMOVUPS Z20, 64(AX)(R8*4)
+	ADDQ    $0x00000020, DI
+	JMP     nhwcAvgAVX512_ch1v2
+
+nhwcAvgAVX512_ch1v2_end:
+nhwcAvgAVX512_ch1v1:
+	MOVQ   nv+32(FP), R8
+	SUBQ   $0x00000010, R8
+	CMPQ   DI, R8
+	JG     nhwcAvgAVX512_ch1v1_end
+	MOVQ   taps+16(FP), R8
+	VPXORD Z21, Z21, Z21
+
+nhwcAvgAVX512_p1v1:
+	CMPQ   R8, DX
+	JGE    nhwcAvgAVX512_p1v1_end
+	MOVQ   (R8), R9
+	ADDQ   DI, R9
+	VADDPS (CX)(R9*4), Z21, Z21
+	ADDQ   $0x10, R8
+	JMP    nhwcAvgAVX512_p1v1
+
+nhwcAvgAVX512_p1v1_end:
+	MOVQ    DI, R8
+	MOVQ    ldy+56(FP), R9
+	VMULPS  Z0, Z21, Z21
+	VMOVUPS Z21, (AX)(R8*4)
+	ADDQ    $0x00000010, DI
+	JMP     nhwcAvgAVX512_ch1v1
+
+nhwcAvgAVX512_ch1v1_end:
+	MOVQ ldy+56(FP), DI
+	LEAQ (CX)(SI*4), CX
+	LEAQ (AX)(DI*4), AX
+	SUBQ $0x01, BX
 	JMP  nhwcAvgAVX512_pix
 
 nhwcAvgAVX512_done:

@@ -429,136 +429,880 @@ gelu_done:
 TEXT ·geluAVX512(SB), NOSPLIT, $0-16
 	MOVQ         y+0(FP), AX
 	MOVQ         n+8(FP), CX
-	VBROADCASTSS vecConsts<>+32(SB), Z0
-	VBROADCASTSS vecConsts<>+320(SB), Z1
-	VBROADCASTSS vecConsts<>+352(SB), Z2
-	VBROADCASTSS vecConsts<>+384(SB), Z3
-	VBROADCASTSS vecConsts<>+416(SB), Z4
-	VBROADCASTSS vecConsts<>+448(SB), Z5
-	VBROADCASTSS vecConsts<>+480(SB), Z6
-	VBROADCASTSS vecConsts<>+512(SB), Z7
-	VBROADCASTSS vecConsts<>+544(SB), Z8
-	VBROADCASTSS vecConsts<>+576(SB), Z9
-	VBROADCASTSS vecConsts<>+608(SB), Z10
-	VBROADCASTSS vecConsts<>+640(SB), Z11
-	VBROADCASTSS vecConsts<>+672(SB), Z12
-	VBROADCASTSS vecConsts<>+704(SB), Z13
-	VBROADCASTSS vecConsts<>+736(SB), Z14
-	VBROADCASTSS vecConsts<>+768(SB), Z15
-	VBROADCASTSS vecConsts<>+800(SB), Z16
-	VPXORD       Z17, Z17, Z17
+	VPXORD       Z0, Z0, Z0
+	VBROADCASTSS vecConsts<>+32(SB), Z1
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+geluAVX512_loop:
+	CMPQ        DX, BX
+	JGE         geluAVX512_two
+	VMOVUPS     (AX)(DX*4), Z2
+	VMOVUPS     64(AX)(DX*4), Z7
+	VMOVUPS     128(AX)(DX*4), Z12
+	VMOVUPS     192(AX)(DX*4), Z17
+	VPANDD.BCST vecConsts<>+128(SB), Z2, Z3
+	VPANDD.BCST vecConsts<>+128(SB), Z7, Z8
+	VPANDD.BCST vecConsts<>+128(SB), Z12, Z13
+	VPANDD.BCST vecConsts<>+128(SB), Z17, Z18
+	VMULPS.BCST vecConsts<>+96(SB), Z3, Z3
+	VMULPS.BCST vecConsts<>+96(SB), Z8, Z8
+	VMULPS.BCST vecConsts<>+96(SB), Z13, Z13
+	VMULPS.BCST vecConsts<>+96(SB), Z18, Z18
+
+	// t = 1/(1+z/2)
+	VBROADCASTSS     vecConsts<>+64(SB), Z4
+	VBROADCASTSS     vecConsts<>+64(SB), Z9
+	VBROADCASTSS     vecConsts<>+64(SB), Z14
+	VBROADCASTSS     vecConsts<>+64(SB), Z19
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z3, Z4
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z8, Z9
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z13, Z14
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z18, Z19
+	VBROADCASTSS     vecConsts<>+0(SB), Z5
+	VBROADCASTSS     vecConsts<>+0(SB), Z10
+	VBROADCASTSS     vecConsts<>+0(SB), Z15
+	VBROADCASTSS     vecConsts<>+0(SB), Z20
+	VDIVPS           Z4, Z5, Z4
+	VDIVPS           Z9, Z10, Z9
+	VDIVPS           Z14, Z15, Z14
+	VDIVPS           Z19, Z20, Z19
+
+	// e = -z*z + P(t)
+	VBROADCASTSS      vecConsts<>+512(SB), Z5
+	VBROADCASTSS      vecConsts<>+512(SB), Z10
+	VBROADCASTSS      vecConsts<>+512(SB), Z15
+	VBROADCASTSS      vecConsts<>+512(SB), Z20
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z19, Z20
+	VFNMADD231PS      Z3, Z3, Z5
+	VFNMADD231PS      Z8, Z8, Z10
+	VFNMADD231PS      Z13, Z13, Z15
+	VFNMADD231PS      Z18, Z18, Z20
+	VMINPS.BCST       vecConsts<>+160(SB), Z5, Z5
+	VMINPS.BCST       vecConsts<>+160(SB), Z10, Z10
+	VMINPS.BCST       vecConsts<>+160(SB), Z15, Z15
+	VMINPS.BCST       vecConsts<>+160(SB), Z20, Z20
+	VMAXPS.BCST       vecConsts<>+192(SB), Z5, Z5
+	VMAXPS.BCST       vecConsts<>+192(SB), Z10, Z10
+	VMAXPS.BCST       vecConsts<>+192(SB), Z15, Z15
+	VMAXPS.BCST       vecConsts<>+192(SB), Z20, Z20
+	VMULPS.BCST       vecConsts<>+224(SB), Z5, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z10, Z8
+	VMULPS.BCST       vecConsts<>+224(SB), Z15, Z13
+	VMULPS.BCST       vecConsts<>+224(SB), Z20, Z18
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VRNDSCALEPS       $0x00, Z8, Z8
+	VRNDSCALEPS       $0x00, Z13, Z13
+	VRNDSCALEPS       $0x00, Z18, Z18
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z5
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z8, Z10
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z13, Z15
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z18, Z20
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z5
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z8, Z10
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z13, Z15
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z18, Z20
+	VBROADCASTSS      vecConsts<>+320(SB), Z6
+	VBROADCASTSS      vecConsts<>+320(SB), Z11
+	VBROADCASTSS      vecConsts<>+320(SB), Z16
+	VBROADCASTSS      vecConsts<>+320(SB), Z21
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z20, Z21
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z20, Z21
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z20, Z21
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z20, Z21
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z20, Z21
+	VMULPS            Z5, Z5, Z22
+	VMULPS            Z10, Z10, Z23
+	VMULPS            Z15, Z15, Z24
+	VMULPS            Z20, Z20, Z25
+	VFMADD213PS       Z5, Z22, Z6
+	VFMADD213PS       Z10, Z23, Z11
+	VFMADD213PS       Z15, Z24, Z16
+	VFMADD213PS       Z20, Z25, Z21
+	VADDPS.BCST       vecConsts<>+0(SB), Z6, Z6
+	VADDPS.BCST       vecConsts<>+0(SB), Z11, Z11
+	VADDPS.BCST       vecConsts<>+0(SB), Z16, Z16
+	VADDPS.BCST       vecConsts<>+0(SB), Z21, Z21
+	VSCALEFPS         Z3, Z6, Z5
+	VSCALEFPS         Z8, Z11, Z10
+	VSCALEFPS         Z13, Z16, Z15
+	VSCALEFPS         Z18, Z21, Z20
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS      Z4, Z5, Z5
+	VMULPS      Z9, Z10, Z10
+	VMULPS      Z14, Z15, Z15
+	VMULPS      Z19, Z20, Z20
+	VCMPPS      $0x05, Z0, Z2, K1
+	VSUBPS      Z5, Z1, K1, Z5
+	VCMPPS      $0x05, Z0, Z7, K1
+	VSUBPS      Z10, Z1, K1, Z10
+	VCMPPS      $0x05, Z0, Z12, K1
+	VSUBPS      Z15, Z1, K1, Z15
+	VCMPPS      $0x05, Z0, Z17, K1
+	VSUBPS      Z20, Z1, K1, Z20
+	VMULPS.BCST vecConsts<>+64(SB), Z2, Z2
+	VMULPS.BCST vecConsts<>+64(SB), Z7, Z7
+	VMULPS.BCST vecConsts<>+64(SB), Z12, Z12
+	VMULPS.BCST vecConsts<>+64(SB), Z17, Z17
+	VMULPS      Z5, Z2, Z2
+	VMULPS      Z10, Z7, Z7
+	VMULPS      Z15, Z12, Z12
+	VMULPS      Z20, Z17, Z17
+	VMOVUPS     Z2, (AX)(DX*4)
+	VMOVUPS     Z7, 64(AX)(DX*4)
+	VMOVUPS     Z12, 128(AX)(DX*4)
+	VMOVUPS     Z17, 192(AX)(DX*4)
+	ADDQ        $0x40, DX
+	JMP         geluAVX512_loop
+
+geluAVX512_two:
+	CMPQ        DX, CX
+	JGE         geluAVX512_done
+	VMOVUPS     (AX)(DX*4), Z2
+	VMOVUPS     64(AX)(DX*4), Z7
+	VPANDD.BCST vecConsts<>+128(SB), Z2, Z3
+	VPANDD.BCST vecConsts<>+128(SB), Z7, Z8
+	VMULPS.BCST vecConsts<>+96(SB), Z3, Z3
+	VMULPS.BCST vecConsts<>+96(SB), Z8, Z8
+
+	// t = 1/(1+z/2)
+	VBROADCASTSS     vecConsts<>+64(SB), Z4
+	VBROADCASTSS     vecConsts<>+64(SB), Z9
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z3, Z4
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z8, Z9
+	VBROADCASTSS     vecConsts<>+0(SB), Z5
+	VBROADCASTSS     vecConsts<>+0(SB), Z10
+	VDIVPS           Z4, Z5, Z4
+	VDIVPS           Z9, Z10, Z9
+
+	// e = -z*z + P(t)
+	VBROADCASTSS      vecConsts<>+512(SB), Z5
+	VBROADCASTSS      vecConsts<>+512(SB), Z10
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z9, Z10
+	VFNMADD231PS      Z3, Z3, Z5
+	VFNMADD231PS      Z8, Z8, Z10
+	VMINPS.BCST       vecConsts<>+160(SB), Z5, Z5
+	VMINPS.BCST       vecConsts<>+160(SB), Z10, Z10
+	VMAXPS.BCST       vecConsts<>+192(SB), Z5, Z5
+	VMAXPS.BCST       vecConsts<>+192(SB), Z10, Z10
+	VMULPS.BCST       vecConsts<>+224(SB), Z5, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z10, Z8
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VRNDSCALEPS       $0x00, Z8, Z8
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z5
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z8, Z10
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z5
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z8, Z10
+	VBROADCASTSS      vecConsts<>+320(SB), Z6
+	VBROADCASTSS      vecConsts<>+320(SB), Z11
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z10, Z11
+	VMULPS            Z5, Z5, Z12
+	VMULPS            Z10, Z10, Z13
+	VFMADD213PS       Z5, Z12, Z6
+	VFMADD213PS       Z10, Z13, Z11
+	VADDPS.BCST       vecConsts<>+0(SB), Z6, Z6
+	VADDPS.BCST       vecConsts<>+0(SB), Z11, Z11
+	VSCALEFPS         Z3, Z6, Z5
+	VSCALEFPS         Z8, Z11, Z10
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS      Z4, Z5, Z5
+	VMULPS      Z9, Z10, Z10
+	VCMPPS      $0x05, Z0, Z2, K1
+	VSUBPS      Z5, Z1, K1, Z5
+	VCMPPS      $0x05, Z0, Z7, K1
+	VSUBPS      Z10, Z1, K1, Z10
+	VMULPS.BCST vecConsts<>+64(SB), Z2, Z2
+	VMULPS.BCST vecConsts<>+64(SB), Z7, Z7
+	VMULPS      Z5, Z2, Z2
+	VMULPS      Z10, Z7, Z7
+	VMOVUPS     Z2, (AX)(DX*4)
+	VMOVUPS     Z7, 64(AX)(DX*4)
+
+geluAVX512_done:
+	VZEROUPPER
+	RET
+
+// func geluBiasAVX512(y *float32, b *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·geluBiasAVX512(SB), NOSPLIT, $0-24
+	MOVQ         y+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPXORD       Z0, Z0, Z0
+	VBROADCASTSS vecConsts<>+32(SB), Z1
+	XORQ         BX, BX
+	MOVQ         DX, SI
+	ANDQ         $-64, SI
+
+geluBiasAVX512_loop:
+	CMPQ        BX, SI
+	JGE         geluBiasAVX512_two
+	VMOVUPS     (AX)(BX*4), Z2
+	VMOVUPS     64(AX)(BX*4), Z7
+	VMOVUPS     128(AX)(BX*4), Z12
+	VMOVUPS     192(AX)(BX*4), Z17
+	VADDPS      (CX)(BX*4), Z2, Z2
+	VADDPS      64(CX)(BX*4), Z7, Z7
+	VADDPS      128(CX)(BX*4), Z12, Z12
+	VADDPS      192(CX)(BX*4), Z17, Z17
+	VPANDD.BCST vecConsts<>+128(SB), Z2, Z3
+	VPANDD.BCST vecConsts<>+128(SB), Z7, Z8
+	VPANDD.BCST vecConsts<>+128(SB), Z12, Z13
+	VPANDD.BCST vecConsts<>+128(SB), Z17, Z18
+	VMULPS.BCST vecConsts<>+96(SB), Z3, Z3
+	VMULPS.BCST vecConsts<>+96(SB), Z8, Z8
+	VMULPS.BCST vecConsts<>+96(SB), Z13, Z13
+	VMULPS.BCST vecConsts<>+96(SB), Z18, Z18
+
+	// t = 1/(1+z/2)
+	VBROADCASTSS     vecConsts<>+64(SB), Z4
+	VBROADCASTSS     vecConsts<>+64(SB), Z9
+	VBROADCASTSS     vecConsts<>+64(SB), Z14
+	VBROADCASTSS     vecConsts<>+64(SB), Z19
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z3, Z4
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z8, Z9
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z13, Z14
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z18, Z19
+	VBROADCASTSS     vecConsts<>+0(SB), Z5
+	VBROADCASTSS     vecConsts<>+0(SB), Z10
+	VBROADCASTSS     vecConsts<>+0(SB), Z15
+	VBROADCASTSS     vecConsts<>+0(SB), Z20
+	VDIVPS           Z4, Z5, Z4
+	VDIVPS           Z9, Z10, Z9
+	VDIVPS           Z14, Z15, Z14
+	VDIVPS           Z19, Z20, Z19
+
+	// e = -z*z + P(t)
+	VBROADCASTSS      vecConsts<>+512(SB), Z5
+	VBROADCASTSS      vecConsts<>+512(SB), Z10
+	VBROADCASTSS      vecConsts<>+512(SB), Z15
+	VBROADCASTSS      vecConsts<>+512(SB), Z20
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z19, Z20
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z14, Z15
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z19, Z20
+	VFNMADD231PS      Z3, Z3, Z5
+	VFNMADD231PS      Z8, Z8, Z10
+	VFNMADD231PS      Z13, Z13, Z15
+	VFNMADD231PS      Z18, Z18, Z20
+	VMINPS.BCST       vecConsts<>+160(SB), Z5, Z5
+	VMINPS.BCST       vecConsts<>+160(SB), Z10, Z10
+	VMINPS.BCST       vecConsts<>+160(SB), Z15, Z15
+	VMINPS.BCST       vecConsts<>+160(SB), Z20, Z20
+	VMAXPS.BCST       vecConsts<>+192(SB), Z5, Z5
+	VMAXPS.BCST       vecConsts<>+192(SB), Z10, Z10
+	VMAXPS.BCST       vecConsts<>+192(SB), Z15, Z15
+	VMAXPS.BCST       vecConsts<>+192(SB), Z20, Z20
+	VMULPS.BCST       vecConsts<>+224(SB), Z5, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z10, Z8
+	VMULPS.BCST       vecConsts<>+224(SB), Z15, Z13
+	VMULPS.BCST       vecConsts<>+224(SB), Z20, Z18
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VRNDSCALEPS       $0x00, Z8, Z8
+	VRNDSCALEPS       $0x00, Z13, Z13
+	VRNDSCALEPS       $0x00, Z18, Z18
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z5
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z8, Z10
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z13, Z15
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z18, Z20
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z5
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z8, Z10
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z13, Z15
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z18, Z20
+	VBROADCASTSS      vecConsts<>+320(SB), Z6
+	VBROADCASTSS      vecConsts<>+320(SB), Z11
+	VBROADCASTSS      vecConsts<>+320(SB), Z16
+	VBROADCASTSS      vecConsts<>+320(SB), Z21
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z20, Z21
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z20, Z21
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z20, Z21
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z20, Z21
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z15, Z16
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z20, Z21
+	VMULPS            Z5, Z5, Z22
+	VMULPS            Z10, Z10, Z23
+	VMULPS            Z15, Z15, Z24
+	VMULPS            Z20, Z20, Z25
+	VFMADD213PS       Z5, Z22, Z6
+	VFMADD213PS       Z10, Z23, Z11
+	VFMADD213PS       Z15, Z24, Z16
+	VFMADD213PS       Z20, Z25, Z21
+	VADDPS.BCST       vecConsts<>+0(SB), Z6, Z6
+	VADDPS.BCST       vecConsts<>+0(SB), Z11, Z11
+	VADDPS.BCST       vecConsts<>+0(SB), Z16, Z16
+	VADDPS.BCST       vecConsts<>+0(SB), Z21, Z21
+	VSCALEFPS         Z3, Z6, Z5
+	VSCALEFPS         Z8, Z11, Z10
+	VSCALEFPS         Z13, Z16, Z15
+	VSCALEFPS         Z18, Z21, Z20
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS      Z4, Z5, Z5
+	VMULPS      Z9, Z10, Z10
+	VMULPS      Z14, Z15, Z15
+	VMULPS      Z19, Z20, Z20
+	VCMPPS      $0x05, Z0, Z2, K1
+	VSUBPS      Z5, Z1, K1, Z5
+	VCMPPS      $0x05, Z0, Z7, K1
+	VSUBPS      Z10, Z1, K1, Z10
+	VCMPPS      $0x05, Z0, Z12, K1
+	VSUBPS      Z15, Z1, K1, Z15
+	VCMPPS      $0x05, Z0, Z17, K1
+	VSUBPS      Z20, Z1, K1, Z20
+	VMULPS.BCST vecConsts<>+64(SB), Z2, Z2
+	VMULPS.BCST vecConsts<>+64(SB), Z7, Z7
+	VMULPS.BCST vecConsts<>+64(SB), Z12, Z12
+	VMULPS.BCST vecConsts<>+64(SB), Z17, Z17
+	VMULPS      Z5, Z2, Z2
+	VMULPS      Z10, Z7, Z7
+	VMULPS      Z15, Z12, Z12
+	VMULPS      Z20, Z17, Z17
+	VMOVUPS     Z2, (AX)(BX*4)
+	VMOVUPS     Z7, 64(AX)(BX*4)
+	VMOVUPS     Z12, 128(AX)(BX*4)
+	VMOVUPS     Z17, 192(AX)(BX*4)
+	ADDQ        $0x40, BX
+	JMP         geluBiasAVX512_loop
+
+geluBiasAVX512_two:
+	CMPQ        BX, DX
+	JGE         geluBiasAVX512_done
+	VMOVUPS     (AX)(BX*4), Z2
+	VMOVUPS     64(AX)(BX*4), Z7
+	VADDPS      (CX)(BX*4), Z2, Z2
+	VADDPS      64(CX)(BX*4), Z7, Z7
+	VPANDD.BCST vecConsts<>+128(SB), Z2, Z3
+	VPANDD.BCST vecConsts<>+128(SB), Z7, Z8
+	VMULPS.BCST vecConsts<>+96(SB), Z3, Z3
+	VMULPS.BCST vecConsts<>+96(SB), Z8, Z8
+
+	// t = 1/(1+z/2)
+	VBROADCASTSS     vecConsts<>+64(SB), Z4
+	VBROADCASTSS     vecConsts<>+64(SB), Z9
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z3, Z4
+	VFMADD213PS.BCST vecConsts<>+0(SB), Z8, Z9
+	VBROADCASTSS     vecConsts<>+0(SB), Z5
+	VBROADCASTSS     vecConsts<>+0(SB), Z10
+	VDIVPS           Z4, Z5, Z4
+	VDIVPS           Z9, Z10, Z9
+
+	// e = -z*z + P(t)
+	VBROADCASTSS      vecConsts<>+512(SB), Z5
+	VBROADCASTSS      vecConsts<>+512(SB), Z10
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+544(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+576(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+608(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+640(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+672(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+704(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+736(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+768(SB), Z9, Z10
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z4, Z5
+	VFMADD213PS.BCST  vecConsts<>+800(SB), Z9, Z10
+	VFNMADD231PS      Z3, Z3, Z5
+	VFNMADD231PS      Z8, Z8, Z10
+	VMINPS.BCST       vecConsts<>+160(SB), Z5, Z5
+	VMINPS.BCST       vecConsts<>+160(SB), Z10, Z10
+	VMAXPS.BCST       vecConsts<>+192(SB), Z5, Z5
+	VMAXPS.BCST       vecConsts<>+192(SB), Z10, Z10
+	VMULPS.BCST       vecConsts<>+224(SB), Z5, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z10, Z8
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VRNDSCALEPS       $0x00, Z8, Z8
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z5
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z8, Z10
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z5
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z8, Z10
+	VBROADCASTSS      vecConsts<>+320(SB), Z6
+	VBROADCASTSS      vecConsts<>+320(SB), Z11
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z10, Z11
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z5, Z6
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z10, Z11
+	VMULPS            Z5, Z5, Z12
+	VMULPS            Z10, Z10, Z13
+	VFMADD213PS       Z5, Z12, Z6
+	VFMADD213PS       Z10, Z13, Z11
+	VADDPS.BCST       vecConsts<>+0(SB), Z6, Z6
+	VADDPS.BCST       vecConsts<>+0(SB), Z11, Z11
+	VSCALEFPS         Z3, Z6, Z5
+	VSCALEFPS         Z8, Z11, Z10
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS      Z4, Z5, Z5
+	VMULPS      Z9, Z10, Z10
+	VCMPPS      $0x05, Z0, Z2, K1
+	VSUBPS      Z5, Z1, K1, Z5
+	VCMPPS      $0x05, Z0, Z7, K1
+	VSUBPS      Z10, Z1, K1, Z10
+	VMULPS.BCST vecConsts<>+64(SB), Z2, Z2
+	VMULPS.BCST vecConsts<>+64(SB), Z7, Z7
+	VMULPS      Z5, Z2, Z2
+	VMULPS      Z10, Z7, Z7
+	VMOVUPS     Z2, (AX)(BX*4)
+	VMOVUPS     Z7, 64(AX)(BX*4)
+
+geluBiasAVX512_done:
+	VZEROUPPER
+	RET
+
+// func expSumAVX512(y *float32, x *float32, n int, sub float32) float32
+// Requires: AVX, AVX512F, SSE
+TEXT ·expSumAVX512(SB), NOSPLIT, $0-36
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VBROADCASTSS sub+24(FP), Z0
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	XORQ         BX, BX
+
+es512_loop:
+	CMPQ              BX, DX
+	JGE               es512_done
+	VMOVUPS           (CX)(BX*4), Z5
+	VMOVUPS           64(CX)(BX*4), Z8
+	VMOVUPS           128(CX)(BX*4), Z11
+	VMOVUPS           192(CX)(BX*4), Z14
+	VSUBPS            Z0, Z5, Z5
+	VSUBPS            Z0, Z8, Z8
+	VSUBPS            Z0, Z11, Z11
+	VSUBPS            Z0, Z14, Z14
+	VMINPS.BCST       vecConsts<>+160(SB), Z5, Z5
+	VMINPS.BCST       vecConsts<>+160(SB), Z8, Z8
+	VMINPS.BCST       vecConsts<>+160(SB), Z11, Z11
+	VMINPS.BCST       vecConsts<>+160(SB), Z14, Z14
+	VMAXPS.BCST       vecConsts<>+192(SB), Z5, Z5
+	VMAXPS.BCST       vecConsts<>+192(SB), Z8, Z8
+	VMAXPS.BCST       vecConsts<>+192(SB), Z11, Z11
+	VMAXPS.BCST       vecConsts<>+192(SB), Z14, Z14
+	VMULPS.BCST       vecConsts<>+224(SB), Z5, Z6
+	VMULPS.BCST       vecConsts<>+224(SB), Z8, Z9
+	VMULPS.BCST       vecConsts<>+224(SB), Z11, Z12
+	VMULPS.BCST       vecConsts<>+224(SB), Z14, Z15
+	VRNDSCALEPS       $0x00, Z6, Z6
+	VRNDSCALEPS       $0x00, Z9, Z9
+	VRNDSCALEPS       $0x00, Z12, Z12
+	VRNDSCALEPS       $0x00, Z15, Z15
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z6, Z5
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z9, Z8
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z12, Z11
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z15, Z14
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z6, Z5
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z9, Z8
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z12, Z11
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z15, Z14
+	VBROADCASTSS      vecConsts<>+320(SB), Z7
+	VBROADCASTSS      vecConsts<>+320(SB), Z10
+	VBROADCASTSS      vecConsts<>+320(SB), Z13
+	VBROADCASTSS      vecConsts<>+320(SB), Z16
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z8, Z10
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z11, Z13
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z14, Z16
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z8, Z10
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z11, Z13
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z14, Z16
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z8, Z10
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z11, Z13
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z14, Z16
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z8, Z10
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z11, Z13
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z14, Z16
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z8, Z10
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z11, Z13
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z14, Z16
+	VMULPS            Z5, Z5, Z17
+	VMULPS            Z8, Z8, Z18
+	VMULPS            Z11, Z11, Z19
+	VMULPS            Z14, Z14, Z20
+	VFMADD213PS       Z5, Z17, Z7
+	VFMADD213PS       Z8, Z18, Z10
+	VFMADD213PS       Z11, Z19, Z13
+	VFMADD213PS       Z14, Z20, Z16
+	VADDPS.BCST       vecConsts<>+0(SB), Z7, Z7
+	VADDPS.BCST       vecConsts<>+0(SB), Z10, Z10
+	VADDPS.BCST       vecConsts<>+0(SB), Z13, Z13
+	VADDPS.BCST       vecConsts<>+0(SB), Z16, Z16
+	VCVTPS2DQ         Z6, Z6
+	VCVTPS2DQ         Z9, Z9
+	VCVTPS2DQ         Z12, Z12
+	VCVTPS2DQ         Z15, Z15
+	VPSLLD            $0x17, Z6, Z6
+	VPSLLD            $0x17, Z9, Z9
+	VPSLLD            $0x17, Z12, Z12
+	VPSLLD            $0x17, Z15, Z15
+	VPADDD.BCST       vecConsts<>+0(SB), Z6, Z6
+	VPADDD.BCST       vecConsts<>+0(SB), Z9, Z9
+	VPADDD.BCST       vecConsts<>+0(SB), Z12, Z12
+	VPADDD.BCST       vecConsts<>+0(SB), Z15, Z15
+	VMULPS            Z6, Z7, Z5
+	VMULPS            Z9, Z10, Z8
+	VMULPS            Z12, Z13, Z11
+	VMULPS            Z15, Z16, Z14
+	VMOVUPS           Z5, (AX)(BX*4)
+	VADDPS            Z5, Z1, Z1
+	VMOVUPS           Z8, 64(AX)(BX*4)
+	VADDPS            Z8, Z2, Z2
+	VMOVUPS           Z11, 128(AX)(BX*4)
+	VADDPS            Z11, Z3, Z3
+	VMOVUPS           Z14, 192(AX)(BX*4)
+	VADDPS            Z14, Z4, Z4
+	ADDQ              $0x40, BX
+	JMP               es512_loop
+
+es512_done:
+	VADDPS        Z2, Z1, Z1
+	VADDPS        Z4, Z3, Z3
+	VADDPS        Z3, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	VZEROUPPER
+	MOVSS         X0, ret+32(FP)
+	RET
+
+// func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
+// Requires: AVX, AVX512F
+TEXT ·packBT16AVX512(SB), NOSPLIT, $0-32
+	MOVQ kc+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	MOVQ dst+24(FP), BX
+	SHLQ $0x02, DX
+	XORQ SI, SI
+
+pbt_loop:
+	CMPQ SI, AX
+	JGE  pbt_done
+
+	// Sixteen rows of B, k steps p..p+15.
+	MOVQ       CX, DI
+	VMOVUPS    (DI), Z0
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z1
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z2
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z3
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z4
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z5
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z6
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z7
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z8
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z9
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z10
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z11
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z12
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z13
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z14
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Z15
+	VUNPCKLPS  Z1, Z0, Z16
+	VUNPCKHPS  Z1, Z0, Z0
+	VUNPCKLPS  Z3, Z2, Z1
+	VUNPCKHPS  Z3, Z2, Z2
+	VUNPCKLPS  Z5, Z4, Z3
+	VUNPCKHPS  Z5, Z4, Z4
+	VUNPCKLPS  Z7, Z6, Z5
+	VUNPCKHPS  Z7, Z6, Z6
+	VUNPCKLPS  Z9, Z8, Z7
+	VUNPCKHPS  Z9, Z8, Z8
+	VUNPCKLPS  Z11, Z10, Z9
+	VUNPCKHPS  Z11, Z10, Z10
+	VUNPCKLPS  Z13, Z12, Z11
+	VUNPCKHPS  Z13, Z12, Z12
+	VUNPCKLPS  Z15, Z14, Z13
+	VUNPCKHPS  Z15, Z14, Z14
+	VUNPCKLPD  Z1, Z16, Z15
+	VUNPCKHPD  Z1, Z16, Z1
+	VUNPCKLPD  Z2, Z0, Z16
+	VUNPCKHPD  Z2, Z0, Z0
+	VUNPCKLPD  Z5, Z3, Z2
+	VUNPCKHPD  Z5, Z3, Z3
+	VUNPCKLPD  Z6, Z4, Z5
+	VUNPCKHPD  Z6, Z4, Z4
+	VUNPCKLPD  Z9, Z7, Z6
+	VUNPCKHPD  Z9, Z7, Z7
+	VUNPCKLPD  Z10, Z8, Z9
+	VUNPCKHPD  Z10, Z8, Z8
+	VUNPCKLPD  Z13, Z11, Z10
+	VUNPCKHPD  Z13, Z11, Z11
+	VUNPCKLPD  Z14, Z12, Z13
+	VUNPCKHPD  Z14, Z12, Z12
+	VSHUFF32X4 $0x88, Z2, Z15, Z14
+	VSHUFF32X4 $0xdd, Z2, Z15, Z2
+	VSHUFF32X4 $0x88, Z3, Z1, Z15
+	VSHUFF32X4 $0xdd, Z3, Z1, Z1
+	VSHUFF32X4 $0x88, Z5, Z16, Z3
+	VSHUFF32X4 $0xdd, Z5, Z16, Z5
+	VSHUFF32X4 $0x88, Z4, Z0, Z16
+	VSHUFF32X4 $0xdd, Z4, Z0, Z0
+	VSHUFF32X4 $0x88, Z10, Z6, Z4
+	VSHUFF32X4 $0xdd, Z10, Z6, Z6
+	VSHUFF32X4 $0x88, Z11, Z7, Z10
+	VSHUFF32X4 $0xdd, Z11, Z7, Z7
+	VSHUFF32X4 $0x88, Z13, Z9, Z11
+	VSHUFF32X4 $0xdd, Z13, Z9, Z9
+	VSHUFF32X4 $0x88, Z12, Z8, Z13
+	VSHUFF32X4 $0xdd, Z12, Z8, Z8
+	VSHUFF32X4 $0x88, Z4, Z14, Z12
+	VSHUFF32X4 $0xdd, Z4, Z14, Z4
+	VMOVUPS    Z12, (BX)
+	VMOVUPS    Z4, 512(BX)
+	VSHUFF32X4 $0x88, Z10, Z15, Z4
+	VSHUFF32X4 $0xdd, Z10, Z15, Z10
+	VMOVUPS    Z4, 64(BX)
+	VMOVUPS    Z10, 576(BX)
+	VSHUFF32X4 $0x88, Z11, Z3, Z4
+	VSHUFF32X4 $0xdd, Z11, Z3, Z3
+	VMOVUPS    Z4, 128(BX)
+	VMOVUPS    Z3, 640(BX)
+	VSHUFF32X4 $0x88, Z13, Z16, Z3
+	VSHUFF32X4 $0xdd, Z13, Z16, Z4
+	VMOVUPS    Z3, 192(BX)
+	VMOVUPS    Z4, 704(BX)
+	VSHUFF32X4 $0x88, Z6, Z2, Z3
+	VSHUFF32X4 $0xdd, Z6, Z2, Z2
+	VMOVUPS    Z3, 256(BX)
+	VMOVUPS    Z2, 768(BX)
+	VSHUFF32X4 $0x88, Z7, Z1, Z2
+	VSHUFF32X4 $0xdd, Z7, Z1, Z1
+	VMOVUPS    Z2, 320(BX)
+	VMOVUPS    Z1, 832(BX)
+	VSHUFF32X4 $0x88, Z9, Z5, Z1
+	VSHUFF32X4 $0xdd, Z9, Z5, Z2
+	VMOVUPS    Z1, 384(BX)
+	VMOVUPS    Z2, 896(BX)
+	VSHUFF32X4 $0x88, Z8, Z0, Z1
+	VSHUFF32X4 $0xdd, Z8, Z0, Z0
+	VMOVUPS    Z1, 448(BX)
+	VMOVUPS    Z0, 960(BX)
+	ADDQ       $0x10, SI
+	ADDQ       $0x40, CX
+	ADDQ       $0x00000400, BX
+	JMP        pbt_loop
+
+pbt_done:
+	VZEROUPPER
+	RET
+
+// func scaleAVX(y *float32, n int, a float32)
+// Requires: AVX
+TEXT ·scaleAVX(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS a+16(FP), Y0
 	XORQ         DX, DX
 
-gelu512_loop:
-	CMPQ        DX, CX
-	JGE         gelu512_done
-	VMOVUPS     (AX)(DX*4), Z18
-	VPANDD.BCST vecConsts<>+128(SB), Z18, Z19
-	VMULPS.BCST vecConsts<>+96(SB), Z19, Z19
+scale_loop:
+	CMPQ    DX, CX
+	JGE     scale_done
+	VMULPS  (AX)(DX*4), Y0, Y1
+	VMOVUPS Y1, (AX)(DX*4)
+	ADDQ    $0x08, DX
+	JMP     scale_loop
 
-	// t = 1/(1+z/2)
-	VBROADCASTSS     vecConsts<>+64(SB), Z20
-	VFMADD213PS.BCST vecConsts<>+0(SB), Z19, Z20
-	VBROADCASTSS     vecConsts<>+0(SB), Z21
-	VDIVPS           Z20, Z21, Z20
-
-	// e = -z*z + P(t)
-	VMOVAPS           Z7, Z21
-	VFMADD213PS       Z8, Z20, Z21
-	VFMADD213PS       Z9, Z20, Z21
-	VFMADD213PS       Z10, Z20, Z21
-	VFMADD213PS       Z11, Z20, Z21
-	VFMADD213PS       Z12, Z20, Z21
-	VFMADD213PS       Z13, Z20, Z21
-	VFMADD213PS       Z14, Z20, Z21
-	VFMADD213PS       Z15, Z20, Z21
-	VFMADD213PS       Z16, Z20, Z21
-	VMOVAPS           Z21, Z22
-	VFNMADD231PS      Z19, Z19, Z22
-	VMINPS.BCST       vecConsts<>+160(SB), Z22, Z22
-	VMAXPS.BCST       vecConsts<>+192(SB), Z22, Z22
-	VMULPS.BCST       vecConsts<>+224(SB), Z22, Z19
-	VRNDSCALEPS       $0x00, Z19, Z19
-	VFNMADD231PS.BCST vecConsts<>+256(SB), Z19, Z22
-	VFNMADD231PS.BCST vecConsts<>+288(SB), Z19, Z22
-	VMOVAPS           Z1, Z23
-	VFMADD213PS       Z2, Z22, Z23
-	VFMADD213PS       Z3, Z22, Z23
-	VFMADD213PS       Z4, Z22, Z23
-	VFMADD213PS       Z5, Z22, Z23
-	VFMADD213PS       Z6, Z22, Z23
-	VMULPS            Z22, Z22, Z21
-	VFMADD213PS       Z22, Z21, Z23
-	VADDPS.BCST       vecConsts<>+0(SB), Z23, Z23
-	VCVTPS2DQ         Z19, Z19
-	VPSLLD            $0x17, Z19, Z19
-	VPADDD.BCST       vecConsts<>+0(SB), Z19, Z19
-	VMULPS            Z19, Z23, Z22
-
-	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
-	VMULPS      Z20, Z22, Z22
-	VSUBPS      Z22, Z0, Z21
-	VCMPPS      $0x01, Z17, Z18, K1
-	VMOVAPS     Z22, K1, Z21
-	VMULPS.BCST vecConsts<>+64(SB), Z18, Z18
-	VMULPS      Z21, Z18, Z18
-	VMOVUPS     Z18, (AX)(DX*4)
-	VMOVUPS     64(AX)(DX*4), Z18
-	VPANDD.BCST vecConsts<>+128(SB), Z18, Z19
-	VMULPS.BCST vecConsts<>+96(SB), Z19, Z19
-
-	// t = 1/(1+z/2)
-	VBROADCASTSS     vecConsts<>+64(SB), Z20
-	VFMADD213PS.BCST vecConsts<>+0(SB), Z19, Z20
-	VBROADCASTSS     vecConsts<>+0(SB), Z21
-	VDIVPS           Z20, Z21, Z20
-
-	// e = -z*z + P(t)
-	VMOVAPS           Z7, Z21
-	VFMADD213PS       Z8, Z20, Z21
-	VFMADD213PS       Z9, Z20, Z21
-	VFMADD213PS       Z10, Z20, Z21
-	VFMADD213PS       Z11, Z20, Z21
-	VFMADD213PS       Z12, Z20, Z21
-	VFMADD213PS       Z13, Z20, Z21
-	VFMADD213PS       Z14, Z20, Z21
-	VFMADD213PS       Z15, Z20, Z21
-	VFMADD213PS       Z16, Z20, Z21
-	VMOVAPS           Z21, Z22
-	VFNMADD231PS      Z19, Z19, Z22
-	VMINPS.BCST       vecConsts<>+160(SB), Z22, Z22
-	VMAXPS.BCST       vecConsts<>+192(SB), Z22, Z22
-	VMULPS.BCST       vecConsts<>+224(SB), Z22, Z19
-	VRNDSCALEPS       $0x00, Z19, Z19
-	VFNMADD231PS.BCST vecConsts<>+256(SB), Z19, Z22
-	VFNMADD231PS.BCST vecConsts<>+288(SB), Z19, Z22
-	VMOVAPS           Z1, Z23
-	VFMADD213PS       Z2, Z22, Z23
-	VFMADD213PS       Z3, Z22, Z23
-	VFMADD213PS       Z4, Z22, Z23
-	VFMADD213PS       Z5, Z22, Z23
-	VFMADD213PS       Z6, Z22, Z23
-	VMULPS            Z22, Z22, Z21
-	VFMADD213PS       Z22, Z21, Z23
-	VADDPS.BCST       vecConsts<>+0(SB), Z23, Z23
-	VCVTPS2DQ         Z19, Z19
-	VPSLLD            $0x17, Z19, Z19
-	VPADDD.BCST       vecConsts<>+0(SB), Z19, Z19
-	VMULPS            Z19, Z23, Z22
-
-	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
-	VMULPS      Z20, Z22, Z22
-	VSUBPS      Z22, Z0, Z21
-	VCMPPS      $0x01, Z17, Z18, K1
-	VMOVAPS     Z22, K1, Z21
-	VMULPS.BCST vecConsts<>+64(SB), Z18, Z18
-	VMULPS      Z21, Z18, Z18
-	VMOVUPS     Z18, 64(AX)(DX*4)
-	ADDQ        $0x20, DX
-	JMP         gelu512_loop
-
-gelu512_done:
+scale_done:
 	VZEROUPPER
+	RET
+
+// func maxAVX512(x *float32, n int) float32
+// Requires: AVX, AVX512F, SSE
+TEXT ·maxAVX512(SB), NOSPLIT, $0-20
+	MOVQ    x+0(FP), AX
+	MOVQ    n+8(FP), CX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	MOVQ    $0x00000040, DX
+
+max512_loop:
+	CMPQ   DX, CX
+	JGE    max512_done
+	VMAXPS (AX)(DX*4), Z0, Z0
+	VMAXPS 64(AX)(DX*4), Z1, Z1
+	VMAXPS 128(AX)(DX*4), Z2, Z2
+	VMAXPS 192(AX)(DX*4), Z3, Z3
+	ADDQ   $0x40, DX
+	JMP    max512_loop
+
+max512_done:
+	VMAXPS        Z1, Z0, Z0
+	VMAXPS        Z3, Z2, Z2
+	VMAXPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VMOVHLPS      X0, X0, X1
+	VMAXPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VMAXSS        X1, X0, X0
+	VZEROUPPER
+	MOVSS         X0, ret+16(FP)
 	RET
 
 // func expSumAVX2(y *float32, x *float32, n int, sub float32) float32

@@ -72,6 +72,28 @@ func biasClampGo(y []float32, bias, lo, hi float32) {
 	}
 }
 
+// scaleGo sets y[i] *= a.
+func scaleGo(y []float32, a float32) {
+	for i := range y {
+		y[i] *= a
+	}
+}
+
+// packBT16Go sets panel[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
+// [p0, kc): the twin of packBT16AVX512 and its tail.
+func packBT16Go(kc int, b []float32, ldb int, panel []float32, p0 int) {
+	if p0 >= kc {
+		return
+	}
+	panel = panel[:16*kc]
+	for j := 0; j < 16; j++ {
+		row := b[j*ldb+p0 : j*ldb+kc]
+		for p, v := range row {
+			panel[(p0+p)*16+j] = v
+		}
+	}
+}
+
 // geluGo applies vecGeluGo to y in place.
 func geluGo(y []float32) {
 	for i, v := range y {

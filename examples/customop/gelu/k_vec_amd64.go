@@ -59,6 +59,42 @@ func gelu32(y []float32) {
 	geluGo(y[nv:])
 }
 
+// geluBias32 sets y[i] = gelu(y[i] + b[i]) (b at least as long as y):
+// axpy32 then gelu32's bits, in one pass where the CPU has AVX-512.
+func geluBias32(y, b []float32) {
+	b = b[:len(y)]
+	if n32 := len(y) &^ 31; cpuHasAVX512 && n32 > 0 {
+		geluBiasAVX512(&y[0], &b[0], n32)
+		y, b = y[n32:], b[n32:]
+	}
+	axpy32(y, b, 1)
+	gelu32(y)
+}
+
+// packBT16 sets panel[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
+// [0, kc): the SGEMM B panel of 16 columns of op(B) = B^T.
+func packBT16(kc int, b []float32, ldb int, panel []float32) {
+	n16 := kc &^ 15
+	if !cpuHasAVX512 || n16 == 0 {
+		packBT16Go(kc, b, ldb, panel, 0)
+		return
+	}
+	_, _ = b[15*ldb+kc-1], panel[16*kc-1]
+	packBT16AVX512(n16, &b[0], ldb, &panel[0])
+	packBT16Go(kc, b, ldb, panel, n16)
+}
+
+// scale32 sets y[i] *= a.
+func scale32(y []float32, a float32) {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		scaleGo(y, a)
+		return
+	}
+	scaleAVX(&y[0], nv, a)
+	scaleGo(y[nv:], a)
+}
+
 // expSum32 sets y[i] = exp(x[i]-sub) and returns their sum; x must be at
 // least as long as y.
 func expSum32(y, x []float32, sub float32) float32 {
@@ -67,7 +103,19 @@ func expSum32(y, x []float32, sub float32) float32 {
 		return expSumGo(y, x, sub)
 	}
 	_ = x[len(y)-1]
-	s := expSumAVX2(&y[0], &x[0], nv, sub)
+	var s float32
+	if n64 := len(y) &^ 63; cpuHasAVX512 && n64 > 0 {
+		// Which kernel takes an element depends on the row length
+		// only, so a row's sum does not depend on the thread count.
+		s = expSumAVX512(&y[0], &x[0], n64, sub)
+		if y, x = y[n64:], x[n64:]; len(y) == 0 {
+			return s
+		}
+		if nv = len(y) &^ 7; nv == 0 {
+			return s + expSumGo(y, x, sub)
+		}
+	}
+	s += expSumAVX2(&y[0], &x[0], nv, sub)
 	return s + expSumGo(y[nv:], x[nv:], sub)
 }
 
@@ -77,7 +125,15 @@ func max32(x []float32) float32 {
 	if !cpuHasAVX2FMA || nv == 0 {
 		return maxGo(x)
 	}
-	m := maxAVX(&x[0], nv)
+	var m float32
+	if n64 := len(x) &^ 63; cpuHasAVX512 && n64 > 0 {
+		m = maxAVX512(&x[0], n64)
+		if nv > n64 {
+			m = max(m, maxAVX(&x[n64], nv-n64))
+		}
+	} else {
+		m = maxAVX(&x[0], nv)
+	}
 	if nv < len(x) {
 		m = max(m, maxGo(x[nv:]))
 	}

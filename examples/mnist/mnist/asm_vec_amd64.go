@@ -39,6 +39,44 @@ func geluAVX2(y *float32, n int)
 //go:noescape
 func geluAVX512(y *float32, n int)
 
+// geluBiasAVX512 sets y[i] = gelu(y[i] + b[i]) (the erf form, as geluAVX2) for i in
+// [0, n), n a multiple of 32.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func geluBiasAVX512(y *float32, b *float32, n int)
+
+// expSumAVX512 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple
+// of 64, and returns the sum of the y[i].
+//
+// Requires: AVX512F
+//
+//go:noescape
+func expSumAVX512(y *float32, x *float32, n int, sub float32) float32
+
+// packBT16AVX512 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
+// [0, kc), kc a multiple of 16.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
+
+// scaleAVX sets y[i] *= a for i in [0, n), n a multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func scaleAVX(y *float32, n int, a float32)
+
+// maxAVX512 returns the maximum of x[0:n], n a positive multiple of 64.
+//
+// Requires: AVX512F
+//
+//go:noescape
+func maxAVX512(x *float32, n int) float32
+
 // expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of
 // 8, and returns the sum of the y[i] (summed in 8 lanes, then across).
 //

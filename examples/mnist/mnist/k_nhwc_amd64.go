@@ -9,10 +9,10 @@ package mnist
 // the largest multiple of 16 channels, the AVX2 kernel on the largest
 // multiple of 8 (of the rest) when the CPU has AVX2 and FMA, the Go twin on
 // the rest. Each channel takes one path, the same at every thread count.
-func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, xstep int, scale float32) {
+func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, xstep int, scale, lo, hi float32) {
 	nv := c &^ 7
 	if !cpuHasAVX2FMA || nv == 0 || len(taps) == 0 {
-		nhwcTapsGo(mode, y, x, taps, w, bias, 0, c, npix, xstep, c, scale)
+		nhwcTapsGo(mode, y, x, taps, w, bias, 0, c, npix, xstep, c, scale, lo, hi)
 		return
 	}
 	nhwcTapsCheck(mode, y, x, taps, w, bias, c, npix, xstep, c)
@@ -21,7 +21,7 @@ func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, 
 	if n16 := c &^ 15; cpuHasAVX512 && n16 > 0 {
 		switch mode {
 		case nhwcModeDW:
-			nhwcDWAVX512(&y[0], &x[0], &taps[0], nt, &w[0], &bias[0], n16, npix, xstep, c)
+			nhwcDWAVX512(&y[0], &x[0], &taps[0], nt, &w[0], &bias[0], n16, npix, xstep, c, lo, hi)
 		case nhwcModeMax:
 			nhwcMaxAVX512(&y[0], &x[0], &taps[0], nt, n16, npix, xstep, c)
 		case nhwcModeAvg:
@@ -38,14 +38,14 @@ func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, 
 		}
 		switch mode {
 		case nhwcModeDW:
-			nhwcDWAVX2(&y[j0], &x[j0], &taps[0], nt, wp, bp, nv-j0, npix, xstep, c)
+			nhwcDWAVX2(&y[j0], &x[j0], &taps[0], nt, wp, bp, nv-j0, npix, xstep, c, lo, hi)
 		case nhwcModeMax:
 			nhwcMaxAVX(&y[j0], &x[j0], &taps[0], nt, nv-j0, npix, xstep, c)
 		case nhwcModeAvg:
 			nhwcAvgAVX(&y[j0], &x[j0], &taps[0], nt, nv-j0, npix, xstep, c, scale)
 		}
 	}
-	nhwcTapsGo(mode, y, x, taps, w, bias, nv, c, npix, xstep, c, scale)
+	nhwcTapsGo(mode, y, x, taps, w, bias, nv, c, npix, xstep, c, scale, lo, hi)
 }
 
 // nhwcBiasClamp sets y[r*m+j] = min(max(y[r*m+j]+bias[j], lo), hi) over

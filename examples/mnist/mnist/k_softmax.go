@@ -127,10 +127,7 @@ func (t *softmaxRowsTask) runPart(i, parts int) {
 // exp(x-max) and its sum in one pass, then the scaling.
 func softmaxRow32(y, x []float32) {
 	s := expSum32(y, x, max32(x))
-	inv := 1 / s
-	for i := range y {
-		y[i] *= inv
-	}
+	scale32(y, 1/s)
 }
 
 // softmaxRows32 is softmax over rows of dim contiguous float32 values,

@@ -52,18 +52,7 @@ func convWinogradPack(w []float32, M, C int) []float32 {
 	var all [][wgPoints]float32
 	all = make([][wgPoints]float32, M*C)
 	for mc := range all {
-		g := w[mc*9 : mc*9+9]
-		var t [6][3]float64 // G g
-		for i := 0; i < 6; i++ {
-			for j := 0; j < 3; j++ {
-				t[i][j] = wgG[i][0]*float64(g[j]) + wgG[i][1]*float64(g[3+j]) + wgG[i][2]*float64(g[6+j])
-			}
-		}
-		for i := 0; i < 6; i++ {
-			for j := 0; j < 6; j++ {
-				all[mc][i*6+j] = float32(t[i][0]*wgG[j][0] + t[i][1]*wgG[j][1] + t[i][2]*wgG[j][2])
-			}
-		}
+		all[mc] = wgFilter(w[mc*9 : mc*9+9]) // k_wnhwc.go
 	}
 	for xi := 0; xi < wgPoints; xi++ {
 		for mc := range all {

@@ -6,14 +6,14 @@
 
 package mnist
 
-// nhwcDWAVX2 sets y[p*ldy+j] = bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j]
+// nhwcDWAVX2 sets y[p*ldy+j] = min(max(bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j], lo), hi)
 // for p in [0, npix) and j in [0, nv), nv a multiple of 8: NHWC output
 // pixels sharing one list of (x offset, w offset) taps, in elements.
 //
 // Requires: AVX, FMA
 //
 //go:noescape
-func nhwcDWAVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int)
+func nhwcDWAVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
 
 // nhwcMaxAVX sets y[p*ldy+j] = max_t x[p*xstep+taps[2t]+j] (ntaps >= 1)
 // for p in [0, npix) and j in [0, nv), nv a multiple of 8: NHWC output
@@ -33,14 +33,14 @@ func nhwcMaxAVX(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, 
 //go:noescape
 func nhwcAvgAVX(y *float32, x *float32, taps *int, ntaps int, nv int, npix int, xstep int, ldy int, scale float32)
 
-// nhwcDWAVX512 sets y[p*ldy+j] = bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j]
+// nhwcDWAVX512 sets y[p*ldy+j] = min(max(bias[j] + sum_t x[p*xstep+taps[2t]+j]*w[taps[2t+1]+j], lo), hi)
 // for p in [0, npix) and j in [0, nv), nv a multiple of 16: NHWC output
 // pixels sharing one list of (x offset, w offset) taps, in elements.
 //
 // Requires: AVX512F
 //
 //go:noescape
-func nhwcDWAVX512(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int)
+func nhwcDWAVX512(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
 
 // nhwcMaxAVX512 sets y[p*ldy+j] = max_t x[p*xstep+taps[2t]+j] (ntaps >= 1)
 // for p in [0, npix) and j in [0, nv), nv a multiple of 16: NHWC output

@@ -444,8 +444,11 @@ func sgemmPackBBlock(dst []float32, transB bool, b []float32, ldb, pc, jc, kc, n
 				copy(d, b[src:src+nr])
 				clear(d[nr:])
 			}
+		case nr == NR:
+			// B is n x k: column j of op(B) is row j of B, contiguous in
+			// p; a whole panel is a 16 x kc transpose (k_vec.go).
+			packBT16(kc, b[(jc+j0)*ldb+pc:], ldb, panel)
 		default:
-			// B is n x k: column j of op(B) is row j of B, contiguous in p.
 			for j := 0; j < NR; j++ {
 				if j >= nr {
 					for p := 0; p < kc; p++ {

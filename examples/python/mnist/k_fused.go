@@ -175,6 +175,15 @@ func fusedEpilogue[T nnFloat](y []T, bias T, bvec []T, bscale T, z []T, zAfter b
 // fusedEpilogue32 is fusedEpilogue for float32 with the vector kernels:
 // the bias vector and residual as axpy passes, then bias and activation.
 func fusedEpilogue32(y []float32, bias float32, bvec []float32, bscale float32, z []float32, zAfter bool, a fusedAct) {
+	if a.kind == fusedActGelu && bvec != nil && bscale == 1 && bias == 0 && (z == nil || zAfter) {
+		// A transformer's FFN: bias and GELU in one pass, the bits of
+		// the two passes below.
+		geluBias32(y, bvec)
+		if z != nil {
+			axpy32(y, z[:len(y)], 1)
+		}
+		return
+	}
 	if bvec != nil {
 		axpy32(y, bvec[:len(y)], bscale)
 	}
@@ -1023,11 +1032,7 @@ func (t *attnTask) runPart(part, parts int) {
 		y := t.y[b*t.ybs+i0*t.yrs+h*t.hv:]
 		sgemmWith(gs, false, false, mr, dv, sk, 1, s, sk, t.v[b*t.vbs+t.vo+h*t.hv:], t.vrs, 0, y, t.yrs)
 		for i := 0; i < mr; i++ {
-			yi := y[i*t.yrs : i*t.yrs+dv]
-			inv := sums[i]
-			for c := range yi {
-				yi[c] *= inv
-			}
+			scale32(y[i*t.yrs:i*t.yrs+dv], sums[i])
 		}
 	}
 }

@@ -27,11 +27,12 @@ const (
 // nhwcTapsGo is the pure-Go twin of the NHWC window kernels, for channels
 // [j0, c) of npix output pixels that share one tap list: taps holds pairs
 // (x offset, w offset) in elements, pixel p reads x at p*xstep beyond them
-// and writes y[p*ldy+j]. dw: bias[j] + sum of x*w; max: the maximum over
+// and writes y[p*ldy+j]. dw: bias[j] + sum of x*w, clamped to [lo, hi]
+// (min(max(v, lo), hi): NaN stays NaN); max: the maximum over
 // the taps (at least one), with VMAXPS's rule (a NaN tap is kept only if a
 // later tap does not replace it); avg: scale times the sum. Taps are summed
 // in list order, as the assembly does.
-func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, npix, xstep, ldy int, scale float32) {
+func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, npix, xstep, ldy int, scale, lo, hi float32) {
 	if j0 >= c {
 		return
 	}
@@ -48,6 +49,9 @@ func nhwcTapsGo(mode int, y, x []float32, taps []int, w, bias []float32, j0, c, 
 				for j := range yp {
 					yp[j] += xr[j] * wr[j]
 				}
+			}
+			for j, v := range yp {
+				yp[j] = min(max(v, lo), hi)
 			}
 		case nhwcModeMax:
 			copy(yp, xp[taps[0]+j0:taps[0]+c])
@@ -155,10 +159,11 @@ func (g *nhwcGeom) padCount(oh, ow int) int {
 	return rows * cols
 }
 
-// row computes output row (b, oh) of a depthwise convolution (w, bias) or
-// a pooling, using taps (2*kh*kw ints) as scratch: border pixels one by
-// one, the interior ones [lo, hi) in one kernel call.
-func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int, avgPad bool) {
+// row computes output row (b, oh) of a depthwise convolution (w, bias,
+// clamped to [lo, hi]) or a pooling, using taps (2*kh*kw ints) as
+// scratch: border pixels one by one, the interior ones [g.lo, g.hi) in one
+// kernel call.
+func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int, avgPad bool, lo, hi float32) {
 	C := g.C
 	ybase := (b*g.OH + oh) * g.OW * C
 	for ow := 0; ow < g.OW; {
@@ -170,13 +175,13 @@ func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int,
 		yp := y[ybase+ow*C : ybase+(ow+np)*C]
 		switch {
 		case mode == nhwcModeDW:
-			nhwcTaps(mode, yp, x, taps[:2*nt], w, bias, C, np, g.sw*C, 0)
+			nhwcTaps(mode, yp, x, taps[:2*nt], w, bias, C, np, g.sw*C, 0, lo, hi)
 		case mode == nhwcModeMax && nt == 0:
 			for j := range yp {
 				yp[j] = nnLowest[float32]()
 			}
 		case mode == nhwcModeMax:
-			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 0)
+			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 0, 0, 0)
 		default:
 			cnt := nt
 			if avgPad {
@@ -186,14 +191,15 @@ func (g *nhwcGeom) row(mode int, x, w, bias, y []float32, b, oh int, taps []int,
 				clear(yp)
 				break
 			}
-			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 1/float32(cnt))
+			nhwcTaps(mode, yp, x, taps[:2*nt], nil, nil, C, np, g.sw*C, 1/float32(cnt), 0, 0)
 		}
 		ow += np
 	}
 }
 
 // nhwcWinTask is a depthwise convolution or pooling split over output
-// rows; each part has 2*kh*kw ints of taps scratch. Depthwise adds
+// rows; each part has 2*kh*kw ints of taps scratch. Depthwise clamps to
+// [lo, hi] in the kernel (a clamp activation without residual) or adds
 // FusedConv's epilogue (residual z, activation) per row.
 type nhwcWinTask struct {
 	g             nhwcGeom
@@ -204,6 +210,7 @@ type nhwcWinTask struct {
 	avgPad, after bool
 	act           fusedAct
 	epilogue      bool
+	lo, hi        float32
 }
 
 func (t *nhwcWinTask) runPart(i, parts int) {
@@ -213,7 +220,7 @@ func (t *nhwcWinTask) runPart(i, parts int) {
 	taps := t.taps[i*nt : (i+1)*nt]
 	rl := g.OW * g.C
 	for r := r0; r < r1; r++ {
-		g.row(t.mode, t.x, t.w, t.bias, t.y, r/g.OH, r%g.OH, taps, t.avgPad)
+		g.row(t.mode, t.x, t.w, t.bias, t.y, r/g.OH, r%g.OH, taps, t.avgPad, t.lo, t.hi)
 		if t.epilogue {
 			var z []float32
 			if t.z != nil {
@@ -311,6 +318,9 @@ func fusedConvNHWC(n *Node) error {
 	if len(X.Shape) != 4 {
 		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
 	}
+	if n.Attrs.Ints(convWinogradAttr) != nil {
+		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_wnhwc.go
+	}
 	sc := n.ScratchInts(24)
 	ws := W.Shape
 	packed := false
@@ -326,6 +336,12 @@ func fusedConvNHWC(n *Node) error {
 		return n.Errorf("W %v must have rank 4", ws)
 	}
 	N, H, Wd, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3]
+	hw := X.Shape[1:3]
+	inNCHW := n.Attrs.String("in_layout", "NHWC") == "NCHW"
+	if inNCHW {
+		// The layout pass folded the entry Transpose: X is [N,C,H,W].
+		C, H, Wd, hw = X.Shape[1], X.Shape[2], X.Shape[3], X.Shape[2:4]
+	}
 	M := ws[0]
 	group := int(n.Attrs.Int("group", 1))
 	dw := group == C && M == C && ws[1] == 1 && group > 1
@@ -338,7 +354,10 @@ func fusedConvNHWC(n *Node) error {
 	if B != nil && B.Len() != M {
 		return n.Errorf("B %v must have %d values", B.ShapeString(), M)
 	}
-	win, err := nnWindow(n, X.Shape[1:3], ws[2:], false, sc[:12])
+	if inNCHW && dw {
+		return n.Errorf("in_layout NCHW takes group 1 convolutions only")
+	}
+	win, err := nnWindow(n, hw, ws[2:], false, sc[:12])
 	if err != nil {
 		return err
 	}
@@ -374,12 +393,16 @@ func fusedConvNHWC(n *Node) error {
 		t := parTaskOf[nhwcWinTask](n)
 		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: X.F32(), w: wp, bias: bias, y: Y.F32(), z: z,
 			after: after, act: act, epilogue: z != nil || act.kind != fusedActNone}
+		t.lo, t.hi = float32(math.Inf(-1)), float32(math.Inf(1))
+		if lo, hi, clamp := fusedClampOf(act); clamp && z == nil {
+			t.lo, t.hi, t.epilogue = lo, hi, false
+		}
 		nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
 		*t = nhwcWinTask{}
 		return nil
 	}
 	K := C * g.kh * g.kw
-	pointwise := g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
+	pointwise := !inNCHW && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
 	t := parTaskOf[nhwcConvTask](n)
 	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: Y.F32(), M: M, K: K,
 		pointwise: pointwise, after: after, act: act, pool: n.Pool}
@@ -392,10 +415,34 @@ func fusedConvNHWC(n *Node) error {
 	} else {
 		t.chunk = max(48, (128<<10)/K)
 	}
-	t.chunk = (t.chunk + 5) / 6 * 6
 	parts := 1
 	if threads := n.Pool.Threads(); threads > 1 && rows*M*K >= parMinFlops {
 		parts = min(threads, (rows+5)/6)
+		// Fewer rows than output channels (resnet50's 7x7 and 14x14
+		// stages): split the columns, so each part streams its share of W'
+		// (the larger operand) rather than all of it. Each part gathers
+		// all the rows' windows, so a KxK conv needs half as many rows.
+		few := M > rows
+		if !pointwise {
+			few = M >= 2*rows
+		}
+		if few && !inNCHW && M >= 2*threads*sgemmColAlign() {
+			t.byCols = true
+			parts = threads
+		}
+	}
+	// Balance the chunks of a part's rows (rounding their number to the
+	// nearest): 49 rows in chunks of 48 would stream W' a second time for
+	// one row (resnet50's layer4 convs: 1.35x slower).
+	pr := rows
+	if !t.byCols {
+		pr = min(rows, ((rows+parts-1)/parts+5)/6*6)
+	}
+	nch := max(1, (pr+t.chunk/2)/t.chunk)
+	t.chunk = ((pr+nch-1)/nch + 5) / 6 * 6
+	if inNCHW {
+		t.nchw = true
+		t.nchwOffsets(n)
 	}
 	if !pointwise {
 		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
@@ -407,10 +454,11 @@ func fusedConvNHWC(n *Node) error {
 
 // nhwcConvTask is an NHWC convolution of group 1 as a GEMM: output pixel
 // rows (N*OH*OW of them) times W' [K, M] (K = kh*kw*C, packed by
-// sgemmPackB), split over parts by rows; each part takes chunk rows at a
-// time (gathered into its own column block unless the convolution is
-// pointwise, when X's rows are the GEMM's A as they are) and applies the
-// epilogue to the chunk right after its GEMM. A row's values do not depend
+// sgemmPackB), split over parts by rows (by columns, runCols, when there
+// are fewer rows than columns); each part takes chunk rows at a time
+// (gathered into its own column block unless the convolution is pointwise,
+// when X's rows are the GEMM's A as they are) and applies the epilogue to
+// the chunk right after its GEMM. A row's values do not depend
 // on the chunking (the GEMM sums over K in one order), so results are the
 // same at any thread count.
 type nhwcConvTask struct {
@@ -419,28 +467,55 @@ type nhwcConvTask struct {
 	y, col         []float32
 	M, K, chunk    int
 	pointwise      bool
+	byCols         bool
 	after          bool
-	act            fusedAct
-	pool           *WorkPool
+	// X is NCHW (in_layout NCHW); offs: see nchwOffsets.
+	nchw bool
+	offs []int
+	act  fusedAct
+	pool *WorkPool
 }
 
 func (t *nhwcConvTask) runPart(i, parts int) {
+	if t.byCols {
+		t.runCols(i, parts)
+		return
+	}
 	g, M, K := &t.g, t.M, t.K
 	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
 	bufs := t.pool.scratchFor(i).pkBufs()
 	var col []float32
-	if !t.pointwise {
+	if t.col != nil {
 		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
 	}
 	for a := r0; a < r1; a += t.chunk {
 		b := min(a+t.chunk, r1)
 		src := col
-		if t.pointwise {
+		blk := t.y[a*M : b*M]
+		var z []float32
+		if t.z != nil {
+			z = t.z[a*M : b*M]
+		}
+		switch {
+		case t.pointwise:
 			src = t.x[a*K:]
-		} else {
+		case t.nchw && nhwcPWFast:
+			t.nchwGemm(col, a, b)
+			continue
+		case t.nchw:
+			t.nchwIm2col(col, a, b)
+		default:
 			t.im2col(col, a, b)
 		}
-		blk := t.y[a*M : b*M]
+		if t.pointwise && nhwcPWFast {
+			// A in place, the epilogue in the tiles (k_nhwc_pw.go).
+			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, &e)
+			if !all {
+				fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+			}
+			continue
+		}
 		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, M)
 		// The bias (a row vector) and a clamp activation in one pass over
 		// the block; other activations and the residual after it.
@@ -452,11 +527,148 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		if t.bias != nil {
 			nhwcBiasClamp(blk, t.bias, b-a, M, float32(math.Inf(-1)), float32(math.Inf(1)))
 		}
-		var z []float32
-		if t.z != nil {
-			z = t.z[a*M : b*M]
-		}
 		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+	}
+}
+
+// nchwOffsets fills t.offs: the byte offset in an NCHW image of each
+// GEMM step (tap, channel) from a window's corner.
+func (t *nhwcConvTask) nchwOffsets(n *Node) {
+	g := &t.g
+	t.offs = nnBuf[int](n, 2, t.K)
+	for i := 0; i < g.kh; i++ {
+		for j := 0; j < g.kw; j++ {
+			for c := 0; c < g.C; c++ {
+				t.offs[(i*g.kw+j)*g.C+c] = 4 * ((c*g.H+i*g.dh)*g.W + j*g.dw)
+			}
+		}
+	}
+}
+
+// nchwGemm computes output pixels [a, b) from the NCHW images t.x: the
+// pixels whose windows lie inside the image read it in place (a run of
+// an output row's pixels is a GEMM with A row r at r*sw from the first
+// window's corner, step p at offs[p]); border pixels are gathered into
+// col (chunk rows of K) first.
+func (t *nhwcConvTask) nchwGemm(col []float32, a, b int) {
+	g := &t.g
+	for r := a; r < b; {
+		ow, oh, img := r%g.OW, r/g.OW%g.OH, r/(g.OW*g.OH)
+		n := min(g.OW-ow, b-r)
+		// Interior columns [lo, hi) of this run (none when the window's
+		// rows leave the image).
+		lo, hi := ow+n, ow+n
+		if ih := oh*g.sh - g.ph; ih >= 0 && ih+(g.kh-1)*g.dh < g.H {
+			lo, hi = max(ow, g.lo), min(ow+n, g.hi)
+			if lo >= hi {
+				lo, hi = ow+n, ow+n
+			} else {
+				x0 := (img*g.C*g.H+ih)*g.W + lo*g.sw - g.pw
+				t.nchwTiles(r+lo-ow, hi-lo, t.x[x0:], g.sw, t.offs)
+			}
+		}
+		t.nchwBorder(col, r, r+lo-ow)
+		t.nchwBorder(col, r+hi-ow, r+n)
+		r += n
+	}
+}
+
+// nchwBorder computes output pixels [a, b) through col: gathered, then
+// read in place.
+func (t *nhwcConvTask) nchwBorder(col []float32, a, b int) {
+	for a < b {
+		n := min(b-a, t.chunk)
+		t.nchwIm2col(col, a, a+n)
+		t.nchwTiles(a, n, col, t.K, nil)
+		a += n
+	}
+}
+
+// nchwTiles runs the tile GEMM for output pixels [r, r+n) with A from a
+// (row stride lda; gathered through offs unless nil), the epilogue in
+// the tiles where it can be.
+func (t *nhwcConvTask) nchwTiles(r, n int, a []float32, lda int, offs []int) {
+	M := t.M
+	var z []float32
+	if t.z != nil {
+		z = t.z[r*M : (r+n)*M]
+	}
+	blk := t.y[r*M : (r+n)*M]
+	e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+	nhwcPWGemm(n, M, t.K, a, lda, offs, t.wp, blk, &e)
+	if !all {
+		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+	}
+}
+
+// nchwIm2col is im2col from the NCHW images t.x: column row r-a holds
+// output pixel r's window in (tap, channel) order, zeros in the padding.
+func (t *nhwcConvTask) nchwIm2col(col []float32, a, b int) {
+	g := &t.g
+	for r := a; r < b; r++ {
+		ow, oh, img := r%g.OW, r/g.OW%g.OH, r/(g.OW*g.OH)
+		dst := col[(r-a)*t.K : (r-a+1)*t.K]
+		for i := 0; i < g.kh; i++ {
+			ih := oh*g.sh - g.ph + i*g.dh
+			for j := 0; j < g.kw; j++ {
+				iw := ow*g.sw - g.pw + j*g.dw
+				d := dst[(i*g.kw+j)*g.C : (i*g.kw+j+1)*g.C]
+				if ih < 0 || ih >= g.H || iw < 0 || iw >= g.W {
+					clear(d)
+					continue
+				}
+				for c := range d {
+					d[c] = t.x[((img*g.C+c)*g.H+ih)*g.W+iw]
+				}
+			}
+		}
+	}
+}
+
+// runCols is runPart for a split by columns: part i computes output
+// columns [j0, j1) of every row, chunk rows at a time (gathering all of
+// their windows when the convolution is not pointwise), the epilogue row
+// by row.
+func (t *nhwcConvTask) runCols(i, parts int) {
+	g, M, K := &t.g, t.M, t.K
+	rows := g.N * g.OH * g.OW
+	j0, j1 := parSplit(M, parts, i, sgemmColAlign())
+	if j0 >= j1 {
+		return
+	}
+	bufs := t.pool.scratchFor(i).pkBufs()
+	var col []float32
+	if !t.pointwise {
+		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
+	}
+	lo, hi, clamp := fusedClampOf(t.act)
+	for a := 0; a < rows; a += t.chunk {
+		b := min(a+t.chunk, rows)
+		src := col
+		if t.pointwise {
+			src = t.x[a*K:]
+		} else {
+			t.im2col(col, a, b)
+		}
+		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*M+j0:], M)
+		for r := a; r < b; r++ {
+			yr := t.y[r*M+j0 : r*M+j1]
+			var bias, z []float32
+			if t.bias != nil {
+				bias = t.bias[j0:j1]
+			}
+			if bias != nil && t.z == nil && clamp {
+				nhwcBiasClamp(yr, bias, 1, j1-j0, lo, hi)
+				continue
+			}
+			if bias != nil {
+				nhwcBiasClamp(yr, bias, 1, j1-j0, float32(math.Inf(-1)), float32(math.Inf(1)))
+			}
+			if t.z != nil {
+				z = t.z[r*M+j0 : r*M+j1]
+			}
+			fusedEpilogue32(yr, 0, nil, 0, z, t.after, t.act)
+		}
 	}
 }
 

@@ -5,8 +5,8 @@
 package mnist
 
 // nhwcTaps without assembly: the pure-Go twin for every channel.
-func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, xstep int, scale float32) {
-	nhwcTapsGo(mode, y, x, taps, w, bias, 0, c, npix, xstep, c, scale)
+func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, xstep int, scale, lo, hi float32) {
+	nhwcTapsGo(mode, y, x, taps, w, bias, 0, c, npix, xstep, c, scale, lo, hi)
 }
 
 // nhwcBiasClamp without assembly: the Go twin for every column.

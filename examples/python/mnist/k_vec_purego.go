@@ -14,6 +14,15 @@ func biasClamp(y []float32, bias, lo, hi float32) { biasClampGo(y, bias, lo, hi)
 
 func gelu32(y []float32) { geluGo(y) }
 
+func scale32(y []float32, a float32) { scaleGo(y, a) }
+
+func packBT16(kc int, b []float32, ldb int, panel []float32) { packBT16Go(kc, b, ldb, panel, 0) }
+
+func geluBias32(y, b []float32) {
+	axpyGo(y, b[:len(y)], 1)
+	geluGo(y)
+}
+
 func expSum32(y, x []float32, sub float32) float32 { return expSumGo(y, x, sub) }
 
 func max32(x []float32) float32 { return maxGo(x) }

@@ -28,12 +28,12 @@ var cuvilWeights []byte
 var cuvilConsts = [...]cuvilConst{
 	{name: "conv1.weight", dtype: F32, shape: []int{288}, off: 0, size: 1152},
 	{name: "conv1.bias", dtype: F32, shape: []int{32}, off: 1152, size: 128},
-	{name: "conv2.weight", dtype: F32, shape: []int{18432}, off: 1280, size: 73728},
-	{name: "conv2.bias", dtype: F32, shape: []int{64}, off: 75008, size: 256},
-	{name: "fc1.weight", dtype: F32, shape: []int{128, 9216}, off: 75264, size: 4718592},
-	{name: "fc1.bias", dtype: F32, shape: []int{128}, off: 4793856, size: 512},
-	{name: "fc2.weight", dtype: F32, shape: []int{10, 128}, off: 4794368, size: 5120},
-	{name: "fc2.bias", dtype: F32, shape: []int{10}, off: 4799488, size: 40},
+	{name: "conv2.weight", dtype: F32, shape: []int{73728}, off: 1280, size: 294912},
+	{name: "conv2.bias", dtype: F32, shape: []int{64}, off: 296192, size: 256},
+	{name: "fc1.weight", dtype: F32, shape: []int{128, 9216}, off: 296448, size: 4718592},
+	{name: "fc1.bias", dtype: F32, shape: []int{128}, off: 5015040, size: 512},
+	{name: "fc2.weight", dtype: F32, shape: []int{10, 128}, off: 5015552, size: 5120},
+	{name: "fc2.bias", dtype: F32, shape: []int{10}, off: 5020672, size: 40},
 }
 
 // cuvilSymNames are the symbolic dims of the inputs.
@@ -46,7 +46,6 @@ var cuvilInputs = [...]cuvilInputSpec{
 
 // cuvilProfNodes names the main graph's nodes for the profiler (WithProfile).
 var cuvilProfNodes = [...]NodeProfile{
-	{Name: "input_nhwc", Op: "Transpose"},
 	{Name: "/conv1/Conv", Op: "FusedConv"},
 	{Name: "/conv2/Conv", Op: "FusedConv"},
 	{Name: "/MaxPool", Op: "PoolNHWC"},
@@ -85,9 +84,9 @@ type Session struct {
 	pool   *WorkPool
 	prof   *Profiler
 	inputs [1]Tensor
-	vals   [9]Tensor
+	vals   [8]Tensor
 	outs   [1]Tensor
-	nodes  [9]Node
+	nodes  [8]Node
 }
 
 // NewSession returns a session that runs the model. Memory grows on the
@@ -100,25 +99,23 @@ func (m *Model) NewSession(opts ...Option) *Session {
 	runtime.AddCleanup(s, (*WorkPool).Close, s.pool)
 	s.prof = NewProfiler(cuvilProfNodes[:], opts...)
 	// Memory plan: values of known size are views of one arena per dtype.
-	arenaF32 := cuvilAlloc(F32, 59280)
-	s.vals[0] = Tensor{DType: F32, Shape: []int{1, 28, 28, 1}, Data: cuvilViewAt(arenaF32, 0, 784)}
-	s.vals[1] = Tensor{DType: F32, Shape: []int{1, 26, 26, 32}, Data: cuvilViewAt(arenaF32, 784, 21632)}
-	s.vals[2] = Tensor{DType: F32, Shape: []int{1, 24, 24, 64}, Data: cuvilViewAt(arenaF32, 22416, 36864)}
-	s.vals[3] = Tensor{DType: F32, Shape: []int{1, 12, 12, 64}, Data: cuvilViewAt(arenaF32, 0, 9216)}
-	s.vals[4] = Tensor{DType: F32, Shape: []int{1, 64, 12, 12}, Data: cuvilViewAt(arenaF32, 9216, 9216)}
-	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 9216}, Data: cuvilViewAt(arenaF32, 0, 9216)}
-	s.vals[6] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilViewAt(arenaF32, 9216, 128)}
-	s.vals[7] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 0, 10)}
-	s.vals[8] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 16, 10)}
-	s.nodes[0] = Node{Name: "input_nhwc", Op: "Transpose", Version: 13, Attrs: Attrs{"perm": []int64{0, 2, 3, 1}}, In: []*Tensor{&s.inputs[0]}, Out: []*Tensor{&s.vals[0]}}
-	s.nodes[1] = Node{Name: "/conv1/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "layout": "NHWC", "packed_w_shape": []int64{32, 1, 3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[1]}}
-	s.nodes[2] = Node{Name: "/conv2/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "layout": "NHWC", "packed_w_shape": []int64{64, 32, 3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[1], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[2]}}
-	s.nodes[3] = Node{Name: "/MaxPool", Op: "PoolNHWC", Version: 1, Attrs: Attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "mode": "max", "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
-	s.nodes[4] = Node{Name: "/MaxPool_output_0", Op: "Transpose", Version: 13, Attrs: Attrs{"perm": []int64{0, 3, 1, 2}}, In: []*Tensor{&s.vals[3]}, Out: []*Tensor{&s.vals[4]}}
-	s.nodes[5] = Node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[4]}, Out: []*Tensor{&s.vals[5]}}
-	s.nodes[6] = Node{Name: "/fc1/Gemm", Op: "FusedGemm", Version: 1, Attrs: Attrs{"activation": "Relu", "alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[5], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[6]}}
-	s.nodes[7] = Node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[6], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[7]}}
-	s.nodes[8] = Node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[7]}, Out: []*Tensor{&s.vals[8]}}
+	arenaF32 := cuvilAlloc(F32, 58496)
+	s.vals[0] = Tensor{DType: F32, Shape: []int{1, 26, 26, 32}, Data: cuvilViewAt(arenaF32, 0, 21632)}
+	s.vals[1] = Tensor{DType: F32, Shape: []int{1, 24, 24, 64}, Data: cuvilViewAt(arenaF32, 21632, 36864)}
+	s.vals[2] = Tensor{DType: F32, Shape: []int{1, 12, 12, 64}, Data: cuvilViewAt(arenaF32, 0, 9216)}
+	s.vals[3] = Tensor{DType: F32, Shape: []int{1, 64, 12, 12}, Data: cuvilViewAt(arenaF32, 9216, 9216)}
+	s.vals[4] = Tensor{DType: F32, Shape: []int{1, 9216}, Data: cuvilViewAt(arenaF32, 0, 9216)}
+	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilViewAt(arenaF32, 9216, 128)}
+	s.vals[6] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 0, 10)}
+	s.vals[7] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 16, 10)}
+	s.nodes[0] = Node{Name: "/conv1/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "in_layout": "NCHW", "kernel_shape": []int64{3, 3}, "layout": "NHWC", "packed_w_shape": []int64{32, 1, 3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
+	s.nodes[1] = Node{Name: "/conv2/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "layout": "NHWC", "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}, "winograd_w_shape": []int64{64, 32, 3, 3}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
+	s.nodes[2] = Node{Name: "/MaxPool", Op: "PoolNHWC", Version: 1, Attrs: Attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "mode": "max", "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[1]}, Out: []*Tensor{&s.vals[2]}}
+	s.nodes[3] = Node{Name: "/MaxPool_output_0", Op: "Transpose", Version: 13, Attrs: Attrs{"perm": []int64{0, 3, 1, 2}}, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
+	s.nodes[4] = Node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[3]}, Out: []*Tensor{&s.vals[4]}}
+	s.nodes[5] = Node{Name: "/fc1/Gemm", Op: "FusedGemm", Version: 1, Attrs: Attrs{"activation": "Relu", "alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[4], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[5]}}
+	s.nodes[6] = Node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[5], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[6]}}
+	s.nodes[7] = Node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[6]}, Out: []*Tensor{&s.vals[7]}}
 	for i := range s.nodes {
 		s.nodes[i].Pool = s.pool
 	}
@@ -139,64 +136,58 @@ func (s *Session) Run(in Input) (Output, error) {
 	s.inputs[0] = *in.Input
 	s.prof.Start()
 
-	// input_nhwc: Transpose(input) -> input_nhwc
-	if err := Transpose(&s.nodes[0]); err != nil {
+	// /conv1/Conv: FusedConv(input, conv1.weight, conv1.bias) -> /Relu_output_0_nhwc
+	// fuses Conv /conv1/Conv, Relu /Relu
+	if err := FusedConv(&s.nodes[0]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(0)
 
-	// /conv1/Conv: FusedConv(input_nhwc, conv1.weight, conv1.bias) -> /Relu_output_0_nhwc
-	// fuses Conv /conv1/Conv, Relu /Relu
+	// /conv2/Conv: FusedConv(/Relu_output_0_nhwc, conv2.weight, conv2.bias) -> /Relu_1_output_0_nhwc
+	// fuses Conv /conv2/Conv, Relu /Relu_1
 	if err := FusedConv(&s.nodes[1]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(1)
 
-	// /conv2/Conv: FusedConv(/Relu_output_0_nhwc, conv2.weight, conv2.bias) -> /Relu_1_output_0_nhwc
-	// fuses Conv /conv2/Conv, Relu /Relu_1
-	if err := FusedConv(&s.nodes[2]); err != nil {
+	// /MaxPool: PoolNHWC(/Relu_1_output_0_nhwc) -> /MaxPool_output_0_nhwc
+	if err := PoolNHWC(&s.nodes[2]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(2)
 
-	// /MaxPool: PoolNHWC(/Relu_1_output_0_nhwc) -> /MaxPool_output_0_nhwc
-	if err := PoolNHWC(&s.nodes[3]); err != nil {
+	// /MaxPool_output_0: Transpose(/MaxPool_output_0_nhwc) -> /MaxPool_output_0
+	if err := Transpose(&s.nodes[3]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(3)
 
-	// /MaxPool_output_0: Transpose(/MaxPool_output_0_nhwc) -> /MaxPool_output_0
-	if err := Transpose(&s.nodes[4]); err != nil {
+	// /Flatten: Flatten(/MaxPool_output_0) -> /Flatten_output_0
+	if err := Flatten(&s.nodes[4]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(4)
 
-	// /Flatten: Flatten(/MaxPool_output_0) -> /Flatten_output_0
-	if err := Flatten(&s.nodes[5]); err != nil {
+	// /fc1/Gemm: FusedGemm(/Flatten_output_0, fc1.weight, fc1.bias) -> /Relu_2_output_0
+	// fuses Gemm /fc1/Gemm, Relu /Relu_2
+	if err := FusedGemm(&s.nodes[5]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(5)
 
-	// /fc1/Gemm: FusedGemm(/Flatten_output_0, fc1.weight, fc1.bias) -> /Relu_2_output_0
-	// fuses Gemm /fc1/Gemm, Relu /Relu_2
-	if err := FusedGemm(&s.nodes[6]); err != nil {
+	// /fc2/Gemm: Gemm(/Relu_2_output_0, fc2.weight, fc2.bias) -> /fc2/Gemm_output_0
+	if err := Gemm(&s.nodes[6]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(6)
 
-	// /fc2/Gemm: Gemm(/Relu_2_output_0, fc2.weight, fc2.bias) -> /fc2/Gemm_output_0
-	if err := Gemm(&s.nodes[7]); err != nil {
+	// /LogSoftmax: LogSoftmax(/fc2/Gemm_output_0) -> log_probs
+	if err := LogSoftmax(&s.nodes[7]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(7)
 
-	// /LogSoftmax: LogSoftmax(/fc2/Gemm_output_0) -> log_probs
-	if err := LogSoftmax(&s.nodes[8]); err != nil {
-		return Output{}, err
-	}
-	s.prof.Mark(8)
-
-	return Output{LogProbs: &s.vals[8]}, nil
+	return Output{LogProbs: &s.vals[7]}, nil
 }
 
 // Profile returns the wall time of each node of the main graph, in graph
