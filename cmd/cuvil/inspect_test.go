@@ -38,7 +38,7 @@ func TestInspectAnalyses(t *testing.T) {
 	}
 	// mnist's first FusedConv is boxed with the Conv and Relu it absorbed.
 	if !strings.Contains(string(b), `label="fused cuvil.FusedConv (2 ops)"`) ||
-		!strings.Contains(string(b), `n1_f0 [label="Conv\n/conv1/Conv"`) || !strings.Contains(string(b), `n1_f1 [label="Relu\n/Relu"`) {
+		!strings.Contains(string(b), `_f0 [label="Conv\n/conv1/Conv"`) || !strings.Contains(string(b), `_f1 [label="Relu\n/Relu"`) {
 		t.Errorf("graph dot does not box the absorbed ops:\n%s", b)
 	}
 
