@@ -403,19 +403,11 @@ func fusedConvWinogradNHWC(n *Node, X, W, B, Z *Tensor, act fusedAct) error {
 	N := X.Shape[0]
 	shape := sc[12:16]
 	shape[0], shape[1], shape[2], shape[3] = N, win.out[0], win.out[1], M
-	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
+	y, z, bias, err := nhwcOutput(n, Z, B, shape)
+	if err != nil {
 		return err
 	}
-	Y := n.Out[0]
-	nnResize(Y, F32, shape...)
-	var z, bias []float32
-	if Z != nil {
-		z = Z.F32()
-	}
-	if B != nil {
-		bias = B.F32()
-	}
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
-	convWinogradNHWC(n, X.F32(), W.F32(), bias, z, Y.F32(), N, X.Shape[1], X.Shape[2], C, M, f, win, after, act)
+	convWinogradNHWC(n, X.F32(), W.F32(), bias, z, y, N, X.Shape[1], X.Shape[2], C, M, f, win, after, act)
 	return nil
 }

@@ -292,6 +292,23 @@ func nhwcPackedLen(ws []int, group int) int {
 	return sgemmPackedBSize(ws[1]*kk, ws[0])
 }
 
+// nhwcOutput checks the residual Z against the NHWC output shape, sizes
+// Y to it and returns the float32 data of Y, Z and B (nil when absent).
+func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, err error) {
+	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
+		return nil, nil, nil, err
+	}
+	Y := n.Out[0]
+	nnResize(Y, F32, shape...)
+	if Z != nil {
+		z = Z.F32()
+	}
+	if B != nil {
+		bias = B.F32()
+	}
+	return Y.F32(), z, bias, nil
+}
+
 // nnGrow returns b resized to n, reallocated only when it is too small.
 func nnGrow(b []float32, n int) []float32 {
 	if cap(b) >= n {
@@ -363,17 +380,9 @@ func fusedConvNHWC(n *Node) error {
 	}
 	shape := sc[12:16]
 	shape[0], shape[1], shape[2], shape[3] = N, win.out[0], win.out[1], M
-	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
+	y, z, bias, err := nhwcOutput(n, Z, B, shape)
+	if err != nil {
 		return err
-	}
-	Y := n.Out[0]
-	nnResize(Y, F32, shape...)
-	var z, bias []float32
-	if Z != nil {
-		z = Z.F32()
-	}
-	if B != nil {
-		bias = B.F32()
 	}
 	wp := W.F32()
 	if !packed {
@@ -391,7 +400,7 @@ func fusedConvNHWC(n *Node) error {
 			clear(bias)
 		}
 		t := parTaskOf[nhwcWinTask](n)
-		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: X.F32(), w: wp, bias: bias, y: Y.F32(), z: z,
+		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: X.F32(), w: wp, bias: bias, y: y, z: z,
 			after: after, act: act, epilogue: z != nil || act.kind != fusedActNone}
 		t.lo, t.hi = float32(math.Inf(-1)), float32(math.Inf(1))
 		if lo, hi, clamp := fusedClampOf(act); clamp && z == nil {
@@ -404,7 +413,7 @@ func fusedConvNHWC(n *Node) error {
 	K := C * g.kh * g.kw
 	pointwise := !inNCHW && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
 	t := parTaskOf[nhwcConvTask](n)
-	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: Y.F32(), M: M, K: K,
+	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: y, M: M, K: K,
 		pointwise: pointwise, after: after, act: act, pool: n.Pool}
 	rows := N * g.OH * g.OW
 	// Row chunks: a multiple of the GEMM's 6-row tile, big enough that
