@@ -339,7 +339,7 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 			}
 		}
 		// The float32 recurrent product is a GEMV on R as stored ([gh, hs]:
-		// dot products of its rows with h, four rows at a time).
+		// dot products of its rows with h, four rows at a time, gemvRows32).
 		rd32, _ := any(rd).([]float32)
 		fast := kind == miscCellLSTM && rd32 != nil && !inputForget && math.IsInf(clip, 1) &&
 			act[0].kind == miscActSigmoid && act[1].kind == miscActTanh && act[2].kind == miscActTanh
@@ -386,7 +386,7 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 					rows = 2 * hs
 				}
 				if rd32 != nil {
-					sgemvRow(true, rows, hs, 1, any(hb).([]float32), rd32, hs, 1, any(g).([]float32)[:rows])
+					gemvRows32(any(g).([]float32)[:rows], any(hb).([]float32), rd32, hs)
 				} else {
 					for j := 0; j < rows; j++ {
 						rr := rd[j*hs : (j+1)*hs]

@@ -37,6 +37,7 @@ func main() {
 	normAffine(true)
 	normAffine(false)
 	dot4()
+	gemvRows512()
 	lstmGates()
 	Generate()
 }
@@ -643,6 +644,92 @@ func dot4() {
 		VADDSD(sw, hi, hi)
 		VMOVSD(hi, Mem{Base: out, Disp: 8 * r})
 	}
+	VZEROUPPER()
+	RET()
+}
+
+// gemvRows512 emits y[j] += x . a[j*lda:] for n rows of a, four rows at a
+// time, summed in float32 (an LSTM/GRU step's recurrent product h * R^T:
+// R is [gates*hs, hs] and stays in L2 across the steps, so unlike dot4 the
+// loop is bound by the FMAs and the horizontal sums, not by memory). Each
+// row keeps two accumulators (even and odd 16-float chunks); the four
+// rows' sums are reduced together by VHADDPS into one XMM.
+func gemvRows512() {
+	TEXT("gemvRowsAVX512", NOSPLIT, "func(y, x, a *float32, lda, n, k int)")
+	Doc(
+		"gemvRowsAVX512 adds sum_p x[p]*a[j*lda+p] (p in [0, k)) to y[j] for j in",
+		"[0, n), n a multiple of 4, k a multiple of 16, summed in float32.",
+		"",
+		"Requires: AVX512F",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	x := Load(Param("x"), GP64())
+	r0 := Load(Param("a"), GP64())
+	lda := Load(Param("lda"), GP64())
+	n := Load(Param("n"), GP64())
+	k := Load(Param("k"), GP64())
+	SHLQ(U8(2), lda)
+	k32 := GP64()
+	MOVQ(k, k32)
+	ANDQ(I32(-32), k32)
+	r1, r2, r3 := GP64(), GP64(), GP64()
+	Label("gr_rows")
+	CMPQ(n, U8(4))
+	JL(LabelRef("gr_done"))
+	LEAQ(Mem{Base: r0, Index: lda, Scale: 1}, r1)
+	LEAQ(Mem{Base: r1, Index: lda, Scale: 1}, r2)
+	LEAQ(Mem{Base: r2, Index: lda, Scale: 1}, r3)
+	rows := []Register{r0, r1, r2, r3}
+	acc := make([]VecVirtual, 8)
+	for j := range acc {
+		acc[j] = ZMM()
+		VXORPS(acc[j], acc[j], acc[j])
+	}
+	i := GP64()
+	XORQ(i, i)
+	Label("gr_loop32")
+	CMPQ(i, k32)
+	JGE(LabelRef("gr_tail"))
+	x0, x1 := ZMM(), ZMM()
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, x0)
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: 64}, x1)
+	for r, row := range rows {
+		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4}, x0, acc[r])
+		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4, Disp: 64}, x1, acc[4+r])
+	}
+	ADDQ(U8(32), i)
+	JMP(LabelRef("gr_loop32"))
+	Label("gr_tail")
+	CMPQ(i, k)
+	JGE(LabelRef("gr_sum"))
+	xt := ZMM()
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, xt)
+	for r, row := range rows {
+		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4}, xt, acc[r])
+	}
+	Label("gr_sum")
+	half := make([]VecVirtual, 4)
+	for r := range rows {
+		VADDPS(acc[4+r], acc[r], acc[r])
+		half[r] = YMM()
+		VEXTRACTF64X4(U8(1), acc[r], half[r])
+		VADDPS(half[r], acc[r].AsY(), half[r])
+	}
+	t01, t23 := YMM(), YMM()
+	VHADDPS(half[1], half[0], t01)
+	VHADDPS(half[3], half[2], t23)
+	VHADDPS(t23, t01, t01) // lane q of each 128-bit half: row q's partial sum
+	hi := XMM()
+	VEXTRACTF128(U8(1), t01, hi)
+	VADDPS(hi, t01.AsX(), hi)
+	VADDPS(Mem{Base: y}, hi, hi)
+	VMOVUPS(hi, Mem{Base: y})
+	ADDQ(U8(16), y)
+	LEAQ(Mem{Base: r3, Index: lda, Scale: 1}, r0)
+	SUBQ(U8(4), n)
+	JMP(LabelRef("gr_rows"))
+	Label("gr_done")
 	VZEROUPPER()
 	RET()
 }
