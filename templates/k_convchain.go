@@ -215,14 +215,16 @@ func FusedConvChain(n *Node) error {
 	if threads := n.Pool.Threads(); threads > 1 && flops >= parMinFlops {
 		parts = min(threads, rows)
 	}
-	// One buffer: a zero bias (Bd absent), then each part's expanded rows
-	// and depthwise band.
-	buf := nnBuf[float32](n, 0, Ce+parts*(t.esize+t.dsize))
-	t.buf = buf
+	// Each part's expanded rows and depthwise band live in its pool
+	// scratch (in the node's cache without a pool).
 	if t.bd == nil {
-		t.bd = buf[:Ce]
+		t.bd = nnBuf[float32](n, 0, Ce)
 		clear(t.bd)
 	}
+	if n.Pool == nil {
+		t.buf = nnBuf[float32](n, 3, parts*(t.esize+t.dsize))
+	}
+	t.pool = n.Pool
 	t.taps = nnBuf[int](n, 2, parts*2*g.kh*g.kw)
 	n.Pool.Run(parts, t)
 	*t = convChainTask{}
@@ -243,8 +245,9 @@ type convChainTask struct {
 	act           fusedAct
 	band, erows   int
 	esize, dsize  int
-	buf           []float32
+	buf           []float32 // band buffers without a pool
 	taps          []int
+	pool          *WorkPool
 }
 
 func (t *convChainTask) runPart(i, parts int) {
@@ -252,9 +255,13 @@ func (t *convChainTask) runPart(i, parts int) {
 	Ce := g.C
 	nt := 2 * g.kh * g.kw
 	taps := t.taps[i*nt : (i+1)*nt]
-	base := Ce + i*(t.esize+t.dsize)
-	ebuf := t.buf[base : base+t.esize]
-	dbuf := t.buf[base+t.esize : base+t.esize+t.dsize]
+	var buf []float32
+	if s := t.pool.scratchFor(i); s != nil {
+		buf = s.bandBuf(t.esize + t.dsize)
+	} else {
+		buf = t.buf[i*(t.esize+t.dsize) : (i+1)*(t.esize+t.dsize)]
+	}
+	ebuf, dbuf := buf[:t.esize], buf[t.esize:]
 	rowE := g.W * Ce // one expanded row
 	// The expanded rows [eLo, eHi) of image eImg are in ebuf.
 	eImg, eLo, eHi := -1, 0, 0

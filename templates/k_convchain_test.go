@@ -107,6 +107,16 @@ func TestFusedConvChain(t *testing.T) {
 			what := fmt.Sprintf("%d:%s/prepacked=%v", ci, c.name, pre)
 			got := nhwcRunBoth(t, what, "cuvil::FusedConvChain", attrs, in...)
 			nnCheck(t, what, got, want.Shape, nnF64(want), 1e-4)
+			// Without a pool (constant folding): band buffers in the node.
+			n := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+			if err := FusedConvChain(n); err != nil {
+				t.Fatalf("%s/nopool: %v", what, err)
+			}
+			for j, v := range n.Out[0].F32() {
+				if v != got.F32()[j] {
+					t.Fatalf("%s/nopool: [%d] = %v, want %v", what, j, v, got.F32()[j])
+				}
+			}
 		}
 	}
 	// Bad input is an error naming the node, not a panic.
