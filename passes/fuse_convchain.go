@@ -99,7 +99,7 @@ func chainClamp(n *ir.Node) bool {
 // chainConv returns n's data input and weight types when n is a float32
 // FusedConv with layout NHWC reading NHWC, of known rank-4 shapes.
 func chainConv(n *ir.Node) (x, w ir.Type, ok bool) {
-	if n.Op != "FusedConv" || n.Domain != ir.CuvilDomain || len(n.Outputs) != 1 || len(n.Inputs) < 2 ||
+	if n.Op != "FusedConv" || n.Domain != ir.CuvilDomain || len(n.Outputs) != 1 || len(n.Inputs) < 2 || n.Inputs[0] == nil || n.Inputs[1] == nil ||
 		n.AttrString("layout", "NCHW") != "NHWC" || n.AttrString("in_layout", "NHWC") != "NHWC" {
 		return x, w, false
 	}

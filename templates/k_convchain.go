@@ -121,8 +121,8 @@ func FusedConvChain(n *Node) error {
 			return n.Errorf("bias %v must have %d values", b.t.ShapeString(), b.n)
 		}
 	}
-	if Ce <= 0 || M <= 0 || C <= 0 {
-		return n.Errorf("channels must be positive: X %v, Wd %v", X.ShapeString(), wsd)
+	if Ce < 2 || M <= 0 || C <= 0 {
+		return n.Errorf("needs channels > 0 and a depthwise of at least 2: X %v, Wd %v", X.ShapeString(), wsd)
 	}
 	win, err := nnWindow(n, X.Shape[1:3], wsd[2:], false, sc[:12])
 	if err != nil {
@@ -137,6 +137,9 @@ func FusedConvChain(n *Node) error {
 	y, z, _, err := nhwcOutput(n, Z, last, shape)
 	if err != nil {
 		return err
+	}
+	if len(y) == 0 {
+		return nil
 	}
 	// The packed weights: the inputs as they are, or packed now into the
 	// node's cache (one buffer for all three).

@@ -119,6 +119,11 @@ func TestFusedConvChain(t *testing.T) {
 			}
 		}
 	}
+	// An empty batch: an empty output.
+	n := nnNode("cuvil::FusedConvChain", 1, Attrs{"pads": []int64{1, 1, 1, 1}}, 1, nnRand(r, 0, 5, 5, 4), nnRand(r, 8, 4, 1, 1), nil, nnRand(r, 8, 1, 3, 3))
+	if err := FusedConvChain(n); err != nil || len(n.Out[0].Shape) != 4 || n.Out[0].Shape[0] != 0 {
+		t.Fatalf("empty batch: %v, shape %v", err, n.Out[0].Shape)
+	}
 	// Bad input is an error naming the node, not a panic.
 	for _, bad := range []struct {
 		what  string
@@ -131,6 +136,8 @@ func TestFusedConvChain(t *testing.T) {
 		{"tanh before a projection", Attrs{"dw_activation": "Tanh"}, []*Tensor{nnRand(r, 1, 5, 5, 4), nil, nil, nnRand(r, 4, 1, 3, 3), nil, nnRand(r, 2, 4, 1, 1)}},
 		{"packed of the wrong length", Attrs{convChainPackedAttr: []int64{8, 4, 1, 1, 8, 1, 3, 3}}, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 7), nil, nnRand(r, 72)}},
 		{"packed shapes short", Attrs{convChainPackedAttr: []int64{8, 4, 1, 1}}, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 7), nil, nnRand(r, 72)}},
+		{"one channel", nil, []*Tensor{nnRand(r, 1, 5, 5, 1), nil, nil, nnRand(r, 1, 1, 3, 3), nil, nnRand(r, 2, 1, 1, 1)}},
+		{"residual of the wrong shape", nil, []*Tensor{nnRand(r, 1, 5, 5, 4), nil, nil, nnRand(r, 4, 1, 3, 3), nil, nnRand(r, 2, 4, 1, 1), nil, nnRand(r, 1, 5, 5, 4)}},
 		{"X rank 3", nil, []*Tensor{nnRand(r, 5, 5, 4), nnRand(r, 8, 4, 1, 1), nil, nnRand(r, 8, 1, 3, 3)}},
 	} {
 		n := nnNode("cuvil::FusedConvChain", 1, bad.attrs, 1, bad.in...)
