@@ -141,54 +141,44 @@ func FusedConvChain(n *Node) error {
 	if len(y) == 0 {
 		return nil
 	}
-	// The packed weights: the inputs as they are, or packed now into the
-	// node's cache (one buffer for all three).
-	var wpe, wpd, wpp []float32
-	if packed {
-		for _, w := range []struct {
-			t   *Tensor
-			ws  []int
-			grp int
-			dst *[]float32
-		}{{We, wse, 1, &wpe}, {Wd, wsd, Ce, &wpd}, {Wp, wsp, 1, &wpp}} {
-			if w.t == nil {
-				continue
+	// The packed weights (We, Wd, Wp): the inputs as they are, or packed
+	// now into the node's cache (one buffer for all three).
+	var wp [3][]float32
+	ws := [3][]int{wse, wsd, wsp}
+	grp := [3]int{1, Ce, 1}
+	var buf, tmp []float32
+	if !packed {
+		size := 0
+		for k, w := range [3]*Tensor{We, Wd, Wp} {
+			if w != nil {
+				size += nhwcPackedLen(ws[k], grp[k])
 			}
-			if w.t.Len() != nhwcPackedLen(w.ws, w.grp) {
-				return n.Errorf("prepacked weight has %d values, want %d for shape %v", w.t.Len(), nhwcPackedLen(w.ws, w.grp), w.ws)
+		}
+		buf = nnBuf[float32](n, 1, size)
+		tmp, _ = nnCacheOf(n).slots[4].([]float32)
+	}
+	off := 0
+	for k, w := range [3]*Tensor{We, Wd, Wp} {
+		if w == nil {
+			continue
+		}
+		l := nhwcPackedLen(ws[k], grp[k])
+		if packed {
+			if w.Len() != l {
+				return n.Errorf("prepacked weight has %d values, want %d for shape %v", w.Len(), l, ws[k])
 			}
-			*w.dst = w.t.F32()
+			wp[k] = w.F32()
+			continue
 		}
-	} else {
-		c := nnCacheOf(n)
-		size := nhwcPackedLen(wsd, Ce)
-		if We != nil {
-			size += nhwcPackedLen(wse, 1)
-		}
-		if Wp != nil {
-			size += nhwcPackedLen(wsp, 1)
-		}
-		buf := nnBuf[float32](n, 1, size)
-		tmp, _ := c.slots[4].([]float32)
-		off := 0
-		for _, w := range []struct {
-			t   *Tensor
-			ws  []int
-			grp int
-			dst *[]float32
-		}{{We, wse, 1, &wpe}, {Wd, wsd, Ce, &wpd}, {Wp, wsp, 1, &wpp}} {
-			if w.t == nil {
-				continue
-			}
-			l := nhwcPackedLen(w.ws, w.grp)
-			*w.dst, tmp, _ = nhwcPackWeights(buf[off:off+l:off+l], w.t.F32(), w.ws, w.grp, tmp)
-			off += l
-		}
-		c.slots[4] = tmp
+		wp[k], tmp, _ = nhwcPackWeights(buf[off:off+l:off+l], w.F32(), ws[k], grp[k], tmp)
+		off += l
+	}
+	if !packed {
+		nnCacheOf(n).slots[4] = tmp
 	}
 	g := nhwcGeomOf(N, H, W, Ce, win)
 	t := parTaskOf[convChainTask](n)
-	*t = convChainTask{g: g, C: C, M: M, x: X.F32(), wpe: wpe, wpd: wpd, wpp: wpp, y: y, z: z,
+	*t = convChainTask{g: g, C: C, M: M, x: X.F32(), wpe: wp[0], wpd: wp[1], wpp: wp[2], y: y, z: z,
 		after: n.Attrs.Int("residual_after_activation", 0) != 0, act: act, dLo: dLo, dHi: dHi}
 	if Be != nil {
 		t.be = Be.F32()

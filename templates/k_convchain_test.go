@@ -107,6 +107,17 @@ func TestFusedConvChain(t *testing.T) {
 			what := fmt.Sprintf("%d:%s/prepacked=%v", ci, c.name, pre)
 			got := nhwcRunBoth(t, what, "cuvil::FusedConvChain", attrs, in...)
 			nnCheck(t, what, got, want.Shape, nnF64(want), 1e-4)
+			if pre && ci < 2 {
+				// No allocation per run once warm (session runs).
+				for _, threads := range []int{1, 2} {
+					n := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+					n.Pool = NewWorkPool(WithThreads(threads))
+					if a := testing.AllocsPerRun(5, func() { _ = FusedConvChain(n) }); a != 0 {
+						t.Errorf("%s: %v allocations per run at %d threads", what, a, threads)
+					}
+					n.Pool.Close()
+				}
+			}
 			// Without a pool (constant folding): band buffers in the node.
 			n := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
 			if err := FusedConvChain(n); err != nil {
