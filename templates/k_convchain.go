@@ -262,9 +262,13 @@ func (t *convChainTask) runPart(i, parts int) {
 	for r := r0; r < r1; {
 		b, oh0 := r/g.OH, r%g.OH
 		oh1 := min(oh0+t.band, g.OH, oh0+r1-r)
-		// The input rows the band's windows touch.
+		// The input rows the band's windows touch (none when they all
+		// lie in the padding: then an empty image at row 0).
 		lo := max(0, oh0*g.sh-g.ph)
 		hi := min(g.H, (oh1-1)*g.sh-g.ph+(g.kh-1)*g.dh+1)
+		if hi <= lo {
+			lo, hi = 0, 0
+		}
 		src := t.x[b*g.H*g.W*t.C:]
 		if t.wpe != nil {
 			from := lo

@@ -29,6 +29,10 @@ func TestFusedConvChain(t *testing.T) {
 		{"no_expand", []int{1, 32, 19, 9}, 0, 16, Attrs{"pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}},
 		{"no_expand_res_s1", []int{2, 20, 7, 8}, 0, 20, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Relu", nil}},
 		{"5x5_dil", []int{1, 4, 17, 12}, 18, 5, Attrs{"kernel_shape": []int64{5, 5}, "dilations": []int64{2, 1}, "pads": []int64{3, 2, 4, 2}}, true, fusedActCase{"HardSwish", nil}},
+		// Padding wider than the kernel: bands whose windows miss the image.
+		{"pad_beyond", []int{1, 5, 3, 4}, 9, 3, Attrs{"pads": []int64{3, 1, 4, 2}}, false, fusedActCase{}},
+		{"pad_beyond_no_expand", []int{1, 6, 3, 200}, 0, 3, Attrs{"pads": []int64{0, 1, 6, 2}}, true, fusedActCase{}},
+		{"pad_beyond_s2", []int{1, 6, 3, 500}, 10, 3, Attrs{"strides": []int64{2, 2}, "pads": []int64{0, 1, 7, 2}}, false, fusedActCase{}},
 		// Tall enough for several bands per part (stride 1 keeps rows).
 		{"bands", []int{1, 8, 77, 41}, 150, 9, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}},
 		{"bands_s2", []int{1, 3, 99, 53}, 120, 17, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, relu6},
