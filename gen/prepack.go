@@ -20,7 +20,9 @@ import (
 // Likewise the constant float32 2-D B of every Gemm, MatMul,
 // cuvil::FusedGemm and cuvil::FusedMatMul becomes templates.PrepackGemmB's
 // result and the node gets templates.GemmPackedAttr with B's ONNX shape
-// (see prepackGemmB for the ones left alone).
+// (see prepackGemmB for the ones left alone). The weights of a
+// cuvil::FusedConvChain are packed like an NHWC FusedConv's
+// (prepackConvChain, templates.ConvChainPackedAttr).
 //
 // It edits m's top-level graph in place and returns the function that
 // undoes the edits, so Generate leaves its caller's model as it found it.
@@ -57,6 +59,20 @@ func prepack(m *ir.Model, winograd WinogradMode) (undo func()) {
 			n.Inputs = append([]*ir.Value(nil), n.Inputs...)
 			n.Inputs[1] = pv
 			swapped[w] = pv
+			continue
+		}
+		if n.Op == "FusedConvChain" && n.Domain == ir.CuvilDomain {
+			if inputs, shapes, ok := prepackConvChain(n, uses, isOutput); ok { // prepack_convchain.go
+				edits = append(edits, edit{n: n, attrs: n.Attrs, inputs: n.Inputs})
+				n.Attrs = append([]*ir.Attr(nil), n.Attrs...)
+				n.SetAttr(&ir.Attr{Name: templates.ConvChainPackedAttr, Kind: ir.AttrInts, Ints: shapes})
+				for i, v := range inputs {
+					if v != n.Inputs[i] {
+						swapped[n.Inputs[i]] = v
+					}
+				}
+				n.Inputs = inputs
+			}
 			continue
 		}
 		isConv := n.Op == "Conv" && (n.Domain == "" || n.Domain == "ai.onnx") || n.Op == "FusedConv" && n.Domain == ir.CuvilDomain

@@ -55,6 +55,10 @@ var Pipeline = []*Pass{
 	// match NCHW ops): chains of convolutions go channels-last where the
 	// cost model says so, with Transposes only at their edges.
 	Layout,
+	// After layout (it matches the NHWC convolutions layout made): an
+	// inverted bottleneck's expand, depthwise and project convolutions run
+	// as one pass over row bands, the expanded tensors never in memory.
+	FuseConvChain,
 	// After every other fusion (an epilogue inside a GEMM or conv beats a
 	// loop of its own) and after layout (it groups ops in their final
 	// layout): what element-wise ops are left run as one loop.

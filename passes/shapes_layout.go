@@ -14,6 +14,7 @@ func init() {
 	reg(inferLayoutVia("Conv", inferConv), "cuvil::FusedConv")
 	reg(inferLayoutVia("ScaleShift", inferSameAsInput), "cuvil::ScaleShift")
 	reg(inferPoolNHWC, "cuvil::PoolNHWC")
+	reg(inferConvChain, "cuvil::FusedConvChain")
 }
 
 // inferLayoutVia infers n with rule f of op, through NCHW when n has
@@ -34,6 +35,53 @@ func inferPoolNHWC(x *inferer, n *ir.Node) error {
 		return inferThroughNCHW(x, n, "GlobalAveragePool", inferGlobalPool, true)
 	}
 	return fmt.Errorf("unknown PoolNHWC mode %q", n.AttrString("mode", ""))
+}
+
+// inferConvChain: Y [N, H', W', M] from X [N, H, W, C] through the
+// depthwise window (Wd, input 3) and the projection (Wp, input 5; M is
+// Wd's channels without one).
+func inferConvChain(x *inferer, n *ir.Node) error {
+	t, err := x.inRank(n, 0, 4, 4)
+	if err != nil {
+		return err
+	}
+	wd, err := x.inRank(n, 3, 4, 4)
+	if err != nil {
+		return err
+	}
+	m := wd.Shape[0]
+	if n.Input(5) != nil {
+		wp, err := x.inRank(n, 5, 4, 4)
+		if err != nil {
+			return err
+		}
+		m = wp.Shape[0]
+	}
+	kernel := n.AttrInts("kernel_shape", nil)
+	if kernel == nil {
+		ks, ok := wd.Shape[2:].Consts()
+		if !ok {
+			return fmt.Errorf("Wd shape %v has symbolic spatial dims and kernel_shape is not given", wd.Shape)
+		}
+		kernel = ks
+	}
+	if len(kernel) != 2 {
+		return fmt.Errorf("kernel_shape %v must have 2 dims", kernel)
+	}
+	win, err := readWindow(n, kernel)
+	if err != nil {
+		return err
+	}
+	out := ir.Shape{t.Shape[0]}
+	for i := 0; i < 2; i++ {
+		d, err := x.windowDim(win, i, t.Shape[1+i])
+		if err != nil {
+			return err
+		}
+		out = append(out, d)
+	}
+	x.setOut(n, 0, t.DType, append(out, m))
+	return nil
 }
 
 // inferSameAsInput gives output 0 input 0's type.

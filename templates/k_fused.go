@@ -29,15 +29,19 @@ type fusedAct struct {
 }
 
 // fusedActOf reads the activation and activation_params attributes.
-func fusedActOf(n *Node) (fusedAct, error) {
-	p := n.Attrs.Floats("activation_params")
+func fusedActOf(n *Node) (fusedAct, error) { return fusedActNamed(n, "activation") }
+
+// fusedActNamed reads an activation from n's attributes attr and
+// attr+"_params" (FusedConvChain's stages have one each).
+func fusedActNamed(n *Node, attr string) (fusedAct, error) {
+	p := n.Attrs.Floats(attr + "_params")
 	param := func(i int, def float64) float64 {
 		if i < len(p) {
 			return float64(p[i])
 		}
 		return def
 	}
-	switch name := n.Attrs.String("activation", ""); name {
+	switch name := n.Attrs.String(attr, ""); name {
 	case "":
 		return fusedAct{}, nil
 	case "Relu":

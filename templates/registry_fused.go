@@ -2,6 +2,7 @@ package templates
 
 func init() {
 	register("cuvil::FusedConv", FusedConv)
+	register("cuvil::FusedConvChain", FusedConvChain)
 	register("cuvil::FusedGemm", FusedGemm)
 	register("cuvil::FusedMatMul", FusedMatMul)
 	register("cuvil::Gelu", Gelu)

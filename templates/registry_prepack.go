@@ -49,3 +49,8 @@ func PrepackConvWeightsNHWC(w []float32, ws []int, group int) ([]float32, bool) 
 	p, _, ok := nhwcPackWeights(nil, w, ws, group, nil)
 	return p, ok
 }
+
+// ConvChainPackedAttr names the attribute (ints: the ONNX shapes of its
+// weights, 4 each, in input order) gen sets on a cuvil::FusedConvChain
+// whose weights it replaced by PrepackConvWeightsNHWC's results.
+const ConvChainPackedAttr = convChainPackedAttr

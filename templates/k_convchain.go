@@ -1,0 +1,330 @@
+package templates
+
+// cuvil::FusedConvChain (passes/fuse_convchain.go) is an NHWC inverted
+// bottleneck in one node: [expand 1x1] -> depthwise kxk -> [project 1x1],
+// at least two of the three, so the expanded tensors (6x the channels in
+// mobilenet_v2) never go to memory. Each part (thread) takes a run of
+// output rows and walks it in bands: it computes the expanded input rows a
+// band's depthwise windows need into its own buffer (a few rows, sized to
+// stay in L2; rows the previous band already computed are moved to the
+// front, not recomputed; the first band of a part recomputes the rows it
+// shares with the part before), runs the depthwise row kernel over them
+// (into a band buffer when a projection follows), then the projection's
+// pointwise tiles over the band. Every value is computed in the same order
+// as by the three FusedConv nodes it replaces, so results do not depend on
+// the bands or the thread count.
+
+// convChainPackedAttr is the attribute gen sets on a FusedConvChain whose
+// weights it replaced by nhwcPackWeights's results: the ONNX shapes of We
+// (when present), Wd and Wp (when present), four ints each, in input order.
+const convChainPackedAttr = "packed_w_shapes"
+
+// convChainBandFloats is the expanded-row buffer a band aims for (floats,
+// per part): with the depthwise band it stays in L2. Measured on
+// mobilenet_v2's blocks at 1 thread (BenchmarkConvChain): 16K floats
+// streams the weights once per band too often on 14x14 maps (1.15x the
+// split time), 64K and more are equal there; on 112x112 and 56x56 maps
+// 64K gains 0.72-0.89x, a whole image per band 1.0-1.14x.
+const convChainBandFloats = 64 << 10
+
+// FusedConvChain is cuvil::FusedConvChain: inputs X [N,H,W,C], expand We
+// [Ce,C,1,1] and Be (optional), depthwise Wd [Ce,1,kh,kw] and Bd, project
+// Wp [M,Ce,1,1] and Bp (optional), residual Z; output Y [N,OH,OW,M] (M =
+// Ce without a projection). The expand and (before a projection) depthwise
+// stages clamp (expand_activation, dw_activation: none, Relu or Clip); the
+// last stage has FusedConv's epilogue (activation, Z,
+// residual_after_activation).
+func FusedConvChain(n *Node) error {
+	X, We, Be, Wd, Bd, Wp, Bp, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3), n.Input(4), n.Input(5), n.Input(6), n.Input(7)
+	if X == nil || Wd == nil {
+		return n.Errorf("needs inputs X and Wd")
+	}
+	if We == nil && Wp == nil {
+		return n.Errorf("needs We or Wp (an expand or a project stage)")
+	}
+	for _, t := range []*Tensor{X, We, Be, Wd, Bd, Wp, Bp} {
+		if t != nil && t.DType != F32 {
+			return n.Errorf("needs float32 inputs, have %v", t.DType)
+		}
+	}
+	if len(X.Shape) != 4 {
+		return n.Errorf("X %v must have rank 4 (NHWC)", X.ShapeString())
+	}
+	act, err := fusedActOf(n)
+	if err != nil {
+		return err
+	}
+	eAct, err := fusedActNamed(n, "expand_activation")
+	if err != nil {
+		return err
+	}
+	dAct, err := fusedActNamed(n, "dw_activation")
+	if err != nil {
+		return err
+	}
+	eLo, eHi, eClamp := fusedClampOf(eAct)
+	dLo, dHi, dClamp := fusedClampOf(dAct)
+	if !eClamp || !dClamp {
+		return n.Errorf("expand_activation and dw_activation must be none, Relu or Clip")
+	}
+	sc := n.ScratchInts(32)
+	// Weight shapes: the inputs' or, prepacked, the attribute's.
+	wse, wsd, wsp := sc[12:16], sc[16:20], sc[20:24]
+	ps := n.Attrs.Ints(convChainPackedAttr)
+	packed := ps != nil
+	k := 0
+	for _, w := range []struct {
+		t  *Tensor
+		ws []int
+	}{{We, wse}, {Wd, wsd}, {Wp, wsp}} {
+		switch {
+		case w.t == nil:
+			clear(w.ws)
+		case packed:
+			if len(ps) < k+4 {
+				return n.Errorf("%s %v must hold 4 ints per weight", convChainPackedAttr, ps)
+			}
+			nnIntsInto(w.ws, ps[k:k+4])
+			k += 4
+		case len(w.t.Shape) != 4:
+			return n.Errorf("weight %v must have rank 4", w.t.ShapeString())
+		default:
+			copy(w.ws, w.t.Shape)
+		}
+	}
+	if packed && k != len(ps) {
+		return n.Errorf("%s %v must hold 4 ints per weight", convChainPackedAttr, ps)
+	}
+	N, H, W, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3]
+	Ce := C
+	if We != nil {
+		if wse[1] != C || wse[2] != 1 || wse[3] != 1 {
+			return n.Errorf("We %v must be [Ce, %d, 1, 1]", wse, C)
+		}
+		Ce = wse[0]
+	}
+	if wsd[0] != Ce || wsd[1] != 1 {
+		return n.Errorf("Wd %v must be [%d, 1, kh, kw] (depthwise)", wsd, Ce)
+	}
+	M := Ce
+	if Wp != nil {
+		if wsp[1] != Ce || wsp[2] != 1 || wsp[3] != 1 {
+			return n.Errorf("Wp %v must be [M, %d, 1, 1]", wsp, Ce)
+		}
+		M = wsp[0]
+	}
+	for _, b := range []struct {
+		t *Tensor
+		n int
+	}{{Be, Ce}, {Bd, Ce}, {Bp, M}} {
+		if b.t != nil && b.t.Len() != b.n {
+			return n.Errorf("bias %v must have %d values", b.t.ShapeString(), b.n)
+		}
+	}
+	if Ce < 2 || M <= 0 || C <= 0 {
+		return n.Errorf("needs channels > 0 and a depthwise of at least 2: X %v, Wd %v", X.ShapeString(), wsd)
+	}
+	win, err := nnWindow(n, X.Shape[1:3], wsd[2:], false, sc[:12])
+	if err != nil {
+		return err
+	}
+	shape := sc[24:28]
+	shape[0], shape[1], shape[2], shape[3] = N, win.out[0], win.out[1], M
+	last := Bd
+	if Wp != nil {
+		last = Bp
+	}
+	y, z, _, err := nhwcOutput(n, Z, last, shape)
+	if err != nil {
+		return err
+	}
+	if len(y) == 0 {
+		return nil
+	}
+	// The packed weights (We, Wd, Wp): the inputs as they are, or packed
+	// now into the node's cache (one buffer for all three).
+	var wp [3][]float32
+	ws := [3][]int{wse, wsd, wsp}
+	grp := [3]int{1, Ce, 1}
+	var buf, tmp []float32
+	if !packed {
+		size := 0
+		for k, w := range [3]*Tensor{We, Wd, Wp} {
+			if w != nil {
+				size += nhwcPackedLen(ws[k], grp[k])
+			}
+		}
+		buf = nnBuf[float32](n, 1, size)
+		tmp, _ = nnCacheOf(n).slots[4].([]float32)
+	}
+	off := 0
+	for k, w := range [3]*Tensor{We, Wd, Wp} {
+		if w == nil {
+			continue
+		}
+		l := nhwcPackedLen(ws[k], grp[k])
+		if packed {
+			if w.Len() != l {
+				return n.Errorf("prepacked weight has %d values, want %d for shape %v", w.Len(), l, ws[k])
+			}
+			wp[k] = w.F32()
+			continue
+		}
+		wp[k], tmp, _ = nhwcPackWeights(buf[off:off+l:off+l], w.F32(), ws[k], grp[k], tmp)
+		off += l
+	}
+	if !packed {
+		nnCacheOf(n).slots[4] = tmp
+	}
+	g := nhwcGeomOf(N, H, W, Ce, win)
+	t := parTaskOf[convChainTask](n)
+	*t = convChainTask{g: g, C: C, M: M, x: X.F32(), wpe: wp[0], wpd: wp[1], wpp: wp[2], y: y, z: z,
+		after: n.Attrs.Int("residual_after_activation", 0) != 0, act: act, dLo: dLo, dHi: dHi}
+	if Be != nil {
+		t.be = Be.F32()
+	}
+	if Bd != nil {
+		t.bd = Bd.F32()
+	}
+	if Bp != nil {
+		t.bp = Bp.F32()
+	}
+	t.ee, _ = nhwcPWEpiOf(t.be, nil, false, eAct)
+	t.ee.lo, t.ee.hi = eLo, eHi
+	// Band rows: the expanded rows of a band ((R-1)*sh + the window's
+	// height) fill about convChainBandFloats.
+	span := (g.kh-1)*g.dh + 1
+	t.band = max(1, min(g.OH, (convChainBandFloats/max(1, W*Ce)-span)/g.sh+1))
+	t.erows = (t.band-1)*g.sh + span
+	if We != nil {
+		t.esize = t.erows * W * Ce
+	}
+	if Wp != nil {
+		t.dsize = t.band * g.OW * Ce
+	}
+	rows := N * g.OH
+	parts := 1
+	flops := rows * g.OW * Ce * (g.kh*g.kw + C + M)
+	if threads := n.Pool.Threads(); threads > 1 && flops >= parMinFlops {
+		parts = min(threads, rows)
+	}
+	// Each part's expanded rows and depthwise band live in its pool
+	// scratch (in the node's cache without a pool).
+	if t.bd == nil {
+		t.bd = nnBuf[float32](n, 0, Ce)
+		clear(t.bd)
+	}
+	if n.Pool == nil {
+		t.buf = nnBuf[float32](n, 3, parts*(t.esize+t.dsize))
+	}
+	t.pool = n.Pool
+	t.taps = nnBuf[int](n, 2, parts*2*g.kh*g.kw)
+	n.Pool.Run(parts, t)
+	*t = convChainTask{}
+	return nil
+}
+
+// convChainTask is a FusedConvChain split over output rows (N*OH of
+// them). Depthwise geometry g has the expanded channels; C is X's.
+type convChainTask struct {
+	g             nhwcGeom
+	C, M          int
+	x, y, z       []float32
+	wpe, wpd, wpp []float32
+	be, bd, bp    []float32
+	ee            nhwcPWEpi
+	dLo, dHi      float32
+	after         bool
+	act           fusedAct
+	band, erows   int
+	esize, dsize  int
+	buf           []float32 // band buffers without a pool
+	taps          []int
+	pool          *WorkPool
+}
+
+func (t *convChainTask) runPart(i, parts int) {
+	g := &t.g
+	Ce := g.C
+	nt := 2 * g.kh * g.kw
+	taps := t.taps[i*nt : (i+1)*nt]
+	var buf []float32
+	if s := t.pool.scratchFor(i); s != nil {
+		buf = s.bandBuf(t.esize + t.dsize)
+	} else {
+		buf = t.buf[i*(t.esize+t.dsize) : (i+1)*(t.esize+t.dsize)]
+	}
+	ebuf, dbuf := buf[:t.esize], buf[t.esize:]
+	rowE := g.W * Ce // one expanded row
+	// The expanded rows [eLo, eHi) of image eImg are in ebuf.
+	eImg, eLo, eHi := -1, 0, 0
+	r0, r1 := parSplit(g.N*g.OH, parts, i, 1)
+	for r := r0; r < r1; {
+		b, oh0 := r/g.OH, r%g.OH
+		oh1 := min(oh0+t.band, g.OH, oh0+r1-r)
+		// The input rows the band's windows touch (none when they all
+		// lie in the padding: then an empty image at row 0).
+		lo := max(0, oh0*g.sh-g.ph)
+		hi := min(g.H, (oh1-1)*g.sh-g.ph+(g.kh-1)*g.dh+1)
+		if hi <= lo {
+			lo, hi = 0, 0
+		}
+		src := t.x[b*g.H*g.W*t.C:]
+		if t.wpe != nil {
+			from := lo
+			if eImg == b && lo >= eLo && lo < eHi {
+				copy(ebuf, ebuf[(lo-eLo)*rowE:(eHi-eLo)*rowE])
+				from = eHi
+			}
+			if from < hi {
+				nhwcPWGemm((hi-from)*g.W, Ce, t.C, t.x[((b*g.H+from)*g.W)*t.C:], t.C, nil, t.wpe, ebuf[(from-lo)*rowE:], &t.ee)
+			}
+			eImg, eLo, eHi = b, lo, hi
+			src = ebuf
+		} else {
+			src = src[lo*rowE:]
+		}
+		// The band's depthwise over rows [lo, hi) only: a geometry whose
+		// image starts at row lo and whose output starts at row oh0.
+		gl := *g
+		gl.N, gl.H, gl.OH, gl.ph = 1, hi-lo, oh1-oh0, g.ph-oh0*g.sh+lo
+		rl := g.OW * Ce
+		if t.wpp != nil {
+			for oh := 0; oh < oh1-oh0; oh++ {
+				gl.row(nhwcModeDW, src, t.wpd, t.bd, dbuf, 0, oh, taps, false, t.dLo, t.dHi)
+			}
+			m := (oh1 - oh0) * g.OW
+			o := (b*g.OH + oh0) * g.OW * t.M
+			blk := t.y[o : o+m*t.M]
+			var z []float32
+			if t.z != nil {
+				z = t.z[o : o+m*t.M]
+			}
+			e, all := nhwcPWEpiOf(t.bp, z, t.after, t.act)
+			nhwcPWGemm(m, t.M, Ce, dbuf, Ce, nil, t.wpp, blk, &e)
+			if !all {
+				fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+			}
+		} else {
+			// The depthwise is the last stage: its epilogue.
+			clo, chi, clamp := fusedClampOf(t.act)
+			epi := !clamp || t.z != nil
+			if epi {
+				clo, chi, _ = fusedClampOf(fusedAct{})
+			}
+			o := (b*g.OH + oh0) * rl
+			for oh := 0; oh < oh1-oh0; oh++ {
+				gl.row(nhwcModeDW, src, t.wpd, t.bd, t.y[o:], 0, oh, taps, false, clo, chi)
+				if epi {
+					yr := t.y[o+oh*rl : o+(oh+1)*rl]
+					var z []float32
+					if t.z != nil {
+						z = t.z[o+oh*rl : o+(oh+1)*rl]
+					}
+					fusedEpilogue32(yr, 0, nil, 0, z, t.after, t.act)
+				}
+			}
+		}
+		r += oh1 - oh0
+	}
+}

@@ -1,0 +1,153 @@
+//go:build linux
+
+package templates
+
+import (
+	"fmt"
+	"math/rand"
+	"runtime"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// BenchmarkConvChain times mobilenet_v2's inverted bottlenecks as one
+// cuvil::FusedConvChain (chain) against the three FusedConv nodes it
+// replaces (split), weights prepacked as gen stores them, alternating the
+// two in one loop so that a loaded machine slows both alike. At 1 thread
+// it reports the calling thread's CPU time per run (the kernel's work),
+// at 2 threads the wall time and the process's CPU time; medians over
+// the rounds. Run with -benchtime=1x (each b.N is the whole comparison).
+func BenchmarkConvChain(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	blocks := []struct {
+		name            string
+		c, ce, m, hw, s int
+		res             bool
+	}{
+		{"f1_dw32_112", 32, 0, 16, 112, 1, false},
+		{"f2_16_96_112_s2", 16, 96, 24, 112, 2, false},
+		{"f3_24_144_56", 24, 144, 24, 56, 1, true},
+		{"f4_24_144_56_s2", 24, 144, 32, 56, 2, false},
+		{"f5_32_192_28", 32, 192, 32, 28, 1, true},
+		{"f7_32_192_28_s2", 32, 192, 64, 28, 2, false},
+		{"f8_64_384_14", 64, 384, 64, 14, 1, true},
+		{"f12_96_576_14", 96, 576, 96, 14, 1, true},
+		{"f14_96_576_14_s2", 96, 576, 160, 14, 2, false},
+		{"f15_160_960_7", 160, 960, 160, 7, 1, true},
+		{"f17_160_960_7", 160, 960, 320, 7, 1, false},
+	}
+	relu6 := Attrs{"activation": "Clip", "activation_params": []float32{0, 6}}
+	pack := func(w *Tensor, grp int) *Tensor {
+		p, _ := PrepackConvWeightsNHWC(w.F32(), w.Shape, grp)
+		return &Tensor{DType: F32, Shape: []int{len(p)}, Data: p}
+	}
+	for _, threads := range []int{1, 2} {
+		for _, c := range blocks {
+			ce := c.ce
+			if ce == 0 {
+				ce = c.c
+			}
+			x := nhwcOf(nnRand(r, 1, c.c, c.hw, c.hw), F32)
+			oh := (c.hw-1)/c.s + 1
+			var z *Tensor
+			if c.res {
+				z = nnRand(r, 1, oh, oh, c.m)
+			}
+			wd, bd := nnRand(r, ce, 1, 3, 3), nnRand(r, ce)
+			wp, bp := nnRand(r, c.m, ce, 1, 1), nnRand(r, c.m)
+			dwAttrs := Attrs{"group": int64(ce), "pads": []int64{1, 1, 1, 1}, "strides": []int64{int64(c.s), int64(c.s)}, "layout": "NHWC", ConvPackedAttr: ints64(wd.Shape)}
+			for k, v := range relu6 {
+				dwAttrs[k] = v
+			}
+			chainAttrs := Attrs{"pads": []int64{1, 1, 1, 1}, "strides": []int64{int64(c.s), int64(c.s)}, "dw_activation": "Clip", "dw_activation_params": []float32{0, 6}}
+			var split []*Node
+			var shapes []int64
+			chainIn := []*Tensor{x, nil, nil, pack(wd, ce), bd, pack(wp, 1), bp, z}
+			dIn := x
+			if c.ce > 0 {
+				we, be := nnRand(r, ce, c.c, 1, 1), nnRand(r, ce)
+				a := Attrs{"layout": "NHWC", ConvPackedAttr: ints64(we.Shape)}
+				for k, v := range relu6 {
+					a[k] = v
+				}
+				e := nnNode("cuvil::FusedConv", 1, a, 1, x, pack(we, 1), be)
+				split = append(split, e)
+				dIn = e.Out[0]
+				chainIn[1], chainIn[2] = pack(we, 1), be
+				chainAttrs["expand_activation"], chainAttrs["expand_activation_params"] = "Clip", []float32{0, 6}
+				shapes = append(shapes, ints64(we.Shape)...)
+			}
+			d := nnNode("cuvil::FusedConv", 1, dwAttrs, 1, dIn, pack(wd, ce), bd)
+			pIn := []*Tensor{d.Out[0], pack(wp, 1), bp}
+			if z != nil {
+				pIn = append(pIn, z)
+			}
+			p := nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", ConvPackedAttr: ints64(wp.Shape)}, 1, pIn...)
+			split = append(split, d, p)
+			shapes = append(shapes, ints64(wd.Shape)...)
+			shapes = append(shapes, ints64(wp.Shape)...)
+			chainAttrs[convChainPackedAttr] = shapes
+			chain := nnNode("cuvil::FusedConvChain", 1, chainAttrs, 1, chainIn...)
+			pool := NewWorkPool(WithThreads(threads))
+			for _, n := range append(split, chain) {
+				n.Pool = pool
+			}
+			b.Run(fmt.Sprintf("%s/threads=%d", c.name, threads), func(b *testing.B) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				run := func(ns []*Node, reps int) (cpu, wall float64) {
+					c0, p0, t0 := threadClockNanos(), procCPUNanos(), time.Now()
+					for i := 0; i < reps; i++ {
+						for _, n := range ns {
+							if err := Kernels[n.Op](n); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					wall = float64(time.Since(t0).Nanoseconds()) / float64(reps)
+					if threads == 1 {
+						return float64(threadClockNanos()-c0) / float64(reps), wall
+					}
+					return float64(procCPUNanos()-p0) / float64(reps), wall
+				}
+				run(split, 3)
+				run([]*Node{chain}, 3)
+				var sc, cc, sw, cw []float64
+				for round := 0; round < 41; round++ {
+					a, aw := run(split, 5)
+					bb, bw := run([]*Node{chain}, 5)
+					sc, cc, sw, cw = append(sc, a), append(cc, bb), append(sw, aw), append(cw, bw)
+				}
+				med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+				b.ReportMetric(med(sc)/1e3, "split-cpu-us")
+				b.ReportMetric(med(cc)/1e3, "chain-cpu-us")
+				b.ReportMetric(med(cc)/med(sc), "chain/split-cpu")
+				b.ReportMetric(med(cw)/med(sw), "chain/split-wall")
+			})
+			pool.Close()
+		}
+	}
+}
+
+// threadClockNanos is the calling thread's CPU clock in ns
+// (CLOCK_THREAD_CPUTIME_ID: exact, where getrusage counts scheduler ticks).
+func threadClockNanos() int64 {
+	var ts syscall.Timespec
+	const clockThreadCPUTime = 3
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return ts.Nano()
+}
+
+// procCPUNanos is the process's CPU time (user+sys, all threads) in ns.
+func procCPUNanos() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}

@@ -1,0 +1,166 @@
+package templates
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+// TestFusedConvChain checks cuvil::FusedConvChain against the three
+// convolutions run one after the other in float64 (NCHW ai.onnx Conv,
+// Clip, Add), with weights plain and prepacked as gen stores them, at 1
+// and 2 threads (bit for bit equal, nhwcRunBoth).
+func TestFusedConvChain(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	relu6 := fusedActCase{"Clip", []float32{0, 6}}
+	cases := []struct {
+		name     string
+		x        []int // NCHW
+		ce, m    int   // expanded channels (0: no expand), projected (0: none)
+		dw       Attrs // the depthwise's kernel_shape, strides, pads, dilations
+		residual bool
+		last     fusedActCase
+	}{
+		{"s1_res", []int{1, 8, 13, 11}, 37, 8, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}},
+		{"s2", []int{1, 16, 15, 17}, 96, 24, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}},
+		{"s2_even", []int{2, 5, 14, 10}, 30, 7, Attrs{"strides": []int64{2, 2}, "pads": []int64{0, 0, 1, 1}}, false, relu6},
+		{"no_project", []int{1, 6, 9, 7}, 21, 0, Attrs{"pads": []int64{1, 1, 1, 1}}, false, relu6},
+		{"no_project_res_tanh", []int{1, 6, 9, 7}, 21, 0, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Tanh", nil}},
+		{"no_expand", []int{1, 32, 19, 9}, 0, 16, Attrs{"pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}},
+		{"no_expand_res_s1", []int{2, 20, 7, 8}, 0, 20, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Relu", nil}},
+		{"5x5_dil", []int{1, 4, 17, 12}, 18, 5, Attrs{"kernel_shape": []int64{5, 5}, "dilations": []int64{2, 1}, "pads": []int64{3, 2, 4, 2}}, true, fusedActCase{"HardSwish", nil}},
+		// Padding wider than the kernel: bands whose windows miss the image.
+		{"pad_beyond", []int{1, 5, 3, 4}, 9, 3, Attrs{"pads": []int64{3, 1, 4, 2}}, false, fusedActCase{}},
+		{"pad_beyond_no_expand", []int{1, 6, 3, 200}, 0, 3, Attrs{"pads": []int64{0, 1, 6, 2}}, true, fusedActCase{}},
+		{"pad_beyond_s2", []int{1, 6, 3, 500}, 10, 3, Attrs{"strides": []int64{2, 2}, "pads": []int64{0, 1, 7, 2}}, false, fusedActCase{}},
+		// Tall enough for several bands per part (stride 1 keeps rows).
+		{"bands", []int{1, 8, 77, 41}, 150, 9, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}},
+		{"bands_s2", []int{1, 3, 99, 53}, 120, 17, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, relu6},
+	}
+	for ci, c := range cases {
+		X := nnRand(r, c.x...)
+		C := c.x[1]
+		ce := c.ce
+		if ce == 0 {
+			ce = C
+		}
+		dwk := []int{3, 3}
+		if k, ok := c.dw["kernel_shape"]; ok {
+			dwk = []int{int(k.([]int64)[0]), int(k.([]int64)[1])}
+		}
+		var We, Be, Wp, Bp *Tensor
+		if c.ce > 0 {
+			We, Be = nnRand(r, ce, C, 1, 1), nnRand(r, ce)
+		}
+		Wd, Bd := nnRand(r, ce, 1, dwk[0], dwk[1]), nnRand(r, ce)
+		if c.m > 0 {
+			Wp, Bp = nnRand(r, c.m, ce, 1, 1), nnRand(r, c.m)
+		}
+		// Reference, float64 NCHW.
+		e := nnAs(X, F64)
+		if We != nil {
+			e = nnRun(t, "Conv", 11, nil, 1, e, nnAs(We, F64), nnAs(Be, F64))[0]
+			e = fusedRefAct(t, relu6, e)
+		}
+		dwAttrs := Attrs{"group": int64(ce)}
+		for k, v := range c.dw {
+			dwAttrs[k] = v
+		}
+		d := nnRun(t, "Conv", 11, dwAttrs, 1, e, nnAs(Wd, F64), nnAs(Bd, F64))[0]
+		want := d
+		if Wp != nil {
+			want = nnRun(t, "Conv", 11, nil, 1, fusedRefAct(t, relu6, d), nnAs(Wp, F64), nnAs(Bp, F64))[0]
+		}
+		var Z *Tensor
+		if c.residual {
+			Z = nnRand(r, want.Shape...)
+			want = fusedRef64(t, "Add", 14, nil, want, nnAs(Z, F64))
+			Z = nhwcOf(Z, F32)
+		}
+		want = nhwcOf(fusedRefAct(t, c.last, want), F64)
+
+		for _, pre := range []bool{false, true} {
+			attrs := fusedAttrs(c.last, c.dw)
+			if We != nil {
+				attrs["expand_activation"], attrs["expand_activation_params"] = "Clip", []float32{0, 6}
+			}
+			if Wp != nil {
+				attrs["dw_activation"], attrs["dw_activation_params"] = "Clip", []float32{0, 6}
+			}
+			in := []*Tensor{nhwcOf(X, F32), We, Be, Wd, Bd, Wp, Bp, Z}
+			if pre {
+				var shapes []int64
+				for _, i := range []int{1, 3, 5} {
+					w := in[i]
+					if w == nil {
+						continue
+					}
+					grp := 1
+					if i == 3 {
+						grp = ce
+					}
+					p, ok := PrepackConvWeightsNHWC(w.F32(), w.Shape, grp)
+					if !ok {
+						t.Fatalf("%s: not prepackable", c.name)
+					}
+					shapes = append(shapes, ints64(w.Shape)...)
+					in[i] = &Tensor{DType: F32, Shape: []int{len(p)}, Data: p}
+				}
+				attrs[convChainPackedAttr] = shapes
+			}
+			what := fmt.Sprintf("%d:%s/prepacked=%v", ci, c.name, pre)
+			got := nhwcRunBoth(t, what, "cuvil::FusedConvChain", attrs, in...)
+			nnCheck(t, what, got, want.Shape, nnF64(want), 1e-4)
+			if pre && ci < 2 {
+				// No allocation per run once warm (session runs).
+				for _, threads := range []int{1, 2} {
+					n := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+					n.Pool = NewWorkPool(WithThreads(threads))
+					if a := testing.AllocsPerRun(5, func() { _ = FusedConvChain(n) }); a != 0 {
+						t.Errorf("%s: %v allocations per run at %d threads", what, a, threads)
+					}
+					n.Pool.Close()
+				}
+			}
+			// Without a pool (constant folding): band buffers in the node.
+			n := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+			if err := FusedConvChain(n); err != nil {
+				t.Fatalf("%s/nopool: %v", what, err)
+			}
+			for j, v := range n.Out[0].F32() {
+				if v != got.F32()[j] {
+					t.Fatalf("%s/nopool: [%d] = %v, want %v", what, j, v, got.F32()[j])
+				}
+			}
+		}
+	}
+	// An empty batch: an empty output.
+	n := nnNode("cuvil::FusedConvChain", 1, Attrs{"pads": []int64{1, 1, 1, 1}}, 1, nnRand(r, 0, 5, 5, 4), nnRand(r, 8, 4, 1, 1), nil, nnRand(r, 8, 1, 3, 3))
+	if err := FusedConvChain(n); err != nil || len(n.Out[0].Shape) != 4 || n.Out[0].Shape[0] != 0 {
+		t.Fatalf("empty batch: %v, shape %v", err, n.Out[0].Shape)
+	}
+	// Bad input is an error naming the node, not a panic.
+	for _, bad := range []struct {
+		what  string
+		attrs Attrs
+		in    []*Tensor
+	}{
+		{"no expand or project", nil, []*Tensor{nnRand(r, 1, 5, 5, 4), nil, nil, nnRand(r, 4, 1, 3, 3)}},
+		{"Wd not depthwise", nil, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 8, 4, 1, 1), nil, nnRand(r, 8, 2, 3, 3)}},
+		{"We of the wrong input channels", nil, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 8, 3, 1, 1), nil, nnRand(r, 8, 1, 3, 3)}},
+		{"tanh before a projection", Attrs{"dw_activation": "Tanh"}, []*Tensor{nnRand(r, 1, 5, 5, 4), nil, nil, nnRand(r, 4, 1, 3, 3), nil, nnRand(r, 2, 4, 1, 1)}},
+		{"packed of the wrong length", Attrs{convChainPackedAttr: []int64{8, 4, 1, 1, 8, 1, 3, 3}}, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 7), nil, nnRand(r, 72)}},
+		{"packed shapes short", Attrs{convChainPackedAttr: []int64{8, 4, 1, 1}}, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 7), nil, nnRand(r, 72)}},
+		{"one channel", nil, []*Tensor{nnRand(r, 1, 5, 5, 1), nil, nil, nnRand(r, 1, 1, 3, 3), nil, nnRand(r, 2, 1, 1, 1)}},
+		{"residual of the wrong shape", nil, []*Tensor{nnRand(r, 1, 5, 5, 4), nil, nil, nnRand(r, 4, 1, 3, 3), nil, nnRand(r, 2, 4, 1, 1), nil, nnRand(r, 1, 5, 5, 4)}},
+		{"X rank 3", nil, []*Tensor{nnRand(r, 5, 5, 4), nnRand(r, 8, 4, 1, 1), nil, nnRand(r, 8, 1, 3, 3)}},
+	} {
+		n := nnNode("cuvil::FusedConvChain", 1, bad.attrs, 1, bad.in...)
+		n.Pool = NewWorkPool(WithThreads(1))
+		err := FusedConvChain(n)
+		n.Pool.Close()
+		if err == nil {
+			t.Errorf("%s: accepted", bad.what)
+		}
+	}
+}
