@@ -104,8 +104,9 @@ func nhwcPWEpiOf(bias, z []float32, after bool, act fusedAct) (nhwcPWEpi, bool) 
 	return e, true
 }
 
-// nhwcPWGemm sets c [m, M] (row stride M) to A x W' and the epilogue e
-// (its z, like c, from row 0 of the block). A is row-major with row
+// nhwcPWGemm sets c [m, M] (row stride ldc >= M: a channel slice of a
+// wider output, see nhwcOutput) to A x W' and the epilogue e (its z,
+// like c, from row 0 of the block with row stride ldc). A is row-major with row
 // stride lda from a[0] (offs nil), or gathered: row r, step p at
 // a[r*lda+offs[p]/4]. W' [K, M] is packed whole by sgemmPackB. K blocks
 // are the packed layout's (sgemmKBlock); a block after the first adds to
@@ -113,12 +114,12 @@ func nhwcPWEpiOf(bias, z []float32, after bool, act fusedAct) (nhwcPWEpi, bool) 
 // tiles are 32 wide, the last one 16 (or a masked 32 for 17 to 31
 // columns left); rows go 12 at a time (AVX2: 16 columns by 6 rows). Each element is summed in k order
 // whatever m is, so splitting rows does not change results.
-func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c []float32, e *nhwcPWEpi) {
+func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c []float32, ldc int, e *nhwcPWEpi) {
 	const NR = sgemmPkNR
-	if m <= 0 || M <= 0 || K <= 0 || len(wp) < sgemmPackedBSize(K, M) || len(c) < m*M {
+	if m <= 0 || M <= 0 || K <= 0 || len(wp) < sgemmPackedBSize(K, M) || ldc < M || len(c) < (m-1)*ldc+M {
 		panic("templates: nhwcPWGemm out of range")
 	}
-	if e.z != nil && len(e.z) < m*M || e.bias != nil && len(e.bias) < M {
+	if e.z != nil && len(e.z) < (m-1)*ldc+M || e.bias != nil && len(e.bias) < M {
 		panic("templates: nhwcPWGemm epilogue out of range")
 	}
 	// The tiles read through raw pointers: the furthest element of A.
@@ -173,9 +174,9 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 				rows := min(maxRows, m-r)
 				var z []float32
 				if e.z != nil {
-					z = e.z[r*M+j:]
+					z = e.z[r*ldc+j:]
 				}
-				nhwcPWTile(rows, panels, kc, ap[r*lda:], lda, offp, blk[j*kc:], NR*kc, c[r*M+j:], M, bias, z, e.lo, e.hi, flags, n-(panels-1)*NR)
+				nhwcPWTile(rows, panels, kc, ap[r*lda:], lda, offp, blk[j*kc:], NR*kc, c[r*ldc+j:], ldc, bias, z, e.lo, e.hi, flags, n-(panels-1)*NR)
 			}
 			j += n
 		}
