@@ -18,9 +18,9 @@ const (
 const fusedActAttrs = "activation:string= activation_params:floats"
 
 var cuvilOpDefs = []opDef{
-	{"FusedConv", "1", "X:T W:T B:T? Z:T?", "Y:T", "T=$f",
-		"auto_pad:string=NOTSET dilations:ints group:int=1 in_layout:string=NHWC kernel_shape:ints layout:string=NCHW pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
-		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C] ([N,C,H,W] with in_layout NCHW, group 1 only), Y and Z [N,H',W',M]; W keeps its ONNX shape.", nil},
+	{"FusedConv", "1", "X:T W:T B:T? Z:T? Into:T?", "Y:T", "T=$f",
+		"auto_pad:string=NOTSET dilations:ints group:int=1 in_layout:string=NHWC kernel_shape:ints layout:string=NCHW out_channels:int=0 out_offset:int=0 pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
+		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C] ([N,C,H,W] with in_layout NCHW, group 1 only), Y and Z [N,H',W',M]; W keeps its ONNX shape. out_channels (NHWC, group 1, no Z; set by the concat-into pass): Y is [N,H',W',out_channels], the convolution writes channels [out_offset, out_offset+M), the others are Into's (same shape as Y) or, without Into, undefined.", nil},
 	{"FusedGemm", "1", "A:T B:T C:T? Z:T?", "Y:T", "T=$f",
 		"alpha:float=1 beta:float=1 transA:int=0 transB:int=0 " + fusedActAttrs + " residual_after_activation:int=0", "",
 		"Gemm (alpha*A'*B' + beta*C), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},

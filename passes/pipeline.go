@@ -55,6 +55,10 @@ var Pipeline = []*Pass{
 	// match NCHW ops): chains of convolutions go channels-last where the
 	// cost model says so, with Transposes only at their edges.
 	Layout,
+	// After layout: only then are the channels the last axis and the
+	// convolutions NHWC FusedConvs that can write a slice of a wider row;
+	// those feeding a channel Concat write into its output.
+	ConcatInto,
 	// After every other fusion (an epilogue inside a GEMM or conv beats a
 	// loop of its own) and after layout (it groups ops in their final
 	// layout): what element-wise ops are left run as one loop.
