@@ -705,6 +705,26 @@ func (t *nhwcConvTask) runCols(i, parts int) {
 		} else {
 			t.im2col(col, a, b)
 		}
+		if t.pointwise && nhwcPWFast {
+			// The tiles on this part's columns, A in place, the epilogue
+			// in the tile: squeezenet's classifier (512->1000 at 13x13)
+			// at 2 threads ran 1.7x faster than at 1, 0.8x with the
+			// SGEMM driver packing A per part.
+			var z []float32
+			if t.z != nil {
+				z = t.z[a*M:]
+			}
+			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+			nhwcPWGemmCols(b-a, M, j0, j1, K, src, K, nil, t.wp, t.y[a*t.ldy:], t.ldy, &e)
+			for r := a; r < b && !all; r++ {
+				var z []float32
+				if t.z != nil {
+					z = t.z[r*M+j0 : r*M+j1]
+				}
+				fusedEpilogue32(t.y[r*t.ldy+j0:r*t.ldy+j1], 0, nil, 0, z, t.after, t.act)
+			}
+			continue
+		}
 		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*t.ldy+j0:], t.ldy)
 		for r := a; r < b; r++ {
 			yr := t.y[r*t.ldy+j0 : r*t.ldy+j1]

@@ -27,7 +27,7 @@ func TestFusedConvNHWCConcat(t *testing.T) {
 	}{
 		{"pointwise", []int{1, 13, 7, 9}, []int{21, 13, 1, 1}, 19, nil, 0},
 		{"pw_m16_n2", []int{2, 16, 5, 5}, []int{16, 16, 1, 1}, 24, nil, 0},
-		{"pointwise_cols", []int{1, 33, 4, 6}, []int{136, 33, 1, 1}, 40, nil, 0},
+		{"pointwise_cols", []int{1, 64, 5, 7}, []int{200, 64, 1, 1}, 40, nil, 0},
 		{"3x3", []int{2, 5, 11, 10}, []int{19, 5, 3, 3}, 13, pad1, 0},
 		{"3x3_cols", []int{1, 20, 5, 7}, []int{160, 20, 3, 3}, 24, pad1, 0},
 		{"3x3_chunks", []int{1, 128, 15, 20}, []int{8, 128, 3, 3}, 11, pad1, 0},

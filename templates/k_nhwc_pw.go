@@ -115,7 +115,18 @@ func nhwcPWEpiOf(bias, z []float32, after bool, act fusedAct) (nhwcPWEpi, bool) 
 // columns left); rows go 12 at a time (AVX2: 16 columns by 6 rows). Each element is summed in k order
 // whatever m is, so splitting rows does not change results.
 func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c []float32, ldc int, e *nhwcPWEpi) {
+	nhwcPWGemmCols(m, M, 0, M, K, a, lda, offs, wp, c, ldc, e)
+}
+
+// nhwcPWGemmCols is nhwcPWGemm for columns [j0, j1) of C (j0 a multiple
+// of the 16-column panel): c, e.z and e.bias still index from column 0.
+// Each element is computed as nhwcPWGemm computes it, so splitting
+// columns does not change results either.
+func nhwcPWGemmCols(m, M, j0, j1, K int, a []float32, lda int, offs []int, wp []float32, c []float32, ldc int, e *nhwcPWEpi) {
 	const NR = sgemmPkNR
+	if j0 < 0 || j0%NR != 0 || j1 > M || j0 >= j1 {
+		panic("templates: nhwcPWGemm columns out of range")
+	}
 	if m <= 0 || M <= 0 || K <= 0 || len(wp) < sgemmPackedBSize(K, M) || ldc < M || len(c) < (m-1)*ldc+M {
 		panic("templates: nhwcPWGemm out of range")
 	}
@@ -158,9 +169,9 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 			ap = a[pc:]
 		}
 		blk := wp[pc*npad:]
-		for j := 0; j < M; {
+		for j := j0; j < j1; {
 			panels, n := 2, 2*NR
-			switch left := M - j; {
+			switch left := j1 - j; {
 			case left <= NR || maxPanels == 1:
 				panels, n = 1, min(left, NR)
 			case left < 2*NR:

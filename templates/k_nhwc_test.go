@@ -79,6 +79,7 @@ func TestFusedConvNHWC(t *testing.T) {
 		// (a whole-tile part and an edge part).
 		{"3x3_cols", []int{1, 20, 5, 7}, []int{160, 20, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{"pointwise_cols", []int{1, 33, 4, 6}, []int{136, 33, 1, 1}, nil},
+		{"pointwise_cols_tiles", []int{1, 64, 5, 7}, []int{200, 64, 1, 1}, nil},
 		// K = 1152: several balanced row chunks per part.
 		{"3x3_chunks", []int{1, 128, 15, 20}, []int{8, 128, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{"dw3x3", []int{2, 37, 9, 11}, []int{37, 1, 3, 3}, Attrs{"group": int64(37), "pads": []int64{1, 1, 1, 1}}},
