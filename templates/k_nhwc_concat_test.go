@@ -128,9 +128,12 @@ func TestFusedConvNHWCConcat(t *testing.T) {
 		{"residual with out_channels", Attrs{"out_channels": int64(8)}, []*Tensor{nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 1, 1), nil, nnRand(r, 1, 5, 5, 4)}},
 		{"Into of another shape", Attrs{"out_channels": int64(8)}, []*Tensor{nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 1, 1), nil, nil, nnRand(r, 1, 5, 5, 7)}},
 		{"depthwise", Attrs{"out_channels": int64(8), "group": int64(4)}, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 4, 1, 3, 3)}},
+		{"NCHW", Attrs{"out_channels": int64(8), "layout": "NCHW"}, []*Tensor{nnRand(r, 1, 3, 5, 5), nnRand(r, 4, 3, 1, 1)}},
 	}
 	for _, c := range bad {
-		c.attrs["layout"] = "NHWC"
+		if c.attrs["layout"] == nil {
+			c.attrs["layout"] = "NHWC"
+		}
 		n := nnNode("cuvil::FusedConv", 1, c.attrs, 1, c.in...)
 		n.Pool = NewWorkPool(WithThreads(1))
 		err := FusedConv(n)
