@@ -40,7 +40,7 @@ var ConcatInto = &Pass{
 				pos[n] = i
 			}
 			for _, c := range g.Nodes {
-				ps := concatIntoProducers(r, c)
+				ps := concatIntoProducers(r, c, pos)
 				if ps == nil {
 					continue
 				}
@@ -78,8 +78,10 @@ var ConcatInto = &Pass{
 }
 
 // concatIntoProducers returns the nodes defining c's inputs when c is a
-// Concat that ConcatInto can remove (see there), else nil.
-func concatIntoProducers(r *rewriter, c *ir.Node) []*ir.Node {
+// Concat that ConcatInto can remove (see there), else nil. pos holds the
+// nodes of c's graph (a value captured from an enclosing graph may have
+// readers there).
+func concatIntoProducers(r *rewriter, c *ir.Node, pos map[*ir.Node]int) []*ir.Node {
 	if !isOp(c, "Concat") || len(c.Inputs) < 2 || len(c.Outputs) != 1 || !is4DF32(c.Outputs[0]) {
 		return nil
 	}
@@ -95,7 +97,7 @@ func concatIntoProducers(r *rewriter, c *ir.Node) []*ir.Node {
 			return nil
 		}
 		p := v.Def
-		if p == nil || slices.Contains(ps, p) || r.only(v) != c || !is4DF32(v) || !v.Type.Shape[3].IsConst() {
+		if _, here := pos[p]; !here || slices.Contains(ps, p) || r.only(v) != c || !is4DF32(v) || !v.Type.Shape[3].IsConst() {
 			return nil
 		}
 		if p.Op != "FusedConv" || p.Domain != ir.CuvilDomain || len(p.Outputs) != 1 ||
