@@ -38,21 +38,22 @@ DATA nhwcPWMaskTab<>+120(SB)/4, $0x00000000
 DATA nhwcPWMaskTab<>+124(SB)/4, $0x00000000
 GLOBL nhwcPWMaskTab<>(SB), RODATA|NOPTR, $128
 
-// func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW1x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW1x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), DX
+	MOVQ pf+40(FP), BX
 
 	// Zero the 1 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, BX
-	SHRQ $0x01, BX
+	MOVQ AX, SI
+	SHRQ $0x01, SI
 	JZ   nhwcPW1x16AVX512_tail
 
 nhwcPW1x16AVX512_loop:
@@ -60,9 +61,11 @@ nhwcPW1x16AVX512_loop:
 	VFMADD231PS.BCST (CX), Z1, Z0
 	VMOVUPS          64(DX), Z1
 	VFMADD231PS.BCST 4(CX), Z1, Z0
+	PREFETCHT1       (BX)
+	ADDQ             $0x40, BX
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, DX
-	DECQ             BX
+	DECQ             SI
 	JNZ              nhwcPW1x16AVX512_loop
 
 nhwcPW1x16AVX512_tail:
@@ -79,14 +82,14 @@ nhwcPW1x16AVX512_tailloop:
 
 nhwcPW1x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), CX
+	MOVQ  flags+88(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -99,7 +102,7 @@ nhwcPW1x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPW1x16AVX512_nobias
-	MOVQ      bias+56(FP), DX
+	MOVQ      bias+64(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -107,7 +110,7 @@ nhwcPW1x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPW1x16AVX512_noz
-	MOVQ      z+64(FP), DX
+	MOVQ      z+72(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -115,8 +118,8 @@ nhwcPW1x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPW1x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z1
-	VBROADCASTSS hi+76(FP), Z2
+	VBROADCASTSS lo+80(FP), Z1
+	VBROADCASTSS hi+84(FP), Z2
 	VMAXPS       Z0, Z1, Z0
 	VMINPS       Z0, Z2, Z0
 
@@ -125,22 +128,23 @@ nhwcPW1x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW2x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW2x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
 	// Zero the 2 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW2x16AVX512_tail
 
 nhwcPW2x16AVX512_loop:
@@ -150,9 +154,11 @@ nhwcPW2x16AVX512_loop:
 	VMOVUPS          64(BX), Z2
 	VFMADD231PS.BCST 4(CX), Z2, Z0
 	VFMADD231PS.BCST 4(CX)(DX*1), Z2, Z1
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPW2x16AVX512_loop
 
 nhwcPW2x16AVX512_tail:
@@ -170,14 +176,14 @@ nhwcPW2x16AVX512_tailloop:
 
 nhwcPW2x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -193,7 +199,7 @@ nhwcPW2x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW2x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	VADDPS    Z2, Z1, Z1
@@ -202,7 +208,7 @@ nhwcPW2x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW2x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	ADDQ      CX, BX
@@ -213,8 +219,8 @@ nhwcPW2x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW2x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z2
-	VBROADCASTSS hi+76(FP), Z3
+	VBROADCASTSS lo+80(FP), Z2
+	VBROADCASTSS hi+84(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -227,14 +233,15 @@ nhwcPW2x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW3x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW3x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
 	// Zero the 3 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -242,8 +249,8 @@ TEXT ·nhwcPW3x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z2, Z2, Z2
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW3x16AVX512_tail
 
 nhwcPW3x16AVX512_loop:
@@ -255,9 +262,11 @@ nhwcPW3x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX), Z3, Z0
 	VFMADD231PS.BCST 4(CX)(DX*1), Z3, Z1
 	VFMADD231PS.BCST 4(CX)(DX*2), Z3, Z2
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPW3x16AVX512_loop
 
 nhwcPW3x16AVX512_tail:
@@ -276,14 +285,14 @@ nhwcPW3x16AVX512_tailloop:
 
 nhwcPW3x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -302,7 +311,7 @@ nhwcPW3x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW3x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	VADDPS    Z3, Z1, Z1
@@ -312,7 +321,7 @@ nhwcPW3x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW3x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	ADDQ      CX, BX
@@ -326,8 +335,8 @@ nhwcPW3x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW3x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z3
-	VBROADCASTSS hi+76(FP), Z4
+	VBROADCASTSS lo+80(FP), Z3
+	VBROADCASTSS hi+84(FP), Z4
 	VMAXPS       Z0, Z3, Z0
 	VMINPS       Z0, Z4, Z0
 	VMAXPS       Z1, Z3, Z1
@@ -344,15 +353,16 @@ nhwcPW3x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
 	// Zero the 4 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -361,8 +371,8 @@ TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW4x16AVX512_tail
 
 nhwcPW4x16AVX512_loop:
@@ -376,9 +386,11 @@ nhwcPW4x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*1), Z4, Z1
 	VFMADD231PS.BCST 4(CX)(DX*2), Z4, Z2
 	VFMADD231PS.BCST 4(CX)(BX*1), Z4, Z3
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPW4x16AVX512_loop
 
 nhwcPW4x16AVX512_tail:
@@ -398,14 +410,14 @@ nhwcPW4x16AVX512_tailloop:
 
 nhwcPW4x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -427,7 +439,7 @@ nhwcPW4x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW4x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	VADDPS    Z4, Z1, Z1
@@ -438,7 +450,7 @@ nhwcPW4x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW4x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	ADDQ      CX, BX
@@ -455,8 +467,8 @@ nhwcPW4x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW4x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z4
-	VBROADCASTSS hi+76(FP), Z5
+	VBROADCASTSS lo+80(FP), Z4
+	VBROADCASTSS hi+84(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -477,15 +489,16 @@ nhwcPW4x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
 	// Zero the 5 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -495,8 +508,8 @@ TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z4, Z4, Z4
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW5x16AVX512_tail
 
 nhwcPW5x16AVX512_loop:
@@ -512,9 +525,11 @@ nhwcPW5x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*2), Z5, Z2
 	VFMADD231PS.BCST 4(CX)(BX*1), Z5, Z3
 	VFMADD231PS.BCST 4(CX)(DX*4), Z5, Z4
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPW5x16AVX512_loop
 
 nhwcPW5x16AVX512_tail:
@@ -535,14 +550,14 @@ nhwcPW5x16AVX512_tailloop:
 
 nhwcPW5x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -567,7 +582,7 @@ nhwcPW5x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW5x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	VADDPS    Z5, Z1, Z1
@@ -579,7 +594,7 @@ nhwcPW5x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW5x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	ADDQ      CX, BX
@@ -599,8 +614,8 @@ nhwcPW5x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW5x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z5
-	VBROADCASTSS hi+76(FP), Z6
+	VBROADCASTSS lo+80(FP), Z5
+	VBROADCASTSS hi+84(FP), Z6
 	VMAXPS       Z0, Z5, Z0
 	VMINPS       Z0, Z6, Z0
 	VMAXPS       Z1, Z5, Z1
@@ -625,9 +640,9 @@ nhwcPW5x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -635,6 +650,7 @@ TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (DX)(DX*2), BX
 	LEAQ (DX)(DX*4), SI
 	MOVQ b+24(FP), DI
+	MOVQ pf+40(FP), R8
 
 	// Zero the 6 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -645,8 +661,8 @@ TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW6x16AVX512_tail
 
 nhwcPW6x16AVX512_loop:
@@ -664,9 +680,11 @@ nhwcPW6x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(BX*1), Z6, Z3
 	VFMADD231PS.BCST 4(CX)(DX*4), Z6, Z4
 	VFMADD231PS.BCST 4(CX)(SI*1), Z6, Z5
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPW6x16AVX512_loop
 
 nhwcPW6x16AVX512_tail:
@@ -688,14 +706,14 @@ nhwcPW6x16AVX512_tailloop:
 
 nhwcPW6x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -723,7 +741,7 @@ nhwcPW6x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW6x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	VADDPS    Z6, Z1, Z1
@@ -736,7 +754,7 @@ nhwcPW6x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW6x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	ADDQ      CX, BX
@@ -759,8 +777,8 @@ nhwcPW6x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW6x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z6
-	VBROADCASTSS hi+76(FP), Z7
+	VBROADCASTSS lo+80(FP), Z6
+	VBROADCASTSS hi+84(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -789,9 +807,9 @@ nhwcPW6x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -801,6 +819,7 @@ TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
 	// Zero the 7 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -812,8 +831,8 @@ TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z6, Z6, Z6
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW7x16AVX512_tail
 
 nhwcPW7x16AVX512_loop:
@@ -833,10 +852,12 @@ nhwcPW7x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*4), Z7, Z4
 	VFMADD231PS.BCST 4(CX)(SI*1), Z7, Z5
 	VFMADD231PS.BCST 4(DI), Z7, Z6
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW7x16AVX512_loop
 
 nhwcPW7x16AVX512_tail:
@@ -860,14 +881,14 @@ nhwcPW7x16AVX512_tailloop:
 
 nhwcPW7x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -898,7 +919,7 @@ nhwcPW7x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW7x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	VADDPS    Z7, Z1, Z1
@@ -912,7 +933,7 @@ nhwcPW7x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW7x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	ADDQ      CX, BX
@@ -938,8 +959,8 @@ nhwcPW7x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW7x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z7
-	VBROADCASTSS hi+76(FP), Z8
+	VBROADCASTSS lo+80(FP), Z7
+	VBROADCASTSS hi+84(FP), Z8
 	VMAXPS       Z0, Z7, Z0
 	VMINPS       Z0, Z8, Z0
 	VMAXPS       Z1, Z7, Z1
@@ -972,9 +993,9 @@ nhwcPW7x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -984,6 +1005,7 @@ TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
 	// Zero the 8 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -996,8 +1018,8 @@ TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW8x16AVX512_tail
 
 nhwcPW8x16AVX512_loop:
@@ -1019,10 +1041,12 @@ nhwcPW8x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(SI*1), Z8, Z5
 	VFMADD231PS.BCST 4(DI), Z8, Z6
 	VFMADD231PS.BCST 4(DI)(DX*1), Z8, Z7
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW8x16AVX512_loop
 
 nhwcPW8x16AVX512_tail:
@@ -1047,14 +1071,14 @@ nhwcPW8x16AVX512_tailloop:
 
 nhwcPW8x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1088,7 +1112,7 @@ nhwcPW8x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW8x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	VADDPS    Z8, Z1, Z1
@@ -1103,7 +1127,7 @@ nhwcPW8x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW8x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	ADDQ      CX, BX
@@ -1132,8 +1156,8 @@ nhwcPW8x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW8x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z8
-	VBROADCASTSS hi+76(FP), Z9
+	VBROADCASTSS lo+80(FP), Z8
+	VBROADCASTSS hi+84(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -1170,9 +1194,9 @@ nhwcPW8x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1182,6 +1206,7 @@ TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
 	// Zero the 9 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -1195,8 +1220,8 @@ TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z8, Z8, Z8
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW9x16AVX512_tail
 
 nhwcPW9x16AVX512_loop:
@@ -1220,10 +1245,12 @@ nhwcPW9x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI), Z9, Z6
 	VFMADD231PS.BCST 4(DI)(DX*1), Z9, Z7
 	VFMADD231PS.BCST 4(DI)(DX*2), Z9, Z8
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW9x16AVX512_loop
 
 nhwcPW9x16AVX512_tail:
@@ -1249,14 +1276,14 @@ nhwcPW9x16AVX512_tailloop:
 
 nhwcPW9x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1293,7 +1320,7 @@ nhwcPW9x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW9x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	VADDPS    Z9, Z1, Z1
@@ -1309,7 +1336,7 @@ nhwcPW9x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW9x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	ADDQ      CX, BX
@@ -1341,8 +1368,8 @@ nhwcPW9x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW9x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z9
-	VBROADCASTSS hi+76(FP), Z10
+	VBROADCASTSS lo+80(FP), Z9
+	VBROADCASTSS hi+84(FP), Z10
 	VMAXPS       Z0, Z9, Z0
 	VMINPS       Z0, Z10, Z0
 	VMAXPS       Z1, Z9, Z1
@@ -1383,9 +1410,9 @@ nhwcPW9x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1395,6 +1422,7 @@ TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
 	// Zero the 10 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -1409,8 +1437,8 @@ TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW10x16AVX512_tail
 
 nhwcPW10x16AVX512_loop:
@@ -1436,10 +1464,12 @@ nhwcPW10x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(DX*1), Z10, Z7
 	VFMADD231PS.BCST 4(DI)(DX*2), Z10, Z8
 	VFMADD231PS.BCST 4(DI)(BX*1), Z10, Z9
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW10x16AVX512_loop
 
 nhwcPW10x16AVX512_tail:
@@ -1466,14 +1496,14 @@ nhwcPW10x16AVX512_tailloop:
 
 nhwcPW10x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1513,7 +1543,7 @@ nhwcPW10x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW10x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	VADDPS    Z10, Z1, Z1
@@ -1530,7 +1560,7 @@ nhwcPW10x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW10x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	ADDQ      CX, BX
@@ -1565,8 +1595,8 @@ nhwcPW10x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW10x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z10
-	VBROADCASTSS hi+76(FP), Z11
+	VBROADCASTSS lo+80(FP), Z10
+	VBROADCASTSS hi+84(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -1611,9 +1641,9 @@ nhwcPW10x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1623,6 +1653,7 @@ TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
 	// Zero the 11 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -1638,8 +1669,8 @@ TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z10, Z10, Z10
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW11x16AVX512_tail
 
 nhwcPW11x16AVX512_loop:
@@ -1667,10 +1698,12 @@ nhwcPW11x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(DX*2), Z11, Z8
 	VFMADD231PS.BCST 4(DI)(BX*1), Z11, Z9
 	VFMADD231PS.BCST 4(DI)(DX*4), Z11, Z10
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW11x16AVX512_loop
 
 nhwcPW11x16AVX512_tail:
@@ -1698,14 +1731,14 @@ nhwcPW11x16AVX512_tailloop:
 
 nhwcPW11x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1748,7 +1781,7 @@ nhwcPW11x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW11x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	VADDPS    Z11, Z1, Z1
@@ -1766,7 +1799,7 @@ nhwcPW11x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW11x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	ADDQ      CX, BX
@@ -1804,8 +1837,8 @@ nhwcPW11x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW11x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z11
-	VBROADCASTSS hi+76(FP), Z12
+	VBROADCASTSS lo+80(FP), Z11
+	VBROADCASTSS hi+84(FP), Z12
 	VMAXPS       Z0, Z11, Z0
 	VMINPS       Z0, Z12, Z0
 	VMAXPS       Z1, Z11, Z1
@@ -1854,9 +1887,9 @@ nhwcPW11x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1866,6 +1899,7 @@ TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
 	// Zero the 12 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -1882,8 +1916,8 @@ TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW12x16AVX512_tail
 
 nhwcPW12x16AVX512_loop:
@@ -1913,10 +1947,12 @@ nhwcPW12x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(BX*1), Z12, Z9
 	VFMADD231PS.BCST 4(DI)(DX*4), Z12, Z10
 	VFMADD231PS.BCST 4(DI)(SI*1), Z12, Z11
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW12x16AVX512_loop
 
 nhwcPW12x16AVX512_tail:
@@ -1945,14 +1981,14 @@ nhwcPW12x16AVX512_tailloop:
 
 nhwcPW12x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1998,7 +2034,7 @@ nhwcPW12x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW12x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	VADDPS    Z12, Z1, Z1
@@ -2017,7 +2053,7 @@ nhwcPW12x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW12x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	ADDQ      CX, BX
@@ -2058,8 +2094,8 @@ nhwcPW12x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW12x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z12
-	VBROADCASTSS hi+76(FP), Z13
+	VBROADCASTSS lo+80(FP), Z12
+	VBROADCASTSS hi+84(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -2112,9 +2148,9 @@ nhwcPW12x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2122,14 +2158,15 @@ TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), DX
 	MOVQ bstride+32(FP), BX
 	LEAQ (DX)(BX*4), BX
+	MOVQ pf+40(FP), SI
 
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW1x32AVX512_tail
 
 nhwcPW1x32AVX512_loop:
@@ -2143,10 +2180,12 @@ nhwcPW1x32AVX512_loop:
 	VBROADCASTSS 4(CX), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW1x32AVX512_loop
 
 nhwcPW1x32AVX512_tail:
@@ -2167,14 +2206,14 @@ nhwcPW1x32AVX512_tailloop:
 
 nhwcPW1x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), CX
+	MOVQ  flags+88(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -2188,7 +2227,7 @@ nhwcPW1x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPW1x32AVX512_nobias
-	MOVQ      bias+56(FP), DX
+	MOVQ      bias+64(FP), DX
 	VMOVUPS   (DX), Z2
 	VMOVUPS.Z 64(DX), K1, Z3
 	VADDPS    Z2, Z0, Z0
@@ -2198,7 +2237,7 @@ nhwcPW1x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPW1x32AVX512_noz
-	MOVQ      z+64(FP), DX
+	MOVQ      z+72(FP), DX
 	VADDPS    (DX), Z0, Z0
 	VMOVUPS.Z 64(DX), K1, Z2
 	VADDPS    Z2, Z1, Z1
@@ -2207,8 +2246,8 @@ nhwcPW1x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPW1x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z2
-	VBROADCASTSS hi+76(FP), Z3
+	VBROADCASTSS lo+80(FP), Z2
+	VBROADCASTSS hi+84(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -2220,9 +2259,9 @@ nhwcPW1x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2230,6 +2269,7 @@ TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), BX
 	MOVQ bstride+32(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+40(FP), DI
 
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -2238,8 +2278,8 @@ TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW2x32AVX512_tail
 
 nhwcPW2x32AVX512_loop:
@@ -2259,10 +2299,12 @@ nhwcPW2x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW2x32AVX512_loop
 
 nhwcPW2x32AVX512_tail:
@@ -2286,14 +2328,14 @@ nhwcPW2x32AVX512_tailloop:
 
 nhwcPW2x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2311,7 +2353,7 @@ nhwcPW2x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW2x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z4
 	VMOVUPS.Z 64(BX), K1, Z5
 	VADDPS    Z4, Z0, Z0
@@ -2323,7 +2365,7 @@ nhwcPW2x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW2x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z4
 	VADDPS    Z4, Z1, Z1
@@ -2336,8 +2378,8 @@ nhwcPW2x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW2x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z4
-	VBROADCASTSS hi+76(FP), Z5
+	VBROADCASTSS lo+80(FP), Z4
+	VBROADCASTSS hi+84(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -2356,9 +2398,9 @@ nhwcPW2x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2366,6 +2408,7 @@ TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), BX
 	MOVQ bstride+32(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+40(FP), DI
 
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -2376,8 +2419,8 @@ TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW3x32AVX512_tail
 
 nhwcPW3x32AVX512_loop:
@@ -2403,10 +2446,12 @@ nhwcPW3x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW3x32AVX512_loop
 
 nhwcPW3x32AVX512_tail:
@@ -2433,14 +2478,14 @@ nhwcPW3x32AVX512_tailloop:
 
 nhwcPW3x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2462,7 +2507,7 @@ nhwcPW3x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW3x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z6
 	VMOVUPS.Z 64(BX), K1, Z7
 	VADDPS    Z6, Z0, Z0
@@ -2476,7 +2521,7 @@ nhwcPW3x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW3x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z6
 	VADDPS    Z6, Z1, Z1
@@ -2493,8 +2538,8 @@ nhwcPW3x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW3x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z6
-	VBROADCASTSS hi+76(FP), Z7
+	VBROADCASTSS lo+80(FP), Z6
+	VBROADCASTSS hi+84(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -2520,9 +2565,9 @@ nhwcPW3x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2531,6 +2576,7 @@ TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), SI
 	MOVQ bstride+32(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+40(FP), R8
 
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -2543,8 +2589,8 @@ TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW4x32AVX512_tail
 
 nhwcPW4x32AVX512_loop:
@@ -2576,10 +2622,12 @@ nhwcPW4x32AVX512_loop:
 	VBROADCASTSS 4(CX)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW4x32AVX512_loop
 
 nhwcPW4x32AVX512_tail:
@@ -2609,14 +2657,14 @@ nhwcPW4x32AVX512_tailloop:
 
 nhwcPW4x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2642,7 +2690,7 @@ nhwcPW4x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW4x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z8
 	VMOVUPS.Z 64(BX), K1, Z9
 	VADDPS    Z8, Z0, Z0
@@ -2658,7 +2706,7 @@ nhwcPW4x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW4x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z8
 	VADDPS    Z8, Z1, Z1
@@ -2679,8 +2727,8 @@ nhwcPW4x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW4x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z8
-	VBROADCASTSS hi+76(FP), Z9
+	VBROADCASTSS lo+80(FP), Z8
+	VBROADCASTSS hi+84(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -2713,9 +2761,9 @@ nhwcPW4x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2724,6 +2772,7 @@ TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), SI
 	MOVQ bstride+32(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+40(FP), R8
 
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -2738,8 +2787,8 @@ TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW5x32AVX512_tail
 
 nhwcPW5x32AVX512_loop:
@@ -2777,10 +2826,12 @@ nhwcPW5x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW5x32AVX512_loop
 
 nhwcPW5x32AVX512_tail:
@@ -2813,14 +2864,14 @@ nhwcPW5x32AVX512_tailloop:
 
 nhwcPW5x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2850,7 +2901,7 @@ nhwcPW5x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW5x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z10
 	VMOVUPS.Z 64(BX), K1, Z11
 	VADDPS    Z10, Z0, Z0
@@ -2868,7 +2919,7 @@ nhwcPW5x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW5x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z10
 	VADDPS    Z10, Z1, Z1
@@ -2893,8 +2944,8 @@ nhwcPW5x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW5x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z10
-	VBROADCASTSS hi+76(FP), Z11
+	VBROADCASTSS lo+80(FP), Z10
+	VBROADCASTSS hi+84(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -2934,9 +2985,9 @@ nhwcPW5x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2946,6 +2997,7 @@ TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), DI
 	MOVQ bstride+32(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+40(FP), R9
 
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -2962,8 +3014,8 @@ TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW6x32AVX512_tail
 
 nhwcPW6x32AVX512_loop:
@@ -3007,10 +3059,12 @@ nhwcPW6x32AVX512_loop:
 	VBROADCASTSS 4(CX)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPW6x32AVX512_loop
 
 nhwcPW6x32AVX512_tail:
@@ -3046,14 +3100,14 @@ nhwcPW6x32AVX512_tailloop:
 
 nhwcPW6x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3087,7 +3141,7 @@ nhwcPW6x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW6x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z12
 	VMOVUPS.Z 64(BX), K1, Z13
 	VADDPS    Z12, Z0, Z0
@@ -3107,7 +3161,7 @@ nhwcPW6x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW6x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z12
 	VADDPS    Z12, Z1, Z1
@@ -3136,8 +3190,8 @@ nhwcPW6x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW6x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z12
-	VBROADCASTSS hi+76(FP), Z13
+	VBROADCASTSS lo+80(FP), Z12
+	VBROADCASTSS hi+84(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -3184,9 +3238,9 @@ nhwcPW6x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3198,6 +3252,7 @@ TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
 	// Zero the 14 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -3216,8 +3271,8 @@ TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z13, Z13, Z13
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW7x32AVX512_tail
 
 nhwcPW7x32AVX512_loop:
@@ -3267,11 +3322,13 @@ nhwcPW7x32AVX512_loop:
 	VBROADCASTSS 4(DI), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW7x32AVX512_loop
 
 nhwcPW7x32AVX512_tail:
@@ -3311,14 +3368,14 @@ nhwcPW7x32AVX512_tailloop:
 
 nhwcPW7x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3356,7 +3413,7 @@ nhwcPW7x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW7x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z14
 	VMOVUPS.Z 64(BX), K1, Z15
 	VADDPS    Z14, Z0, Z0
@@ -3378,7 +3435,7 @@ nhwcPW7x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW7x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z14
 	VADDPS    Z14, Z1, Z1
@@ -3411,8 +3468,8 @@ nhwcPW7x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW7x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z14
-	VBROADCASTSS hi+76(FP), Z15
+	VBROADCASTSS lo+80(FP), Z14
+	VBROADCASTSS hi+84(FP), Z15
 	VMAXPS       Z0, Z14, Z0
 	VMINPS       Z0, Z15, Z0
 	VMAXPS       Z1, Z14, Z1
@@ -3466,9 +3523,9 @@ nhwcPW7x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3480,6 +3537,7 @@ TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
 	// Zero the 16 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -3500,8 +3558,8 @@ TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z15, Z15, Z15
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW8x32AVX512_tail
 
 nhwcPW8x32AVX512_loop:
@@ -3557,11 +3615,13 @@ nhwcPW8x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW8x32AVX512_loop
 
 nhwcPW8x32AVX512_tail:
@@ -3604,14 +3664,14 @@ nhwcPW8x32AVX512_tailloop:
 
 nhwcPW8x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3653,7 +3713,7 @@ nhwcPW8x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW8x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z16
 	VMOVUPS.Z 64(BX), K1, Z17
 	VADDPS    Z16, Z0, Z0
@@ -3677,7 +3737,7 @@ nhwcPW8x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW8x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z16
 	VADDPS    Z16, Z1, Z1
@@ -3714,8 +3774,8 @@ nhwcPW8x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW8x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z16
-	VBROADCASTSS hi+76(FP), Z17
+	VBROADCASTSS lo+80(FP), Z16
+	VBROADCASTSS hi+84(FP), Z17
 	VMAXPS       Z0, Z16, Z0
 	VMINPS       Z0, Z17, Z0
 	VMAXPS       Z1, Z16, Z1
@@ -3776,9 +3836,9 @@ nhwcPW8x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3790,6 +3850,7 @@ TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
 	// Zero the 18 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -3812,8 +3873,8 @@ TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z17, Z17, Z17
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW9x32AVX512_tail
 
 nhwcPW9x32AVX512_loop:
@@ -3875,11 +3936,13 @@ nhwcPW9x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW9x32AVX512_loop
 
 nhwcPW9x32AVX512_tail:
@@ -3925,14 +3988,14 @@ nhwcPW9x32AVX512_tailloop:
 
 nhwcPW9x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3978,7 +4041,7 @@ nhwcPW9x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW9x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z18
 	VMOVUPS.Z 64(BX), K1, Z19
 	VADDPS    Z18, Z0, Z0
@@ -4004,7 +4067,7 @@ nhwcPW9x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW9x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z18
 	VADDPS    Z18, Z1, Z1
@@ -4045,8 +4108,8 @@ nhwcPW9x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW9x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z18
-	VBROADCASTSS hi+76(FP), Z19
+	VBROADCASTSS lo+80(FP), Z18
+	VBROADCASTSS hi+84(FP), Z19
 	VMAXPS       Z0, Z18, Z0
 	VMINPS       Z0, Z19, Z0
 	VMAXPS       Z1, Z18, Z1
@@ -4114,9 +4177,9 @@ nhwcPW9x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4128,6 +4191,7 @@ TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
 	// Zero the 20 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -4152,8 +4216,8 @@ TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z19, Z19, Z19
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW10x32AVX512_tail
 
 nhwcPW10x32AVX512_loop:
@@ -4221,11 +4285,13 @@ nhwcPW10x32AVX512_loop:
 	VBROADCASTSS 4(DI)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW10x32AVX512_loop
 
 nhwcPW10x32AVX512_tail:
@@ -4274,14 +4340,14 @@ nhwcPW10x32AVX512_tailloop:
 
 nhwcPW10x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -4331,7 +4397,7 @@ nhwcPW10x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW10x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z20
 	VMOVUPS.Z 64(BX), K1, Z21
 	VADDPS    Z20, Z0, Z0
@@ -4359,7 +4425,7 @@ nhwcPW10x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW10x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z20
 	VADDPS    Z20, Z1, Z1
@@ -4404,8 +4470,8 @@ nhwcPW10x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW10x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z20
-	VBROADCASTSS hi+76(FP), Z21
+	VBROADCASTSS lo+80(FP), Z20
+	VBROADCASTSS hi+84(FP), Z21
 	VMAXPS       Z0, Z20, Z0
 	VMINPS       Z0, Z21, Z0
 	VMAXPS       Z1, Z20, Z1
@@ -4480,9 +4546,9 @@ nhwcPW10x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4494,6 +4560,7 @@ TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
 	// Zero the 22 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -4520,8 +4587,8 @@ TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z21, Z21, Z21
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW11x32AVX512_tail
 
 nhwcPW11x32AVX512_loop:
@@ -4595,11 +4662,13 @@ nhwcPW11x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW11x32AVX512_loop
 
 nhwcPW11x32AVX512_tail:
@@ -4651,14 +4720,14 @@ nhwcPW11x32AVX512_tailloop:
 
 nhwcPW11x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -4712,7 +4781,7 @@ nhwcPW11x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW11x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z22
 	VMOVUPS.Z 64(BX), K1, Z23
 	VADDPS    Z22, Z0, Z0
@@ -4742,7 +4811,7 @@ nhwcPW11x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW11x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z22
 	VADDPS    Z22, Z1, Z1
@@ -4791,8 +4860,8 @@ nhwcPW11x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW11x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z22
-	VBROADCASTSS hi+76(FP), Z23
+	VBROADCASTSS lo+80(FP), Z22
+	VBROADCASTSS hi+84(FP), Z23
 	VMAXPS       Z0, Z22, Z0
 	VMINPS       Z0, Z23, Z0
 	VMAXPS       Z1, Z22, Z1
@@ -4874,9 +4943,9 @@ nhwcPW11x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4888,6 +4957,7 @@ TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
 	// Zero the 24 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -4916,8 +4986,8 @@ TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z23, Z23, Z23
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW12x32AVX512_tail
 
 nhwcPW12x32AVX512_loop:
@@ -4997,11 +5067,13 @@ nhwcPW12x32AVX512_loop:
 	VBROADCASTSS 4(DI)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW12x32AVX512_loop
 
 nhwcPW12x32AVX512_tail:
@@ -5056,14 +5128,14 @@ nhwcPW12x32AVX512_tailloop:
 
 nhwcPW12x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -5121,7 +5193,7 @@ nhwcPW12x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW12x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z24
 	VMOVUPS.Z 64(BX), K1, Z25
 	VADDPS    Z24, Z0, Z0
@@ -5153,7 +5225,7 @@ nhwcPW12x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW12x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z24
 	VADDPS    Z24, Z1, Z1
@@ -5206,8 +5278,8 @@ nhwcPW12x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW12x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z24
-	VBROADCASTSS hi+76(FP), Z25
+	VBROADCASTSS lo+80(FP), Z24
+	VBROADCASTSS hi+84(FP), Z25
 	VMAXPS       Z0, Z24, Z0
 	VMINPS       Z0, Z25, Z0
 	VMAXPS       Z1, Z24, Z1
@@ -5296,22 +5368,23 @@ nhwcPW12x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW1x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW1x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), DX
+	MOVQ pf+40(FP), BX
 
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, BX
-	SHRQ $0x01, BX
+	MOVQ AX, SI
+	SHRQ $0x01, SI
 	JZ   nhwcPW1x16AVX2_tail
 
 nhwcPW1x16AVX2_loop:
@@ -5325,9 +5398,11 @@ nhwcPW1x16AVX2_loop:
 	VBROADCASTSS 4(CX), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
+	PREFETCHT1   (BX)
+	ADDQ         $0x40, BX
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DX
-	DECQ         BX
+	DECQ         SI
 	JNZ          nhwcPW1x16AVX2_loop
 
 nhwcPW1x16AVX2_tail:
@@ -5347,14 +5422,14 @@ nhwcPW1x16AVX2_tailloop:
 
 nhwcPW1x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), BX
+	MOVQ flags+88(FP), BX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, BX
@@ -5371,7 +5446,7 @@ nhwcPW1x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, BX
 	JZ         nhwcPW1x16AVX2_nobias
-	MOVQ       bias+56(FP), SI
+	MOVQ       bias+64(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VMOVUPS    32(CX), Y3
@@ -5383,7 +5458,7 @@ nhwcPW1x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, BX
 	JZ         nhwcPW1x16AVX2_noz
-	MOVQ       z+64(FP), SI
+	MOVQ       z+72(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VADDPS     Y2, Y0, Y0
@@ -5395,8 +5470,8 @@ nhwcPW1x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, BX
 	JZ           nhwcPW1x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y2
-	VBROADCASTSS hi+76(FP), Y3
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
 	VMAXPS       Y0, Y2, Y0
 	VMINPS       Y0, Y3, Y0
 	VMAXPS       Y1, Y2, Y1
@@ -5420,14 +5495,15 @@ nhwcPW1x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -5436,8 +5512,8 @@ TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y3, Y3, Y3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW2x16AVX2_tail
 
 nhwcPW2x16AVX2_loop:
@@ -5457,9 +5533,11 @@ nhwcPW2x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW2x16AVX2_loop
 
 nhwcPW2x16AVX2_tail:
@@ -5482,14 +5560,14 @@ nhwcPW2x16AVX2_tailloop:
 
 nhwcPW2x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5513,7 +5591,7 @@ nhwcPW2x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW2x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VMOVUPS    32(CX), Y5
@@ -5527,7 +5605,7 @@ nhwcPW2x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW2x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VADDPS     Y4, Y0, Y0
@@ -5546,8 +5624,8 @@ nhwcPW2x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW2x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y4
-	VBROADCASTSS hi+76(FP), Y5
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
 	VMAXPS       Y0, Y4, Y0
 	VMINPS       Y0, Y5, Y0
 	VMAXPS       Y1, Y4, Y1
@@ -5583,14 +5661,15 @@ nhwcPW2x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -5601,8 +5680,8 @@ TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y5, Y5, Y5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW3x16AVX2_tail
 
 nhwcPW3x16AVX2_loop:
@@ -5628,9 +5707,11 @@ nhwcPW3x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW3x16AVX2_loop
 
 nhwcPW3x16AVX2_tail:
@@ -5656,14 +5737,14 @@ nhwcPW3x16AVX2_tailloop:
 
 nhwcPW3x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5694,7 +5775,7 @@ nhwcPW3x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW3x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VMOVUPS    32(CX), Y7
@@ -5710,7 +5791,7 @@ nhwcPW3x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW3x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VADDPS     Y6, Y0, Y0
@@ -5736,8 +5817,8 @@ nhwcPW3x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW3x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y6
-	VBROADCASTSS hi+76(FP), Y7
+	VBROADCASTSS lo+80(FP), Y6
+	VBROADCASTSS hi+84(FP), Y7
 	VMAXPS       Y0, Y6, Y0
 	VMINPS       Y0, Y7, Y0
 	VMAXPS       Y1, Y6, Y1
@@ -5785,15 +5866,16 @@ nhwcPW3x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -5806,8 +5888,8 @@ TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y7, Y7, Y7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW4x16AVX2_tail
 
 nhwcPW4x16AVX2_loop:
@@ -5839,9 +5921,11 @@ nhwcPW4x16AVX2_loop:
 	VBROADCASTSS 4(CX)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW4x16AVX2_loop
 
 nhwcPW4x16AVX2_tail:
@@ -5870,14 +5954,14 @@ nhwcPW4x16AVX2_tailloop:
 
 nhwcPW4x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5915,7 +5999,7 @@ nhwcPW4x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW4x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VMOVUPS    32(CX), Y9
@@ -5933,7 +6017,7 @@ nhwcPW4x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW4x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VADDPS     Y8, Y0, Y0
@@ -5966,8 +6050,8 @@ nhwcPW4x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW4x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y8
-	VBROADCASTSS hi+76(FP), Y9
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
 	VMAXPS       Y0, Y8, Y0
 	VMINPS       Y0, Y9, Y0
 	VMAXPS       Y1, Y8, Y1
@@ -6027,15 +6111,16 @@ nhwcPW4x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -6050,8 +6135,8 @@ TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y9, Y9, Y9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW5x16AVX2_tail
 
 nhwcPW5x16AVX2_loop:
@@ -6089,9 +6174,11 @@ nhwcPW5x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW5x16AVX2_loop
 
 nhwcPW5x16AVX2_tail:
@@ -6123,14 +6210,14 @@ nhwcPW5x16AVX2_tailloop:
 
 nhwcPW5x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -6175,7 +6262,7 @@ nhwcPW5x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW5x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VMOVUPS    32(CX), Y11
@@ -6195,7 +6282,7 @@ nhwcPW5x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW5x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VADDPS     Y10, Y0, Y0
@@ -6235,8 +6322,8 @@ nhwcPW5x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW5x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y10
-	VBROADCASTSS hi+76(FP), Y11
+	VBROADCASTSS lo+80(FP), Y10
+	VBROADCASTSS hi+84(FP), Y11
 	VMAXPS       Y0, Y10, Y0
 	VMINPS       Y0, Y11, Y0
 	VMAXPS       Y1, Y10, Y1
@@ -6308,9 +6395,9 @@ nhwcPW5x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -6318,6 +6405,7 @@ TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
 	LEAQ (DX)(DX*2), BX
 	LEAQ (DX)(DX*4), SI
 	MOVQ b+24(FP), DI
+	MOVQ pf+40(FP), R8
 
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -6334,8 +6422,8 @@ TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y11, Y11, Y11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW6x16AVX2_tail
 
 nhwcPW6x16AVX2_loop:
@@ -6379,9 +6467,11 @@ nhwcPW6x16AVX2_loop:
 	VBROADCASTSS 4(CX)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW6x16AVX2_loop
 
 nhwcPW6x16AVX2_tail:
@@ -6416,14 +6506,14 @@ nhwcPW6x16AVX2_tailloop:
 
 nhwcPW6x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -6475,7 +6565,7 @@ nhwcPW6x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW6x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VMOVUPS    32(CX), Y13
@@ -6497,7 +6587,7 @@ nhwcPW6x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW6x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VADDPS     Y12, Y0, Y0
@@ -6544,8 +6634,8 @@ nhwcPW6x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW6x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y12
-	VBROADCASTSS hi+76(FP), Y13
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
 	VMAXPS       Y0, Y12, Y0
 	VMINPS       Y0, Y13, Y0
 	VMAXPS       Y1, Y12, Y1
@@ -6629,36 +6719,39 @@ nhwcPW6x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs1x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs1x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), DX
 	MOVQ b+32(FP), BX
+	MOVQ pf+48(FP), SI
 
 	// Zero the 1 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPWOffs1x16AVX512_tail
 
 nhwcPWOffs1x16AVX512_loop:
-	MOVQ             (DX), DI
-	LEAQ             (CX)(DI*1), DI
+	MOVQ             (DX), R8
+	LEAQ             (CX)(R8*1), R8
 	VMOVUPS          (BX), Z1
-	VFMADD231PS.BCST (DI), Z1, Z0
-	MOVQ             8(DX), DI
-	LEAQ             (CX)(DI*1), DI
+	VFMADD231PS.BCST (R8), Z1, Z0
+	MOVQ             8(DX), R8
+	LEAQ             (CX)(R8*1), R8
 	VMOVUPS          64(BX), Z1
-	VFMADD231PS.BCST (DI), Z1, Z0
+	VFMADD231PS.BCST (R8), Z1, Z0
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000010, DX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPWOffs1x16AVX512_loop
 
 nhwcPWOffs1x16AVX512_tail:
@@ -6677,14 +6770,14 @@ nhwcPWOffs1x16AVX512_tailloop:
 
 nhwcPWOffs1x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), CX
+	MOVQ  flags+96(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -6697,7 +6790,7 @@ nhwcPWOffs1x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPWOffs1x16AVX512_nobias
-	MOVQ      bias+64(FP), DX
+	MOVQ      bias+72(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -6705,7 +6798,7 @@ nhwcPWOffs1x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPWOffs1x16AVX512_noz
-	MOVQ      z+72(FP), DX
+	MOVQ      z+80(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -6713,8 +6806,8 @@ nhwcPWOffs1x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPWOffs1x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z1
-	VBROADCASTSS hi+84(FP), Z2
+	VBROADCASTSS lo+88(FP), Z1
+	VBROADCASTSS hi+92(FP), Z2
 	VMAXPS       Z0, Z1, Z0
 	VMINPS       Z0, Z2, Z0
 
@@ -6723,39 +6816,42 @@ nhwcPWOffs1x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs2x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs2x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
 	// Zero the 2 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs2x16AVX512_tail
 
 nhwcPWOffs2x16AVX512_loop:
-	MOVQ             (BX), R8
-	LEAQ             (CX)(R8*1), R8
+	MOVQ             (BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          (SI), Z2
-	VFMADD231PS.BCST (R8), Z2, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z2, Z1
-	MOVQ             8(BX), R8
-	LEAQ             (CX)(R8*1), R8
+	VFMADD231PS.BCST (R9), Z2, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z2, Z1
+	MOVQ             8(BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          64(SI), Z2
-	VFMADD231PS.BCST (R8), Z2, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z2, Z1
+	VFMADD231PS.BCST (R9), Z2, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z2, Z1
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000010, BX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPWOffs2x16AVX512_loop
 
 nhwcPWOffs2x16AVX512_tail:
@@ -6775,14 +6871,14 @@ nhwcPWOffs2x16AVX512_tailloop:
 
 nhwcPWOffs2x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -6798,7 +6894,7 @@ nhwcPWOffs2x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs2x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	VADDPS    Z2, Z1, Z1
@@ -6807,7 +6903,7 @@ nhwcPWOffs2x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs2x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	ADDQ      CX, BX
@@ -6818,8 +6914,8 @@ nhwcPWOffs2x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs2x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z2
-	VBROADCASTSS hi+84(FP), Z3
+	VBROADCASTSS lo+88(FP), Z2
+	VBROADCASTSS hi+92(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -6832,15 +6928,16 @@ nhwcPWOffs2x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs3x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs3x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
 	// Zero the 3 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -6848,26 +6945,28 @@ TEXT ·nhwcPWOffs3x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z2, Z2, Z2
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs3x16AVX512_tail
 
 nhwcPWOffs3x16AVX512_loop:
-	MOVQ             (BX), R8
-	LEAQ             (CX)(R8*1), R8
+	MOVQ             (BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          (SI), Z3
-	VFMADD231PS.BCST (R8), Z3, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z3, Z1
-	VFMADD231PS.BCST (R8)(DX*2), Z3, Z2
-	MOVQ             8(BX), R8
-	LEAQ             (CX)(R8*1), R8
+	VFMADD231PS.BCST (R9), Z3, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z3, Z1
+	VFMADD231PS.BCST (R9)(DX*2), Z3, Z2
+	MOVQ             8(BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          64(SI), Z3
-	VFMADD231PS.BCST (R8), Z3, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z3, Z1
-	VFMADD231PS.BCST (R8)(DX*2), Z3, Z2
+	VFMADD231PS.BCST (R9), Z3, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z3, Z1
+	VFMADD231PS.BCST (R9)(DX*2), Z3, Z2
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000010, BX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPWOffs3x16AVX512_loop
 
 nhwcPWOffs3x16AVX512_tail:
@@ -6888,14 +6987,14 @@ nhwcPWOffs3x16AVX512_tailloop:
 
 nhwcPWOffs3x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -6914,7 +7013,7 @@ nhwcPWOffs3x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs3x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	VADDPS    Z3, Z1, Z1
@@ -6924,7 +7023,7 @@ nhwcPWOffs3x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs3x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	ADDQ      CX, BX
@@ -6938,8 +7037,8 @@ nhwcPWOffs3x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs3x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z3
-	VBROADCASTSS hi+84(FP), Z4
+	VBROADCASTSS lo+88(FP), Z3
+	VBROADCASTSS hi+92(FP), Z4
 	VMAXPS       Z0, Z3, Z0
 	VMINPS       Z0, Z4, Z0
 	VMAXPS       Z1, Z3, Z1
@@ -6956,9 +7055,9 @@ nhwcPWOffs3x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -6966,6 +7065,7 @@ TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
 	// Zero the 4 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -6974,28 +7074,30 @@ TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs4x16AVX512_tail
 
 nhwcPWOffs4x16AVX512_loop:
-	MOVQ             (SI), R9
-	LEAQ             (CX)(R9*1), R9
+	MOVQ             (SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          (DI), Z4
-	VFMADD231PS.BCST (R9), Z4, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z4, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z4, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z4, Z3
-	MOVQ             8(SI), R9
-	LEAQ             (CX)(R9*1), R9
+	VFMADD231PS.BCST (R10), Z4, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z4, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z4, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z4, Z3
+	MOVQ             8(SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          64(DI), Z4
-	VFMADD231PS.BCST (R9), Z4, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z4, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z4, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z4, Z3
+	VFMADD231PS.BCST (R10), Z4, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z4, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z4, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z4, Z3
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000010, SI
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPWOffs4x16AVX512_loop
 
 nhwcPWOffs4x16AVX512_tail:
@@ -7017,14 +7119,14 @@ nhwcPWOffs4x16AVX512_tailloop:
 
 nhwcPWOffs4x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7046,7 +7148,7 @@ nhwcPWOffs4x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs4x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	VADDPS    Z4, Z1, Z1
@@ -7057,7 +7159,7 @@ nhwcPWOffs4x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs4x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	ADDQ      CX, BX
@@ -7074,8 +7176,8 @@ nhwcPWOffs4x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs4x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z4
-	VBROADCASTSS hi+84(FP), Z5
+	VBROADCASTSS lo+88(FP), Z4
+	VBROADCASTSS hi+92(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -7096,9 +7198,9 @@ nhwcPWOffs4x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7106,6 +7208,7 @@ TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
 	// Zero the 5 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -7115,30 +7218,32 @@ TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z4, Z4, Z4
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs5x16AVX512_tail
 
 nhwcPWOffs5x16AVX512_loop:
-	MOVQ             (SI), R9
-	LEAQ             (CX)(R9*1), R9
+	MOVQ             (SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          (DI), Z5
-	VFMADD231PS.BCST (R9), Z5, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z5, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z5, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z5, Z3
-	VFMADD231PS.BCST (R9)(DX*4), Z5, Z4
-	MOVQ             8(SI), R9
-	LEAQ             (CX)(R9*1), R9
+	VFMADD231PS.BCST (R10), Z5, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z5, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z5, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z5, Z3
+	VFMADD231PS.BCST (R10)(DX*4), Z5, Z4
+	MOVQ             8(SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          64(DI), Z5
-	VFMADD231PS.BCST (R9), Z5, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z5, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z5, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z5, Z3
-	VFMADD231PS.BCST (R9)(DX*4), Z5, Z4
+	VFMADD231PS.BCST (R10), Z5, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z5, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z5, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z5, Z3
+	VFMADD231PS.BCST (R10)(DX*4), Z5, Z4
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000010, SI
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPWOffs5x16AVX512_loop
 
 nhwcPWOffs5x16AVX512_tail:
@@ -7161,14 +7266,14 @@ nhwcPWOffs5x16AVX512_tailloop:
 
 nhwcPWOffs5x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7193,7 +7298,7 @@ nhwcPWOffs5x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs5x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	VADDPS    Z5, Z1, Z1
@@ -7205,7 +7310,7 @@ nhwcPWOffs5x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs5x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	ADDQ      CX, BX
@@ -7225,8 +7330,8 @@ nhwcPWOffs5x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs5x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z5
-	VBROADCASTSS hi+84(FP), Z6
+	VBROADCASTSS lo+88(FP), Z5
+	VBROADCASTSS hi+92(FP), Z6
 	VMAXPS       Z0, Z5, Z0
 	VMINPS       Z0, Z6, Z0
 	VMAXPS       Z1, Z5, Z1
@@ -7251,9 +7356,9 @@ nhwcPWOffs5x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7262,6 +7367,7 @@ TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*4), SI
 	MOVQ offs+24(FP), DI
 	MOVQ b+32(FP), R8
+	MOVQ pf+48(FP), R9
 
 	// Zero the 6 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -7272,32 +7378,34 @@ TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs6x16AVX512_tail
 
 nhwcPWOffs6x16AVX512_loop:
-	MOVQ             (DI), R10
-	LEAQ             (CX)(R10*1), R10
+	MOVQ             (DI), R11
+	LEAQ             (CX)(R11*1), R11
 	VMOVUPS          (R8), Z6
-	VFMADD231PS.BCST (R10), Z6, Z0
-	VFMADD231PS.BCST (R10)(DX*1), Z6, Z1
-	VFMADD231PS.BCST (R10)(DX*2), Z6, Z2
-	VFMADD231PS.BCST (R10)(BX*1), Z6, Z3
-	VFMADD231PS.BCST (R10)(DX*4), Z6, Z4
-	VFMADD231PS.BCST (R10)(SI*1), Z6, Z5
-	MOVQ             8(DI), R10
-	LEAQ             (CX)(R10*1), R10
+	VFMADD231PS.BCST (R11), Z6, Z0
+	VFMADD231PS.BCST (R11)(DX*1), Z6, Z1
+	VFMADD231PS.BCST (R11)(DX*2), Z6, Z2
+	VFMADD231PS.BCST (R11)(BX*1), Z6, Z3
+	VFMADD231PS.BCST (R11)(DX*4), Z6, Z4
+	VFMADD231PS.BCST (R11)(SI*1), Z6, Z5
+	MOVQ             8(DI), R11
+	LEAQ             (CX)(R11*1), R11
 	VMOVUPS          64(R8), Z6
-	VFMADD231PS.BCST (R10), Z6, Z0
-	VFMADD231PS.BCST (R10)(DX*1), Z6, Z1
-	VFMADD231PS.BCST (R10)(DX*2), Z6, Z2
-	VFMADD231PS.BCST (R10)(BX*1), Z6, Z3
-	VFMADD231PS.BCST (R10)(DX*4), Z6, Z4
-	VFMADD231PS.BCST (R10)(SI*1), Z6, Z5
+	VFMADD231PS.BCST (R11), Z6, Z0
+	VFMADD231PS.BCST (R11)(DX*1), Z6, Z1
+	VFMADD231PS.BCST (R11)(DX*2), Z6, Z2
+	VFMADD231PS.BCST (R11)(BX*1), Z6, Z3
+	VFMADD231PS.BCST (R11)(DX*4), Z6, Z4
+	VFMADD231PS.BCST (R11)(SI*1), Z6, Z5
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000010, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPWOffs6x16AVX512_loop
 
 nhwcPWOffs6x16AVX512_tail:
@@ -7321,14 +7429,14 @@ nhwcPWOffs6x16AVX512_tailloop:
 
 nhwcPWOffs6x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7356,7 +7464,7 @@ nhwcPWOffs6x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs6x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	VADDPS    Z6, Z1, Z1
@@ -7369,7 +7477,7 @@ nhwcPWOffs6x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs6x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	ADDQ      CX, BX
@@ -7392,8 +7500,8 @@ nhwcPWOffs6x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs6x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z6
-	VBROADCASTSS hi+84(FP), Z7
+	VBROADCASTSS lo+88(FP), Z6
+	VBROADCASTSS hi+92(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -7422,9 +7530,9 @@ nhwcPWOffs6x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7434,6 +7542,7 @@ TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
 	// Zero the 7 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -7445,36 +7554,38 @@ TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z6, Z6, Z6
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs7x16AVX512_tail
 
 nhwcPWOffs7x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z7
-	VFMADD231PS.BCST (R11), Z7, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z7, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z7, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z7, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z7, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z7, Z5
-	VFMADD231PS.BCST (R12), Z7, Z6
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z7, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z7, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z7, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z7, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z7, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z7, Z5
+	VFMADD231PS.BCST (R13), Z7, Z6
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z7
-	VFMADD231PS.BCST (R11), Z7, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z7, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z7, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z7, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z7, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z7, Z5
-	VFMADD231PS.BCST (R12), Z7, Z6
+	VFMADD231PS.BCST (R12), Z7, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z7, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z7, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z7, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z7, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z7, Z5
+	VFMADD231PS.BCST (R13), Z7, Z6
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs7x16AVX512_loop
 
 nhwcPWOffs7x16AVX512_tail:
@@ -7500,14 +7611,14 @@ nhwcPWOffs7x16AVX512_tailloop:
 
 nhwcPWOffs7x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7538,7 +7649,7 @@ nhwcPWOffs7x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs7x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	VADDPS    Z7, Z1, Z1
@@ -7552,7 +7663,7 @@ nhwcPWOffs7x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs7x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	ADDQ      CX, BX
@@ -7578,8 +7689,8 @@ nhwcPWOffs7x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs7x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z7
-	VBROADCASTSS hi+84(FP), Z8
+	VBROADCASTSS lo+88(FP), Z7
+	VBROADCASTSS hi+92(FP), Z8
 	VMAXPS       Z0, Z7, Z0
 	VMINPS       Z0, Z8, Z0
 	VMAXPS       Z1, Z7, Z1
@@ -7612,9 +7723,9 @@ nhwcPWOffs7x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7624,6 +7735,7 @@ TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
 	// Zero the 8 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -7636,38 +7748,40 @@ TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs8x16AVX512_tail
 
 nhwcPWOffs8x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z8
-	VFMADD231PS.BCST (R11), Z8, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z8, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z8, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z8, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z8, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z8, Z5
-	VFMADD231PS.BCST (R12), Z8, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z8, Z7
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z8, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z8, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z8, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z8, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z8, Z5
+	VFMADD231PS.BCST (R13), Z8, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z8, Z7
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z8
-	VFMADD231PS.BCST (R11), Z8, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z8, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z8, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z8, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z8, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z8, Z5
-	VFMADD231PS.BCST (R12), Z8, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z8, Z7
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z8, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z8, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z8, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z8, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z8, Z5
+	VFMADD231PS.BCST (R13), Z8, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z8, Z7
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs8x16AVX512_loop
 
 nhwcPWOffs8x16AVX512_tail:
@@ -7694,14 +7808,14 @@ nhwcPWOffs8x16AVX512_tailloop:
 
 nhwcPWOffs8x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7735,7 +7849,7 @@ nhwcPWOffs8x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs8x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	VADDPS    Z8, Z1, Z1
@@ -7750,7 +7864,7 @@ nhwcPWOffs8x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs8x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	ADDQ      CX, BX
@@ -7779,8 +7893,8 @@ nhwcPWOffs8x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs8x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z8
-	VBROADCASTSS hi+84(FP), Z9
+	VBROADCASTSS lo+88(FP), Z8
+	VBROADCASTSS hi+92(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -7817,9 +7931,9 @@ nhwcPWOffs8x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7829,6 +7943,7 @@ TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
 	// Zero the 9 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -7842,40 +7957,42 @@ TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z8, Z8, Z8
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs9x16AVX512_tail
 
 nhwcPWOffs9x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z9
-	VFMADD231PS.BCST (R11), Z9, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z9, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z9, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z9, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z9, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z9, Z5
-	VFMADD231PS.BCST (R12), Z9, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z9, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z9, Z8
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z9, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z9, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z9, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z9, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z9, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z9, Z5
+	VFMADD231PS.BCST (R13), Z9, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z9, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z9, Z8
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z9
-	VFMADD231PS.BCST (R11), Z9, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z9, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z9, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z9, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z9, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z9, Z5
-	VFMADD231PS.BCST (R12), Z9, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z9, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z9, Z8
+	VFMADD231PS.BCST (R12), Z9, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z9, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z9, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z9, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z9, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z9, Z5
+	VFMADD231PS.BCST (R13), Z9, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z9, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z9, Z8
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs9x16AVX512_loop
 
 nhwcPWOffs9x16AVX512_tail:
@@ -7903,14 +8020,14 @@ nhwcPWOffs9x16AVX512_tailloop:
 
 nhwcPWOffs9x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7947,7 +8064,7 @@ nhwcPWOffs9x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs9x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	VADDPS    Z9, Z1, Z1
@@ -7963,7 +8080,7 @@ nhwcPWOffs9x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs9x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	ADDQ      CX, BX
@@ -7995,8 +8112,8 @@ nhwcPWOffs9x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs9x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z9
-	VBROADCASTSS hi+84(FP), Z10
+	VBROADCASTSS lo+88(FP), Z9
+	VBROADCASTSS hi+92(FP), Z10
 	VMAXPS       Z0, Z9, Z0
 	VMINPS       Z0, Z10, Z0
 	VMAXPS       Z1, Z9, Z1
@@ -8037,9 +8154,9 @@ nhwcPWOffs9x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8049,6 +8166,7 @@ TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
 	// Zero the 10 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -8063,42 +8181,44 @@ TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs10x16AVX512_tail
 
 nhwcPWOffs10x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z10
-	VFMADD231PS.BCST (R11), Z10, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z10, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z10, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z10, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z10, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z10, Z5
-	VFMADD231PS.BCST (R12), Z10, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z10, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z10, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z10, Z9
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z10, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z10, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z10, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z10, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z10, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z10, Z5
+	VFMADD231PS.BCST (R13), Z10, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z10, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z10, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z10, Z9
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z10
-	VFMADD231PS.BCST (R11), Z10, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z10, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z10, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z10, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z10, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z10, Z5
-	VFMADD231PS.BCST (R12), Z10, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z10, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z10, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z10, Z9
+	VFMADD231PS.BCST (R12), Z10, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z10, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z10, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z10, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z10, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z10, Z5
+	VFMADD231PS.BCST (R13), Z10, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z10, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z10, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z10, Z9
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs10x16AVX512_loop
 
 nhwcPWOffs10x16AVX512_tail:
@@ -8127,14 +8247,14 @@ nhwcPWOffs10x16AVX512_tailloop:
 
 nhwcPWOffs10x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8174,7 +8294,7 @@ nhwcPWOffs10x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs10x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	VADDPS    Z10, Z1, Z1
@@ -8191,7 +8311,7 @@ nhwcPWOffs10x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs10x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	ADDQ      CX, BX
@@ -8226,8 +8346,8 @@ nhwcPWOffs10x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs10x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z10
-	VBROADCASTSS hi+84(FP), Z11
+	VBROADCASTSS lo+88(FP), Z10
+	VBROADCASTSS hi+92(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -8272,9 +8392,9 @@ nhwcPWOffs10x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8284,6 +8404,7 @@ TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
 	// Zero the 11 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -8299,44 +8420,46 @@ TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z10, Z10, Z10
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs11x16AVX512_tail
 
 nhwcPWOffs11x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z11
-	VFMADD231PS.BCST (R11), Z11, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z11, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z11, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z11, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z11, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z11, Z5
-	VFMADD231PS.BCST (R12), Z11, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z11, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z11, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z11, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z11, Z10
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z11, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z11, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z11, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z11, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z11, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z11, Z5
+	VFMADD231PS.BCST (R13), Z11, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z11, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z11, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z11, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z11, Z10
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z11
-	VFMADD231PS.BCST (R11), Z11, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z11, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z11, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z11, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z11, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z11, Z5
-	VFMADD231PS.BCST (R12), Z11, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z11, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z11, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z11, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z11, Z10
+	VFMADD231PS.BCST (R12), Z11, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z11, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z11, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z11, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z11, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z11, Z5
+	VFMADD231PS.BCST (R13), Z11, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z11, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z11, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z11, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z11, Z10
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs11x16AVX512_loop
 
 nhwcPWOffs11x16AVX512_tail:
@@ -8366,14 +8489,14 @@ nhwcPWOffs11x16AVX512_tailloop:
 
 nhwcPWOffs11x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8416,7 +8539,7 @@ nhwcPWOffs11x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs11x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	VADDPS    Z11, Z1, Z1
@@ -8434,7 +8557,7 @@ nhwcPWOffs11x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs11x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	ADDQ      CX, BX
@@ -8472,8 +8595,8 @@ nhwcPWOffs11x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs11x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z11
-	VBROADCASTSS hi+84(FP), Z12
+	VBROADCASTSS lo+88(FP), Z11
+	VBROADCASTSS hi+92(FP), Z12
 	VMAXPS       Z0, Z11, Z0
 	VMINPS       Z0, Z12, Z0
 	VMAXPS       Z1, Z11, Z1
@@ -8522,9 +8645,9 @@ nhwcPWOffs11x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8534,6 +8657,7 @@ TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
 	// Zero the 12 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -8550,46 +8674,48 @@ TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs12x16AVX512_tail
 
 nhwcPWOffs12x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z12
-	VFMADD231PS.BCST (R11), Z12, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z12, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z12, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z12, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z12, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z12, Z5
-	VFMADD231PS.BCST (R12), Z12, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z12, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z12, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z12, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z12, Z10
-	VFMADD231PS.BCST (R12)(SI*1), Z12, Z11
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z12, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z12, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z12, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z12, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z5
+	VFMADD231PS.BCST (R13), Z12, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z12, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z12, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z12, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z12, Z10
+	VFMADD231PS.BCST (R13)(SI*1), Z12, Z11
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z12
-	VFMADD231PS.BCST (R11), Z12, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z12, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z12, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z12, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z12, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z12, Z5
-	VFMADD231PS.BCST (R12), Z12, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z12, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z12, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z12, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z12, Z10
-	VFMADD231PS.BCST (R12)(SI*1), Z12, Z11
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z12, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z12, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z12, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z12, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z5
+	VFMADD231PS.BCST (R13), Z12, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z12, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z12, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z12, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z12, Z10
+	VFMADD231PS.BCST (R13)(SI*1), Z12, Z11
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs12x16AVX512_loop
 
 nhwcPWOffs12x16AVX512_tail:
@@ -8620,14 +8746,14 @@ nhwcPWOffs12x16AVX512_tailloop:
 
 nhwcPWOffs12x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8673,7 +8799,7 @@ nhwcPWOffs12x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs12x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	VADDPS    Z12, Z1, Z1
@@ -8692,7 +8818,7 @@ nhwcPWOffs12x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs12x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	ADDQ      CX, BX
@@ -8733,8 +8859,8 @@ nhwcPWOffs12x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs12x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z12
-	VBROADCASTSS hi+84(FP), Z13
+	VBROADCASTSS lo+88(FP), Z12
+	VBROADCASTSS hi+92(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -8787,9 +8913,9 @@ nhwcPWOffs12x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8798,35 +8924,38 @@ TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), BX
 	MOVQ bstride+40(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+48(FP), DI
 
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs1x32AVX512_tail
 
 nhwcPWOffs1x32AVX512_loop:
-	MOVQ         (DX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (DX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (BX), Z2
 	VMOVUPS      (SI), Z3
-	VBROADCASTSS (R8), Z4
+	VBROADCASTSS (R9), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
-	MOVQ         8(DX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(DX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(BX), Z2
 	VMOVUPS      64(SI), Z3
-	VBROADCASTSS (R8), Z4
+	VBROADCASTSS (R9), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, DX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs1x32AVX512_loop
 
 nhwcPWOffs1x32AVX512_tail:
@@ -8849,14 +8978,14 @@ nhwcPWOffs1x32AVX512_tailloop:
 
 nhwcPWOffs1x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), CX
+	MOVQ  flags+96(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -8870,7 +8999,7 @@ nhwcPWOffs1x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPWOffs1x32AVX512_nobias
-	MOVQ      bias+64(FP), DX
+	MOVQ      bias+72(FP), DX
 	VMOVUPS   (DX), Z2
 	VMOVUPS.Z 64(DX), K1, Z3
 	VADDPS    Z2, Z0, Z0
@@ -8880,7 +9009,7 @@ nhwcPWOffs1x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPWOffs1x32AVX512_noz
-	MOVQ      z+72(FP), DX
+	MOVQ      z+80(FP), DX
 	VADDPS    (DX), Z0, Z0
 	VMOVUPS.Z 64(DX), K1, Z2
 	VADDPS    Z2, Z1, Z1
@@ -8889,8 +9018,8 @@ nhwcPWOffs1x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPWOffs1x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z2
-	VBROADCASTSS hi+84(FP), Z3
+	VBROADCASTSS lo+88(FP), Z2
+	VBROADCASTSS hi+92(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -8902,9 +9031,9 @@ nhwcPWOffs1x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8913,6 +9042,7 @@ TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), SI
 	MOVQ bstride+40(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+48(FP), R8
 
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -8921,35 +9051,37 @@ TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs2x32AVX512_tail
 
 nhwcPWOffs2x32AVX512_loop:
-	MOVQ         (BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (SI), Z4
 	VMOVUPS      (DI), Z5
-	VBROADCASTSS (R9), Z6
+	VBROADCASTSS (R10), Z6
 	VFMADD231PS  Z4, Z6, Z0
 	VFMADD231PS  Z5, Z6, Z1
-	VBROADCASTSS (R9)(DX*1), Z6
+	VBROADCASTSS (R10)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
-	MOVQ         8(BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(SI), Z4
 	VMOVUPS      64(DI), Z5
-	VBROADCASTSS (R9), Z6
+	VBROADCASTSS (R10), Z6
 	VFMADD231PS  Z4, Z6, Z0
 	VFMADD231PS  Z5, Z6, Z1
-	VBROADCASTSS (R9)(DX*1), Z6
+	VBROADCASTSS (R10)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs2x32AVX512_loop
 
 nhwcPWOffs2x32AVX512_tail:
@@ -8975,14 +9107,14 @@ nhwcPWOffs2x32AVX512_tailloop:
 
 nhwcPWOffs2x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9000,7 +9132,7 @@ nhwcPWOffs2x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs2x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z4
 	VMOVUPS.Z 64(BX), K1, Z5
 	VADDPS    Z4, Z0, Z0
@@ -9012,7 +9144,7 @@ nhwcPWOffs2x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs2x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z4
 	VADDPS    Z4, Z1, Z1
@@ -9025,8 +9157,8 @@ nhwcPWOffs2x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs2x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z4
-	VBROADCASTSS hi+84(FP), Z5
+	VBROADCASTSS lo+88(FP), Z4
+	VBROADCASTSS hi+92(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -9045,9 +9177,9 @@ nhwcPWOffs2x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9056,6 +9188,7 @@ TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), SI
 	MOVQ bstride+40(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+48(FP), R8
 
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -9066,41 +9199,43 @@ TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs3x32AVX512_tail
 
 nhwcPWOffs3x32AVX512_loop:
-	MOVQ         (BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (SI), Z6
 	VMOVUPS      (DI), Z7
-	VBROADCASTSS (R9), Z8
+	VBROADCASTSS (R10), Z8
 	VFMADD231PS  Z6, Z8, Z0
 	VFMADD231PS  Z7, Z8, Z1
-	VBROADCASTSS (R9)(DX*1), Z8
+	VBROADCASTSS (R10)(DX*1), Z8
 	VFMADD231PS  Z6, Z8, Z2
 	VFMADD231PS  Z7, Z8, Z3
-	VBROADCASTSS (R9)(DX*2), Z8
+	VBROADCASTSS (R10)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
-	MOVQ         8(BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(SI), Z6
 	VMOVUPS      64(DI), Z7
-	VBROADCASTSS (R9), Z8
+	VBROADCASTSS (R10), Z8
 	VFMADD231PS  Z6, Z8, Z0
 	VFMADD231PS  Z7, Z8, Z1
-	VBROADCASTSS (R9)(DX*1), Z8
+	VBROADCASTSS (R10)(DX*1), Z8
 	VFMADD231PS  Z6, Z8, Z2
 	VFMADD231PS  Z7, Z8, Z3
-	VBROADCASTSS (R9)(DX*2), Z8
+	VBROADCASTSS (R10)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs3x32AVX512_loop
 
 nhwcPWOffs3x32AVX512_tail:
@@ -9129,14 +9264,14 @@ nhwcPWOffs3x32AVX512_tailloop:
 
 nhwcPWOffs3x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9158,7 +9293,7 @@ nhwcPWOffs3x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs3x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z6
 	VMOVUPS.Z 64(BX), K1, Z7
 	VADDPS    Z6, Z0, Z0
@@ -9172,7 +9307,7 @@ nhwcPWOffs3x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs3x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z6
 	VADDPS    Z6, Z1, Z1
@@ -9189,8 +9324,8 @@ nhwcPWOffs3x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs3x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z6
-	VBROADCASTSS hi+84(FP), Z7
+	VBROADCASTSS lo+88(FP), Z6
+	VBROADCASTSS hi+92(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -9216,9 +9351,9 @@ nhwcPWOffs3x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9228,6 +9363,7 @@ TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), DI
 	MOVQ bstride+40(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+48(FP), R9
 
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -9240,47 +9376,49 @@ TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs4x32AVX512_tail
 
 nhwcPWOffs4x32AVX512_loop:
-	MOVQ         (SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (DI), Z8
 	VMOVUPS      (R8), Z9
-	VBROADCASTSS (R10), Z10
+	VBROADCASTSS (R11), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
-	VBROADCASTSS (R10)(DX*1), Z10
+	VBROADCASTSS (R11)(DX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
-	VBROADCASTSS (R10)(DX*2), Z10
+	VBROADCASTSS (R11)(DX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
-	VBROADCASTSS (R10)(BX*1), Z10
+	VBROADCASTSS (R11)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
-	MOVQ         8(SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(DI), Z8
 	VMOVUPS      64(R8), Z9
-	VBROADCASTSS (R10), Z10
+	VBROADCASTSS (R11), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
-	VBROADCASTSS (R10)(DX*1), Z10
+	VBROADCASTSS (R11)(DX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
-	VBROADCASTSS (R10)(DX*2), Z10
+	VBROADCASTSS (R11)(DX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
-	VBROADCASTSS (R10)(BX*1), Z10
+	VBROADCASTSS (R11)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs4x32AVX512_loop
 
 nhwcPWOffs4x32AVX512_tail:
@@ -9312,14 +9450,14 @@ nhwcPWOffs4x32AVX512_tailloop:
 
 nhwcPWOffs4x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9345,7 +9483,7 @@ nhwcPWOffs4x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs4x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z8
 	VMOVUPS.Z 64(BX), K1, Z9
 	VADDPS    Z8, Z0, Z0
@@ -9361,7 +9499,7 @@ nhwcPWOffs4x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs4x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z8
 	VADDPS    Z8, Z1, Z1
@@ -9382,8 +9520,8 @@ nhwcPWOffs4x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs4x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z8
-	VBROADCASTSS hi+84(FP), Z9
+	VBROADCASTSS lo+88(FP), Z8
+	VBROADCASTSS hi+92(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -9416,9 +9554,9 @@ nhwcPWOffs4x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9428,6 +9566,7 @@ TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), DI
 	MOVQ bstride+40(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+48(FP), R9
 
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -9442,53 +9581,55 @@ TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs5x32AVX512_tail
 
 nhwcPWOffs5x32AVX512_loop:
-	MOVQ         (SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (DI), Z10
 	VMOVUPS      (R8), Z11
-	VBROADCASTSS (R10), Z12
+	VBROADCASTSS (R11), Z12
 	VFMADD231PS  Z10, Z12, Z0
 	VFMADD231PS  Z11, Z12, Z1
-	VBROADCASTSS (R10)(DX*1), Z12
+	VBROADCASTSS (R11)(DX*1), Z12
 	VFMADD231PS  Z10, Z12, Z2
 	VFMADD231PS  Z11, Z12, Z3
-	VBROADCASTSS (R10)(DX*2), Z12
+	VBROADCASTSS (R11)(DX*2), Z12
 	VFMADD231PS  Z10, Z12, Z4
 	VFMADD231PS  Z11, Z12, Z5
-	VBROADCASTSS (R10)(BX*1), Z12
+	VBROADCASTSS (R11)(BX*1), Z12
 	VFMADD231PS  Z10, Z12, Z6
 	VFMADD231PS  Z11, Z12, Z7
-	VBROADCASTSS (R10)(DX*4), Z12
+	VBROADCASTSS (R11)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
-	MOVQ         8(SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(DI), Z10
 	VMOVUPS      64(R8), Z11
-	VBROADCASTSS (R10), Z12
+	VBROADCASTSS (R11), Z12
 	VFMADD231PS  Z10, Z12, Z0
 	VFMADD231PS  Z11, Z12, Z1
-	VBROADCASTSS (R10)(DX*1), Z12
+	VBROADCASTSS (R11)(DX*1), Z12
 	VFMADD231PS  Z10, Z12, Z2
 	VFMADD231PS  Z11, Z12, Z3
-	VBROADCASTSS (R10)(DX*2), Z12
+	VBROADCASTSS (R11)(DX*2), Z12
 	VFMADD231PS  Z10, Z12, Z4
 	VFMADD231PS  Z11, Z12, Z5
-	VBROADCASTSS (R10)(BX*1), Z12
+	VBROADCASTSS (R11)(BX*1), Z12
 	VFMADD231PS  Z10, Z12, Z6
 	VFMADD231PS  Z11, Z12, Z7
-	VBROADCASTSS (R10)(DX*4), Z12
+	VBROADCASTSS (R11)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs5x32AVX512_loop
 
 nhwcPWOffs5x32AVX512_tail:
@@ -9523,14 +9664,14 @@ nhwcPWOffs5x32AVX512_tailloop:
 
 nhwcPWOffs5x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9560,7 +9701,7 @@ nhwcPWOffs5x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs5x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z10
 	VMOVUPS.Z 64(BX), K1, Z11
 	VADDPS    Z10, Z0, Z0
@@ -9578,7 +9719,7 @@ nhwcPWOffs5x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs5x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z10
 	VADDPS    Z10, Z1, Z1
@@ -9603,8 +9744,8 @@ nhwcPWOffs5x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs5x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z10
-	VBROADCASTSS hi+84(FP), Z11
+	VBROADCASTSS lo+88(FP), Z10
+	VBROADCASTSS hi+92(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -9644,9 +9785,9 @@ nhwcPWOffs5x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9657,6 +9798,7 @@ TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R8
 	MOVQ bstride+40(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+48(FP), R10
 
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -9673,59 +9815,61 @@ TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs6x32AVX512_tail
 
 nhwcPWOffs6x32AVX512_loop:
-	MOVQ         (DI), R11
-	LEAQ         (CX)(R11*1), R11
+	MOVQ         (DI), R12
+	LEAQ         (CX)(R12*1), R12
 	VMOVUPS      (R8), Z12
 	VMOVUPS      (R9), Z13
-	VBROADCASTSS (R11), Z14
+	VBROADCASTSS (R12), Z14
 	VFMADD231PS  Z12, Z14, Z0
 	VFMADD231PS  Z13, Z14, Z1
-	VBROADCASTSS (R11)(DX*1), Z14
+	VBROADCASTSS (R12)(DX*1), Z14
 	VFMADD231PS  Z12, Z14, Z2
 	VFMADD231PS  Z13, Z14, Z3
-	VBROADCASTSS (R11)(DX*2), Z14
+	VBROADCASTSS (R12)(DX*2), Z14
 	VFMADD231PS  Z12, Z14, Z4
 	VFMADD231PS  Z13, Z14, Z5
-	VBROADCASTSS (R11)(BX*1), Z14
+	VBROADCASTSS (R12)(BX*1), Z14
 	VFMADD231PS  Z12, Z14, Z6
 	VFMADD231PS  Z13, Z14, Z7
-	VBROADCASTSS (R11)(DX*4), Z14
+	VBROADCASTSS (R12)(DX*4), Z14
 	VFMADD231PS  Z12, Z14, Z8
 	VFMADD231PS  Z13, Z14, Z9
-	VBROADCASTSS (R11)(SI*1), Z14
+	VBROADCASTSS (R12)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
-	MOVQ         8(DI), R11
-	LEAQ         (CX)(R11*1), R11
+	MOVQ         8(DI), R12
+	LEAQ         (CX)(R12*1), R12
 	VMOVUPS      64(R8), Z12
 	VMOVUPS      64(R9), Z13
-	VBROADCASTSS (R11), Z14
+	VBROADCASTSS (R12), Z14
 	VFMADD231PS  Z12, Z14, Z0
 	VFMADD231PS  Z13, Z14, Z1
-	VBROADCASTSS (R11)(DX*1), Z14
+	VBROADCASTSS (R12)(DX*1), Z14
 	VFMADD231PS  Z12, Z14, Z2
 	VFMADD231PS  Z13, Z14, Z3
-	VBROADCASTSS (R11)(DX*2), Z14
+	VBROADCASTSS (R12)(DX*2), Z14
 	VFMADD231PS  Z12, Z14, Z4
 	VFMADD231PS  Z13, Z14, Z5
-	VBROADCASTSS (R11)(BX*1), Z14
+	VBROADCASTSS (R12)(BX*1), Z14
 	VFMADD231PS  Z12, Z14, Z6
 	VFMADD231PS  Z13, Z14, Z7
-	VBROADCASTSS (R11)(DX*4), Z14
+	VBROADCASTSS (R12)(DX*4), Z14
 	VFMADD231PS  Z12, Z14, Z8
 	VFMADD231PS  Z13, Z14, Z9
-	VBROADCASTSS (R11)(SI*1), Z14
+	VBROADCASTSS (R12)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000010, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPWOffs6x32AVX512_loop
 
 nhwcPWOffs6x32AVX512_tail:
@@ -9763,14 +9907,14 @@ nhwcPWOffs6x32AVX512_tailloop:
 
 nhwcPWOffs6x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9804,7 +9948,7 @@ nhwcPWOffs6x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs6x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z12
 	VMOVUPS.Z 64(BX), K1, Z13
 	VADDPS    Z12, Z0, Z0
@@ -9824,7 +9968,7 @@ nhwcPWOffs6x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs6x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z12
 	VADDPS    Z12, Z1, Z1
@@ -9853,8 +9997,8 @@ nhwcPWOffs6x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs6x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z12
-	VBROADCASTSS hi+84(FP), Z13
+	VBROADCASTSS lo+88(FP), Z12
+	VBROADCASTSS hi+92(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -9901,9 +10045,9 @@ nhwcPWOffs6x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9915,6 +10059,7 @@ TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
 	// Zero the 14 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -9933,67 +10078,69 @@ TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z13, Z13, Z13
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs7x32AVX512_tail
 
 nhwcPWOffs7x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z14
 	VMOVUPS      (R10), Z15
-	VBROADCASTSS (R12), Z16
+	VBROADCASTSS (R13), Z16
 	VFMADD231PS  Z14, Z16, Z0
 	VFMADD231PS  Z15, Z16, Z1
-	VBROADCASTSS (R12)(DX*1), Z16
+	VBROADCASTSS (R13)(DX*1), Z16
 	VFMADD231PS  Z14, Z16, Z2
 	VFMADD231PS  Z15, Z16, Z3
-	VBROADCASTSS (R12)(DX*2), Z16
+	VBROADCASTSS (R13)(DX*2), Z16
 	VFMADD231PS  Z14, Z16, Z4
 	VFMADD231PS  Z15, Z16, Z5
-	VBROADCASTSS (R12)(BX*1), Z16
+	VBROADCASTSS (R13)(BX*1), Z16
 	VFMADD231PS  Z14, Z16, Z6
 	VFMADD231PS  Z15, Z16, Z7
-	VBROADCASTSS (R12)(DX*4), Z16
+	VBROADCASTSS (R13)(DX*4), Z16
 	VFMADD231PS  Z14, Z16, Z8
 	VFMADD231PS  Z15, Z16, Z9
-	VBROADCASTSS (R12)(SI*1), Z16
+	VBROADCASTSS (R13)(SI*1), Z16
 	VFMADD231PS  Z14, Z16, Z10
 	VFMADD231PS  Z15, Z16, Z11
-	VBROADCASTSS (R13), Z16
+	VBROADCASTSS (R14), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z14
 	VMOVUPS      64(R10), Z15
-	VBROADCASTSS (R12), Z16
+	VBROADCASTSS (R13), Z16
 	VFMADD231PS  Z14, Z16, Z0
 	VFMADD231PS  Z15, Z16, Z1
-	VBROADCASTSS (R12)(DX*1), Z16
+	VBROADCASTSS (R13)(DX*1), Z16
 	VFMADD231PS  Z14, Z16, Z2
 	VFMADD231PS  Z15, Z16, Z3
-	VBROADCASTSS (R12)(DX*2), Z16
+	VBROADCASTSS (R13)(DX*2), Z16
 	VFMADD231PS  Z14, Z16, Z4
 	VFMADD231PS  Z15, Z16, Z5
-	VBROADCASTSS (R12)(BX*1), Z16
+	VBROADCASTSS (R13)(BX*1), Z16
 	VFMADD231PS  Z14, Z16, Z6
 	VFMADD231PS  Z15, Z16, Z7
-	VBROADCASTSS (R12)(DX*4), Z16
+	VBROADCASTSS (R13)(DX*4), Z16
 	VFMADD231PS  Z14, Z16, Z8
 	VFMADD231PS  Z15, Z16, Z9
-	VBROADCASTSS (R12)(SI*1), Z16
+	VBROADCASTSS (R13)(SI*1), Z16
 	VFMADD231PS  Z14, Z16, Z10
 	VFMADD231PS  Z15, Z16, Z11
-	VBROADCASTSS (R13), Z16
+	VBROADCASTSS (R14), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs7x32AVX512_loop
 
 nhwcPWOffs7x32AVX512_tail:
@@ -10035,14 +10182,14 @@ nhwcPWOffs7x32AVX512_tailloop:
 
 nhwcPWOffs7x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10080,7 +10227,7 @@ nhwcPWOffs7x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs7x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z14
 	VMOVUPS.Z 64(BX), K1, Z15
 	VADDPS    Z14, Z0, Z0
@@ -10102,7 +10249,7 @@ nhwcPWOffs7x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs7x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z14
 	VADDPS    Z14, Z1, Z1
@@ -10135,8 +10282,8 @@ nhwcPWOffs7x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs7x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z14
-	VBROADCASTSS hi+84(FP), Z15
+	VBROADCASTSS lo+88(FP), Z14
+	VBROADCASTSS hi+92(FP), Z15
 	VMAXPS       Z0, Z14, Z0
 	VMINPS       Z0, Z15, Z0
 	VMAXPS       Z1, Z14, Z1
@@ -10190,9 +10337,9 @@ nhwcPWOffs7x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10204,6 +10351,7 @@ TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
 	// Zero the 16 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -10224,73 +10372,75 @@ TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z15, Z15, Z15
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs8x32AVX512_tail
 
 nhwcPWOffs8x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z16
 	VMOVUPS      (R10), Z17
-	VBROADCASTSS (R12), Z18
+	VBROADCASTSS (R13), Z18
 	VFMADD231PS  Z16, Z18, Z0
 	VFMADD231PS  Z17, Z18, Z1
-	VBROADCASTSS (R12)(DX*1), Z18
+	VBROADCASTSS (R13)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z2
 	VFMADD231PS  Z17, Z18, Z3
-	VBROADCASTSS (R12)(DX*2), Z18
+	VBROADCASTSS (R13)(DX*2), Z18
 	VFMADD231PS  Z16, Z18, Z4
 	VFMADD231PS  Z17, Z18, Z5
-	VBROADCASTSS (R12)(BX*1), Z18
+	VBROADCASTSS (R13)(BX*1), Z18
 	VFMADD231PS  Z16, Z18, Z6
 	VFMADD231PS  Z17, Z18, Z7
-	VBROADCASTSS (R12)(DX*4), Z18
+	VBROADCASTSS (R13)(DX*4), Z18
 	VFMADD231PS  Z16, Z18, Z8
 	VFMADD231PS  Z17, Z18, Z9
-	VBROADCASTSS (R12)(SI*1), Z18
+	VBROADCASTSS (R13)(SI*1), Z18
 	VFMADD231PS  Z16, Z18, Z10
 	VFMADD231PS  Z17, Z18, Z11
-	VBROADCASTSS (R13), Z18
+	VBROADCASTSS (R14), Z18
 	VFMADD231PS  Z16, Z18, Z12
 	VFMADD231PS  Z17, Z18, Z13
-	VBROADCASTSS (R13)(DX*1), Z18
+	VBROADCASTSS (R14)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z16
 	VMOVUPS      64(R10), Z17
-	VBROADCASTSS (R12), Z18
+	VBROADCASTSS (R13), Z18
 	VFMADD231PS  Z16, Z18, Z0
 	VFMADD231PS  Z17, Z18, Z1
-	VBROADCASTSS (R12)(DX*1), Z18
+	VBROADCASTSS (R13)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z2
 	VFMADD231PS  Z17, Z18, Z3
-	VBROADCASTSS (R12)(DX*2), Z18
+	VBROADCASTSS (R13)(DX*2), Z18
 	VFMADD231PS  Z16, Z18, Z4
 	VFMADD231PS  Z17, Z18, Z5
-	VBROADCASTSS (R12)(BX*1), Z18
+	VBROADCASTSS (R13)(BX*1), Z18
 	VFMADD231PS  Z16, Z18, Z6
 	VFMADD231PS  Z17, Z18, Z7
-	VBROADCASTSS (R12)(DX*4), Z18
+	VBROADCASTSS (R13)(DX*4), Z18
 	VFMADD231PS  Z16, Z18, Z8
 	VFMADD231PS  Z17, Z18, Z9
-	VBROADCASTSS (R12)(SI*1), Z18
+	VBROADCASTSS (R13)(SI*1), Z18
 	VFMADD231PS  Z16, Z18, Z10
 	VFMADD231PS  Z17, Z18, Z11
-	VBROADCASTSS (R13), Z18
+	VBROADCASTSS (R14), Z18
 	VFMADD231PS  Z16, Z18, Z12
 	VFMADD231PS  Z17, Z18, Z13
-	VBROADCASTSS (R13)(DX*1), Z18
+	VBROADCASTSS (R14)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs8x32AVX512_loop
 
 nhwcPWOffs8x32AVX512_tail:
@@ -10335,14 +10485,14 @@ nhwcPWOffs8x32AVX512_tailloop:
 
 nhwcPWOffs8x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10384,7 +10534,7 @@ nhwcPWOffs8x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs8x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z16
 	VMOVUPS.Z 64(BX), K1, Z17
 	VADDPS    Z16, Z0, Z0
@@ -10408,7 +10558,7 @@ nhwcPWOffs8x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs8x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z16
 	VADDPS    Z16, Z1, Z1
@@ -10445,8 +10595,8 @@ nhwcPWOffs8x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs8x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z16
-	VBROADCASTSS hi+84(FP), Z17
+	VBROADCASTSS lo+88(FP), Z16
+	VBROADCASTSS hi+92(FP), Z17
 	VMAXPS       Z0, Z16, Z0
 	VMINPS       Z0, Z17, Z0
 	VMAXPS       Z1, Z16, Z1
@@ -10507,9 +10657,9 @@ nhwcPWOffs8x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10521,6 +10671,7 @@ TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
 	// Zero the 18 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -10543,79 +10694,81 @@ TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z17, Z17, Z17
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs9x32AVX512_tail
 
 nhwcPWOffs9x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z18
 	VMOVUPS      (R10), Z19
-	VBROADCASTSS (R12), Z20
+	VBROADCASTSS (R13), Z20
 	VFMADD231PS  Z18, Z20, Z0
 	VFMADD231PS  Z19, Z20, Z1
-	VBROADCASTSS (R12)(DX*1), Z20
+	VBROADCASTSS (R13)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
-	VBROADCASTSS (R12)(DX*2), Z20
+	VBROADCASTSS (R13)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z4
 	VFMADD231PS  Z19, Z20, Z5
-	VBROADCASTSS (R12)(BX*1), Z20
+	VBROADCASTSS (R13)(BX*1), Z20
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
-	VBROADCASTSS (R12)(DX*4), Z20
+	VBROADCASTSS (R13)(DX*4), Z20
 	VFMADD231PS  Z18, Z20, Z8
 	VFMADD231PS  Z19, Z20, Z9
-	VBROADCASTSS (R12)(SI*1), Z20
+	VBROADCASTSS (R13)(SI*1), Z20
 	VFMADD231PS  Z18, Z20, Z10
 	VFMADD231PS  Z19, Z20, Z11
-	VBROADCASTSS (R13), Z20
+	VBROADCASTSS (R14), Z20
 	VFMADD231PS  Z18, Z20, Z12
 	VFMADD231PS  Z19, Z20, Z13
-	VBROADCASTSS (R13)(DX*1), Z20
+	VBROADCASTSS (R14)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
-	VBROADCASTSS (R13)(DX*2), Z20
+	VBROADCASTSS (R14)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z18
 	VMOVUPS      64(R10), Z19
-	VBROADCASTSS (R12), Z20
+	VBROADCASTSS (R13), Z20
 	VFMADD231PS  Z18, Z20, Z0
 	VFMADD231PS  Z19, Z20, Z1
-	VBROADCASTSS (R12)(DX*1), Z20
+	VBROADCASTSS (R13)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
-	VBROADCASTSS (R12)(DX*2), Z20
+	VBROADCASTSS (R13)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z4
 	VFMADD231PS  Z19, Z20, Z5
-	VBROADCASTSS (R12)(BX*1), Z20
+	VBROADCASTSS (R13)(BX*1), Z20
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
-	VBROADCASTSS (R12)(DX*4), Z20
+	VBROADCASTSS (R13)(DX*4), Z20
 	VFMADD231PS  Z18, Z20, Z8
 	VFMADD231PS  Z19, Z20, Z9
-	VBROADCASTSS (R12)(SI*1), Z20
+	VBROADCASTSS (R13)(SI*1), Z20
 	VFMADD231PS  Z18, Z20, Z10
 	VFMADD231PS  Z19, Z20, Z11
-	VBROADCASTSS (R13), Z20
+	VBROADCASTSS (R14), Z20
 	VFMADD231PS  Z18, Z20, Z12
 	VFMADD231PS  Z19, Z20, Z13
-	VBROADCASTSS (R13)(DX*1), Z20
+	VBROADCASTSS (R14)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
-	VBROADCASTSS (R13)(DX*2), Z20
+	VBROADCASTSS (R14)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs9x32AVX512_loop
 
 nhwcPWOffs9x32AVX512_tail:
@@ -10663,14 +10816,14 @@ nhwcPWOffs9x32AVX512_tailloop:
 
 nhwcPWOffs9x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10716,7 +10869,7 @@ nhwcPWOffs9x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs9x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z18
 	VMOVUPS.Z 64(BX), K1, Z19
 	VADDPS    Z18, Z0, Z0
@@ -10742,7 +10895,7 @@ nhwcPWOffs9x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs9x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z18
 	VADDPS    Z18, Z1, Z1
@@ -10783,8 +10936,8 @@ nhwcPWOffs9x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs9x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z18
-	VBROADCASTSS hi+84(FP), Z19
+	VBROADCASTSS lo+88(FP), Z18
+	VBROADCASTSS hi+92(FP), Z19
 	VMAXPS       Z0, Z18, Z0
 	VMINPS       Z0, Z19, Z0
 	VMAXPS       Z1, Z18, Z1
@@ -10852,9 +11005,9 @@ nhwcPWOffs9x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10866,6 +11019,7 @@ TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
 	// Zero the 20 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -10890,85 +11044,87 @@ TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z19, Z19, Z19
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs10x32AVX512_tail
 
 nhwcPWOffs10x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z20
 	VMOVUPS      (R10), Z21
-	VBROADCASTSS (R12), Z22
+	VBROADCASTSS (R13), Z22
 	VFMADD231PS  Z20, Z22, Z0
 	VFMADD231PS  Z21, Z22, Z1
-	VBROADCASTSS (R12)(DX*1), Z22
+	VBROADCASTSS (R13)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z2
 	VFMADD231PS  Z21, Z22, Z3
-	VBROADCASTSS (R12)(DX*2), Z22
+	VBROADCASTSS (R13)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z4
 	VFMADD231PS  Z21, Z22, Z5
-	VBROADCASTSS (R12)(BX*1), Z22
+	VBROADCASTSS (R13)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z6
 	VFMADD231PS  Z21, Z22, Z7
-	VBROADCASTSS (R12)(DX*4), Z22
+	VBROADCASTSS (R13)(DX*4), Z22
 	VFMADD231PS  Z20, Z22, Z8
 	VFMADD231PS  Z21, Z22, Z9
-	VBROADCASTSS (R12)(SI*1), Z22
+	VBROADCASTSS (R13)(SI*1), Z22
 	VFMADD231PS  Z20, Z22, Z10
 	VFMADD231PS  Z21, Z22, Z11
-	VBROADCASTSS (R13), Z22
+	VBROADCASTSS (R14), Z22
 	VFMADD231PS  Z20, Z22, Z12
 	VFMADD231PS  Z21, Z22, Z13
-	VBROADCASTSS (R13)(DX*1), Z22
+	VBROADCASTSS (R14)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z14
 	VFMADD231PS  Z21, Z22, Z15
-	VBROADCASTSS (R13)(DX*2), Z22
+	VBROADCASTSS (R14)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z16
 	VFMADD231PS  Z21, Z22, Z17
-	VBROADCASTSS (R13)(BX*1), Z22
+	VBROADCASTSS (R14)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z20
 	VMOVUPS      64(R10), Z21
-	VBROADCASTSS (R12), Z22
+	VBROADCASTSS (R13), Z22
 	VFMADD231PS  Z20, Z22, Z0
 	VFMADD231PS  Z21, Z22, Z1
-	VBROADCASTSS (R12)(DX*1), Z22
+	VBROADCASTSS (R13)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z2
 	VFMADD231PS  Z21, Z22, Z3
-	VBROADCASTSS (R12)(DX*2), Z22
+	VBROADCASTSS (R13)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z4
 	VFMADD231PS  Z21, Z22, Z5
-	VBROADCASTSS (R12)(BX*1), Z22
+	VBROADCASTSS (R13)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z6
 	VFMADD231PS  Z21, Z22, Z7
-	VBROADCASTSS (R12)(DX*4), Z22
+	VBROADCASTSS (R13)(DX*4), Z22
 	VFMADD231PS  Z20, Z22, Z8
 	VFMADD231PS  Z21, Z22, Z9
-	VBROADCASTSS (R12)(SI*1), Z22
+	VBROADCASTSS (R13)(SI*1), Z22
 	VFMADD231PS  Z20, Z22, Z10
 	VFMADD231PS  Z21, Z22, Z11
-	VBROADCASTSS (R13), Z22
+	VBROADCASTSS (R14), Z22
 	VFMADD231PS  Z20, Z22, Z12
 	VFMADD231PS  Z21, Z22, Z13
-	VBROADCASTSS (R13)(DX*1), Z22
+	VBROADCASTSS (R14)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z14
 	VFMADD231PS  Z21, Z22, Z15
-	VBROADCASTSS (R13)(DX*2), Z22
+	VBROADCASTSS (R14)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z16
 	VFMADD231PS  Z21, Z22, Z17
-	VBROADCASTSS (R13)(BX*1), Z22
+	VBROADCASTSS (R14)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs10x32AVX512_loop
 
 nhwcPWOffs10x32AVX512_tail:
@@ -11019,14 +11175,14 @@ nhwcPWOffs10x32AVX512_tailloop:
 
 nhwcPWOffs10x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11076,7 +11232,7 @@ nhwcPWOffs10x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs10x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z20
 	VMOVUPS.Z 64(BX), K1, Z21
 	VADDPS    Z20, Z0, Z0
@@ -11104,7 +11260,7 @@ nhwcPWOffs10x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs10x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z20
 	VADDPS    Z20, Z1, Z1
@@ -11149,8 +11305,8 @@ nhwcPWOffs10x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs10x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z20
-	VBROADCASTSS hi+84(FP), Z21
+	VBROADCASTSS lo+88(FP), Z20
+	VBROADCASTSS hi+92(FP), Z21
 	VMAXPS       Z0, Z20, Z0
 	VMINPS       Z0, Z21, Z0
 	VMAXPS       Z1, Z20, Z1
@@ -11225,9 +11381,9 @@ nhwcPWOffs10x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -11239,6 +11395,7 @@ TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
 	// Zero the 22 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -11265,91 +11422,93 @@ TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z21, Z21, Z21
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs11x32AVX512_tail
 
 nhwcPWOffs11x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z22
 	VMOVUPS      (R10), Z23
-	VBROADCASTSS (R12), Z24
+	VBROADCASTSS (R13), Z24
 	VFMADD231PS  Z22, Z24, Z0
 	VFMADD231PS  Z23, Z24, Z1
-	VBROADCASTSS (R12)(DX*1), Z24
+	VBROADCASTSS (R13)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z2
 	VFMADD231PS  Z23, Z24, Z3
-	VBROADCASTSS (R12)(DX*2), Z24
+	VBROADCASTSS (R13)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z4
 	VFMADD231PS  Z23, Z24, Z5
-	VBROADCASTSS (R12)(BX*1), Z24
+	VBROADCASTSS (R13)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z6
 	VFMADD231PS  Z23, Z24, Z7
-	VBROADCASTSS (R12)(DX*4), Z24
+	VBROADCASTSS (R13)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z8
 	VFMADD231PS  Z23, Z24, Z9
-	VBROADCASTSS (R12)(SI*1), Z24
+	VBROADCASTSS (R13)(SI*1), Z24
 	VFMADD231PS  Z22, Z24, Z10
 	VFMADD231PS  Z23, Z24, Z11
-	VBROADCASTSS (R13), Z24
+	VBROADCASTSS (R14), Z24
 	VFMADD231PS  Z22, Z24, Z12
 	VFMADD231PS  Z23, Z24, Z13
-	VBROADCASTSS (R13)(DX*1), Z24
+	VBROADCASTSS (R14)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z14
 	VFMADD231PS  Z23, Z24, Z15
-	VBROADCASTSS (R13)(DX*2), Z24
+	VBROADCASTSS (R14)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z16
 	VFMADD231PS  Z23, Z24, Z17
-	VBROADCASTSS (R13)(BX*1), Z24
+	VBROADCASTSS (R14)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z18
 	VFMADD231PS  Z23, Z24, Z19
-	VBROADCASTSS (R13)(DX*4), Z24
+	VBROADCASTSS (R14)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z22
 	VMOVUPS      64(R10), Z23
-	VBROADCASTSS (R12), Z24
+	VBROADCASTSS (R13), Z24
 	VFMADD231PS  Z22, Z24, Z0
 	VFMADD231PS  Z23, Z24, Z1
-	VBROADCASTSS (R12)(DX*1), Z24
+	VBROADCASTSS (R13)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z2
 	VFMADD231PS  Z23, Z24, Z3
-	VBROADCASTSS (R12)(DX*2), Z24
+	VBROADCASTSS (R13)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z4
 	VFMADD231PS  Z23, Z24, Z5
-	VBROADCASTSS (R12)(BX*1), Z24
+	VBROADCASTSS (R13)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z6
 	VFMADD231PS  Z23, Z24, Z7
-	VBROADCASTSS (R12)(DX*4), Z24
+	VBROADCASTSS (R13)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z8
 	VFMADD231PS  Z23, Z24, Z9
-	VBROADCASTSS (R12)(SI*1), Z24
+	VBROADCASTSS (R13)(SI*1), Z24
 	VFMADD231PS  Z22, Z24, Z10
 	VFMADD231PS  Z23, Z24, Z11
-	VBROADCASTSS (R13), Z24
+	VBROADCASTSS (R14), Z24
 	VFMADD231PS  Z22, Z24, Z12
 	VFMADD231PS  Z23, Z24, Z13
-	VBROADCASTSS (R13)(DX*1), Z24
+	VBROADCASTSS (R14)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z14
 	VFMADD231PS  Z23, Z24, Z15
-	VBROADCASTSS (R13)(DX*2), Z24
+	VBROADCASTSS (R14)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z16
 	VFMADD231PS  Z23, Z24, Z17
-	VBROADCASTSS (R13)(BX*1), Z24
+	VBROADCASTSS (R14)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z18
 	VFMADD231PS  Z23, Z24, Z19
-	VBROADCASTSS (R13)(DX*4), Z24
+	VBROADCASTSS (R14)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs11x32AVX512_loop
 
 nhwcPWOffs11x32AVX512_tail:
@@ -11403,14 +11562,14 @@ nhwcPWOffs11x32AVX512_tailloop:
 
 nhwcPWOffs11x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11464,7 +11623,7 @@ nhwcPWOffs11x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs11x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z22
 	VMOVUPS.Z 64(BX), K1, Z23
 	VADDPS    Z22, Z0, Z0
@@ -11494,7 +11653,7 @@ nhwcPWOffs11x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs11x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z22
 	VADDPS    Z22, Z1, Z1
@@ -11543,8 +11702,8 @@ nhwcPWOffs11x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs11x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z22
-	VBROADCASTSS hi+84(FP), Z23
+	VBROADCASTSS lo+88(FP), Z22
+	VBROADCASTSS hi+92(FP), Z23
 	VMAXPS       Z0, Z22, Z0
 	VMINPS       Z0, Z23, Z0
 	VMAXPS       Z1, Z22, Z1
@@ -11626,9 +11785,9 @@ nhwcPWOffs11x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -11640,6 +11799,7 @@ TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
 	// Zero the 24 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
@@ -11668,97 +11828,99 @@ TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z23, Z23, Z23
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs12x32AVX512_tail
 
 nhwcPWOffs12x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z24
 	VMOVUPS      (R10), Z25
-	VBROADCASTSS (R12), Z26
+	VBROADCASTSS (R13), Z26
 	VFMADD231PS  Z24, Z26, Z0
 	VFMADD231PS  Z25, Z26, Z1
-	VBROADCASTSS (R12)(DX*1), Z26
+	VBROADCASTSS (R13)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z2
 	VFMADD231PS  Z25, Z26, Z3
-	VBROADCASTSS (R12)(DX*2), Z26
+	VBROADCASTSS (R13)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z4
 	VFMADD231PS  Z25, Z26, Z5
-	VBROADCASTSS (R12)(BX*1), Z26
+	VBROADCASTSS (R13)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z6
 	VFMADD231PS  Z25, Z26, Z7
-	VBROADCASTSS (R12)(DX*4), Z26
+	VBROADCASTSS (R13)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z8
 	VFMADD231PS  Z25, Z26, Z9
-	VBROADCASTSS (R12)(SI*1), Z26
+	VBROADCASTSS (R13)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z10
 	VFMADD231PS  Z25, Z26, Z11
-	VBROADCASTSS (R13), Z26
+	VBROADCASTSS (R14), Z26
 	VFMADD231PS  Z24, Z26, Z12
 	VFMADD231PS  Z25, Z26, Z13
-	VBROADCASTSS (R13)(DX*1), Z26
+	VBROADCASTSS (R14)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z14
 	VFMADD231PS  Z25, Z26, Z15
-	VBROADCASTSS (R13)(DX*2), Z26
+	VBROADCASTSS (R14)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z16
 	VFMADD231PS  Z25, Z26, Z17
-	VBROADCASTSS (R13)(BX*1), Z26
+	VBROADCASTSS (R14)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z18
 	VFMADD231PS  Z25, Z26, Z19
-	VBROADCASTSS (R13)(DX*4), Z26
+	VBROADCASTSS (R14)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z20
 	VFMADD231PS  Z25, Z26, Z21
-	VBROADCASTSS (R13)(SI*1), Z26
+	VBROADCASTSS (R14)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z24
 	VMOVUPS      64(R10), Z25
-	VBROADCASTSS (R12), Z26
+	VBROADCASTSS (R13), Z26
 	VFMADD231PS  Z24, Z26, Z0
 	VFMADD231PS  Z25, Z26, Z1
-	VBROADCASTSS (R12)(DX*1), Z26
+	VBROADCASTSS (R13)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z2
 	VFMADD231PS  Z25, Z26, Z3
-	VBROADCASTSS (R12)(DX*2), Z26
+	VBROADCASTSS (R13)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z4
 	VFMADD231PS  Z25, Z26, Z5
-	VBROADCASTSS (R12)(BX*1), Z26
+	VBROADCASTSS (R13)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z6
 	VFMADD231PS  Z25, Z26, Z7
-	VBROADCASTSS (R12)(DX*4), Z26
+	VBROADCASTSS (R13)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z8
 	VFMADD231PS  Z25, Z26, Z9
-	VBROADCASTSS (R12)(SI*1), Z26
+	VBROADCASTSS (R13)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z10
 	VFMADD231PS  Z25, Z26, Z11
-	VBROADCASTSS (R13), Z26
+	VBROADCASTSS (R14), Z26
 	VFMADD231PS  Z24, Z26, Z12
 	VFMADD231PS  Z25, Z26, Z13
-	VBROADCASTSS (R13)(DX*1), Z26
+	VBROADCASTSS (R14)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z14
 	VFMADD231PS  Z25, Z26, Z15
-	VBROADCASTSS (R13)(DX*2), Z26
+	VBROADCASTSS (R14)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z16
 	VFMADD231PS  Z25, Z26, Z17
-	VBROADCASTSS (R13)(BX*1), Z26
+	VBROADCASTSS (R14)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z18
 	VFMADD231PS  Z25, Z26, Z19
-	VBROADCASTSS (R13)(DX*4), Z26
+	VBROADCASTSS (R14)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z20
 	VFMADD231PS  Z25, Z26, Z21
-	VBROADCASTSS (R13)(SI*1), Z26
+	VBROADCASTSS (R14)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs12x32AVX512_loop
 
 nhwcPWOffs12x32AVX512_tail:
@@ -11815,14 +11977,14 @@ nhwcPWOffs12x32AVX512_tailloop:
 
 nhwcPWOffs12x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11880,7 +12042,7 @@ nhwcPWOffs12x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs12x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z24
 	VMOVUPS.Z 64(BX), K1, Z25
 	VADDPS    Z24, Z0, Z0
@@ -11912,7 +12074,7 @@ nhwcPWOffs12x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs12x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z24
 	VADDPS    Z24, Z1, Z1
@@ -11965,8 +12127,8 @@ nhwcPWOffs12x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs12x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z24
-	VBROADCASTSS hi+84(FP), Z25
+	VBROADCASTSS lo+88(FP), Z24
+	VBROADCASTSS hi+92(FP), Z25
 	VMAXPS       Z0, Z24, Z0
 	VMINPS       Z0, Z25, Z0
 	VMAXPS       Z1, Z24, Z1
@@ -12055,43 +12217,46 @@ nhwcPWOffs12x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs1x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs1x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), DX
 	MOVQ b+32(FP), BX
+	MOVQ pf+48(FP), SI
 
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPWOffs1x16AVX2_tail
 
 nhwcPWOffs1x16AVX2_loop:
-	MOVQ         (DX), DI
-	LEAQ         (CX)(DI*1), DI
+	MOVQ         (DX), R8
+	LEAQ         (CX)(R8*1), R8
 	VMOVUPS      (BX), Y2
 	VMOVUPS      32(BX), Y3
-	VBROADCASTSS (DI), Y4
+	VBROADCASTSS (R8), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
-	MOVQ         8(DX), DI
-	LEAQ         (CX)(DI*1), DI
+	MOVQ         8(DX), R8
+	LEAQ         (CX)(R8*1), R8
 	VMOVUPS      64(BX), Y2
 	VMOVUPS      96(BX), Y3
-	VBROADCASTSS (DI), Y4
+	VBROADCASTSS (R8), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000010, DX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPWOffs1x16AVX2_loop
 
 nhwcPWOffs1x16AVX2_tail:
@@ -12113,14 +12278,14 @@ nhwcPWOffs1x16AVX2_tailloop:
 
 nhwcPWOffs1x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), BX
+	MOVQ flags+96(FP), BX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, BX
@@ -12137,7 +12302,7 @@ nhwcPWOffs1x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, BX
 	JZ         nhwcPWOffs1x16AVX2_nobias
-	MOVQ       bias+64(FP), SI
+	MOVQ       bias+72(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VMOVUPS    32(CX), Y3
@@ -12149,7 +12314,7 @@ nhwcPWOffs1x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, BX
 	JZ         nhwcPWOffs1x16AVX2_noz
-	MOVQ       z+72(FP), SI
+	MOVQ       z+80(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VADDPS     Y2, Y0, Y0
@@ -12161,8 +12326,8 @@ nhwcPWOffs1x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, BX
 	JZ           nhwcPWOffs1x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y2
-	VBROADCASTSS hi+84(FP), Y3
+	VBROADCASTSS lo+88(FP), Y2
+	VBROADCASTSS hi+92(FP), Y3
 	VMAXPS       Y0, Y2, Y0
 	VMINPS       Y0, Y3, Y0
 	VMAXPS       Y1, Y2, Y1
@@ -12186,15 +12351,16 @@ nhwcPWOffs1x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -12203,34 +12369,36 @@ TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y3, Y3, Y3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs2x16AVX2_tail
 
 nhwcPWOffs2x16AVX2_loop:
-	MOVQ         (BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (SI), Y4
 	VMOVUPS      32(SI), Y5
-	VBROADCASTSS (R8), Y6
+	VBROADCASTSS (R9), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
-	VBROADCASTSS (R8)(DX*1), Y6
+	VBROADCASTSS (R9)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
-	MOVQ         8(BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(SI), Y4
 	VMOVUPS      96(SI), Y5
-	VBROADCASTSS (R8), Y6
+	VBROADCASTSS (R9), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
-	VBROADCASTSS (R8)(DX*1), Y6
+	VBROADCASTSS (R9)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs2x16AVX2_loop
 
 nhwcPWOffs2x16AVX2_tail:
@@ -12255,14 +12423,14 @@ nhwcPWOffs2x16AVX2_tailloop:
 
 nhwcPWOffs2x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12286,7 +12454,7 @@ nhwcPWOffs2x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs2x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VMOVUPS    32(CX), Y5
@@ -12300,7 +12468,7 @@ nhwcPWOffs2x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs2x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VADDPS     Y4, Y0, Y0
@@ -12319,8 +12487,8 @@ nhwcPWOffs2x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs2x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y4
-	VBROADCASTSS hi+84(FP), Y5
+	VBROADCASTSS lo+88(FP), Y4
+	VBROADCASTSS hi+92(FP), Y5
 	VMAXPS       Y0, Y4, Y0
 	VMINPS       Y0, Y5, Y0
 	VMAXPS       Y1, Y4, Y1
@@ -12356,15 +12524,16 @@ nhwcPWOffs2x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -12375,40 +12544,42 @@ TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y5, Y5, Y5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs3x16AVX2_tail
 
 nhwcPWOffs3x16AVX2_loop:
-	MOVQ         (BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (SI), Y6
 	VMOVUPS      32(SI), Y7
-	VBROADCASTSS (R8), Y8
+	VBROADCASTSS (R9), Y8
 	VFMADD231PS  Y6, Y8, Y0
 	VFMADD231PS  Y7, Y8, Y1
-	VBROADCASTSS (R8)(DX*1), Y8
+	VBROADCASTSS (R9)(DX*1), Y8
 	VFMADD231PS  Y6, Y8, Y2
 	VFMADD231PS  Y7, Y8, Y3
-	VBROADCASTSS (R8)(DX*2), Y8
+	VBROADCASTSS (R9)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
-	MOVQ         8(BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(SI), Y6
 	VMOVUPS      96(SI), Y7
-	VBROADCASTSS (R8), Y8
+	VBROADCASTSS (R9), Y8
 	VFMADD231PS  Y6, Y8, Y0
 	VFMADD231PS  Y7, Y8, Y1
-	VBROADCASTSS (R8)(DX*1), Y8
+	VBROADCASTSS (R9)(DX*1), Y8
 	VFMADD231PS  Y6, Y8, Y2
 	VFMADD231PS  Y7, Y8, Y3
-	VBROADCASTSS (R8)(DX*2), Y8
+	VBROADCASTSS (R9)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs3x16AVX2_loop
 
 nhwcPWOffs3x16AVX2_tail:
@@ -12436,14 +12607,14 @@ nhwcPWOffs3x16AVX2_tailloop:
 
 nhwcPWOffs3x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12474,7 +12645,7 @@ nhwcPWOffs3x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs3x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VMOVUPS    32(CX), Y7
@@ -12490,7 +12661,7 @@ nhwcPWOffs3x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs3x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VADDPS     Y6, Y0, Y0
@@ -12516,8 +12687,8 @@ nhwcPWOffs3x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs3x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y6
-	VBROADCASTSS hi+84(FP), Y7
+	VBROADCASTSS lo+88(FP), Y6
+	VBROADCASTSS hi+92(FP), Y7
 	VMAXPS       Y0, Y6, Y0
 	VMINPS       Y0, Y7, Y0
 	VMAXPS       Y1, Y6, Y1
@@ -12565,9 +12736,9 @@ nhwcPWOffs3x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -12575,6 +12746,7 @@ TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -12587,46 +12759,48 @@ TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y7, Y7, Y7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs4x16AVX2_tail
 
 nhwcPWOffs4x16AVX2_loop:
-	MOVQ         (SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (DI), Y8
 	VMOVUPS      32(DI), Y9
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (R9)(DX*1), Y10
+	VBROADCASTSS (R10)(DX*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9)(DX*2), Y10
+	VBROADCASTSS (R10)(DX*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9)(BX*1), Y10
+	VBROADCASTSS (R10)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	MOVQ         8(SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(DI), Y8
 	VMOVUPS      96(DI), Y9
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (R9)(DX*1), Y10
+	VBROADCASTSS (R10)(DX*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9)(DX*2), Y10
+	VBROADCASTSS (R10)(DX*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9)(BX*1), Y10
+	VBROADCASTSS (R10)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs4x16AVX2_loop
 
 nhwcPWOffs4x16AVX2_tail:
@@ -12657,14 +12831,14 @@ nhwcPWOffs4x16AVX2_tailloop:
 
 nhwcPWOffs4x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12702,7 +12876,7 @@ nhwcPWOffs4x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs4x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VMOVUPS    32(CX), Y9
@@ -12720,7 +12894,7 @@ nhwcPWOffs4x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs4x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VADDPS     Y8, Y0, Y0
@@ -12753,8 +12927,8 @@ nhwcPWOffs4x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs4x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y8
-	VBROADCASTSS hi+84(FP), Y9
+	VBROADCASTSS lo+88(FP), Y8
+	VBROADCASTSS hi+92(FP), Y9
 	VMAXPS       Y0, Y8, Y0
 	VMINPS       Y0, Y9, Y0
 	VMAXPS       Y1, Y8, Y1
@@ -12814,9 +12988,9 @@ nhwcPWOffs4x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -12824,6 +12998,7 @@ TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -12838,52 +13013,54 @@ TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y9, Y9, Y9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs5x16AVX2_tail
 
 nhwcPWOffs5x16AVX2_loop:
-	MOVQ         (SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (DI), Y10
 	VMOVUPS      32(DI), Y11
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (R9)(DX*1), Y12
+	VBROADCASTSS (R10)(DX*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9)(DX*2), Y12
+	VBROADCASTSS (R10)(DX*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9)(BX*1), Y12
+	VBROADCASTSS (R10)(BX*1), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(DX*4), Y12
+	VBROADCASTSS (R10)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
-	MOVQ         8(SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(DI), Y10
 	VMOVUPS      96(DI), Y11
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (R9)(DX*1), Y12
+	VBROADCASTSS (R10)(DX*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9)(DX*2), Y12
+	VBROADCASTSS (R10)(DX*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9)(BX*1), Y12
+	VBROADCASTSS (R10)(BX*1), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(DX*4), Y12
+	VBROADCASTSS (R10)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs5x16AVX2_loop
 
 nhwcPWOffs5x16AVX2_tail:
@@ -12917,14 +13094,14 @@ nhwcPWOffs5x16AVX2_tailloop:
 
 nhwcPWOffs5x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12969,7 +13146,7 @@ nhwcPWOffs5x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs5x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VMOVUPS    32(CX), Y11
@@ -12989,7 +13166,7 @@ nhwcPWOffs5x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs5x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VADDPS     Y10, Y0, Y0
@@ -13029,8 +13206,8 @@ nhwcPWOffs5x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs5x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y10
-	VBROADCASTSS hi+84(FP), Y11
+	VBROADCASTSS lo+88(FP), Y10
+	VBROADCASTSS hi+92(FP), Y11
 	VMAXPS       Y0, Y10, Y0
 	VMINPS       Y0, Y11, Y0
 	VMAXPS       Y1, Y10, Y1
@@ -13102,9 +13279,9 @@ nhwcPWOffs5x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -13113,6 +13290,7 @@ TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*4), SI
 	MOVQ offs+24(FP), DI
 	MOVQ b+32(FP), R8
+	MOVQ pf+48(FP), R9
 
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
@@ -13129,58 +13307,60 @@ TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y11, Y11, Y11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs6x16AVX2_tail
 
 nhwcPWOffs6x16AVX2_loop:
-	MOVQ         (DI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (DI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (R8), Y12
 	VMOVUPS      32(R8), Y13
-	VBROADCASTSS (R10), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (R10)(DX*1), Y14
+	VBROADCASTSS (R11)(DX*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R10)(DX*2), Y14
+	VBROADCASTSS (R11)(DX*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R10)(BX*1), Y14
+	VBROADCASTSS (R11)(BX*1), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R10)(DX*4), Y14
+	VBROADCASTSS (R11)(DX*4), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R10)(SI*1), Y14
+	VBROADCASTSS (R11)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	MOVQ         8(DI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(DI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(R8), Y12
 	VMOVUPS      96(R8), Y13
-	VBROADCASTSS (R10), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (R10)(DX*1), Y14
+	VBROADCASTSS (R11)(DX*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R10)(DX*2), Y14
+	VBROADCASTSS (R11)(DX*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R10)(BX*1), Y14
+	VBROADCASTSS (R11)(BX*1), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R10)(DX*4), Y14
+	VBROADCASTSS (R11)(DX*4), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R10)(SI*1), Y14
+	VBROADCASTSS (R11)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs6x16AVX2_loop
 
 nhwcPWOffs6x16AVX2_tail:
@@ -13217,14 +13397,14 @@ nhwcPWOffs6x16AVX2_tailloop:
 
 nhwcPWOffs6x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -13276,7 +13456,7 @@ nhwcPWOffs6x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs6x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VMOVUPS    32(CX), Y13
@@ -13298,7 +13478,7 @@ nhwcPWOffs6x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs6x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VADDPS     Y12, Y0, Y0
@@ -13345,8 +13525,8 @@ nhwcPWOffs6x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs6x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y12
-	VBROADCASTSS hi+84(FP), Y13
+	VBROADCASTSS lo+88(FP), Y12
+	VBROADCASTSS hi+92(FP), Y13
 	VMAXPS       Y0, Y12, Y0
 	VMINPS       Y0, Y13, Y0
 	VMAXPS       Y1, Y12, Y1

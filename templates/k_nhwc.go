@@ -514,7 +514,7 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		default:
 			t.im2col(col, a, b)
 		}
-		if t.pointwise && nhwcPWFast {
+		if nhwcPWFast {
 			// A in place, the epilogue in the tiles (k_nhwc_pw.go).
 			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
 			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, &e)
@@ -656,6 +656,22 @@ func (t *nhwcConvTask) runCols(i, parts int) {
 			src = t.x[a*K:]
 		} else {
 			t.im2col(col, a, b)
+		}
+		if nhwcPWFast {
+			// The tiles, as runPart's (results do not depend on the split).
+			var z []float32
+			if t.z != nil {
+				z = t.z[a*M:]
+			}
+			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+			nhwcPWGemmCols(b-a, M, j0, j1, K, src, K, nil, t.wp, t.y[a*M:], &e)
+			for r := a; r < b && !all; r++ {
+				if t.z != nil {
+					z = t.z[r*M+j0 : r*M+j1]
+				}
+				fusedEpilogue32(t.y[r*M+j0:r*M+j1], 0, nil, 0, z, t.after, t.act)
+			}
+			continue
 		}
 		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*M+j0:], M)
 		for r := a; r < b; r++ {

@@ -114,8 +114,16 @@ func nhwcPWEpiOf(bias, z []float32, after bool, act fusedAct) (nhwcPWEpi, bool) 
 // columns left); rows go 12 at a time (AVX2: 16 columns by 6 rows). Each element is summed in k order
 // whatever m is, so splitting rows does not change results.
 func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c []float32, e *nhwcPWEpi) {
+	nhwcPWGemmCols(m, M, 0, M, K, a, lda, offs, wp, c, e)
+}
+
+// nhwcPWGemmCols is nhwcPWGemm for output columns [j0, j1) only (j0 a
+// multiple of 16): a split by columns computes each element as a split
+// by rows does.
+func nhwcPWGemmCols(m, M, j0, j1, K int, a []float32, lda int, offs []int, wp []float32, c []float32, e *nhwcPWEpi) {
 	const NR = sgemmPkNR
-	if m <= 0 || M <= 0 || K <= 0 || len(wp) < sgemmPackedBSize(K, M) || len(c) < m*M {
+	if m <= 0 || M <= 0 || K <= 0 || len(wp) < sgemmPackedBSize(K, M) || len(c) < m*M ||
+		j0 < 0 || j0%NR != 0 || j1 <= j0 || j1 > M {
 		panic("templates: nhwcPWGemm out of range")
 	}
 	if e.z != nil && len(e.z) < m*M || e.bias != nil && len(e.bias) < M {
@@ -157,9 +165,9 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 			ap = a[pc:]
 		}
 		blk := wp[pc*npad:]
-		for j := 0; j < M; {
+		for j := j0; j < j1; {
 			panels, n := 2, 2*NR
-			switch left := M - j; {
+			switch left := j1 - j; {
 			case left <= NR || maxPanels == 1:
 				panels, n = 1, min(left, NR)
 			case left < 2*NR:
@@ -169,13 +177,28 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 			if e.bias != nil {
 				bias = e.bias[j:]
 			}
+			// The row tiles prefetch the next column tile's B panels (or
+			// the next k block's first ones) into L2, a share each (the
+			// kernel prefetches a line per 2 k steps): cold
+			// weights stream from memory during this tile's sweep rather
+			// than stall the next one's first row tile (resnet50's layer4:
+			// 4-9 MB of weights for 49 rows).
+			next := pc*npad + (j+panels*NR)*kc
+			if j+n >= j1 {
+				next = (pc+kc)*npad + j0*min(kb, K-pc-kc)
+			}
+			end := min(next+panels*NR*kc, len(wp))
 			for r := 0; r < m; r += maxRows {
 				rows := min(maxRows, m-r)
 				var z []float32
 				if e.z != nil {
 					z = e.z[r*M+j:]
 				}
-				nhwcPWTile(rows, panels, kc, ap[r*lda:], lda, offp, blk[j*kc:], NR*kc, c[r*M+j:], M, bias, z, e.lo, e.hi, flags, n-(panels-1)*NR)
+				pf := blk[j*kc:]
+				if o := next + r/maxRows*(kc/2)*16; o < end {
+					pf = wp[o:]
+				}
+				nhwcPWTile(rows, panels, kc, ap[r*lda:], lda, offp, blk[j*kc:], NR*kc, pf, c[r*M+j:], M, bias, z, e.lo, e.hi, flags, n-(panels-1)*NR)
 			}
 			j += n
 		}

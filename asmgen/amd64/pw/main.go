@@ -103,10 +103,10 @@ func kernel(rows, panels int, offs, avx512 bool) {
 		vec, vp, req = YMM, 2, "Requires: AVX, AVX2, FMA"
 	}
 	vb := 4 * lanes / vp // bytes per vector
-	sig := "func(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
+	sig := "func(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
 	src := "a[r*lda+p]"
 	if offs {
-		sig = "func(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
+		sig = "func(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
 		src = "a[r*lda+offs[p]/4]"
 	}
 	TEXT(name, NOSPLIT, sig)
@@ -115,6 +115,8 @@ func kernel(rows, panels int, offs, avx512 bool) {
 		fmt.Sprintf("C[r][j] = sum_p %s * B[p][j], B packed panels of 16 columns", src),
 		"(panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps",
 		"to [lo, hi]; the last panel touches only its first n columns (1..16).",
+		"Each iteration of the main loop (2 k steps) prefetches one cache line into",
+		"L2 from pf on (the caller's next B panels, streamed from memory).",
 		"",
 		req,
 	)
@@ -166,6 +168,8 @@ func kernel(rows, panels int, offs, avx512 bool) {
 		b1 = Load(Param("bstride"), GP64())
 		LEAQ(Mem{Base: b0, Index: b1, Scale: 4}, b1)
 	}
+
+	pf := Load(Param("pf"), GP64())
 
 	nv := panels * vp // vectors per row
 	Comment(fmt.Sprintf("Zero the %d accumulators: acc[r*%d+v] holds row r, vector v.", rows*nv, nv))
@@ -240,6 +244,8 @@ func kernel(rows, panels int, offs, avx512 bool) {
 	for u := 0; u < unroll; u++ {
 		step(u)
 	}
+	PREFETCHT1(Mem{Base: pf})
+	ADDQ(U8(64), pf)
 	advance(unroll)
 	DECQ(iters)
 	JNZ(LabelRef(name + "_loop"))
