@@ -77,7 +77,7 @@ func BenchmarkR50Layers(b *testing.B) {
 			slices.Sort(ns)
 			b.ReportMetric(flop/ns[len(ns)/2], "gflops")
 		})
-		b.Run(c.name, func(b *testing.B) {
+		b.Run(c.name+"/warm", func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			cpu0 := threadCPUNanos()
