@@ -9,7 +9,8 @@ package templates
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -21,7 +22,8 @@ func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -33,7 +35,8 @@ func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -45,7 +48,8 @@ func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -57,7 +61,8 @@ func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -69,7 +74,8 @@ func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -81,7 +87,8 @@ func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -93,7 +100,8 @@ func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -105,7 +113,8 @@ func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -117,7 +126,8 @@ func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -129,7 +139,8 @@ func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -141,7 +152,8 @@ func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -153,7 +165,8 @@ func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -165,7 +178,8 @@ func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -177,7 +191,8 @@ func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -189,7 +204,8 @@ func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -201,7 +217,8 @@ func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -213,7 +230,8 @@ func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -225,7 +243,8 @@ func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -237,7 +256,8 @@ func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -249,7 +269,8 @@ func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -261,7 +282,8 @@ func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *f
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -273,7 +295,8 @@ func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -285,7 +308,8 @@ func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -297,7 +321,8 @@ func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -309,7 +334,8 @@ func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *flo
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -321,7 +347,8 @@ func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *flo
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -333,7 +360,8 @@ func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *flo
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -345,7 +373,8 @@ func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *flo
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -357,7 +386,8 @@ func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *flo
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -369,7 +399,8 @@ func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *flo
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -381,7 +412,8 @@ func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -393,7 +425,8 @@ func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -405,7 +438,8 @@ func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -417,7 +451,8 @@ func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -429,7 +464,8 @@ func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -441,7 +477,8 @@ func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -453,7 +490,8 @@ func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -465,7 +503,8 @@ func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -477,7 +516,8 @@ func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -489,7 +529,8 @@ func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bs
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -501,7 +542,8 @@ func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bs
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -513,7 +555,8 @@ func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bs
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -525,7 +568,8 @@ func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -537,7 +581,8 @@ func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -549,7 +594,8 @@ func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -561,7 +607,8 @@ func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -573,7 +620,8 @@ func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -585,7 +633,8 @@ func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -597,7 +646,8 @@ func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -609,7 +659,8 @@ func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -621,7 +672,8 @@ func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bst
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -633,7 +685,8 @@ func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bs
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -645,7 +698,8 @@ func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bs
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
@@ -657,7 +711,8 @@ func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bs
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -669,7 +724,8 @@ func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstri
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -681,7 +737,8 @@ func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstri
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -693,7 +750,8 @@ func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstri
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -705,7 +763,8 @@ func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstri
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
@@ -717,7 +776,8 @@ func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstri
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
 // Each iteration of the main loop (2 k steps) prefetches one cache line into
-// L2 from pf on (the caller's next B panels, streamed from memory).
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //

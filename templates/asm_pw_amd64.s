@@ -48,6 +48,18 @@ TEXT ·nhwcPW1x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), DX
 	MOVQ pf+40(FP), BX
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), SI
+	TESTQ      $0x00000010, SI
+	JZ         nhwcPW1x16AVX512_noprefetch
+	MOVQ       c+48(FP), SI
+	MOVQ       z+72(FP), DI
+	MOVQ       ldc+56(FP), R8
+	SHLQ       $0x02, R8
+	PREFETCHT0 (SI)
+	PREFETCHT0 (DI)
+
+nhwcPW1x16AVX512_noprefetch:
 	// Zero the 1 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 
@@ -138,6 +150,22 @@ TEXT ·nhwcPW2x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), BX
 	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW2x16AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW2x16AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -243,6 +271,26 @@ TEXT ·nhwcPW3x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), BX
 	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW3x16AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW3x16AVX512_noprefetch:
 	// Zero the 3 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -364,6 +412,30 @@ TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), SI
 	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW4x16AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW4x16AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -500,6 +572,34 @@ TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), SI
 	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW5x16AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW5x16AVX512_noprefetch:
 	// Zero the 5 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -652,6 +752,38 @@ TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), DI
 	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW6x16AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPW6x16AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -821,6 +953,42 @@ TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), R8
 	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW7x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW7x16AVX512_noprefetch:
 	// Zero the 7 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1007,6 +1175,46 @@ TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), R8
 	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW8x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW8x16AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1208,6 +1416,50 @@ TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), R8
 	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW9x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW9x16AVX512_noprefetch:
 	// Zero the 9 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1424,6 +1676,54 @@ TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), R8
 	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW10x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW10x16AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1655,6 +1955,58 @@ TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), R8
 	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW11x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW11x16AVX512_noprefetch:
 	// Zero the 11 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1901,6 +2253,62 @@ TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), R8
 	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW12x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW12x16AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2160,6 +2568,20 @@ TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(BX*4), BX
 	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW1x32AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(DI)
+	PREFETCHT0 64(R8)
+
+nhwcPW1x32AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2271,6 +2693,26 @@ TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(SI*4), SI
 	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW2x32AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPW2x32AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2410,6 +2852,32 @@ TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(SI*4), SI
 	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW3x32AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPW3x32AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2578,6 +3046,38 @@ TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (SI)(DI*4), DI
 	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW4x32AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPW4x32AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2774,6 +3274,44 @@ TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (SI)(DI*4), DI
 	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW5x32AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPW5x32AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2999,6 +3537,50 @@ TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DI)(R8*4), R8
 	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW6x32AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPW6x32AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3254,6 +3836,56 @@ TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (R8)(R9*4), R9
 	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW7x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW7x32AVX512_noprefetch:
 	// Zero the 14 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3539,6 +4171,62 @@ TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (R8)(R9*4), R9
 	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW8x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW8x32AVX512_noprefetch:
 	// Zero the 16 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3852,6 +4540,68 @@ TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (R8)(R9*4), R9
 	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW9x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW9x32AVX512_noprefetch:
 	// Zero the 18 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4193,6 +4943,74 @@ TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (R8)(R9*4), R9
 	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW10x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW10x32AVX512_noprefetch:
 	// Zero the 20 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4562,6 +5380,80 @@ TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (R8)(R9*4), R9
 	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW11x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW11x32AVX512_noprefetch:
 	// Zero the 22 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4959,6 +5851,86 @@ TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-104
 	LEAQ (R8)(R9*4), R9
 	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW12x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW12x32AVX512_noprefetch:
 	// Zero the 24 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -5378,6 +6350,18 @@ TEXT ·nhwcPW1x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), DX
 	MOVQ pf+40(FP), BX
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), SI
+	TESTQ      $0x00000010, SI
+	JZ         nhwcPW1x16AVX2_noprefetch
+	MOVQ       c+48(FP), SI
+	MOVQ       z+72(FP), DI
+	MOVQ       ldc+56(FP), R8
+	SHLQ       $0x02, R8
+	PREFETCHT0 (SI)
+	PREFETCHT0 (DI)
+
+nhwcPW1x16AVX2_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5505,6 +6489,22 @@ TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), BX
 	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW2x16AVX2_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW2x16AVX2_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5671,6 +6671,26 @@ TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), BX
 	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW3x16AVX2_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW3x16AVX2_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5877,6 +6897,30 @@ TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), SI
 	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW4x16AVX2_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW4x16AVX2_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -6122,6 +7166,34 @@ TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), SI
 	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW5x16AVX2_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW5x16AVX2_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -6407,6 +7479,38 @@ TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ b+24(FP), DI
 	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW6x16AVX2_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPW6x16AVX2_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -6730,6 +7834,18 @@ TEXT ·nhwcPWOffs1x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), BX
 	MOVQ pf+48(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPWOffs1x16AVX512_noprefetch
+	MOVQ       c+56(FP), DI
+	MOVQ       z+80(FP), R8
+	MOVQ       ldc+64(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPWOffs1x16AVX512_noprefetch:
 	// Zero the 1 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 
@@ -6827,6 +7943,22 @@ TEXT ·nhwcPWOffs2x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), SI
 	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs2x16AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs2x16AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -6939,6 +8071,26 @@ TEXT ·nhwcPWOffs3x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), SI
 	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs3x16AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs3x16AVX512_noprefetch:
 	// Zero the 3 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7067,6 +8219,30 @@ TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), DI
 	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs4x16AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs4x16AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7210,6 +8386,34 @@ TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), DI
 	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs5x16AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs5x16AVX512_noprefetch:
 	// Zero the 5 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7369,6 +8573,38 @@ TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), R8
 	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs6x16AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPWOffs6x16AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7544,6 +8780,42 @@ TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), R9
 	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs7x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs7x16AVX512_noprefetch:
 	// Zero the 7 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7737,6 +9009,46 @@ TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), R9
 	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs8x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs8x16AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7945,6 +9257,50 @@ TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), R9
 	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs9x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs9x16AVX512_noprefetch:
 	// Zero the 9 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8168,6 +9524,54 @@ TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), R9
 	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs10x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs10x16AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8406,6 +9810,58 @@ TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), R9
 	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs11x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs11x16AVX512_noprefetch:
 	// Zero the 11 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8659,6 +10115,62 @@ TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), R9
 	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs12x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs12x16AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8926,6 +10438,20 @@ TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (BX)(SI*4), SI
 	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs1x32AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPWOffs1x32AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9044,6 +10570,26 @@ TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (SI)(DI*4), DI
 	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs2x32AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPWOffs2x32AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9190,6 +10736,32 @@ TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (SI)(DI*4), DI
 	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs3x32AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPWOffs3x32AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9365,6 +10937,38 @@ TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (DI)(R8*4), R8
 	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs4x32AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPWOffs4x32AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9568,6 +11172,44 @@ TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (DI)(R8*4), R8
 	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs5x32AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPWOffs5x32AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9800,6 +11442,50 @@ TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (R8)(R9*4), R9
 	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs6x32AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPWOffs6x32AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10061,6 +11747,56 @@ TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (R9)(R10*4), R10
 	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs7x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs7x32AVX512_noprefetch:
 	// Zero the 14 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10353,6 +12089,62 @@ TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (R9)(R10*4), R10
 	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs8x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs8x32AVX512_noprefetch:
 	// Zero the 16 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10673,6 +12465,68 @@ TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (R9)(R10*4), R10
 	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs9x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs9x32AVX512_noprefetch:
 	// Zero the 18 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -11021,6 +12875,74 @@ TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (R9)(R10*4), R10
 	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs10x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs10x32AVX512_noprefetch:
 	// Zero the 20 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -11397,6 +13319,80 @@ TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (R9)(R10*4), R10
 	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs11x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs11x32AVX512_noprefetch:
 	// Zero the 22 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -11801,6 +13797,86 @@ TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-112
 	LEAQ (R9)(R10*4), R10
 	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs12x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs12x32AVX512_noprefetch:
 	// Zero the 24 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -12228,6 +14304,18 @@ TEXT ·nhwcPWOffs1x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), BX
 	MOVQ pf+48(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPWOffs1x16AVX2_noprefetch
+	MOVQ       c+56(FP), DI
+	MOVQ       z+80(FP), R8
+	MOVQ       ldc+64(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPWOffs1x16AVX2_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12362,6 +14450,22 @@ TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), SI
 	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs2x16AVX2_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs2x16AVX2_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12535,6 +14639,26 @@ TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), SI
 	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs3x16AVX2_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs3x16AVX2_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12748,6 +14872,30 @@ TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), DI
 	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs4x16AVX2_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs4x16AVX2_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -13000,6 +15148,34 @@ TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), DI
 	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs5x16AVX2_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs5x16AVX2_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -13292,6 +15468,38 @@ TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ b+32(FP), R8
 	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs6x16AVX2_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPWOffs6x16AVX2_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1

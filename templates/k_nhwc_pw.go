@@ -17,6 +17,11 @@ const (
 	nhwcPWBias              // add bias[j]
 	nhwcPWZ                 // add z (residual, row stride ldc)
 	nhwcPWClamp             // min(max(v, lo), hi)
+	// Prefetch the tile's rows of C and z into L1 before its k loop
+	// (ignored by the Go twin): for outputs too large to stay in L2,
+	// whose lines would otherwise miss in the epilogue, after the
+	// arithmetic that could hide them.
+	nhwcPWPrefetch
 )
 
 // nhwcPWMaxRows is the tallest tile.

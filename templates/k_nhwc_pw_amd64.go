@@ -62,6 +62,8 @@ func nhwcPWTile(rows, panels, k int, a []float32, lda int, offs []int, b []float
 	}
 	if z != nil {
 		zp = &z[0]
+	} else {
+		zp = &c[0] // nhwcPWPrefetch reads it
 	}
 	switch {
 	case nhwcPWAVX2 && offs == nil:

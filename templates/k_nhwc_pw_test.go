@@ -18,7 +18,8 @@ func TestNHWCPWGemm(t *testing.T) {
 				for _, offs := range []bool{false, true} {
 					for flags := 0; flags < 16; flags += 5 {
 						what := fmt.Sprintf("M=%d K=%d m=%d offs=%v flags=%d", M, K, m, offs, flags&^nhwcPWAccum)
-						nhwcPWCheck(t, r, what, m, M, K, offs, flags&^nhwcPWAccum)
+						// flags 5 and 15 with the C and z prefetch.
+						nhwcPWCheck(t, r, what, m, M, K, offs, flags&^nhwcPWAccum|(flags&1)*nhwcPWPrefetch)
 					}
 				}
 			}
@@ -112,7 +113,7 @@ func TestNHWCPWGemmCols(t *testing.T) {
 						a = rnd((m-1)*lda + 3*K)
 					}
 					wp := sgemmPackB(false, K, M, rnd(K*M), M)
-					e := nhwcPWEpi{bias: rnd(M), z: rnd(m * M), lo: -0.3, hi: 0.5, flags: nhwcPWBias | nhwcPWZ | nhwcPWClamp}
+					e := nhwcPWEpi{bias: rnd(M), z: rnd(m * M), lo: -0.3, hi: 0.5, flags: nhwcPWBias | nhwcPWZ | nhwcPWClamp | nhwcPWPrefetch}
 					want := make([]float32, m*M)
 					nhwcPWGemm(m, M, K, a, lda, off, wp, want, &e)
 					for j0 := 0; j0 < M; j0 += 32 {

@@ -36,6 +36,7 @@ const (
 	flagBias              // add bias[j]
 	flagZ                 // add z (residual, row stride ldc)
 	flagClamp             // min(max(v, lo), hi)
+	flagPrefetch          // prefetch the tile's rows of C and z first
 )
 
 // maskTab is 16 all-ones int32 then 16 zeros: the AVX2 kernels load the
@@ -116,7 +117,8 @@ func kernel(rows, panels int, offs, avx512 bool) {
 		"(panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps",
 		"to [lo, hi]; the last panel touches only its first n columns (1..16).",
 		"Each iteration of the main loop (2 k steps) prefetches one cache line into",
-		"L2 from pf on (the caller's next B panels, streamed from memory).",
+		"L2 from pf on (the caller's next B panels, streamed from memory). flags 16",
+		"prefetches the tile's rows of C and z (then z must be valid) first.",
 		"",
 		req,
 	)
@@ -170,6 +172,25 @@ func kernel(rows, panels int, offs, avx512 bool) {
 	}
 
 	pf := Load(Param("pf"), GP64())
+	{
+		Comment("flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.")
+		fl := Load(Param("flags"), GP64())
+		TESTQ(U32(flagPrefetch), fl)
+		JZ(LabelRef(name + "_noprefetch"))
+		pc, pz, ldc := Load(Param("c"), GP64()), Load(Param("z"), GP64()), Load(Param("ldc"), GP64())
+		SHLQ(U8(2), ldc)
+		for r := 0; r < rows; r++ {
+			for l := 0; l < panels; l++ {
+				PREFETCHT0(Mem{Base: pc, Disp: 64 * l})
+				PREFETCHT0(Mem{Base: pz, Disp: 64 * l})
+			}
+			if r < rows-1 {
+				ADDQ(ldc, pc)
+				ADDQ(ldc, pz)
+			}
+		}
+		Label(name + "_noprefetch")
+	}
 
 	nv := panels * vp // vectors per row
 	Comment(fmt.Sprintf("Zero the %d accumulators: acc[r*%d+v] holds row r, vector v.", rows*nv, nv))
