@@ -547,9 +547,9 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		default:
 			t.im2col(col, a, b)
 		}
-		if t.pointwise && nhwcPWFast {
+		if nhwcPWFast {
 			// A in place, the epilogue in the tiles (k_nhwc_pw.go).
-			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+			e, all := t.epi(z)
 			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, t.ldy, &e)
 			if !all {
 				t.epilogue(blk, z, b-a)
@@ -584,6 +584,19 @@ func (t *nhwcConvTask) epilogue(blk, z []float32, rows int) {
 			fusedEpilogue32(blk[r*ldy:r*ldy+M], 0, nil, 0, nil, t.after, t.act)
 		}
 	}
+}
+
+// epi is the tile epilogue of a block whose residual is z (see
+// nhwcPWEpiOf); outputs over 1 MB (resnet50's 56x56x256 and 28x28x512)
+// also prefetch each tile's rows of Y and Z before its k loop (1 thread,
+// per node: layer1 conv3 and downsample 0.81-0.94, layer2.0 downsample
+// 0.90 of before; smaller outputs stay in L2, where it cost 3-6%).
+func (t *nhwcConvTask) epi(z []float32) (nhwcPWEpi, bool) {
+	e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+	if len(t.y) >= 256<<10 {
+		e.flags |= nhwcPWPrefetch
+	}
+	return e, all
 }
 
 // nchwOffsets fills t.offs: the byte offset in an NCHW image of each
@@ -649,7 +662,7 @@ func (t *nhwcConvTask) nchwTiles(r, n int, a []float32, lda int, offs []int) {
 		z = t.z[r*M : (r+n)*M]
 	}
 	blk := t.y[r*t.ldy:]
-	e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+	e, all := t.epi(z)
 	nhwcPWGemm(n, M, t.K, a, lda, offs, t.wp, blk, t.ldy, &e)
 	if !all {
 		t.epilogue(blk, z, n)
@@ -705,17 +718,19 @@ func (t *nhwcConvTask) runCols(i, parts int) {
 		} else {
 			t.im2col(col, a, b)
 		}
-		if t.pointwise && nhwcPWFast {
-			// The tiles on this part's columns, A in place, the epilogue
-			// in the tile, rather than the SGEMM driver packing A per
-			// part: tiles/driver (minima of alternating runs) 0.92-0.98
-			// on resnet50's layer3/4 and squeezenet's classifier (512 ->
-			// 1000 at 13x13), 0.78 on squeezenet's 48->192 at 13x13.
+		if nhwcPWFast {
+			// The tiles on this part's columns, A in place (or the
+			// gathered windows), the epilogue in the tile, rather than
+			// the SGEMM driver packing A per part: tiles/driver (minima
+			// of alternating runs) 0.92-0.98 on resnet50's layer3/4 and
+			// squeezenet's classifier (512 -> 1000 at 13x13), 0.78 on
+			// squeezenet's 48->192 at 13x13; runPart's tiles, so results
+			// do not depend on the split.
 			var z []float32
 			if t.z != nil {
 				z = t.z[a*M:]
 			}
-			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+			e, all := t.epi(z)
 			nhwcPWGemmCols(b-a, M, j0, j1, K, src, K, nil, t.wp, t.y[a*t.ldy:], t.ldy, &e)
 			for r := a; r < b && !all; r++ {
 				var z []float32

@@ -229,6 +229,12 @@ func (t *wnTask) runPart(i, parts int) {
 		bufs := t.pool.scratchFor(i).pkBufs()
 		usz := sgemmPackedBSize(C, M)
 		for xi := lo; xi < hi; xi++ {
+			if nhwcPWFast {
+				// The pw tiles (k_nhwc_pw.go), no epilogue; U runs on
+				// to the next points' so the tiles prefetch across them.
+				nhwcPWGemm(t.nt, M, C, t.v[xi*tb*C:], C, nil, t.u[xi*usz:], t.mo[xi*tb*M:(xi+1)*tb*M], M, &nhwcPWEpi{})
+				continue
+			}
 			sgemmPrepackedBPart(bufs, M, 0, t.nt, M, C, 1, false, t.v[xi*tb*C:], C,
 				t.u[xi*usz:(xi+1)*usz], 0, t.mo[xi*tb*M:(xi+1)*tb*M], M)
 		}
