@@ -695,8 +695,8 @@ func (t *nhwcConvTask) nchwIm2col(col []float32, a, b int) {
 
 // runCols is runPart for a split by columns: part i computes output
 // columns [j0, j1) of every row, chunk rows at a time (gathering all of
-// their windows when the convolution is not pointwise), the epilogue row
-// by row.
+// their windows when the convolution is not pointwise), the epilogue in
+// the tiles (without them, row by row after the SGEMM driver).
 func (t *nhwcConvTask) runCols(i, parts int) {
 	g, M, K := &t.g, t.M, t.K
 	rows := g.N * g.OH * g.OW
