@@ -105,8 +105,15 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 // NCHW, small maps win: the GEMM rows are tiles (any count), the columns
 // the output channels, so no panel is left mostly empty. Only very few
 // input channels lose (the transforms outweigh a GEMM with K = C).
+//
+// Except small maps with large weights: since the GEMM's tiles prefetch
+// the weights (templates/k_nhwc_pw.go), im2col+GEMM streams the 3x3
+// weights under its arithmetic, while F(2x2)'s U is 16/9 of them and its
+// arithmetic too little to hide it. resnet50's 512x7 (U 16.8 MB), 1
+// thread, per-node medians over 30 runs: Winograd 2.10-2.29 ms, GEMM
+// 1.67-1.76 ms (256x14 still gains: Winograd 0.90 ms, GEMM 1.51-1.57).
 func winogradUsefulNHWC(M, C, H, W int) bool {
-	return C >= 8
+	return C >= 8 && (H*W > 8*8 || C*M < 128*1024)
 }
 
 // winogradUseful is the per-layer rule of WinogradAuto: Winograd where M

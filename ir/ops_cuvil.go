@@ -18,9 +18,9 @@ const (
 const fusedActAttrs = "activation:string= activation_params:floats"
 
 var cuvilOpDefs = []opDef{
-	{"FusedConv", "1", "X:T W:T B:T? Z:T?", "Y:T", "T=$f",
-		"auto_pad:string=NOTSET dilations:ints group:int=1 in_layout:string=NHWC kernel_shape:ints layout:string=NCHW pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
-		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C] ([N,C,H,W] with in_layout NCHW, group 1 only), Y and Z [N,H',W',M]; W keeps its ONNX shape.", nil},
+	{"FusedConv", "1", "X:T W:T B:T? Z:T? Into:T?", "Y:T", "T=$f",
+		"auto_pad:string=NOTSET dilations:ints group:int=1 in_layout:string=NHWC kernel_shape:ints layout:string=NCHW out_channels:int=0 out_offset:int=0 pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
+		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C] ([N,C,H,W] with in_layout NCHW, group 1 only), Y and Z [N,H',W',M]; W keeps its ONNX shape. out_channels (NHWC, group 1, no Z; set by the concat-into pass): Y is [N,H',W',out_channels], the convolution writes channels [out_offset, out_offset+M), the others are Into's (same shape as Y) or, without Into, undefined.", nil},
 	{"FusedConvChain", "1", "X:T We:T? Be:T? Wd:T Bd:T? Wp:T? Bp:T? Z:T?", "Y:T", "T=f32",
 		"auto_pad:string=NOTSET dilations:ints kernel_shape:ints pads:ints strides:ints dw_activation:string= dw_activation_params:floats expand_activation:string= expand_activation_params:floats " + fusedActAttrs + " residual_after_activation:int=0", "",
 		"An NHWC inverted bottleneck in one pass over row bands (passes/fuse_convchain.go): expand 1x1 (We [Ce,C,1,1], Be; optional) -> depthwise (Wd [Ce,1,kh,kw], Bd; the window attributes are its) -> project 1x1 (Wp [M,Ce,1,1], Bp; optional), at least one of expand and project. X is [N,H,W,C], Y and Z [N,H',W',M] (M = Ce without project). expand_activation and dw_activation (the latter only before a project) are none, Relu or Clip; the last stage takes activation, Z and residual_after_activation as FusedConv does. Weights keep their ONNX shapes.", nil},

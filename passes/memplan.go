@@ -20,7 +20,8 @@ import (
 // is dead before the other is defined. A node's outputs never overlap its
 // inputs, except in place: an elementwise kernel whose input dies at the
 // node and has exactly the output's dtype and size writes its output over
-// that input. Offsets are MemAlign-aligned and chosen best-fit (the
+// that input, and so does a FusedConv over its Into (concat-into: the
+// convolutions of one Concat share one buffer). Offsets are MemAlign-aligned and chosen best-fit (the
 // smallest free gap that holds the buffer, else the top of the arena).
 // Values whose size depends on symbolic dims (or that are not tensors)
 // are planned separately, as Dynamic: each owns memory grown at run time.
@@ -140,16 +141,27 @@ var inPlaceOps = map[string]bool{
 	"Tan": true, "Tanh": true, "ThresholdedRelu": true,
 }
 
-func inPlaceCandidate(n *ir.Node) bool {
-	if (n.Domain != "" && n.Domain != "ai.onnx") || !inPlaceOps[n.Op] || len(n.Outputs) != 1 {
-		return false
+// inPlaceInputs returns the inputs of n whose memory its output may take
+// (one that dies at n with the output's dtype and size): any input of an
+// inPlaceOps kernel; the Into input of a FusedConv the concat-into pass
+// made write a channel slice (it writes its channels over Into's: the
+// kernel copies Into first only when the plan did not put Y over it).
+func inPlaceInputs(n *ir.Node) []*ir.Value {
+	if len(n.Outputs) != 1 {
+		return nil
+	}
+	if n.Domain == ir.CuvilDomain && n.Op == "FusedConv" && n.Input(4) != nil {
+		return n.Inputs[4:5]
+	}
+	if (n.Domain != "" && n.Domain != "ai.onnx") || !inPlaceOps[n.Op] {
+		return nil
 	}
 	for _, a := range n.Attrs {
 		if a.G != nil || len(a.Graphs) > 0 {
-			return false
+			return nil
 		}
 	}
-	return true
+	return n.Inputs
 }
 
 // memReads lists the values n reads: its inputs and what its subgraphs
@@ -226,15 +238,13 @@ func PlanMemory(nodes []*ir.Node, outputs []*ir.Value) (*MemPlan, error) {
 				continue
 			}
 			var gr *group
-			if inPlaceCandidate(n) {
-				for _, in := range n.Inputs {
-					g := groupOf[in]
-					if in == nil || g == nil || last[in] != i || isOut[in] || g.last != i || in.Type.DType != v.Type.DType || g.bytes != size {
-						continue
-					}
-					gr, b.InPlace = g, in
-					break
+			for _, in := range inPlaceInputs(n) {
+				g := groupOf[in]
+				if in == nil || g == nil || last[in] != i || isOut[in] || g.last != i || in.Type.DType != v.Type.DType || g.bytes != size {
+					continue
 				}
+				gr, b.InPlace = g, in
+				break
 			}
 			if gr == nil {
 				gr = &group{dt: v.Type.DType, bytes: size, first: i}

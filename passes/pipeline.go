@@ -59,6 +59,10 @@ var Pipeline = []*Pass{
 	// inverted bottleneck's expand, depthwise and project convolutions run
 	// as one pass over row bands, the expanded tensors never in memory.
 	FuseConvChain,
+	// After layout: only then are the channels the last axis and the
+	// convolutions NHWC FusedConvs that can write a slice of a wider row;
+	// those feeding a channel Concat write into its output.
+	ConcatInto,
 	// After every other fusion (an epilogue inside a GEMM or conv beats a
 	// loop of its own) and after layout (it groups ops in their final
 	// layout): what element-wise ops are left run as one loop.

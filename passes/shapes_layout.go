@@ -11,7 +11,7 @@ import (
 // declared. An NHWC node is inferred by the ai.onnx rule on a shadow node
 // that sees its data input as NCHW, the result permuted back to NHWC.
 func init() {
-	reg(inferLayoutVia("Conv", inferConv), "cuvil::FusedConv")
+	reg(inferFusedConv, "cuvil::FusedConv")
 	reg(inferLayoutVia("ScaleShift", inferSameAsInput), "cuvil::ScaleShift")
 	reg(inferPoolNHWC, "cuvil::PoolNHWC")
 	reg(inferConvChain, "cuvil::FusedConvChain")
@@ -23,6 +23,22 @@ func inferLayoutVia(op string, f inferFunc) inferFunc {
 	return func(x *inferer, n *ir.Node) error {
 		return inferThroughNCHW(x, n, op, f, n.AttrString("layout", "NCHW") == "NHWC")
 	}
+}
+
+// inferFusedConv is Conv's rule (through NCHW with layout=NHWC); a
+// convolution the concat-into pass made write a channel slice of a wider
+// output has out_channels channels.
+func inferFusedConv(x *inferer, n *ir.Node) error {
+	if err := inferLayoutVia("Conv", inferConv)(x, n); err != nil {
+		return err
+	}
+	oc := n.AttrInt("out_channels", 0)
+	if t := n.Outputs[0].Type; oc != 0 && t.Kind == ir.TensorKind && !t.Unranked && t.Rank() == 4 {
+		s := cloneShape(t.Shape)
+		s[3] = ir.D(oc)
+		x.setOut(n, 0, t.DType, s)
+	}
+	return nil
 }
 
 func inferPoolNHWC(x *inferer, n *ir.Node) error {

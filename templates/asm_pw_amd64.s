@@ -38,21 +38,34 @@ DATA nhwcPWMaskTab<>+120(SB)/4, $0x00000000
 DATA nhwcPWMaskTab<>+124(SB)/4, $0x00000000
 GLOBL nhwcPWMaskTab<>(SB), RODATA|NOPTR, $128
 
-// func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW1x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW1x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), DX
+	MOVQ pf+40(FP), BX
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), SI
+	TESTQ      $0x00000010, SI
+	JZ         nhwcPW1x16AVX512_noprefetch
+	MOVQ       c+48(FP), SI
+	MOVQ       z+72(FP), DI
+	MOVQ       ldc+56(FP), R8
+	SHLQ       $0x02, R8
+	PREFETCHT0 (SI)
+	PREFETCHT0 (DI)
+
+nhwcPW1x16AVX512_noprefetch:
 	// Zero the 1 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, BX
-	SHRQ $0x01, BX
+	MOVQ AX, SI
+	SHRQ $0x01, SI
 	JZ   nhwcPW1x16AVX512_tail
 
 nhwcPW1x16AVX512_loop:
@@ -60,9 +73,11 @@ nhwcPW1x16AVX512_loop:
 	VFMADD231PS.BCST (CX), Z1, Z0
 	VMOVUPS          64(DX), Z1
 	VFMADD231PS.BCST 4(CX), Z1, Z0
+	PREFETCHT1       (BX)
+	ADDQ             $0x40, BX
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, DX
-	DECQ             BX
+	DECQ             SI
 	JNZ              nhwcPW1x16AVX512_loop
 
 nhwcPW1x16AVX512_tail:
@@ -79,14 +94,14 @@ nhwcPW1x16AVX512_tailloop:
 
 nhwcPW1x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), CX
+	MOVQ  flags+88(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -99,7 +114,7 @@ nhwcPW1x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPW1x16AVX512_nobias
-	MOVQ      bias+56(FP), DX
+	MOVQ      bias+64(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -107,7 +122,7 @@ nhwcPW1x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPW1x16AVX512_noz
-	MOVQ      z+64(FP), DX
+	MOVQ      z+72(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -115,8 +130,8 @@ nhwcPW1x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPW1x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z1
-	VBROADCASTSS hi+76(FP), Z2
+	VBROADCASTSS lo+80(FP), Z1
+	VBROADCASTSS hi+84(FP), Z2
 	VMAXPS       Z0, Z1, Z0
 	VMINPS       Z0, Z2, Z0
 
@@ -125,22 +140,39 @@ nhwcPW1x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW2x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW2x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW2x16AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW2x16AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW2x16AVX512_tail
 
 nhwcPW2x16AVX512_loop:
@@ -150,9 +182,11 @@ nhwcPW2x16AVX512_loop:
 	VMOVUPS          64(BX), Z2
 	VFMADD231PS.BCST 4(CX), Z2, Z0
 	VFMADD231PS.BCST 4(CX)(DX*1), Z2, Z1
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPW2x16AVX512_loop
 
 nhwcPW2x16AVX512_tail:
@@ -170,14 +204,14 @@ nhwcPW2x16AVX512_tailloop:
 
 nhwcPW2x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -193,7 +227,7 @@ nhwcPW2x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW2x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	VADDPS    Z2, Z1, Z1
@@ -202,7 +236,7 @@ nhwcPW2x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW2x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	ADDQ      CX, BX
@@ -213,8 +247,8 @@ nhwcPW2x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW2x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z2
-	VBROADCASTSS hi+76(FP), Z3
+	VBROADCASTSS lo+80(FP), Z2
+	VBROADCASTSS hi+84(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -227,23 +261,44 @@ nhwcPW2x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW3x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW3x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW3x16AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW3x16AVX512_noprefetch:
 	// Zero the 3 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW3x16AVX512_tail
 
 nhwcPW3x16AVX512_loop:
@@ -255,9 +310,11 @@ nhwcPW3x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX), Z3, Z0
 	VFMADD231PS.BCST 4(CX)(DX*1), Z3, Z1
 	VFMADD231PS.BCST 4(CX)(DX*2), Z3, Z2
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPW3x16AVX512_loop
 
 nhwcPW3x16AVX512_tail:
@@ -276,14 +333,14 @@ nhwcPW3x16AVX512_tailloop:
 
 nhwcPW3x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -302,7 +359,7 @@ nhwcPW3x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW3x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	VADDPS    Z3, Z1, Z1
@@ -312,7 +369,7 @@ nhwcPW3x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW3x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	ADDQ      CX, BX
@@ -326,8 +383,8 @@ nhwcPW3x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW3x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z3
-	VBROADCASTSS hi+76(FP), Z4
+	VBROADCASTSS lo+80(FP), Z3
+	VBROADCASTSS hi+84(FP), Z4
 	VMAXPS       Z0, Z3, Z0
 	VMINPS       Z0, Z4, Z0
 	VMAXPS       Z1, Z3, Z1
@@ -344,16 +401,41 @@ nhwcPW3x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW4x16AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW4x16AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -361,8 +443,8 @@ TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW4x16AVX512_tail
 
 nhwcPW4x16AVX512_loop:
@@ -376,9 +458,11 @@ nhwcPW4x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*1), Z4, Z1
 	VFMADD231PS.BCST 4(CX)(DX*2), Z4, Z2
 	VFMADD231PS.BCST 4(CX)(BX*1), Z4, Z3
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPW4x16AVX512_loop
 
 nhwcPW4x16AVX512_tail:
@@ -398,14 +482,14 @@ nhwcPW4x16AVX512_tailloop:
 
 nhwcPW4x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -427,7 +511,7 @@ nhwcPW4x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW4x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	VADDPS    Z4, Z1, Z1
@@ -438,7 +522,7 @@ nhwcPW4x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW4x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	ADDQ      CX, BX
@@ -455,8 +539,8 @@ nhwcPW4x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW4x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z4
-	VBROADCASTSS hi+76(FP), Z5
+	VBROADCASTSS lo+80(FP), Z4
+	VBROADCASTSS hi+84(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -477,16 +561,45 @@ nhwcPW4x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW5x16AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW5x16AVX512_noprefetch:
 	// Zero the 5 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -495,8 +608,8 @@ TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z4, Z4, Z4
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW5x16AVX512_tail
 
 nhwcPW5x16AVX512_loop:
@@ -512,9 +625,11 @@ nhwcPW5x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*2), Z5, Z2
 	VFMADD231PS.BCST 4(CX)(BX*1), Z5, Z3
 	VFMADD231PS.BCST 4(CX)(DX*4), Z5, Z4
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPW5x16AVX512_loop
 
 nhwcPW5x16AVX512_tail:
@@ -535,14 +650,14 @@ nhwcPW5x16AVX512_tailloop:
 
 nhwcPW5x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -567,7 +682,7 @@ nhwcPW5x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW5x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	VADDPS    Z5, Z1, Z1
@@ -579,7 +694,7 @@ nhwcPW5x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW5x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	ADDQ      CX, BX
@@ -599,8 +714,8 @@ nhwcPW5x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW5x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z5
-	VBROADCASTSS hi+76(FP), Z6
+	VBROADCASTSS lo+80(FP), Z5
+	VBROADCASTSS hi+84(FP), Z6
 	VMAXPS       Z0, Z5, Z0
 	VMINPS       Z0, Z6, Z0
 	VMAXPS       Z1, Z5, Z1
@@ -625,9 +740,9 @@ nhwcPW5x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -635,7 +750,40 @@ TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (DX)(DX*2), BX
 	LEAQ (DX)(DX*4), SI
 	MOVQ b+24(FP), DI
+	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW6x16AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPW6x16AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -645,8 +793,8 @@ TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW6x16AVX512_tail
 
 nhwcPW6x16AVX512_loop:
@@ -664,9 +812,11 @@ nhwcPW6x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(BX*1), Z6, Z3
 	VFMADD231PS.BCST 4(CX)(DX*4), Z6, Z4
 	VFMADD231PS.BCST 4(CX)(SI*1), Z6, Z5
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPW6x16AVX512_loop
 
 nhwcPW6x16AVX512_tail:
@@ -688,14 +838,14 @@ nhwcPW6x16AVX512_tailloop:
 
 nhwcPW6x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -723,7 +873,7 @@ nhwcPW6x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW6x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	VADDPS    Z6, Z1, Z1
@@ -736,7 +886,7 @@ nhwcPW6x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW6x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	ADDQ      CX, BX
@@ -759,8 +909,8 @@ nhwcPW6x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW6x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z6
-	VBROADCASTSS hi+76(FP), Z7
+	VBROADCASTSS lo+80(FP), Z6
+	VBROADCASTSS hi+84(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -789,9 +939,9 @@ nhwcPW6x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -801,7 +951,44 @@ TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW7x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW7x16AVX512_noprefetch:
 	// Zero the 7 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -812,8 +999,8 @@ TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z6, Z6, Z6
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW7x16AVX512_tail
 
 nhwcPW7x16AVX512_loop:
@@ -833,10 +1020,12 @@ nhwcPW7x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*4), Z7, Z4
 	VFMADD231PS.BCST 4(CX)(SI*1), Z7, Z5
 	VFMADD231PS.BCST 4(DI), Z7, Z6
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW7x16AVX512_loop
 
 nhwcPW7x16AVX512_tail:
@@ -860,14 +1049,14 @@ nhwcPW7x16AVX512_tailloop:
 
 nhwcPW7x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -898,7 +1087,7 @@ nhwcPW7x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW7x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	VADDPS    Z7, Z1, Z1
@@ -912,7 +1101,7 @@ nhwcPW7x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW7x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	ADDQ      CX, BX
@@ -938,8 +1127,8 @@ nhwcPW7x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW7x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z7
-	VBROADCASTSS hi+76(FP), Z8
+	VBROADCASTSS lo+80(FP), Z7
+	VBROADCASTSS hi+84(FP), Z8
 	VMAXPS       Z0, Z7, Z0
 	VMINPS       Z0, Z8, Z0
 	VMAXPS       Z1, Z7, Z1
@@ -972,9 +1161,9 @@ nhwcPW7x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -984,7 +1173,48 @@ TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW8x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW8x16AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -996,8 +1226,8 @@ TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW8x16AVX512_tail
 
 nhwcPW8x16AVX512_loop:
@@ -1019,10 +1249,12 @@ nhwcPW8x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(SI*1), Z8, Z5
 	VFMADD231PS.BCST 4(DI), Z8, Z6
 	VFMADD231PS.BCST 4(DI)(DX*1), Z8, Z7
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW8x16AVX512_loop
 
 nhwcPW8x16AVX512_tail:
@@ -1047,14 +1279,14 @@ nhwcPW8x16AVX512_tailloop:
 
 nhwcPW8x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1088,7 +1320,7 @@ nhwcPW8x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW8x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	VADDPS    Z8, Z1, Z1
@@ -1103,7 +1335,7 @@ nhwcPW8x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW8x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	ADDQ      CX, BX
@@ -1132,8 +1364,8 @@ nhwcPW8x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW8x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z8
-	VBROADCASTSS hi+76(FP), Z9
+	VBROADCASTSS lo+80(FP), Z8
+	VBROADCASTSS hi+84(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -1170,9 +1402,9 @@ nhwcPW8x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1182,7 +1414,52 @@ TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW9x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW9x16AVX512_noprefetch:
 	// Zero the 9 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1195,8 +1472,8 @@ TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z8, Z8, Z8
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW9x16AVX512_tail
 
 nhwcPW9x16AVX512_loop:
@@ -1220,10 +1497,12 @@ nhwcPW9x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI), Z9, Z6
 	VFMADD231PS.BCST 4(DI)(DX*1), Z9, Z7
 	VFMADD231PS.BCST 4(DI)(DX*2), Z9, Z8
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW9x16AVX512_loop
 
 nhwcPW9x16AVX512_tail:
@@ -1249,14 +1528,14 @@ nhwcPW9x16AVX512_tailloop:
 
 nhwcPW9x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1293,7 +1572,7 @@ nhwcPW9x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW9x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	VADDPS    Z9, Z1, Z1
@@ -1309,7 +1588,7 @@ nhwcPW9x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW9x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	ADDQ      CX, BX
@@ -1341,8 +1620,8 @@ nhwcPW9x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW9x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z9
-	VBROADCASTSS hi+76(FP), Z10
+	VBROADCASTSS lo+80(FP), Z9
+	VBROADCASTSS hi+84(FP), Z10
 	VMAXPS       Z0, Z9, Z0
 	VMINPS       Z0, Z10, Z0
 	VMAXPS       Z1, Z9, Z1
@@ -1383,9 +1662,9 @@ nhwcPW9x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1395,7 +1674,56 @@ TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW10x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW10x16AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1409,8 +1737,8 @@ TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW10x16AVX512_tail
 
 nhwcPW10x16AVX512_loop:
@@ -1436,10 +1764,12 @@ nhwcPW10x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(DX*1), Z10, Z7
 	VFMADD231PS.BCST 4(DI)(DX*2), Z10, Z8
 	VFMADD231PS.BCST 4(DI)(BX*1), Z10, Z9
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW10x16AVX512_loop
 
 nhwcPW10x16AVX512_tail:
@@ -1466,14 +1796,14 @@ nhwcPW10x16AVX512_tailloop:
 
 nhwcPW10x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1513,7 +1843,7 @@ nhwcPW10x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW10x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	VADDPS    Z10, Z1, Z1
@@ -1530,7 +1860,7 @@ nhwcPW10x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW10x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	ADDQ      CX, BX
@@ -1565,8 +1895,8 @@ nhwcPW10x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW10x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z10
-	VBROADCASTSS hi+76(FP), Z11
+	VBROADCASTSS lo+80(FP), Z10
+	VBROADCASTSS hi+84(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -1611,9 +1941,9 @@ nhwcPW10x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1623,7 +1953,60 @@ TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW11x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW11x16AVX512_noprefetch:
 	// Zero the 11 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1638,8 +2021,8 @@ TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z10, Z10, Z10
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW11x16AVX512_tail
 
 nhwcPW11x16AVX512_loop:
@@ -1667,10 +2050,12 @@ nhwcPW11x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(DX*2), Z11, Z8
 	VFMADD231PS.BCST 4(DI)(BX*1), Z11, Z9
 	VFMADD231PS.BCST 4(DI)(DX*4), Z11, Z10
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW11x16AVX512_loop
 
 nhwcPW11x16AVX512_tail:
@@ -1698,14 +2083,14 @@ nhwcPW11x16AVX512_tailloop:
 
 nhwcPW11x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1748,7 +2133,7 @@ nhwcPW11x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW11x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	VADDPS    Z11, Z1, Z1
@@ -1766,7 +2151,7 @@ nhwcPW11x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW11x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	ADDQ      CX, BX
@@ -1804,8 +2189,8 @@ nhwcPW11x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW11x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z11
-	VBROADCASTSS hi+76(FP), Z12
+	VBROADCASTSS lo+80(FP), Z11
+	VBROADCASTSS hi+84(FP), Z12
 	VMAXPS       Z0, Z11, Z0
 	VMINPS       Z0, Z12, Z0
 	VMAXPS       Z1, Z11, Z1
@@ -1854,9 +2239,9 @@ nhwcPW11x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1866,7 +2251,64 @@ TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW12x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW12x16AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1882,8 +2324,8 @@ TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW12x16AVX512_tail
 
 nhwcPW12x16AVX512_loop:
@@ -1913,10 +2355,12 @@ nhwcPW12x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(BX*1), Z12, Z9
 	VFMADD231PS.BCST 4(DI)(DX*4), Z12, Z10
 	VFMADD231PS.BCST 4(DI)(SI*1), Z12, Z11
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW12x16AVX512_loop
 
 nhwcPW12x16AVX512_tail:
@@ -1945,14 +2389,14 @@ nhwcPW12x16AVX512_tailloop:
 
 nhwcPW12x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1998,7 +2442,7 @@ nhwcPW12x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW12x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	VADDPS    Z12, Z1, Z1
@@ -2017,7 +2461,7 @@ nhwcPW12x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW12x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	ADDQ      CX, BX
@@ -2058,8 +2502,8 @@ nhwcPW12x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW12x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z12
-	VBROADCASTSS hi+76(FP), Z13
+	VBROADCASTSS lo+80(FP), Z12
+	VBROADCASTSS hi+84(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -2112,9 +2556,9 @@ nhwcPW12x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2122,14 +2566,29 @@ TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), DX
 	MOVQ bstride+32(FP), BX
 	LEAQ (DX)(BX*4), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW1x32AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(DI)
+	PREFETCHT0 64(R8)
+
+nhwcPW1x32AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW1x32AVX512_tail
 
 nhwcPW1x32AVX512_loop:
@@ -2143,10 +2602,12 @@ nhwcPW1x32AVX512_loop:
 	VBROADCASTSS 4(CX), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW1x32AVX512_loop
 
 nhwcPW1x32AVX512_tail:
@@ -2167,14 +2628,14 @@ nhwcPW1x32AVX512_tailloop:
 
 nhwcPW1x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), CX
+	MOVQ  flags+88(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -2188,7 +2649,7 @@ nhwcPW1x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPW1x32AVX512_nobias
-	MOVQ      bias+56(FP), DX
+	MOVQ      bias+64(FP), DX
 	VMOVUPS   (DX), Z2
 	VMOVUPS.Z 64(DX), K1, Z3
 	VADDPS    Z2, Z0, Z0
@@ -2198,7 +2659,7 @@ nhwcPW1x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPW1x32AVX512_noz
-	MOVQ      z+64(FP), DX
+	MOVQ      z+72(FP), DX
 	VADDPS    (DX), Z0, Z0
 	VMOVUPS.Z 64(DX), K1, Z2
 	VADDPS    Z2, Z1, Z1
@@ -2207,8 +2668,8 @@ nhwcPW1x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPW1x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z2
-	VBROADCASTSS hi+76(FP), Z3
+	VBROADCASTSS lo+80(FP), Z2
+	VBROADCASTSS hi+84(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -2220,9 +2681,9 @@ nhwcPW1x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2230,7 +2691,28 @@ TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), BX
 	MOVQ bstride+32(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW2x32AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPW2x32AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2238,8 +2720,8 @@ TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW2x32AVX512_tail
 
 nhwcPW2x32AVX512_loop:
@@ -2259,10 +2741,12 @@ nhwcPW2x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW2x32AVX512_loop
 
 nhwcPW2x32AVX512_tail:
@@ -2286,14 +2770,14 @@ nhwcPW2x32AVX512_tailloop:
 
 nhwcPW2x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2311,7 +2795,7 @@ nhwcPW2x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW2x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z4
 	VMOVUPS.Z 64(BX), K1, Z5
 	VADDPS    Z4, Z0, Z0
@@ -2323,7 +2807,7 @@ nhwcPW2x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW2x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z4
 	VADDPS    Z4, Z1, Z1
@@ -2336,8 +2820,8 @@ nhwcPW2x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW2x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z4
-	VBROADCASTSS hi+76(FP), Z5
+	VBROADCASTSS lo+80(FP), Z4
+	VBROADCASTSS hi+84(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -2356,9 +2840,9 @@ nhwcPW2x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2366,7 +2850,34 @@ TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), BX
 	MOVQ bstride+32(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW3x32AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPW3x32AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2376,8 +2887,8 @@ TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW3x32AVX512_tail
 
 nhwcPW3x32AVX512_loop:
@@ -2403,10 +2914,12 @@ nhwcPW3x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW3x32AVX512_loop
 
 nhwcPW3x32AVX512_tail:
@@ -2433,14 +2946,14 @@ nhwcPW3x32AVX512_tailloop:
 
 nhwcPW3x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2462,7 +2975,7 @@ nhwcPW3x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW3x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z6
 	VMOVUPS.Z 64(BX), K1, Z7
 	VADDPS    Z6, Z0, Z0
@@ -2476,7 +2989,7 @@ nhwcPW3x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW3x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z6
 	VADDPS    Z6, Z1, Z1
@@ -2493,8 +3006,8 @@ nhwcPW3x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW3x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z6
-	VBROADCASTSS hi+76(FP), Z7
+	VBROADCASTSS lo+80(FP), Z6
+	VBROADCASTSS hi+84(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -2520,9 +3033,9 @@ nhwcPW3x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2531,7 +3044,40 @@ TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), SI
 	MOVQ bstride+32(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW4x32AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPW4x32AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2543,8 +3089,8 @@ TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW4x32AVX512_tail
 
 nhwcPW4x32AVX512_loop:
@@ -2576,10 +3122,12 @@ nhwcPW4x32AVX512_loop:
 	VBROADCASTSS 4(CX)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW4x32AVX512_loop
 
 nhwcPW4x32AVX512_tail:
@@ -2609,14 +3157,14 @@ nhwcPW4x32AVX512_tailloop:
 
 nhwcPW4x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2642,7 +3190,7 @@ nhwcPW4x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW4x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z8
 	VMOVUPS.Z 64(BX), K1, Z9
 	VADDPS    Z8, Z0, Z0
@@ -2658,7 +3206,7 @@ nhwcPW4x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW4x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z8
 	VADDPS    Z8, Z1, Z1
@@ -2679,8 +3227,8 @@ nhwcPW4x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW4x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z8
-	VBROADCASTSS hi+76(FP), Z9
+	VBROADCASTSS lo+80(FP), Z8
+	VBROADCASTSS hi+84(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -2713,9 +3261,9 @@ nhwcPW4x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2724,7 +3272,46 @@ TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), SI
 	MOVQ bstride+32(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW5x32AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPW5x32AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2738,8 +3325,8 @@ TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW5x32AVX512_tail
 
 nhwcPW5x32AVX512_loop:
@@ -2777,10 +3364,12 @@ nhwcPW5x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW5x32AVX512_loop
 
 nhwcPW5x32AVX512_tail:
@@ -2813,14 +3402,14 @@ nhwcPW5x32AVX512_tailloop:
 
 nhwcPW5x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2850,7 +3439,7 @@ nhwcPW5x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW5x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z10
 	VMOVUPS.Z 64(BX), K1, Z11
 	VADDPS    Z10, Z0, Z0
@@ -2868,7 +3457,7 @@ nhwcPW5x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW5x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z10
 	VADDPS    Z10, Z1, Z1
@@ -2893,8 +3482,8 @@ nhwcPW5x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW5x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z10
-	VBROADCASTSS hi+76(FP), Z11
+	VBROADCASTSS lo+80(FP), Z10
+	VBROADCASTSS hi+84(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -2934,9 +3523,9 @@ nhwcPW5x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2946,7 +3535,52 @@ TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), DI
 	MOVQ bstride+32(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW6x32AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPW6x32AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2962,8 +3596,8 @@ TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW6x32AVX512_tail
 
 nhwcPW6x32AVX512_loop:
@@ -3007,10 +3641,12 @@ nhwcPW6x32AVX512_loop:
 	VBROADCASTSS 4(CX)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPW6x32AVX512_loop
 
 nhwcPW6x32AVX512_tail:
@@ -3046,14 +3682,14 @@ nhwcPW6x32AVX512_tailloop:
 
 nhwcPW6x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3087,7 +3723,7 @@ nhwcPW6x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW6x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z12
 	VMOVUPS.Z 64(BX), K1, Z13
 	VADDPS    Z12, Z0, Z0
@@ -3107,7 +3743,7 @@ nhwcPW6x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW6x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z12
 	VADDPS    Z12, Z1, Z1
@@ -3136,8 +3772,8 @@ nhwcPW6x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW6x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z12
-	VBROADCASTSS hi+76(FP), Z13
+	VBROADCASTSS lo+80(FP), Z12
+	VBROADCASTSS hi+84(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -3184,9 +3820,9 @@ nhwcPW6x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3198,7 +3834,58 @@ TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW7x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW7x32AVX512_noprefetch:
 	// Zero the 14 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3216,8 +3903,8 @@ TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z13, Z13, Z13
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW7x32AVX512_tail
 
 nhwcPW7x32AVX512_loop:
@@ -3267,11 +3954,13 @@ nhwcPW7x32AVX512_loop:
 	VBROADCASTSS 4(DI), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW7x32AVX512_loop
 
 nhwcPW7x32AVX512_tail:
@@ -3311,14 +4000,14 @@ nhwcPW7x32AVX512_tailloop:
 
 nhwcPW7x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3356,7 +4045,7 @@ nhwcPW7x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW7x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z14
 	VMOVUPS.Z 64(BX), K1, Z15
 	VADDPS    Z14, Z0, Z0
@@ -3378,7 +4067,7 @@ nhwcPW7x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW7x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z14
 	VADDPS    Z14, Z1, Z1
@@ -3411,8 +4100,8 @@ nhwcPW7x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW7x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z14
-	VBROADCASTSS hi+76(FP), Z15
+	VBROADCASTSS lo+80(FP), Z14
+	VBROADCASTSS hi+84(FP), Z15
 	VMAXPS       Z0, Z14, Z0
 	VMINPS       Z0, Z15, Z0
 	VMAXPS       Z1, Z14, Z1
@@ -3466,9 +4155,9 @@ nhwcPW7x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3480,7 +4169,64 @@ TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW8x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW8x32AVX512_noprefetch:
 	// Zero the 16 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3500,8 +4246,8 @@ TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z15, Z15, Z15
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW8x32AVX512_tail
 
 nhwcPW8x32AVX512_loop:
@@ -3557,11 +4303,13 @@ nhwcPW8x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW8x32AVX512_loop
 
 nhwcPW8x32AVX512_tail:
@@ -3604,14 +4352,14 @@ nhwcPW8x32AVX512_tailloop:
 
 nhwcPW8x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3653,7 +4401,7 @@ nhwcPW8x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW8x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z16
 	VMOVUPS.Z 64(BX), K1, Z17
 	VADDPS    Z16, Z0, Z0
@@ -3677,7 +4425,7 @@ nhwcPW8x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW8x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z16
 	VADDPS    Z16, Z1, Z1
@@ -3714,8 +4462,8 @@ nhwcPW8x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW8x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z16
-	VBROADCASTSS hi+76(FP), Z17
+	VBROADCASTSS lo+80(FP), Z16
+	VBROADCASTSS hi+84(FP), Z17
 	VMAXPS       Z0, Z16, Z0
 	VMINPS       Z0, Z17, Z0
 	VMAXPS       Z1, Z16, Z1
@@ -3776,9 +4524,9 @@ nhwcPW8x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3790,7 +4538,70 @@ TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW9x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW9x32AVX512_noprefetch:
 	// Zero the 18 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3812,8 +4623,8 @@ TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z17, Z17, Z17
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW9x32AVX512_tail
 
 nhwcPW9x32AVX512_loop:
@@ -3875,11 +4686,13 @@ nhwcPW9x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW9x32AVX512_loop
 
 nhwcPW9x32AVX512_tail:
@@ -3925,14 +4738,14 @@ nhwcPW9x32AVX512_tailloop:
 
 nhwcPW9x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3978,7 +4791,7 @@ nhwcPW9x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW9x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z18
 	VMOVUPS.Z 64(BX), K1, Z19
 	VADDPS    Z18, Z0, Z0
@@ -4004,7 +4817,7 @@ nhwcPW9x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW9x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z18
 	VADDPS    Z18, Z1, Z1
@@ -4045,8 +4858,8 @@ nhwcPW9x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW9x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z18
-	VBROADCASTSS hi+76(FP), Z19
+	VBROADCASTSS lo+80(FP), Z18
+	VBROADCASTSS hi+84(FP), Z19
 	VMAXPS       Z0, Z18, Z0
 	VMINPS       Z0, Z19, Z0
 	VMAXPS       Z1, Z18, Z1
@@ -4114,9 +4927,9 @@ nhwcPW9x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4128,7 +4941,76 @@ TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW10x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW10x32AVX512_noprefetch:
 	// Zero the 20 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4152,8 +5034,8 @@ TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z19, Z19, Z19
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW10x32AVX512_tail
 
 nhwcPW10x32AVX512_loop:
@@ -4221,11 +5103,13 @@ nhwcPW10x32AVX512_loop:
 	VBROADCASTSS 4(DI)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW10x32AVX512_loop
 
 nhwcPW10x32AVX512_tail:
@@ -4274,14 +5158,14 @@ nhwcPW10x32AVX512_tailloop:
 
 nhwcPW10x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -4331,7 +5215,7 @@ nhwcPW10x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW10x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z20
 	VMOVUPS.Z 64(BX), K1, Z21
 	VADDPS    Z20, Z0, Z0
@@ -4359,7 +5243,7 @@ nhwcPW10x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW10x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z20
 	VADDPS    Z20, Z1, Z1
@@ -4404,8 +5288,8 @@ nhwcPW10x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW10x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z20
-	VBROADCASTSS hi+76(FP), Z21
+	VBROADCASTSS lo+80(FP), Z20
+	VBROADCASTSS hi+84(FP), Z21
 	VMAXPS       Z0, Z20, Z0
 	VMINPS       Z0, Z21, Z0
 	VMAXPS       Z1, Z20, Z1
@@ -4480,9 +5364,9 @@ nhwcPW10x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4494,7 +5378,82 @@ TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW11x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW11x32AVX512_noprefetch:
 	// Zero the 22 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4520,8 +5479,8 @@ TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z21, Z21, Z21
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW11x32AVX512_tail
 
 nhwcPW11x32AVX512_loop:
@@ -4595,11 +5554,13 @@ nhwcPW11x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW11x32AVX512_loop
 
 nhwcPW11x32AVX512_tail:
@@ -4651,14 +5612,14 @@ nhwcPW11x32AVX512_tailloop:
 
 nhwcPW11x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -4712,7 +5673,7 @@ nhwcPW11x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW11x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z22
 	VMOVUPS.Z 64(BX), K1, Z23
 	VADDPS    Z22, Z0, Z0
@@ -4742,7 +5703,7 @@ nhwcPW11x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW11x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z22
 	VADDPS    Z22, Z1, Z1
@@ -4791,8 +5752,8 @@ nhwcPW11x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW11x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z22
-	VBROADCASTSS hi+76(FP), Z23
+	VBROADCASTSS lo+80(FP), Z22
+	VBROADCASTSS hi+84(FP), Z23
 	VMAXPS       Z0, Z22, Z0
 	VMINPS       Z0, Z23, Z0
 	VMAXPS       Z1, Z22, Z1
@@ -4874,9 +5835,9 @@ nhwcPW11x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4888,7 +5849,88 @@ TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW12x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW12x32AVX512_noprefetch:
 	// Zero the 24 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4916,8 +5958,8 @@ TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z23, Z23, Z23
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW12x32AVX512_tail
 
 nhwcPW12x32AVX512_loop:
@@ -4997,11 +6039,13 @@ nhwcPW12x32AVX512_loop:
 	VBROADCASTSS 4(DI)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW12x32AVX512_loop
 
 nhwcPW12x32AVX512_tail:
@@ -5056,14 +6100,14 @@ nhwcPW12x32AVX512_tailloop:
 
 nhwcPW12x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -5121,7 +6165,7 @@ nhwcPW12x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW12x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z24
 	VMOVUPS.Z 64(BX), K1, Z25
 	VADDPS    Z24, Z0, Z0
@@ -5153,7 +6197,7 @@ nhwcPW12x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW12x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z24
 	VADDPS    Z24, Z1, Z1
@@ -5206,8 +6250,8 @@ nhwcPW12x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW12x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z24
-	VBROADCASTSS hi+76(FP), Z25
+	VBROADCASTSS lo+80(FP), Z24
+	VBROADCASTSS hi+84(FP), Z25
 	VMAXPS       Z0, Z24, Z0
 	VMINPS       Z0, Z25, Z0
 	VMAXPS       Z1, Z24, Z1
@@ -5296,22 +6340,35 @@ nhwcPW12x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW1x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW1x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), DX
+	MOVQ pf+40(FP), BX
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), SI
+	TESTQ      $0x00000010, SI
+	JZ         nhwcPW1x16AVX2_noprefetch
+	MOVQ       c+48(FP), SI
+	MOVQ       z+72(FP), DI
+	MOVQ       ldc+56(FP), R8
+	SHLQ       $0x02, R8
+	PREFETCHT0 (SI)
+	PREFETCHT0 (DI)
+
+nhwcPW1x16AVX2_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, BX
-	SHRQ $0x01, BX
+	MOVQ AX, SI
+	SHRQ $0x01, SI
 	JZ   nhwcPW1x16AVX2_tail
 
 nhwcPW1x16AVX2_loop:
@@ -5325,9 +6382,11 @@ nhwcPW1x16AVX2_loop:
 	VBROADCASTSS 4(CX), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
+	PREFETCHT1   (BX)
+	ADDQ         $0x40, BX
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DX
-	DECQ         BX
+	DECQ         SI
 	JNZ          nhwcPW1x16AVX2_loop
 
 nhwcPW1x16AVX2_tail:
@@ -5347,14 +6406,14 @@ nhwcPW1x16AVX2_tailloop:
 
 nhwcPW1x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), BX
+	MOVQ flags+88(FP), BX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, BX
@@ -5371,7 +6430,7 @@ nhwcPW1x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, BX
 	JZ         nhwcPW1x16AVX2_nobias
-	MOVQ       bias+56(FP), SI
+	MOVQ       bias+64(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VMOVUPS    32(CX), Y3
@@ -5383,7 +6442,7 @@ nhwcPW1x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, BX
 	JZ         nhwcPW1x16AVX2_noz
-	MOVQ       z+64(FP), SI
+	MOVQ       z+72(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VADDPS     Y2, Y0, Y0
@@ -5395,8 +6454,8 @@ nhwcPW1x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, BX
 	JZ           nhwcPW1x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y2
-	VBROADCASTSS hi+76(FP), Y3
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
 	VMAXPS       Y0, Y2, Y0
 	VMINPS       Y0, Y3, Y0
 	VMAXPS       Y1, Y2, Y1
@@ -5420,15 +6479,32 @@ nhwcPW1x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW2x16AVX2_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW2x16AVX2_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5436,8 +6512,8 @@ TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y3, Y3, Y3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW2x16AVX2_tail
 
 nhwcPW2x16AVX2_loop:
@@ -5457,9 +6533,11 @@ nhwcPW2x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW2x16AVX2_loop
 
 nhwcPW2x16AVX2_tail:
@@ -5482,14 +6560,14 @@ nhwcPW2x16AVX2_tailloop:
 
 nhwcPW2x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5513,7 +6591,7 @@ nhwcPW2x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW2x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VMOVUPS    32(CX), Y5
@@ -5527,7 +6605,7 @@ nhwcPW2x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW2x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VADDPS     Y4, Y0, Y0
@@ -5546,8 +6624,8 @@ nhwcPW2x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW2x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y4
-	VBROADCASTSS hi+76(FP), Y5
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
 	VMAXPS       Y0, Y4, Y0
 	VMINPS       Y0, Y5, Y0
 	VMAXPS       Y1, Y4, Y1
@@ -5583,15 +6661,36 @@ nhwcPW2x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW3x16AVX2_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW3x16AVX2_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5601,8 +6700,8 @@ TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y5, Y5, Y5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW3x16AVX2_tail
 
 nhwcPW3x16AVX2_loop:
@@ -5628,9 +6727,11 @@ nhwcPW3x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW3x16AVX2_loop
 
 nhwcPW3x16AVX2_tail:
@@ -5656,14 +6757,14 @@ nhwcPW3x16AVX2_tailloop:
 
 nhwcPW3x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5694,7 +6795,7 @@ nhwcPW3x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW3x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VMOVUPS    32(CX), Y7
@@ -5710,7 +6811,7 @@ nhwcPW3x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW3x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VADDPS     Y6, Y0, Y0
@@ -5736,8 +6837,8 @@ nhwcPW3x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW3x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y6
-	VBROADCASTSS hi+76(FP), Y7
+	VBROADCASTSS lo+80(FP), Y6
+	VBROADCASTSS hi+84(FP), Y7
 	VMAXPS       Y0, Y6, Y0
 	VMINPS       Y0, Y7, Y0
 	VMAXPS       Y1, Y6, Y1
@@ -5785,16 +6886,41 @@ nhwcPW3x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW4x16AVX2_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW4x16AVX2_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5806,8 +6932,8 @@ TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y7, Y7, Y7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW4x16AVX2_tail
 
 nhwcPW4x16AVX2_loop:
@@ -5839,9 +6965,11 @@ nhwcPW4x16AVX2_loop:
 	VBROADCASTSS 4(CX)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW4x16AVX2_loop
 
 nhwcPW4x16AVX2_tail:
@@ -5870,14 +6998,14 @@ nhwcPW4x16AVX2_tailloop:
 
 nhwcPW4x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5915,7 +7043,7 @@ nhwcPW4x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW4x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VMOVUPS    32(CX), Y9
@@ -5933,7 +7061,7 @@ nhwcPW4x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW4x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VADDPS     Y8, Y0, Y0
@@ -5966,8 +7094,8 @@ nhwcPW4x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW4x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y8
-	VBROADCASTSS hi+76(FP), Y9
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
 	VMAXPS       Y0, Y8, Y0
 	VMINPS       Y0, Y9, Y0
 	VMAXPS       Y1, Y8, Y1
@@ -6027,16 +7155,45 @@ nhwcPW4x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW5x16AVX2_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW5x16AVX2_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -6050,8 +7207,8 @@ TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y9, Y9, Y9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW5x16AVX2_tail
 
 nhwcPW5x16AVX2_loop:
@@ -6089,9 +7246,11 @@ nhwcPW5x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW5x16AVX2_loop
 
 nhwcPW5x16AVX2_tail:
@@ -6123,14 +7282,14 @@ nhwcPW5x16AVX2_tailloop:
 
 nhwcPW5x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -6175,7 +7334,7 @@ nhwcPW5x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW5x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VMOVUPS    32(CX), Y11
@@ -6195,7 +7354,7 @@ nhwcPW5x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW5x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VADDPS     Y10, Y0, Y0
@@ -6235,8 +7394,8 @@ nhwcPW5x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW5x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y10
-	VBROADCASTSS hi+76(FP), Y11
+	VBROADCASTSS lo+80(FP), Y10
+	VBROADCASTSS hi+84(FP), Y11
 	VMAXPS       Y0, Y10, Y0
 	VMINPS       Y0, Y11, Y0
 	VMAXPS       Y1, Y10, Y1
@@ -6308,9 +7467,9 @@ nhwcPW5x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -6318,7 +7477,40 @@ TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
 	LEAQ (DX)(DX*2), BX
 	LEAQ (DX)(DX*4), SI
 	MOVQ b+24(FP), DI
+	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW6x16AVX2_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPW6x16AVX2_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -6334,8 +7526,8 @@ TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y11, Y11, Y11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW6x16AVX2_tail
 
 nhwcPW6x16AVX2_loop:
@@ -6379,9 +7571,11 @@ nhwcPW6x16AVX2_loop:
 	VBROADCASTSS 4(CX)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW6x16AVX2_loop
 
 nhwcPW6x16AVX2_tail:
@@ -6416,14 +7610,14 @@ nhwcPW6x16AVX2_tailloop:
 
 nhwcPW6x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -6475,7 +7669,7 @@ nhwcPW6x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW6x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VMOVUPS    32(CX), Y13
@@ -6497,7 +7691,7 @@ nhwcPW6x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW6x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VADDPS     Y12, Y0, Y0
@@ -6544,8 +7738,8 @@ nhwcPW6x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW6x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y12
-	VBROADCASTSS hi+76(FP), Y13
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
 	VMAXPS       Y0, Y12, Y0
 	VMINPS       Y0, Y13, Y0
 	VMAXPS       Y1, Y12, Y1
@@ -6629,36 +7823,51 @@ nhwcPW6x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs1x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs1x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), DX
 	MOVQ b+32(FP), BX
+	MOVQ pf+48(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPWOffs1x16AVX512_noprefetch
+	MOVQ       c+56(FP), DI
+	MOVQ       z+80(FP), R8
+	MOVQ       ldc+64(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPWOffs1x16AVX512_noprefetch:
 	// Zero the 1 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPWOffs1x16AVX512_tail
 
 nhwcPWOffs1x16AVX512_loop:
-	MOVQ             (DX), DI
-	LEAQ             (CX)(DI*1), DI
+	MOVQ             (DX), R8
+	LEAQ             (CX)(R8*1), R8
 	VMOVUPS          (BX), Z1
-	VFMADD231PS.BCST (DI), Z1, Z0
-	MOVQ             8(DX), DI
-	LEAQ             (CX)(DI*1), DI
+	VFMADD231PS.BCST (R8), Z1, Z0
+	MOVQ             8(DX), R8
+	LEAQ             (CX)(R8*1), R8
 	VMOVUPS          64(BX), Z1
-	VFMADD231PS.BCST (DI), Z1, Z0
+	VFMADD231PS.BCST (R8), Z1, Z0
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000010, DX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPWOffs1x16AVX512_loop
 
 nhwcPWOffs1x16AVX512_tail:
@@ -6677,14 +7886,14 @@ nhwcPWOffs1x16AVX512_tailloop:
 
 nhwcPWOffs1x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), CX
+	MOVQ  flags+96(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -6697,7 +7906,7 @@ nhwcPWOffs1x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPWOffs1x16AVX512_nobias
-	MOVQ      bias+64(FP), DX
+	MOVQ      bias+72(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -6705,7 +7914,7 @@ nhwcPWOffs1x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPWOffs1x16AVX512_noz
-	MOVQ      z+72(FP), DX
+	MOVQ      z+80(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -6713,8 +7922,8 @@ nhwcPWOffs1x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPWOffs1x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z1
-	VBROADCASTSS hi+84(FP), Z2
+	VBROADCASTSS lo+88(FP), Z1
+	VBROADCASTSS hi+92(FP), Z2
 	VMAXPS       Z0, Z1, Z0
 	VMINPS       Z0, Z2, Z0
 
@@ -6723,39 +7932,58 @@ nhwcPWOffs1x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs2x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs2x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs2x16AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs2x16AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs2x16AVX512_tail
 
 nhwcPWOffs2x16AVX512_loop:
-	MOVQ             (BX), R8
-	LEAQ             (CX)(R8*1), R8
+	MOVQ             (BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          (SI), Z2
-	VFMADD231PS.BCST (R8), Z2, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z2, Z1
-	MOVQ             8(BX), R8
-	LEAQ             (CX)(R8*1), R8
+	VFMADD231PS.BCST (R9), Z2, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z2, Z1
+	MOVQ             8(BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          64(SI), Z2
-	VFMADD231PS.BCST (R8), Z2, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z2, Z1
+	VFMADD231PS.BCST (R9), Z2, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z2, Z1
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000010, BX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPWOffs2x16AVX512_loop
 
 nhwcPWOffs2x16AVX512_tail:
@@ -6775,14 +8003,14 @@ nhwcPWOffs2x16AVX512_tailloop:
 
 nhwcPWOffs2x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -6798,7 +8026,7 @@ nhwcPWOffs2x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs2x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	VADDPS    Z2, Z1, Z1
@@ -6807,7 +8035,7 @@ nhwcPWOffs2x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs2x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	ADDQ      CX, BX
@@ -6818,8 +8046,8 @@ nhwcPWOffs2x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs2x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z2
-	VBROADCASTSS hi+84(FP), Z3
+	VBROADCASTSS lo+88(FP), Z2
+	VBROADCASTSS hi+92(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -6832,42 +8060,65 @@ nhwcPWOffs2x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs3x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs3x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs3x16AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs3x16AVX512_noprefetch:
 	// Zero the 3 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs3x16AVX512_tail
 
 nhwcPWOffs3x16AVX512_loop:
-	MOVQ             (BX), R8
-	LEAQ             (CX)(R8*1), R8
+	MOVQ             (BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          (SI), Z3
-	VFMADD231PS.BCST (R8), Z3, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z3, Z1
-	VFMADD231PS.BCST (R8)(DX*2), Z3, Z2
-	MOVQ             8(BX), R8
-	LEAQ             (CX)(R8*1), R8
+	VFMADD231PS.BCST (R9), Z3, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z3, Z1
+	VFMADD231PS.BCST (R9)(DX*2), Z3, Z2
+	MOVQ             8(BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          64(SI), Z3
-	VFMADD231PS.BCST (R8), Z3, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z3, Z1
-	VFMADD231PS.BCST (R8)(DX*2), Z3, Z2
+	VFMADD231PS.BCST (R9), Z3, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z3, Z1
+	VFMADD231PS.BCST (R9)(DX*2), Z3, Z2
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000010, BX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPWOffs3x16AVX512_loop
 
 nhwcPWOffs3x16AVX512_tail:
@@ -6888,14 +8139,14 @@ nhwcPWOffs3x16AVX512_tailloop:
 
 nhwcPWOffs3x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -6914,7 +8165,7 @@ nhwcPWOffs3x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs3x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	VADDPS    Z3, Z1, Z1
@@ -6924,7 +8175,7 @@ nhwcPWOffs3x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs3x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	ADDQ      CX, BX
@@ -6938,8 +8189,8 @@ nhwcPWOffs3x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs3x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z3
-	VBROADCASTSS hi+84(FP), Z4
+	VBROADCASTSS lo+88(FP), Z3
+	VBROADCASTSS hi+92(FP), Z4
 	VMAXPS       Z0, Z3, Z0
 	VMINPS       Z0, Z4, Z0
 	VMAXPS       Z1, Z3, Z1
@@ -6956,9 +8207,9 @@ nhwcPWOffs3x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -6966,7 +8217,32 @@ TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs4x16AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs4x16AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -6974,28 +8250,30 @@ TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs4x16AVX512_tail
 
 nhwcPWOffs4x16AVX512_loop:
-	MOVQ             (SI), R9
-	LEAQ             (CX)(R9*1), R9
+	MOVQ             (SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          (DI), Z4
-	VFMADD231PS.BCST (R9), Z4, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z4, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z4, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z4, Z3
-	MOVQ             8(SI), R9
-	LEAQ             (CX)(R9*1), R9
+	VFMADD231PS.BCST (R10), Z4, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z4, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z4, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z4, Z3
+	MOVQ             8(SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          64(DI), Z4
-	VFMADD231PS.BCST (R9), Z4, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z4, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z4, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z4, Z3
+	VFMADD231PS.BCST (R10), Z4, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z4, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z4, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z4, Z3
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000010, SI
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPWOffs4x16AVX512_loop
 
 nhwcPWOffs4x16AVX512_tail:
@@ -7017,14 +8295,14 @@ nhwcPWOffs4x16AVX512_tailloop:
 
 nhwcPWOffs4x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7046,7 +8324,7 @@ nhwcPWOffs4x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs4x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	VADDPS    Z4, Z1, Z1
@@ -7057,7 +8335,7 @@ nhwcPWOffs4x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs4x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	ADDQ      CX, BX
@@ -7074,8 +8352,8 @@ nhwcPWOffs4x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs4x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z4
-	VBROADCASTSS hi+84(FP), Z5
+	VBROADCASTSS lo+88(FP), Z4
+	VBROADCASTSS hi+92(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -7096,9 +8374,9 @@ nhwcPWOffs4x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7106,7 +8384,36 @@ TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs5x16AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs5x16AVX512_noprefetch:
 	// Zero the 5 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7115,30 +8422,32 @@ TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z4, Z4, Z4
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs5x16AVX512_tail
 
 nhwcPWOffs5x16AVX512_loop:
-	MOVQ             (SI), R9
-	LEAQ             (CX)(R9*1), R9
+	MOVQ             (SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          (DI), Z5
-	VFMADD231PS.BCST (R9), Z5, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z5, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z5, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z5, Z3
-	VFMADD231PS.BCST (R9)(DX*4), Z5, Z4
-	MOVQ             8(SI), R9
-	LEAQ             (CX)(R9*1), R9
+	VFMADD231PS.BCST (R10), Z5, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z5, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z5, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z5, Z3
+	VFMADD231PS.BCST (R10)(DX*4), Z5, Z4
+	MOVQ             8(SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          64(DI), Z5
-	VFMADD231PS.BCST (R9), Z5, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z5, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z5, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z5, Z3
-	VFMADD231PS.BCST (R9)(DX*4), Z5, Z4
+	VFMADD231PS.BCST (R10), Z5, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z5, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z5, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z5, Z3
+	VFMADD231PS.BCST (R10)(DX*4), Z5, Z4
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000010, SI
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPWOffs5x16AVX512_loop
 
 nhwcPWOffs5x16AVX512_tail:
@@ -7161,14 +8470,14 @@ nhwcPWOffs5x16AVX512_tailloop:
 
 nhwcPWOffs5x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7193,7 +8502,7 @@ nhwcPWOffs5x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs5x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	VADDPS    Z5, Z1, Z1
@@ -7205,7 +8514,7 @@ nhwcPWOffs5x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs5x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	ADDQ      CX, BX
@@ -7225,8 +8534,8 @@ nhwcPWOffs5x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs5x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z5
-	VBROADCASTSS hi+84(FP), Z6
+	VBROADCASTSS lo+88(FP), Z5
+	VBROADCASTSS hi+92(FP), Z6
 	VMAXPS       Z0, Z5, Z0
 	VMINPS       Z0, Z6, Z0
 	VMAXPS       Z1, Z5, Z1
@@ -7251,9 +8560,9 @@ nhwcPWOffs5x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7262,7 +8571,40 @@ TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*4), SI
 	MOVQ offs+24(FP), DI
 	MOVQ b+32(FP), R8
+	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs6x16AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPWOffs6x16AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7272,32 +8614,34 @@ TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs6x16AVX512_tail
 
 nhwcPWOffs6x16AVX512_loop:
-	MOVQ             (DI), R10
-	LEAQ             (CX)(R10*1), R10
+	MOVQ             (DI), R11
+	LEAQ             (CX)(R11*1), R11
 	VMOVUPS          (R8), Z6
-	VFMADD231PS.BCST (R10), Z6, Z0
-	VFMADD231PS.BCST (R10)(DX*1), Z6, Z1
-	VFMADD231PS.BCST (R10)(DX*2), Z6, Z2
-	VFMADD231PS.BCST (R10)(BX*1), Z6, Z3
-	VFMADD231PS.BCST (R10)(DX*4), Z6, Z4
-	VFMADD231PS.BCST (R10)(SI*1), Z6, Z5
-	MOVQ             8(DI), R10
-	LEAQ             (CX)(R10*1), R10
+	VFMADD231PS.BCST (R11), Z6, Z0
+	VFMADD231PS.BCST (R11)(DX*1), Z6, Z1
+	VFMADD231PS.BCST (R11)(DX*2), Z6, Z2
+	VFMADD231PS.BCST (R11)(BX*1), Z6, Z3
+	VFMADD231PS.BCST (R11)(DX*4), Z6, Z4
+	VFMADD231PS.BCST (R11)(SI*1), Z6, Z5
+	MOVQ             8(DI), R11
+	LEAQ             (CX)(R11*1), R11
 	VMOVUPS          64(R8), Z6
-	VFMADD231PS.BCST (R10), Z6, Z0
-	VFMADD231PS.BCST (R10)(DX*1), Z6, Z1
-	VFMADD231PS.BCST (R10)(DX*2), Z6, Z2
-	VFMADD231PS.BCST (R10)(BX*1), Z6, Z3
-	VFMADD231PS.BCST (R10)(DX*4), Z6, Z4
-	VFMADD231PS.BCST (R10)(SI*1), Z6, Z5
+	VFMADD231PS.BCST (R11), Z6, Z0
+	VFMADD231PS.BCST (R11)(DX*1), Z6, Z1
+	VFMADD231PS.BCST (R11)(DX*2), Z6, Z2
+	VFMADD231PS.BCST (R11)(BX*1), Z6, Z3
+	VFMADD231PS.BCST (R11)(DX*4), Z6, Z4
+	VFMADD231PS.BCST (R11)(SI*1), Z6, Z5
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000010, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPWOffs6x16AVX512_loop
 
 nhwcPWOffs6x16AVX512_tail:
@@ -7321,14 +8665,14 @@ nhwcPWOffs6x16AVX512_tailloop:
 
 nhwcPWOffs6x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7356,7 +8700,7 @@ nhwcPWOffs6x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs6x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	VADDPS    Z6, Z1, Z1
@@ -7369,7 +8713,7 @@ nhwcPWOffs6x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs6x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	ADDQ      CX, BX
@@ -7392,8 +8736,8 @@ nhwcPWOffs6x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs6x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z6
-	VBROADCASTSS hi+84(FP), Z7
+	VBROADCASTSS lo+88(FP), Z6
+	VBROADCASTSS hi+92(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -7422,9 +8766,9 @@ nhwcPWOffs6x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7434,7 +8778,44 @@ TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs7x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs7x16AVX512_noprefetch:
 	// Zero the 7 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7445,36 +8826,38 @@ TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z6, Z6, Z6
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs7x16AVX512_tail
 
 nhwcPWOffs7x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z7
-	VFMADD231PS.BCST (R11), Z7, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z7, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z7, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z7, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z7, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z7, Z5
-	VFMADD231PS.BCST (R12), Z7, Z6
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z7, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z7, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z7, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z7, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z7, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z7, Z5
+	VFMADD231PS.BCST (R13), Z7, Z6
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z7
-	VFMADD231PS.BCST (R11), Z7, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z7, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z7, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z7, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z7, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z7, Z5
-	VFMADD231PS.BCST (R12), Z7, Z6
+	VFMADD231PS.BCST (R12), Z7, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z7, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z7, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z7, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z7, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z7, Z5
+	VFMADD231PS.BCST (R13), Z7, Z6
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs7x16AVX512_loop
 
 nhwcPWOffs7x16AVX512_tail:
@@ -7500,14 +8883,14 @@ nhwcPWOffs7x16AVX512_tailloop:
 
 nhwcPWOffs7x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7538,7 +8921,7 @@ nhwcPWOffs7x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs7x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	VADDPS    Z7, Z1, Z1
@@ -7552,7 +8935,7 @@ nhwcPWOffs7x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs7x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	ADDQ      CX, BX
@@ -7578,8 +8961,8 @@ nhwcPWOffs7x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs7x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z7
-	VBROADCASTSS hi+84(FP), Z8
+	VBROADCASTSS lo+88(FP), Z7
+	VBROADCASTSS hi+92(FP), Z8
 	VMAXPS       Z0, Z7, Z0
 	VMINPS       Z0, Z8, Z0
 	VMAXPS       Z1, Z7, Z1
@@ -7612,9 +8995,9 @@ nhwcPWOffs7x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7624,7 +9007,48 @@ TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs8x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs8x16AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7636,38 +9060,40 @@ TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs8x16AVX512_tail
 
 nhwcPWOffs8x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z8
-	VFMADD231PS.BCST (R11), Z8, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z8, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z8, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z8, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z8, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z8, Z5
-	VFMADD231PS.BCST (R12), Z8, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z8, Z7
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z8, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z8, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z8, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z8, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z8, Z5
+	VFMADD231PS.BCST (R13), Z8, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z8, Z7
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z8
-	VFMADD231PS.BCST (R11), Z8, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z8, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z8, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z8, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z8, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z8, Z5
-	VFMADD231PS.BCST (R12), Z8, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z8, Z7
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z8, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z8, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z8, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z8, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z8, Z5
+	VFMADD231PS.BCST (R13), Z8, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z8, Z7
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs8x16AVX512_loop
 
 nhwcPWOffs8x16AVX512_tail:
@@ -7694,14 +9120,14 @@ nhwcPWOffs8x16AVX512_tailloop:
 
 nhwcPWOffs8x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7735,7 +9161,7 @@ nhwcPWOffs8x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs8x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	VADDPS    Z8, Z1, Z1
@@ -7750,7 +9176,7 @@ nhwcPWOffs8x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs8x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	ADDQ      CX, BX
@@ -7779,8 +9205,8 @@ nhwcPWOffs8x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs8x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z8
-	VBROADCASTSS hi+84(FP), Z9
+	VBROADCASTSS lo+88(FP), Z8
+	VBROADCASTSS hi+92(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -7817,9 +9243,9 @@ nhwcPWOffs8x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7829,7 +9255,52 @@ TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs9x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs9x16AVX512_noprefetch:
 	// Zero the 9 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7842,40 +9313,42 @@ TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z8, Z8, Z8
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs9x16AVX512_tail
 
 nhwcPWOffs9x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z9
-	VFMADD231PS.BCST (R11), Z9, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z9, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z9, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z9, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z9, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z9, Z5
-	VFMADD231PS.BCST (R12), Z9, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z9, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z9, Z8
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z9, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z9, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z9, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z9, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z9, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z9, Z5
+	VFMADD231PS.BCST (R13), Z9, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z9, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z9, Z8
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z9
-	VFMADD231PS.BCST (R11), Z9, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z9, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z9, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z9, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z9, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z9, Z5
-	VFMADD231PS.BCST (R12), Z9, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z9, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z9, Z8
+	VFMADD231PS.BCST (R12), Z9, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z9, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z9, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z9, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z9, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z9, Z5
+	VFMADD231PS.BCST (R13), Z9, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z9, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z9, Z8
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs9x16AVX512_loop
 
 nhwcPWOffs9x16AVX512_tail:
@@ -7903,14 +9376,14 @@ nhwcPWOffs9x16AVX512_tailloop:
 
 nhwcPWOffs9x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7947,7 +9420,7 @@ nhwcPWOffs9x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs9x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	VADDPS    Z9, Z1, Z1
@@ -7963,7 +9436,7 @@ nhwcPWOffs9x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs9x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	ADDQ      CX, BX
@@ -7995,8 +9468,8 @@ nhwcPWOffs9x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs9x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z9
-	VBROADCASTSS hi+84(FP), Z10
+	VBROADCASTSS lo+88(FP), Z9
+	VBROADCASTSS hi+92(FP), Z10
 	VMAXPS       Z0, Z9, Z0
 	VMINPS       Z0, Z10, Z0
 	VMAXPS       Z1, Z9, Z1
@@ -8037,9 +9510,9 @@ nhwcPWOffs9x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8049,7 +9522,56 @@ TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs10x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs10x16AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8063,42 +9585,44 @@ TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs10x16AVX512_tail
 
 nhwcPWOffs10x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z10
-	VFMADD231PS.BCST (R11), Z10, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z10, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z10, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z10, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z10, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z10, Z5
-	VFMADD231PS.BCST (R12), Z10, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z10, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z10, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z10, Z9
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z10, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z10, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z10, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z10, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z10, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z10, Z5
+	VFMADD231PS.BCST (R13), Z10, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z10, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z10, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z10, Z9
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z10
-	VFMADD231PS.BCST (R11), Z10, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z10, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z10, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z10, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z10, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z10, Z5
-	VFMADD231PS.BCST (R12), Z10, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z10, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z10, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z10, Z9
+	VFMADD231PS.BCST (R12), Z10, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z10, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z10, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z10, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z10, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z10, Z5
+	VFMADD231PS.BCST (R13), Z10, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z10, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z10, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z10, Z9
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs10x16AVX512_loop
 
 nhwcPWOffs10x16AVX512_tail:
@@ -8127,14 +9651,14 @@ nhwcPWOffs10x16AVX512_tailloop:
 
 nhwcPWOffs10x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8174,7 +9698,7 @@ nhwcPWOffs10x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs10x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	VADDPS    Z10, Z1, Z1
@@ -8191,7 +9715,7 @@ nhwcPWOffs10x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs10x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	ADDQ      CX, BX
@@ -8226,8 +9750,8 @@ nhwcPWOffs10x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs10x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z10
-	VBROADCASTSS hi+84(FP), Z11
+	VBROADCASTSS lo+88(FP), Z10
+	VBROADCASTSS hi+92(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -8272,9 +9796,9 @@ nhwcPWOffs10x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8284,7 +9808,60 @@ TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs11x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs11x16AVX512_noprefetch:
 	// Zero the 11 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8299,44 +9876,46 @@ TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z10, Z10, Z10
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs11x16AVX512_tail
 
 nhwcPWOffs11x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z11
-	VFMADD231PS.BCST (R11), Z11, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z11, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z11, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z11, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z11, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z11, Z5
-	VFMADD231PS.BCST (R12), Z11, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z11, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z11, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z11, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z11, Z10
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z11, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z11, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z11, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z11, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z11, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z11, Z5
+	VFMADD231PS.BCST (R13), Z11, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z11, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z11, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z11, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z11, Z10
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z11
-	VFMADD231PS.BCST (R11), Z11, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z11, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z11, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z11, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z11, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z11, Z5
-	VFMADD231PS.BCST (R12), Z11, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z11, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z11, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z11, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z11, Z10
+	VFMADD231PS.BCST (R12), Z11, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z11, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z11, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z11, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z11, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z11, Z5
+	VFMADD231PS.BCST (R13), Z11, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z11, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z11, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z11, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z11, Z10
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs11x16AVX512_loop
 
 nhwcPWOffs11x16AVX512_tail:
@@ -8366,14 +9945,14 @@ nhwcPWOffs11x16AVX512_tailloop:
 
 nhwcPWOffs11x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8416,7 +9995,7 @@ nhwcPWOffs11x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs11x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	VADDPS    Z11, Z1, Z1
@@ -8434,7 +10013,7 @@ nhwcPWOffs11x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs11x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	ADDQ      CX, BX
@@ -8472,8 +10051,8 @@ nhwcPWOffs11x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs11x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z11
-	VBROADCASTSS hi+84(FP), Z12
+	VBROADCASTSS lo+88(FP), Z11
+	VBROADCASTSS hi+92(FP), Z12
 	VMAXPS       Z0, Z11, Z0
 	VMINPS       Z0, Z12, Z0
 	VMAXPS       Z1, Z11, Z1
@@ -8522,9 +10101,9 @@ nhwcPWOffs11x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8534,7 +10113,64 @@ TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs12x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs12x16AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8550,46 +10186,48 @@ TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs12x16AVX512_tail
 
 nhwcPWOffs12x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z12
-	VFMADD231PS.BCST (R11), Z12, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z12, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z12, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z12, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z12, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z12, Z5
-	VFMADD231PS.BCST (R12), Z12, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z12, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z12, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z12, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z12, Z10
-	VFMADD231PS.BCST (R12)(SI*1), Z12, Z11
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z12, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z12, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z12, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z12, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z5
+	VFMADD231PS.BCST (R13), Z12, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z12, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z12, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z12, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z12, Z10
+	VFMADD231PS.BCST (R13)(SI*1), Z12, Z11
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z12
-	VFMADD231PS.BCST (R11), Z12, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z12, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z12, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z12, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z12, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z12, Z5
-	VFMADD231PS.BCST (R12), Z12, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z12, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z12, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z12, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z12, Z10
-	VFMADD231PS.BCST (R12)(SI*1), Z12, Z11
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z12, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z12, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z12, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z12, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z5
+	VFMADD231PS.BCST (R13), Z12, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z12, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z12, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z12, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z12, Z10
+	VFMADD231PS.BCST (R13)(SI*1), Z12, Z11
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs12x16AVX512_loop
 
 nhwcPWOffs12x16AVX512_tail:
@@ -8620,14 +10258,14 @@ nhwcPWOffs12x16AVX512_tailloop:
 
 nhwcPWOffs12x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8673,7 +10311,7 @@ nhwcPWOffs12x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs12x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	VADDPS    Z12, Z1, Z1
@@ -8692,7 +10330,7 @@ nhwcPWOffs12x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs12x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	ADDQ      CX, BX
@@ -8733,8 +10371,8 @@ nhwcPWOffs12x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs12x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z12
-	VBROADCASTSS hi+84(FP), Z13
+	VBROADCASTSS lo+88(FP), Z12
+	VBROADCASTSS hi+92(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -8787,9 +10425,9 @@ nhwcPWOffs12x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8798,35 +10436,52 @@ TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), BX
 	MOVQ bstride+40(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs1x32AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPWOffs1x32AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs1x32AVX512_tail
 
 nhwcPWOffs1x32AVX512_loop:
-	MOVQ         (DX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (DX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (BX), Z2
 	VMOVUPS      (SI), Z3
-	VBROADCASTSS (R8), Z4
+	VBROADCASTSS (R9), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
-	MOVQ         8(DX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(DX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(BX), Z2
 	VMOVUPS      64(SI), Z3
-	VBROADCASTSS (R8), Z4
+	VBROADCASTSS (R9), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, DX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs1x32AVX512_loop
 
 nhwcPWOffs1x32AVX512_tail:
@@ -8849,14 +10504,14 @@ nhwcPWOffs1x32AVX512_tailloop:
 
 nhwcPWOffs1x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), CX
+	MOVQ  flags+96(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -8870,7 +10525,7 @@ nhwcPWOffs1x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPWOffs1x32AVX512_nobias
-	MOVQ      bias+64(FP), DX
+	MOVQ      bias+72(FP), DX
 	VMOVUPS   (DX), Z2
 	VMOVUPS.Z 64(DX), K1, Z3
 	VADDPS    Z2, Z0, Z0
@@ -8880,7 +10535,7 @@ nhwcPWOffs1x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPWOffs1x32AVX512_noz
-	MOVQ      z+72(FP), DX
+	MOVQ      z+80(FP), DX
 	VADDPS    (DX), Z0, Z0
 	VMOVUPS.Z 64(DX), K1, Z2
 	VADDPS    Z2, Z1, Z1
@@ -8889,8 +10544,8 @@ nhwcPWOffs1x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPWOffs1x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z2
-	VBROADCASTSS hi+84(FP), Z3
+	VBROADCASTSS lo+88(FP), Z2
+	VBROADCASTSS hi+92(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -8902,9 +10557,9 @@ nhwcPWOffs1x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8913,7 +10568,28 @@ TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), SI
 	MOVQ bstride+40(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs2x32AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPWOffs2x32AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8921,35 +10597,37 @@ TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs2x32AVX512_tail
 
 nhwcPWOffs2x32AVX512_loop:
-	MOVQ         (BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (SI), Z4
 	VMOVUPS      (DI), Z5
-	VBROADCASTSS (R9), Z6
+	VBROADCASTSS (R10), Z6
 	VFMADD231PS  Z4, Z6, Z0
 	VFMADD231PS  Z5, Z6, Z1
-	VBROADCASTSS (R9)(DX*1), Z6
+	VBROADCASTSS (R10)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
-	MOVQ         8(BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(SI), Z4
 	VMOVUPS      64(DI), Z5
-	VBROADCASTSS (R9), Z6
+	VBROADCASTSS (R10), Z6
 	VFMADD231PS  Z4, Z6, Z0
 	VFMADD231PS  Z5, Z6, Z1
-	VBROADCASTSS (R9)(DX*1), Z6
+	VBROADCASTSS (R10)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs2x32AVX512_loop
 
 nhwcPWOffs2x32AVX512_tail:
@@ -8975,14 +10653,14 @@ nhwcPWOffs2x32AVX512_tailloop:
 
 nhwcPWOffs2x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9000,7 +10678,7 @@ nhwcPWOffs2x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs2x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z4
 	VMOVUPS.Z 64(BX), K1, Z5
 	VADDPS    Z4, Z0, Z0
@@ -9012,7 +10690,7 @@ nhwcPWOffs2x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs2x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z4
 	VADDPS    Z4, Z1, Z1
@@ -9025,8 +10703,8 @@ nhwcPWOffs2x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs2x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z4
-	VBROADCASTSS hi+84(FP), Z5
+	VBROADCASTSS lo+88(FP), Z4
+	VBROADCASTSS hi+92(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -9045,9 +10723,9 @@ nhwcPWOffs2x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9056,7 +10734,34 @@ TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), SI
 	MOVQ bstride+40(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs3x32AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPWOffs3x32AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9066,41 +10771,43 @@ TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs3x32AVX512_tail
 
 nhwcPWOffs3x32AVX512_loop:
-	MOVQ         (BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (SI), Z6
 	VMOVUPS      (DI), Z7
-	VBROADCASTSS (R9), Z8
+	VBROADCASTSS (R10), Z8
 	VFMADD231PS  Z6, Z8, Z0
 	VFMADD231PS  Z7, Z8, Z1
-	VBROADCASTSS (R9)(DX*1), Z8
+	VBROADCASTSS (R10)(DX*1), Z8
 	VFMADD231PS  Z6, Z8, Z2
 	VFMADD231PS  Z7, Z8, Z3
-	VBROADCASTSS (R9)(DX*2), Z8
+	VBROADCASTSS (R10)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
-	MOVQ         8(BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(SI), Z6
 	VMOVUPS      64(DI), Z7
-	VBROADCASTSS (R9), Z8
+	VBROADCASTSS (R10), Z8
 	VFMADD231PS  Z6, Z8, Z0
 	VFMADD231PS  Z7, Z8, Z1
-	VBROADCASTSS (R9)(DX*1), Z8
+	VBROADCASTSS (R10)(DX*1), Z8
 	VFMADD231PS  Z6, Z8, Z2
 	VFMADD231PS  Z7, Z8, Z3
-	VBROADCASTSS (R9)(DX*2), Z8
+	VBROADCASTSS (R10)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs3x32AVX512_loop
 
 nhwcPWOffs3x32AVX512_tail:
@@ -9129,14 +10836,14 @@ nhwcPWOffs3x32AVX512_tailloop:
 
 nhwcPWOffs3x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9158,7 +10865,7 @@ nhwcPWOffs3x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs3x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z6
 	VMOVUPS.Z 64(BX), K1, Z7
 	VADDPS    Z6, Z0, Z0
@@ -9172,7 +10879,7 @@ nhwcPWOffs3x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs3x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z6
 	VADDPS    Z6, Z1, Z1
@@ -9189,8 +10896,8 @@ nhwcPWOffs3x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs3x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z6
-	VBROADCASTSS hi+84(FP), Z7
+	VBROADCASTSS lo+88(FP), Z6
+	VBROADCASTSS hi+92(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -9216,9 +10923,9 @@ nhwcPWOffs3x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9228,7 +10935,40 @@ TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), DI
 	MOVQ bstride+40(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs4x32AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPWOffs4x32AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9240,47 +10980,49 @@ TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs4x32AVX512_tail
 
 nhwcPWOffs4x32AVX512_loop:
-	MOVQ         (SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (DI), Z8
 	VMOVUPS      (R8), Z9
-	VBROADCASTSS (R10), Z10
+	VBROADCASTSS (R11), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
-	VBROADCASTSS (R10)(DX*1), Z10
+	VBROADCASTSS (R11)(DX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
-	VBROADCASTSS (R10)(DX*2), Z10
+	VBROADCASTSS (R11)(DX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
-	VBROADCASTSS (R10)(BX*1), Z10
+	VBROADCASTSS (R11)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
-	MOVQ         8(SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(DI), Z8
 	VMOVUPS      64(R8), Z9
-	VBROADCASTSS (R10), Z10
+	VBROADCASTSS (R11), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
-	VBROADCASTSS (R10)(DX*1), Z10
+	VBROADCASTSS (R11)(DX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
-	VBROADCASTSS (R10)(DX*2), Z10
+	VBROADCASTSS (R11)(DX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
-	VBROADCASTSS (R10)(BX*1), Z10
+	VBROADCASTSS (R11)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs4x32AVX512_loop
 
 nhwcPWOffs4x32AVX512_tail:
@@ -9312,14 +11054,14 @@ nhwcPWOffs4x32AVX512_tailloop:
 
 nhwcPWOffs4x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9345,7 +11087,7 @@ nhwcPWOffs4x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs4x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z8
 	VMOVUPS.Z 64(BX), K1, Z9
 	VADDPS    Z8, Z0, Z0
@@ -9361,7 +11103,7 @@ nhwcPWOffs4x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs4x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z8
 	VADDPS    Z8, Z1, Z1
@@ -9382,8 +11124,8 @@ nhwcPWOffs4x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs4x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z8
-	VBROADCASTSS hi+84(FP), Z9
+	VBROADCASTSS lo+88(FP), Z8
+	VBROADCASTSS hi+92(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -9416,9 +11158,9 @@ nhwcPWOffs4x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9428,7 +11170,46 @@ TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), DI
 	MOVQ bstride+40(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs5x32AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPWOffs5x32AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9442,53 +11223,55 @@ TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs5x32AVX512_tail
 
 nhwcPWOffs5x32AVX512_loop:
-	MOVQ         (SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (DI), Z10
 	VMOVUPS      (R8), Z11
-	VBROADCASTSS (R10), Z12
+	VBROADCASTSS (R11), Z12
 	VFMADD231PS  Z10, Z12, Z0
 	VFMADD231PS  Z11, Z12, Z1
-	VBROADCASTSS (R10)(DX*1), Z12
+	VBROADCASTSS (R11)(DX*1), Z12
 	VFMADD231PS  Z10, Z12, Z2
 	VFMADD231PS  Z11, Z12, Z3
-	VBROADCASTSS (R10)(DX*2), Z12
+	VBROADCASTSS (R11)(DX*2), Z12
 	VFMADD231PS  Z10, Z12, Z4
 	VFMADD231PS  Z11, Z12, Z5
-	VBROADCASTSS (R10)(BX*1), Z12
+	VBROADCASTSS (R11)(BX*1), Z12
 	VFMADD231PS  Z10, Z12, Z6
 	VFMADD231PS  Z11, Z12, Z7
-	VBROADCASTSS (R10)(DX*4), Z12
+	VBROADCASTSS (R11)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
-	MOVQ         8(SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(DI), Z10
 	VMOVUPS      64(R8), Z11
-	VBROADCASTSS (R10), Z12
+	VBROADCASTSS (R11), Z12
 	VFMADD231PS  Z10, Z12, Z0
 	VFMADD231PS  Z11, Z12, Z1
-	VBROADCASTSS (R10)(DX*1), Z12
+	VBROADCASTSS (R11)(DX*1), Z12
 	VFMADD231PS  Z10, Z12, Z2
 	VFMADD231PS  Z11, Z12, Z3
-	VBROADCASTSS (R10)(DX*2), Z12
+	VBROADCASTSS (R11)(DX*2), Z12
 	VFMADD231PS  Z10, Z12, Z4
 	VFMADD231PS  Z11, Z12, Z5
-	VBROADCASTSS (R10)(BX*1), Z12
+	VBROADCASTSS (R11)(BX*1), Z12
 	VFMADD231PS  Z10, Z12, Z6
 	VFMADD231PS  Z11, Z12, Z7
-	VBROADCASTSS (R10)(DX*4), Z12
+	VBROADCASTSS (R11)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs5x32AVX512_loop
 
 nhwcPWOffs5x32AVX512_tail:
@@ -9523,14 +11306,14 @@ nhwcPWOffs5x32AVX512_tailloop:
 
 nhwcPWOffs5x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9560,7 +11343,7 @@ nhwcPWOffs5x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs5x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z10
 	VMOVUPS.Z 64(BX), K1, Z11
 	VADDPS    Z10, Z0, Z0
@@ -9578,7 +11361,7 @@ nhwcPWOffs5x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs5x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z10
 	VADDPS    Z10, Z1, Z1
@@ -9603,8 +11386,8 @@ nhwcPWOffs5x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs5x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z10
-	VBROADCASTSS hi+84(FP), Z11
+	VBROADCASTSS lo+88(FP), Z10
+	VBROADCASTSS hi+92(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -9644,9 +11427,9 @@ nhwcPWOffs5x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9657,7 +11440,52 @@ TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R8
 	MOVQ bstride+40(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs6x32AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPWOffs6x32AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9673,59 +11501,61 @@ TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs6x32AVX512_tail
 
 nhwcPWOffs6x32AVX512_loop:
-	MOVQ         (DI), R11
-	LEAQ         (CX)(R11*1), R11
+	MOVQ         (DI), R12
+	LEAQ         (CX)(R12*1), R12
 	VMOVUPS      (R8), Z12
 	VMOVUPS      (R9), Z13
-	VBROADCASTSS (R11), Z14
+	VBROADCASTSS (R12), Z14
 	VFMADD231PS  Z12, Z14, Z0
 	VFMADD231PS  Z13, Z14, Z1
-	VBROADCASTSS (R11)(DX*1), Z14
+	VBROADCASTSS (R12)(DX*1), Z14
 	VFMADD231PS  Z12, Z14, Z2
 	VFMADD231PS  Z13, Z14, Z3
-	VBROADCASTSS (R11)(DX*2), Z14
+	VBROADCASTSS (R12)(DX*2), Z14
 	VFMADD231PS  Z12, Z14, Z4
 	VFMADD231PS  Z13, Z14, Z5
-	VBROADCASTSS (R11)(BX*1), Z14
+	VBROADCASTSS (R12)(BX*1), Z14
 	VFMADD231PS  Z12, Z14, Z6
 	VFMADD231PS  Z13, Z14, Z7
-	VBROADCASTSS (R11)(DX*4), Z14
+	VBROADCASTSS (R12)(DX*4), Z14
 	VFMADD231PS  Z12, Z14, Z8
 	VFMADD231PS  Z13, Z14, Z9
-	VBROADCASTSS (R11)(SI*1), Z14
+	VBROADCASTSS (R12)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
-	MOVQ         8(DI), R11
-	LEAQ         (CX)(R11*1), R11
+	MOVQ         8(DI), R12
+	LEAQ         (CX)(R12*1), R12
 	VMOVUPS      64(R8), Z12
 	VMOVUPS      64(R9), Z13
-	VBROADCASTSS (R11), Z14
+	VBROADCASTSS (R12), Z14
 	VFMADD231PS  Z12, Z14, Z0
 	VFMADD231PS  Z13, Z14, Z1
-	VBROADCASTSS (R11)(DX*1), Z14
+	VBROADCASTSS (R12)(DX*1), Z14
 	VFMADD231PS  Z12, Z14, Z2
 	VFMADD231PS  Z13, Z14, Z3
-	VBROADCASTSS (R11)(DX*2), Z14
+	VBROADCASTSS (R12)(DX*2), Z14
 	VFMADD231PS  Z12, Z14, Z4
 	VFMADD231PS  Z13, Z14, Z5
-	VBROADCASTSS (R11)(BX*1), Z14
+	VBROADCASTSS (R12)(BX*1), Z14
 	VFMADD231PS  Z12, Z14, Z6
 	VFMADD231PS  Z13, Z14, Z7
-	VBROADCASTSS (R11)(DX*4), Z14
+	VBROADCASTSS (R12)(DX*4), Z14
 	VFMADD231PS  Z12, Z14, Z8
 	VFMADD231PS  Z13, Z14, Z9
-	VBROADCASTSS (R11)(SI*1), Z14
+	VBROADCASTSS (R12)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000010, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPWOffs6x32AVX512_loop
 
 nhwcPWOffs6x32AVX512_tail:
@@ -9763,14 +11593,14 @@ nhwcPWOffs6x32AVX512_tailloop:
 
 nhwcPWOffs6x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9804,7 +11634,7 @@ nhwcPWOffs6x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs6x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z12
 	VMOVUPS.Z 64(BX), K1, Z13
 	VADDPS    Z12, Z0, Z0
@@ -9824,7 +11654,7 @@ nhwcPWOffs6x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs6x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z12
 	VADDPS    Z12, Z1, Z1
@@ -9853,8 +11683,8 @@ nhwcPWOffs6x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs6x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z12
-	VBROADCASTSS hi+84(FP), Z13
+	VBROADCASTSS lo+88(FP), Z12
+	VBROADCASTSS hi+92(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -9901,9 +11731,9 @@ nhwcPWOffs6x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9915,7 +11745,58 @@ TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs7x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs7x32AVX512_noprefetch:
 	// Zero the 14 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9933,67 +11814,69 @@ TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z13, Z13, Z13
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs7x32AVX512_tail
 
 nhwcPWOffs7x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z14
 	VMOVUPS      (R10), Z15
-	VBROADCASTSS (R12), Z16
+	VBROADCASTSS (R13), Z16
 	VFMADD231PS  Z14, Z16, Z0
 	VFMADD231PS  Z15, Z16, Z1
-	VBROADCASTSS (R12)(DX*1), Z16
+	VBROADCASTSS (R13)(DX*1), Z16
 	VFMADD231PS  Z14, Z16, Z2
 	VFMADD231PS  Z15, Z16, Z3
-	VBROADCASTSS (R12)(DX*2), Z16
+	VBROADCASTSS (R13)(DX*2), Z16
 	VFMADD231PS  Z14, Z16, Z4
 	VFMADD231PS  Z15, Z16, Z5
-	VBROADCASTSS (R12)(BX*1), Z16
+	VBROADCASTSS (R13)(BX*1), Z16
 	VFMADD231PS  Z14, Z16, Z6
 	VFMADD231PS  Z15, Z16, Z7
-	VBROADCASTSS (R12)(DX*4), Z16
+	VBROADCASTSS (R13)(DX*4), Z16
 	VFMADD231PS  Z14, Z16, Z8
 	VFMADD231PS  Z15, Z16, Z9
-	VBROADCASTSS (R12)(SI*1), Z16
+	VBROADCASTSS (R13)(SI*1), Z16
 	VFMADD231PS  Z14, Z16, Z10
 	VFMADD231PS  Z15, Z16, Z11
-	VBROADCASTSS (R13), Z16
+	VBROADCASTSS (R14), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z14
 	VMOVUPS      64(R10), Z15
-	VBROADCASTSS (R12), Z16
+	VBROADCASTSS (R13), Z16
 	VFMADD231PS  Z14, Z16, Z0
 	VFMADD231PS  Z15, Z16, Z1
-	VBROADCASTSS (R12)(DX*1), Z16
+	VBROADCASTSS (R13)(DX*1), Z16
 	VFMADD231PS  Z14, Z16, Z2
 	VFMADD231PS  Z15, Z16, Z3
-	VBROADCASTSS (R12)(DX*2), Z16
+	VBROADCASTSS (R13)(DX*2), Z16
 	VFMADD231PS  Z14, Z16, Z4
 	VFMADD231PS  Z15, Z16, Z5
-	VBROADCASTSS (R12)(BX*1), Z16
+	VBROADCASTSS (R13)(BX*1), Z16
 	VFMADD231PS  Z14, Z16, Z6
 	VFMADD231PS  Z15, Z16, Z7
-	VBROADCASTSS (R12)(DX*4), Z16
+	VBROADCASTSS (R13)(DX*4), Z16
 	VFMADD231PS  Z14, Z16, Z8
 	VFMADD231PS  Z15, Z16, Z9
-	VBROADCASTSS (R12)(SI*1), Z16
+	VBROADCASTSS (R13)(SI*1), Z16
 	VFMADD231PS  Z14, Z16, Z10
 	VFMADD231PS  Z15, Z16, Z11
-	VBROADCASTSS (R13), Z16
+	VBROADCASTSS (R14), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs7x32AVX512_loop
 
 nhwcPWOffs7x32AVX512_tail:
@@ -10035,14 +11918,14 @@ nhwcPWOffs7x32AVX512_tailloop:
 
 nhwcPWOffs7x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10080,7 +11963,7 @@ nhwcPWOffs7x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs7x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z14
 	VMOVUPS.Z 64(BX), K1, Z15
 	VADDPS    Z14, Z0, Z0
@@ -10102,7 +11985,7 @@ nhwcPWOffs7x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs7x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z14
 	VADDPS    Z14, Z1, Z1
@@ -10135,8 +12018,8 @@ nhwcPWOffs7x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs7x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z14
-	VBROADCASTSS hi+84(FP), Z15
+	VBROADCASTSS lo+88(FP), Z14
+	VBROADCASTSS hi+92(FP), Z15
 	VMAXPS       Z0, Z14, Z0
 	VMINPS       Z0, Z15, Z0
 	VMAXPS       Z1, Z14, Z1
@@ -10190,9 +12073,9 @@ nhwcPWOffs7x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10204,7 +12087,64 @@ TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs8x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs8x32AVX512_noprefetch:
 	// Zero the 16 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10224,73 +12164,75 @@ TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z15, Z15, Z15
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs8x32AVX512_tail
 
 nhwcPWOffs8x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z16
 	VMOVUPS      (R10), Z17
-	VBROADCASTSS (R12), Z18
+	VBROADCASTSS (R13), Z18
 	VFMADD231PS  Z16, Z18, Z0
 	VFMADD231PS  Z17, Z18, Z1
-	VBROADCASTSS (R12)(DX*1), Z18
+	VBROADCASTSS (R13)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z2
 	VFMADD231PS  Z17, Z18, Z3
-	VBROADCASTSS (R12)(DX*2), Z18
+	VBROADCASTSS (R13)(DX*2), Z18
 	VFMADD231PS  Z16, Z18, Z4
 	VFMADD231PS  Z17, Z18, Z5
-	VBROADCASTSS (R12)(BX*1), Z18
+	VBROADCASTSS (R13)(BX*1), Z18
 	VFMADD231PS  Z16, Z18, Z6
 	VFMADD231PS  Z17, Z18, Z7
-	VBROADCASTSS (R12)(DX*4), Z18
+	VBROADCASTSS (R13)(DX*4), Z18
 	VFMADD231PS  Z16, Z18, Z8
 	VFMADD231PS  Z17, Z18, Z9
-	VBROADCASTSS (R12)(SI*1), Z18
+	VBROADCASTSS (R13)(SI*1), Z18
 	VFMADD231PS  Z16, Z18, Z10
 	VFMADD231PS  Z17, Z18, Z11
-	VBROADCASTSS (R13), Z18
+	VBROADCASTSS (R14), Z18
 	VFMADD231PS  Z16, Z18, Z12
 	VFMADD231PS  Z17, Z18, Z13
-	VBROADCASTSS (R13)(DX*1), Z18
+	VBROADCASTSS (R14)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z16
 	VMOVUPS      64(R10), Z17
-	VBROADCASTSS (R12), Z18
+	VBROADCASTSS (R13), Z18
 	VFMADD231PS  Z16, Z18, Z0
 	VFMADD231PS  Z17, Z18, Z1
-	VBROADCASTSS (R12)(DX*1), Z18
+	VBROADCASTSS (R13)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z2
 	VFMADD231PS  Z17, Z18, Z3
-	VBROADCASTSS (R12)(DX*2), Z18
+	VBROADCASTSS (R13)(DX*2), Z18
 	VFMADD231PS  Z16, Z18, Z4
 	VFMADD231PS  Z17, Z18, Z5
-	VBROADCASTSS (R12)(BX*1), Z18
+	VBROADCASTSS (R13)(BX*1), Z18
 	VFMADD231PS  Z16, Z18, Z6
 	VFMADD231PS  Z17, Z18, Z7
-	VBROADCASTSS (R12)(DX*4), Z18
+	VBROADCASTSS (R13)(DX*4), Z18
 	VFMADD231PS  Z16, Z18, Z8
 	VFMADD231PS  Z17, Z18, Z9
-	VBROADCASTSS (R12)(SI*1), Z18
+	VBROADCASTSS (R13)(SI*1), Z18
 	VFMADD231PS  Z16, Z18, Z10
 	VFMADD231PS  Z17, Z18, Z11
-	VBROADCASTSS (R13), Z18
+	VBROADCASTSS (R14), Z18
 	VFMADD231PS  Z16, Z18, Z12
 	VFMADD231PS  Z17, Z18, Z13
-	VBROADCASTSS (R13)(DX*1), Z18
+	VBROADCASTSS (R14)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs8x32AVX512_loop
 
 nhwcPWOffs8x32AVX512_tail:
@@ -10335,14 +12277,14 @@ nhwcPWOffs8x32AVX512_tailloop:
 
 nhwcPWOffs8x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10384,7 +12326,7 @@ nhwcPWOffs8x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs8x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z16
 	VMOVUPS.Z 64(BX), K1, Z17
 	VADDPS    Z16, Z0, Z0
@@ -10408,7 +12350,7 @@ nhwcPWOffs8x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs8x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z16
 	VADDPS    Z16, Z1, Z1
@@ -10445,8 +12387,8 @@ nhwcPWOffs8x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs8x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z16
-	VBROADCASTSS hi+84(FP), Z17
+	VBROADCASTSS lo+88(FP), Z16
+	VBROADCASTSS hi+92(FP), Z17
 	VMAXPS       Z0, Z16, Z0
 	VMINPS       Z0, Z17, Z0
 	VMAXPS       Z1, Z16, Z1
@@ -10507,9 +12449,9 @@ nhwcPWOffs8x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10521,7 +12463,70 @@ TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs9x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs9x32AVX512_noprefetch:
 	// Zero the 18 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10543,79 +12548,81 @@ TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z17, Z17, Z17
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs9x32AVX512_tail
 
 nhwcPWOffs9x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z18
 	VMOVUPS      (R10), Z19
-	VBROADCASTSS (R12), Z20
+	VBROADCASTSS (R13), Z20
 	VFMADD231PS  Z18, Z20, Z0
 	VFMADD231PS  Z19, Z20, Z1
-	VBROADCASTSS (R12)(DX*1), Z20
+	VBROADCASTSS (R13)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
-	VBROADCASTSS (R12)(DX*2), Z20
+	VBROADCASTSS (R13)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z4
 	VFMADD231PS  Z19, Z20, Z5
-	VBROADCASTSS (R12)(BX*1), Z20
+	VBROADCASTSS (R13)(BX*1), Z20
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
-	VBROADCASTSS (R12)(DX*4), Z20
+	VBROADCASTSS (R13)(DX*4), Z20
 	VFMADD231PS  Z18, Z20, Z8
 	VFMADD231PS  Z19, Z20, Z9
-	VBROADCASTSS (R12)(SI*1), Z20
+	VBROADCASTSS (R13)(SI*1), Z20
 	VFMADD231PS  Z18, Z20, Z10
 	VFMADD231PS  Z19, Z20, Z11
-	VBROADCASTSS (R13), Z20
+	VBROADCASTSS (R14), Z20
 	VFMADD231PS  Z18, Z20, Z12
 	VFMADD231PS  Z19, Z20, Z13
-	VBROADCASTSS (R13)(DX*1), Z20
+	VBROADCASTSS (R14)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
-	VBROADCASTSS (R13)(DX*2), Z20
+	VBROADCASTSS (R14)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z18
 	VMOVUPS      64(R10), Z19
-	VBROADCASTSS (R12), Z20
+	VBROADCASTSS (R13), Z20
 	VFMADD231PS  Z18, Z20, Z0
 	VFMADD231PS  Z19, Z20, Z1
-	VBROADCASTSS (R12)(DX*1), Z20
+	VBROADCASTSS (R13)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
-	VBROADCASTSS (R12)(DX*2), Z20
+	VBROADCASTSS (R13)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z4
 	VFMADD231PS  Z19, Z20, Z5
-	VBROADCASTSS (R12)(BX*1), Z20
+	VBROADCASTSS (R13)(BX*1), Z20
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
-	VBROADCASTSS (R12)(DX*4), Z20
+	VBROADCASTSS (R13)(DX*4), Z20
 	VFMADD231PS  Z18, Z20, Z8
 	VFMADD231PS  Z19, Z20, Z9
-	VBROADCASTSS (R12)(SI*1), Z20
+	VBROADCASTSS (R13)(SI*1), Z20
 	VFMADD231PS  Z18, Z20, Z10
 	VFMADD231PS  Z19, Z20, Z11
-	VBROADCASTSS (R13), Z20
+	VBROADCASTSS (R14), Z20
 	VFMADD231PS  Z18, Z20, Z12
 	VFMADD231PS  Z19, Z20, Z13
-	VBROADCASTSS (R13)(DX*1), Z20
+	VBROADCASTSS (R14)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
-	VBROADCASTSS (R13)(DX*2), Z20
+	VBROADCASTSS (R14)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs9x32AVX512_loop
 
 nhwcPWOffs9x32AVX512_tail:
@@ -10663,14 +12670,14 @@ nhwcPWOffs9x32AVX512_tailloop:
 
 nhwcPWOffs9x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10716,7 +12723,7 @@ nhwcPWOffs9x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs9x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z18
 	VMOVUPS.Z 64(BX), K1, Z19
 	VADDPS    Z18, Z0, Z0
@@ -10742,7 +12749,7 @@ nhwcPWOffs9x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs9x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z18
 	VADDPS    Z18, Z1, Z1
@@ -10783,8 +12790,8 @@ nhwcPWOffs9x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs9x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z18
-	VBROADCASTSS hi+84(FP), Z19
+	VBROADCASTSS lo+88(FP), Z18
+	VBROADCASTSS hi+92(FP), Z19
 	VMAXPS       Z0, Z18, Z0
 	VMINPS       Z0, Z19, Z0
 	VMAXPS       Z1, Z18, Z1
@@ -10852,9 +12859,9 @@ nhwcPWOffs9x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10866,7 +12873,76 @@ TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs10x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs10x32AVX512_noprefetch:
 	// Zero the 20 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10890,85 +12966,87 @@ TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z19, Z19, Z19
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs10x32AVX512_tail
 
 nhwcPWOffs10x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z20
 	VMOVUPS      (R10), Z21
-	VBROADCASTSS (R12), Z22
+	VBROADCASTSS (R13), Z22
 	VFMADD231PS  Z20, Z22, Z0
 	VFMADD231PS  Z21, Z22, Z1
-	VBROADCASTSS (R12)(DX*1), Z22
+	VBROADCASTSS (R13)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z2
 	VFMADD231PS  Z21, Z22, Z3
-	VBROADCASTSS (R12)(DX*2), Z22
+	VBROADCASTSS (R13)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z4
 	VFMADD231PS  Z21, Z22, Z5
-	VBROADCASTSS (R12)(BX*1), Z22
+	VBROADCASTSS (R13)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z6
 	VFMADD231PS  Z21, Z22, Z7
-	VBROADCASTSS (R12)(DX*4), Z22
+	VBROADCASTSS (R13)(DX*4), Z22
 	VFMADD231PS  Z20, Z22, Z8
 	VFMADD231PS  Z21, Z22, Z9
-	VBROADCASTSS (R12)(SI*1), Z22
+	VBROADCASTSS (R13)(SI*1), Z22
 	VFMADD231PS  Z20, Z22, Z10
 	VFMADD231PS  Z21, Z22, Z11
-	VBROADCASTSS (R13), Z22
+	VBROADCASTSS (R14), Z22
 	VFMADD231PS  Z20, Z22, Z12
 	VFMADD231PS  Z21, Z22, Z13
-	VBROADCASTSS (R13)(DX*1), Z22
+	VBROADCASTSS (R14)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z14
 	VFMADD231PS  Z21, Z22, Z15
-	VBROADCASTSS (R13)(DX*2), Z22
+	VBROADCASTSS (R14)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z16
 	VFMADD231PS  Z21, Z22, Z17
-	VBROADCASTSS (R13)(BX*1), Z22
+	VBROADCASTSS (R14)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z20
 	VMOVUPS      64(R10), Z21
-	VBROADCASTSS (R12), Z22
+	VBROADCASTSS (R13), Z22
 	VFMADD231PS  Z20, Z22, Z0
 	VFMADD231PS  Z21, Z22, Z1
-	VBROADCASTSS (R12)(DX*1), Z22
+	VBROADCASTSS (R13)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z2
 	VFMADD231PS  Z21, Z22, Z3
-	VBROADCASTSS (R12)(DX*2), Z22
+	VBROADCASTSS (R13)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z4
 	VFMADD231PS  Z21, Z22, Z5
-	VBROADCASTSS (R12)(BX*1), Z22
+	VBROADCASTSS (R13)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z6
 	VFMADD231PS  Z21, Z22, Z7
-	VBROADCASTSS (R12)(DX*4), Z22
+	VBROADCASTSS (R13)(DX*4), Z22
 	VFMADD231PS  Z20, Z22, Z8
 	VFMADD231PS  Z21, Z22, Z9
-	VBROADCASTSS (R12)(SI*1), Z22
+	VBROADCASTSS (R13)(SI*1), Z22
 	VFMADD231PS  Z20, Z22, Z10
 	VFMADD231PS  Z21, Z22, Z11
-	VBROADCASTSS (R13), Z22
+	VBROADCASTSS (R14), Z22
 	VFMADD231PS  Z20, Z22, Z12
 	VFMADD231PS  Z21, Z22, Z13
-	VBROADCASTSS (R13)(DX*1), Z22
+	VBROADCASTSS (R14)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z14
 	VFMADD231PS  Z21, Z22, Z15
-	VBROADCASTSS (R13)(DX*2), Z22
+	VBROADCASTSS (R14)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z16
 	VFMADD231PS  Z21, Z22, Z17
-	VBROADCASTSS (R13)(BX*1), Z22
+	VBROADCASTSS (R14)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs10x32AVX512_loop
 
 nhwcPWOffs10x32AVX512_tail:
@@ -11019,14 +13097,14 @@ nhwcPWOffs10x32AVX512_tailloop:
 
 nhwcPWOffs10x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11076,7 +13154,7 @@ nhwcPWOffs10x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs10x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z20
 	VMOVUPS.Z 64(BX), K1, Z21
 	VADDPS    Z20, Z0, Z0
@@ -11104,7 +13182,7 @@ nhwcPWOffs10x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs10x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z20
 	VADDPS    Z20, Z1, Z1
@@ -11149,8 +13227,8 @@ nhwcPWOffs10x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs10x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z20
-	VBROADCASTSS hi+84(FP), Z21
+	VBROADCASTSS lo+88(FP), Z20
+	VBROADCASTSS hi+92(FP), Z21
 	VMAXPS       Z0, Z20, Z0
 	VMINPS       Z0, Z21, Z0
 	VMAXPS       Z1, Z20, Z1
@@ -11225,9 +13303,9 @@ nhwcPWOffs10x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -11239,7 +13317,82 @@ TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs11x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs11x32AVX512_noprefetch:
 	// Zero the 22 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -11265,91 +13418,93 @@ TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z21, Z21, Z21
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs11x32AVX512_tail
 
 nhwcPWOffs11x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z22
 	VMOVUPS      (R10), Z23
-	VBROADCASTSS (R12), Z24
+	VBROADCASTSS (R13), Z24
 	VFMADD231PS  Z22, Z24, Z0
 	VFMADD231PS  Z23, Z24, Z1
-	VBROADCASTSS (R12)(DX*1), Z24
+	VBROADCASTSS (R13)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z2
 	VFMADD231PS  Z23, Z24, Z3
-	VBROADCASTSS (R12)(DX*2), Z24
+	VBROADCASTSS (R13)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z4
 	VFMADD231PS  Z23, Z24, Z5
-	VBROADCASTSS (R12)(BX*1), Z24
+	VBROADCASTSS (R13)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z6
 	VFMADD231PS  Z23, Z24, Z7
-	VBROADCASTSS (R12)(DX*4), Z24
+	VBROADCASTSS (R13)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z8
 	VFMADD231PS  Z23, Z24, Z9
-	VBROADCASTSS (R12)(SI*1), Z24
+	VBROADCASTSS (R13)(SI*1), Z24
 	VFMADD231PS  Z22, Z24, Z10
 	VFMADD231PS  Z23, Z24, Z11
-	VBROADCASTSS (R13), Z24
+	VBROADCASTSS (R14), Z24
 	VFMADD231PS  Z22, Z24, Z12
 	VFMADD231PS  Z23, Z24, Z13
-	VBROADCASTSS (R13)(DX*1), Z24
+	VBROADCASTSS (R14)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z14
 	VFMADD231PS  Z23, Z24, Z15
-	VBROADCASTSS (R13)(DX*2), Z24
+	VBROADCASTSS (R14)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z16
 	VFMADD231PS  Z23, Z24, Z17
-	VBROADCASTSS (R13)(BX*1), Z24
+	VBROADCASTSS (R14)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z18
 	VFMADD231PS  Z23, Z24, Z19
-	VBROADCASTSS (R13)(DX*4), Z24
+	VBROADCASTSS (R14)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z22
 	VMOVUPS      64(R10), Z23
-	VBROADCASTSS (R12), Z24
+	VBROADCASTSS (R13), Z24
 	VFMADD231PS  Z22, Z24, Z0
 	VFMADD231PS  Z23, Z24, Z1
-	VBROADCASTSS (R12)(DX*1), Z24
+	VBROADCASTSS (R13)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z2
 	VFMADD231PS  Z23, Z24, Z3
-	VBROADCASTSS (R12)(DX*2), Z24
+	VBROADCASTSS (R13)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z4
 	VFMADD231PS  Z23, Z24, Z5
-	VBROADCASTSS (R12)(BX*1), Z24
+	VBROADCASTSS (R13)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z6
 	VFMADD231PS  Z23, Z24, Z7
-	VBROADCASTSS (R12)(DX*4), Z24
+	VBROADCASTSS (R13)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z8
 	VFMADD231PS  Z23, Z24, Z9
-	VBROADCASTSS (R12)(SI*1), Z24
+	VBROADCASTSS (R13)(SI*1), Z24
 	VFMADD231PS  Z22, Z24, Z10
 	VFMADD231PS  Z23, Z24, Z11
-	VBROADCASTSS (R13), Z24
+	VBROADCASTSS (R14), Z24
 	VFMADD231PS  Z22, Z24, Z12
 	VFMADD231PS  Z23, Z24, Z13
-	VBROADCASTSS (R13)(DX*1), Z24
+	VBROADCASTSS (R14)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z14
 	VFMADD231PS  Z23, Z24, Z15
-	VBROADCASTSS (R13)(DX*2), Z24
+	VBROADCASTSS (R14)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z16
 	VFMADD231PS  Z23, Z24, Z17
-	VBROADCASTSS (R13)(BX*1), Z24
+	VBROADCASTSS (R14)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z18
 	VFMADD231PS  Z23, Z24, Z19
-	VBROADCASTSS (R13)(DX*4), Z24
+	VBROADCASTSS (R14)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs11x32AVX512_loop
 
 nhwcPWOffs11x32AVX512_tail:
@@ -11403,14 +13558,14 @@ nhwcPWOffs11x32AVX512_tailloop:
 
 nhwcPWOffs11x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11464,7 +13619,7 @@ nhwcPWOffs11x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs11x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z22
 	VMOVUPS.Z 64(BX), K1, Z23
 	VADDPS    Z22, Z0, Z0
@@ -11494,7 +13649,7 @@ nhwcPWOffs11x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs11x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z22
 	VADDPS    Z22, Z1, Z1
@@ -11543,8 +13698,8 @@ nhwcPWOffs11x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs11x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z22
-	VBROADCASTSS hi+84(FP), Z23
+	VBROADCASTSS lo+88(FP), Z22
+	VBROADCASTSS hi+92(FP), Z23
 	VMAXPS       Z0, Z22, Z0
 	VMINPS       Z0, Z23, Z0
 	VMAXPS       Z1, Z22, Z1
@@ -11626,9 +13781,9 @@ nhwcPWOffs11x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -11640,7 +13795,88 @@ TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs12x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs12x32AVX512_noprefetch:
 	// Zero the 24 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -11668,97 +13904,99 @@ TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z23, Z23, Z23
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs12x32AVX512_tail
 
 nhwcPWOffs12x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z24
 	VMOVUPS      (R10), Z25
-	VBROADCASTSS (R12), Z26
+	VBROADCASTSS (R13), Z26
 	VFMADD231PS  Z24, Z26, Z0
 	VFMADD231PS  Z25, Z26, Z1
-	VBROADCASTSS (R12)(DX*1), Z26
+	VBROADCASTSS (R13)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z2
 	VFMADD231PS  Z25, Z26, Z3
-	VBROADCASTSS (R12)(DX*2), Z26
+	VBROADCASTSS (R13)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z4
 	VFMADD231PS  Z25, Z26, Z5
-	VBROADCASTSS (R12)(BX*1), Z26
+	VBROADCASTSS (R13)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z6
 	VFMADD231PS  Z25, Z26, Z7
-	VBROADCASTSS (R12)(DX*4), Z26
+	VBROADCASTSS (R13)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z8
 	VFMADD231PS  Z25, Z26, Z9
-	VBROADCASTSS (R12)(SI*1), Z26
+	VBROADCASTSS (R13)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z10
 	VFMADD231PS  Z25, Z26, Z11
-	VBROADCASTSS (R13), Z26
+	VBROADCASTSS (R14), Z26
 	VFMADD231PS  Z24, Z26, Z12
 	VFMADD231PS  Z25, Z26, Z13
-	VBROADCASTSS (R13)(DX*1), Z26
+	VBROADCASTSS (R14)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z14
 	VFMADD231PS  Z25, Z26, Z15
-	VBROADCASTSS (R13)(DX*2), Z26
+	VBROADCASTSS (R14)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z16
 	VFMADD231PS  Z25, Z26, Z17
-	VBROADCASTSS (R13)(BX*1), Z26
+	VBROADCASTSS (R14)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z18
 	VFMADD231PS  Z25, Z26, Z19
-	VBROADCASTSS (R13)(DX*4), Z26
+	VBROADCASTSS (R14)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z20
 	VFMADD231PS  Z25, Z26, Z21
-	VBROADCASTSS (R13)(SI*1), Z26
+	VBROADCASTSS (R14)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z24
 	VMOVUPS      64(R10), Z25
-	VBROADCASTSS (R12), Z26
+	VBROADCASTSS (R13), Z26
 	VFMADD231PS  Z24, Z26, Z0
 	VFMADD231PS  Z25, Z26, Z1
-	VBROADCASTSS (R12)(DX*1), Z26
+	VBROADCASTSS (R13)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z2
 	VFMADD231PS  Z25, Z26, Z3
-	VBROADCASTSS (R12)(DX*2), Z26
+	VBROADCASTSS (R13)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z4
 	VFMADD231PS  Z25, Z26, Z5
-	VBROADCASTSS (R12)(BX*1), Z26
+	VBROADCASTSS (R13)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z6
 	VFMADD231PS  Z25, Z26, Z7
-	VBROADCASTSS (R12)(DX*4), Z26
+	VBROADCASTSS (R13)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z8
 	VFMADD231PS  Z25, Z26, Z9
-	VBROADCASTSS (R12)(SI*1), Z26
+	VBROADCASTSS (R13)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z10
 	VFMADD231PS  Z25, Z26, Z11
-	VBROADCASTSS (R13), Z26
+	VBROADCASTSS (R14), Z26
 	VFMADD231PS  Z24, Z26, Z12
 	VFMADD231PS  Z25, Z26, Z13
-	VBROADCASTSS (R13)(DX*1), Z26
+	VBROADCASTSS (R14)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z14
 	VFMADD231PS  Z25, Z26, Z15
-	VBROADCASTSS (R13)(DX*2), Z26
+	VBROADCASTSS (R14)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z16
 	VFMADD231PS  Z25, Z26, Z17
-	VBROADCASTSS (R13)(BX*1), Z26
+	VBROADCASTSS (R14)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z18
 	VFMADD231PS  Z25, Z26, Z19
-	VBROADCASTSS (R13)(DX*4), Z26
+	VBROADCASTSS (R14)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z20
 	VFMADD231PS  Z25, Z26, Z21
-	VBROADCASTSS (R13)(SI*1), Z26
+	VBROADCASTSS (R14)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs12x32AVX512_loop
 
 nhwcPWOffs12x32AVX512_tail:
@@ -11815,14 +14053,14 @@ nhwcPWOffs12x32AVX512_tailloop:
 
 nhwcPWOffs12x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11880,7 +14118,7 @@ nhwcPWOffs12x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs12x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z24
 	VMOVUPS.Z 64(BX), K1, Z25
 	VADDPS    Z24, Z0, Z0
@@ -11912,7 +14150,7 @@ nhwcPWOffs12x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs12x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z24
 	VADDPS    Z24, Z1, Z1
@@ -11965,8 +14203,8 @@ nhwcPWOffs12x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs12x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z24
-	VBROADCASTSS hi+84(FP), Z25
+	VBROADCASTSS lo+88(FP), Z24
+	VBROADCASTSS hi+92(FP), Z25
 	VMAXPS       Z0, Z24, Z0
 	VMINPS       Z0, Z25, Z0
 	VMAXPS       Z1, Z24, Z1
@@ -12055,43 +14293,58 @@ nhwcPWOffs12x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs1x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs1x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), DX
 	MOVQ b+32(FP), BX
+	MOVQ pf+48(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPWOffs1x16AVX2_noprefetch
+	MOVQ       c+56(FP), DI
+	MOVQ       z+80(FP), R8
+	MOVQ       ldc+64(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPWOffs1x16AVX2_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPWOffs1x16AVX2_tail
 
 nhwcPWOffs1x16AVX2_loop:
-	MOVQ         (DX), DI
-	LEAQ         (CX)(DI*1), DI
+	MOVQ         (DX), R8
+	LEAQ         (CX)(R8*1), R8
 	VMOVUPS      (BX), Y2
 	VMOVUPS      32(BX), Y3
-	VBROADCASTSS (DI), Y4
+	VBROADCASTSS (R8), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
-	MOVQ         8(DX), DI
-	LEAQ         (CX)(DI*1), DI
+	MOVQ         8(DX), R8
+	LEAQ         (CX)(R8*1), R8
 	VMOVUPS      64(BX), Y2
 	VMOVUPS      96(BX), Y3
-	VBROADCASTSS (DI), Y4
+	VBROADCASTSS (R8), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000010, DX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPWOffs1x16AVX2_loop
 
 nhwcPWOffs1x16AVX2_tail:
@@ -12113,14 +14366,14 @@ nhwcPWOffs1x16AVX2_tailloop:
 
 nhwcPWOffs1x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), BX
+	MOVQ flags+96(FP), BX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, BX
@@ -12137,7 +14390,7 @@ nhwcPWOffs1x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, BX
 	JZ         nhwcPWOffs1x16AVX2_nobias
-	MOVQ       bias+64(FP), SI
+	MOVQ       bias+72(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VMOVUPS    32(CX), Y3
@@ -12149,7 +14402,7 @@ nhwcPWOffs1x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, BX
 	JZ         nhwcPWOffs1x16AVX2_noz
-	MOVQ       z+72(FP), SI
+	MOVQ       z+80(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VADDPS     Y2, Y0, Y0
@@ -12161,8 +14414,8 @@ nhwcPWOffs1x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, BX
 	JZ           nhwcPWOffs1x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y2
-	VBROADCASTSS hi+84(FP), Y3
+	VBROADCASTSS lo+88(FP), Y2
+	VBROADCASTSS hi+92(FP), Y3
 	VMAXPS       Y0, Y2, Y0
 	VMINPS       Y0, Y3, Y0
 	VMAXPS       Y1, Y2, Y1
@@ -12186,16 +14439,33 @@ nhwcPWOffs1x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs2x16AVX2_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs2x16AVX2_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12203,34 +14473,36 @@ TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y3, Y3, Y3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs2x16AVX2_tail
 
 nhwcPWOffs2x16AVX2_loop:
-	MOVQ         (BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (SI), Y4
 	VMOVUPS      32(SI), Y5
-	VBROADCASTSS (R8), Y6
+	VBROADCASTSS (R9), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
-	VBROADCASTSS (R8)(DX*1), Y6
+	VBROADCASTSS (R9)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
-	MOVQ         8(BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(SI), Y4
 	VMOVUPS      96(SI), Y5
-	VBROADCASTSS (R8), Y6
+	VBROADCASTSS (R9), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
-	VBROADCASTSS (R8)(DX*1), Y6
+	VBROADCASTSS (R9)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs2x16AVX2_loop
 
 nhwcPWOffs2x16AVX2_tail:
@@ -12255,14 +14527,14 @@ nhwcPWOffs2x16AVX2_tailloop:
 
 nhwcPWOffs2x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12286,7 +14558,7 @@ nhwcPWOffs2x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs2x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VMOVUPS    32(CX), Y5
@@ -12300,7 +14572,7 @@ nhwcPWOffs2x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs2x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VADDPS     Y4, Y0, Y0
@@ -12319,8 +14591,8 @@ nhwcPWOffs2x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs2x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y4
-	VBROADCASTSS hi+84(FP), Y5
+	VBROADCASTSS lo+88(FP), Y4
+	VBROADCASTSS hi+92(FP), Y5
 	VMAXPS       Y0, Y4, Y0
 	VMINPS       Y0, Y5, Y0
 	VMAXPS       Y1, Y4, Y1
@@ -12356,16 +14628,37 @@ nhwcPWOffs2x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs3x16AVX2_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs3x16AVX2_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12375,40 +14668,42 @@ TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y5, Y5, Y5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs3x16AVX2_tail
 
 nhwcPWOffs3x16AVX2_loop:
-	MOVQ         (BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (SI), Y6
 	VMOVUPS      32(SI), Y7
-	VBROADCASTSS (R8), Y8
+	VBROADCASTSS (R9), Y8
 	VFMADD231PS  Y6, Y8, Y0
 	VFMADD231PS  Y7, Y8, Y1
-	VBROADCASTSS (R8)(DX*1), Y8
+	VBROADCASTSS (R9)(DX*1), Y8
 	VFMADD231PS  Y6, Y8, Y2
 	VFMADD231PS  Y7, Y8, Y3
-	VBROADCASTSS (R8)(DX*2), Y8
+	VBROADCASTSS (R9)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
-	MOVQ         8(BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(SI), Y6
 	VMOVUPS      96(SI), Y7
-	VBROADCASTSS (R8), Y8
+	VBROADCASTSS (R9), Y8
 	VFMADD231PS  Y6, Y8, Y0
 	VFMADD231PS  Y7, Y8, Y1
-	VBROADCASTSS (R8)(DX*1), Y8
+	VBROADCASTSS (R9)(DX*1), Y8
 	VFMADD231PS  Y6, Y8, Y2
 	VFMADD231PS  Y7, Y8, Y3
-	VBROADCASTSS (R8)(DX*2), Y8
+	VBROADCASTSS (R9)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs3x16AVX2_loop
 
 nhwcPWOffs3x16AVX2_tail:
@@ -12436,14 +14731,14 @@ nhwcPWOffs3x16AVX2_tailloop:
 
 nhwcPWOffs3x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12474,7 +14769,7 @@ nhwcPWOffs3x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs3x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VMOVUPS    32(CX), Y7
@@ -12490,7 +14785,7 @@ nhwcPWOffs3x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs3x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VADDPS     Y6, Y0, Y0
@@ -12516,8 +14811,8 @@ nhwcPWOffs3x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs3x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y6
-	VBROADCASTSS hi+84(FP), Y7
+	VBROADCASTSS lo+88(FP), Y6
+	VBROADCASTSS hi+92(FP), Y7
 	VMAXPS       Y0, Y6, Y0
 	VMINPS       Y0, Y7, Y0
 	VMAXPS       Y1, Y6, Y1
@@ -12565,9 +14860,9 @@ nhwcPWOffs3x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -12575,7 +14870,32 @@ TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs4x16AVX2_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs4x16AVX2_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12587,46 +14907,48 @@ TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y7, Y7, Y7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs4x16AVX2_tail
 
 nhwcPWOffs4x16AVX2_loop:
-	MOVQ         (SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (DI), Y8
 	VMOVUPS      32(DI), Y9
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (R9)(DX*1), Y10
+	VBROADCASTSS (R10)(DX*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9)(DX*2), Y10
+	VBROADCASTSS (R10)(DX*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9)(BX*1), Y10
+	VBROADCASTSS (R10)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	MOVQ         8(SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(DI), Y8
 	VMOVUPS      96(DI), Y9
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (R9)(DX*1), Y10
+	VBROADCASTSS (R10)(DX*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9)(DX*2), Y10
+	VBROADCASTSS (R10)(DX*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9)(BX*1), Y10
+	VBROADCASTSS (R10)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs4x16AVX2_loop
 
 nhwcPWOffs4x16AVX2_tail:
@@ -12657,14 +14979,14 @@ nhwcPWOffs4x16AVX2_tailloop:
 
 nhwcPWOffs4x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12702,7 +15024,7 @@ nhwcPWOffs4x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs4x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VMOVUPS    32(CX), Y9
@@ -12720,7 +15042,7 @@ nhwcPWOffs4x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs4x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VADDPS     Y8, Y0, Y0
@@ -12753,8 +15075,8 @@ nhwcPWOffs4x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs4x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y8
-	VBROADCASTSS hi+84(FP), Y9
+	VBROADCASTSS lo+88(FP), Y8
+	VBROADCASTSS hi+92(FP), Y9
 	VMAXPS       Y0, Y8, Y0
 	VMINPS       Y0, Y9, Y0
 	VMAXPS       Y1, Y8, Y1
@@ -12814,9 +15136,9 @@ nhwcPWOffs4x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -12824,7 +15146,36 @@ TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs5x16AVX2_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs5x16AVX2_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12838,52 +15189,54 @@ TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y9, Y9, Y9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs5x16AVX2_tail
 
 nhwcPWOffs5x16AVX2_loop:
-	MOVQ         (SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (DI), Y10
 	VMOVUPS      32(DI), Y11
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (R9)(DX*1), Y12
+	VBROADCASTSS (R10)(DX*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9)(DX*2), Y12
+	VBROADCASTSS (R10)(DX*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9)(BX*1), Y12
+	VBROADCASTSS (R10)(BX*1), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(DX*4), Y12
+	VBROADCASTSS (R10)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
-	MOVQ         8(SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(DI), Y10
 	VMOVUPS      96(DI), Y11
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (R9)(DX*1), Y12
+	VBROADCASTSS (R10)(DX*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9)(DX*2), Y12
+	VBROADCASTSS (R10)(DX*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9)(BX*1), Y12
+	VBROADCASTSS (R10)(BX*1), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(DX*4), Y12
+	VBROADCASTSS (R10)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs5x16AVX2_loop
 
 nhwcPWOffs5x16AVX2_tail:
@@ -12917,14 +15270,14 @@ nhwcPWOffs5x16AVX2_tailloop:
 
 nhwcPWOffs5x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12969,7 +15322,7 @@ nhwcPWOffs5x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs5x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VMOVUPS    32(CX), Y11
@@ -12989,7 +15342,7 @@ nhwcPWOffs5x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs5x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VADDPS     Y10, Y0, Y0
@@ -13029,8 +15382,8 @@ nhwcPWOffs5x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs5x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y10
-	VBROADCASTSS hi+84(FP), Y11
+	VBROADCASTSS lo+88(FP), Y10
+	VBROADCASTSS hi+92(FP), Y11
 	VMAXPS       Y0, Y10, Y0
 	VMINPS       Y0, Y11, Y0
 	VMAXPS       Y1, Y10, Y1
@@ -13102,9 +15455,9 @@ nhwcPWOffs5x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -13113,7 +15466,40 @@ TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*4), SI
 	MOVQ offs+24(FP), DI
 	MOVQ b+32(FP), R8
+	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs6x16AVX2_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPWOffs6x16AVX2_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -13129,58 +15515,60 @@ TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y11, Y11, Y11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs6x16AVX2_tail
 
 nhwcPWOffs6x16AVX2_loop:
-	MOVQ         (DI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (DI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (R8), Y12
 	VMOVUPS      32(R8), Y13
-	VBROADCASTSS (R10), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (R10)(DX*1), Y14
+	VBROADCASTSS (R11)(DX*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R10)(DX*2), Y14
+	VBROADCASTSS (R11)(DX*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R10)(BX*1), Y14
+	VBROADCASTSS (R11)(BX*1), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R10)(DX*4), Y14
+	VBROADCASTSS (R11)(DX*4), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R10)(SI*1), Y14
+	VBROADCASTSS (R11)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	MOVQ         8(DI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(DI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(R8), Y12
 	VMOVUPS      96(R8), Y13
-	VBROADCASTSS (R10), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (R10)(DX*1), Y14
+	VBROADCASTSS (R11)(DX*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R10)(DX*2), Y14
+	VBROADCASTSS (R11)(DX*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R10)(BX*1), Y14
+	VBROADCASTSS (R11)(BX*1), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R10)(DX*4), Y14
+	VBROADCASTSS (R11)(DX*4), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R10)(SI*1), Y14
+	VBROADCASTSS (R11)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs6x16AVX2_loop
 
 nhwcPWOffs6x16AVX2_tail:
@@ -13217,14 +15605,14 @@ nhwcPWOffs6x16AVX2_tailloop:
 
 nhwcPWOffs6x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -13276,7 +15664,7 @@ nhwcPWOffs6x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs6x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VMOVUPS    32(CX), Y13
@@ -13298,7 +15686,7 @@ nhwcPWOffs6x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs6x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VADDPS     Y12, Y0, Y0
@@ -13345,8 +15733,8 @@ nhwcPWOffs6x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs6x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y12
-	VBROADCASTSS hi+84(FP), Y13
+	VBROADCASTSS lo+88(FP), Y12
+	VBROADCASTSS hi+92(FP), Y13
 	VMAXPS       Y0, Y12, Y0
 	VMINPS       Y0, Y13, Y0
 	VMAXPS       Y1, Y12, Y1

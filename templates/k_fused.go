@@ -233,6 +233,9 @@ func FusedConv(n *Node) error {
 	if nhwcLayout(n) {
 		return fusedConvNHWC(n) // k_nhwc.go
 	}
+	if n.Attrs.Int("out_channels", 0) != 0 || n.Input(4) != nil {
+		return n.Errorf("out_channels and Into need layout NHWC")
+	}
 	X, W, B, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
 	if X == nil || W == nil {
 		return n.Errorf("needs inputs X and W")

@@ -97,8 +97,9 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 	}
 }
 
-// TestNHWCPWGemmAVX2 runs TestNHWCPWGemm's checks on the AVX2 tiles (the
-// AVX-512 machine's own tiles are what TestNHWCPWGemm runs).
+// TestNHWCPWGemmAVX2 runs TestNHWCPWGemm's checks, the column-range and
+// NHWC convolution ones (the Winograd GEMMs included) on the AVX2 tiles
+// (the AVX-512 machine's own tiles are what the tests run otherwise).
 func TestNHWCPWGemmAVX2(t *testing.T) {
 	if !cpuHasAVX2FMA {
 		t.Skip("no AVX2")
@@ -106,5 +107,7 @@ func TestNHWCPWGemmAVX2(t *testing.T) {
 	defer func(f, a bool) { nhwcPWFast, nhwcPWAVX2 = f, a }(nhwcPWFast, nhwcPWAVX2)
 	nhwcPWFast, nhwcPWAVX2 = true, true
 	TestNHWCPWGemm(t)
+	TestNHWCPWGemmCols(t)
 	TestFusedConvNHWC(t)
+	TestFusedConvWinogradNHWC(t)
 }

@@ -79,6 +79,7 @@ func TestFusedConvNHWC(t *testing.T) {
 		// (a whole-tile part and an edge part).
 		{"3x3_cols", []int{1, 20, 5, 7}, []int{160, 20, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{"pointwise_cols", []int{1, 33, 4, 6}, []int{136, 33, 1, 1}, nil},
+		{"pointwise_cols_tiles", []int{1, 64, 5, 7}, []int{200, 64, 1, 1}, nil},
 		// K = 1152: several balanced row chunks per part.
 		{"3x3_chunks", []int{1, 128, 15, 20}, []int{8, 128, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{"dw3x3", []int{2, 37, 9, 11}, []int{37, 1, 3, 3}, Attrs{"group": int64(37), "pads": []int64{1, 1, 1, 1}}},
@@ -231,17 +232,29 @@ func nhwcTapsCompare(t *testing.T) {
 }
 
 // TestNHWCBiasClamp compares the bias+clamp epilogue with its Go twin on
-// column counts around the vector width.
+// column counts around the vector width, rows contiguous or m columns of
+// wider rows (ldy > m: the columns past m must stay as they were), and the
+// twin with a float64 reference.
 func TestNHWCBiasClamp(t *testing.T) {
 	r := rand.New(rand.NewSource(10))
 	for _, m := range []int{1, 8, 13, 16, 40} {
-		y, bias := nnRand(r, 5*m).F32(), nnRand(r, m).F32()
-		want := append([]float32(nil), y...)
-		nhwcBiasClamp(y, bias, 5, m, 0, 0.5)
-		nhwcBiasClampGo(want, bias, 5, 0, m, 0, 0.5)
-		for i := range want {
-			if y[i] != want[i] {
-				t.Fatalf("m %d: [%d] = %v, want %v", m, i, y[i], want[i])
+		for _, ldy := range []int{m, m + 11} {
+			y, bias := nnRand(r, 5*ldy).F32(), nnRand(r, m).F32()
+			y0 := append([]float32(nil), y...)
+			want := append([]float32(nil), y...)
+			nhwcBiasClamp(y, bias, 5, m, ldy, 0, 0.5)
+			nhwcBiasClampGo(want, bias, 5, 0, m, ldy, 0, 0.5)
+			for i := range want {
+				if y[i] != want[i] {
+					t.Fatalf("m %d ldy %d: [%d] = %v, want %v", m, ldy, i, y[i], want[i])
+				}
+				ref := float64(y0[i])
+				if j := i % ldy; j < m {
+					ref = min(max(ref+float64(bias[j]), 0), 0.5)
+				}
+				if d := float64(want[i]) - ref; d > 1e-6 || d < -1e-6 {
+					t.Fatalf("m %d ldy %d: twin [%d] = %v, want %v", m, ldy, i, want[i], ref)
+				}
 			}
 		}
 	}

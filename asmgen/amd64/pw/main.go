@@ -36,6 +36,7 @@ const (
 	flagBias              // add bias[j]
 	flagZ                 // add z (residual, row stride ldc)
 	flagClamp             // min(max(v, lo), hi)
+	flagPrefetch          // prefetch the tile's rows of C and z first
 )
 
 // maskTab is 16 all-ones int32 then 16 zeros: the AVX2 kernels load the
@@ -103,10 +104,10 @@ func kernel(rows, panels int, offs, avx512 bool) {
 		vec, vp, req = YMM, 2, "Requires: AVX, AVX2, FMA"
 	}
 	vb := 4 * lanes / vp // bytes per vector
-	sig := "func(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
+	sig := "func(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
 	src := "a[r*lda+p]"
 	if offs {
-		sig = "func(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
+		sig = "func(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)"
 		src = "a[r*lda+offs[p]/4]"
 	}
 	TEXT(name, NOSPLIT, sig)
@@ -115,6 +116,9 @@ func kernel(rows, panels int, offs, avx512 bool) {
 		fmt.Sprintf("C[r][j] = sum_p %s * B[p][j], B packed panels of 16 columns", src),
 		"(panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps",
 		"to [lo, hi]; the last panel touches only its first n columns (1..16).",
+		"Each iteration of the main loop (2 k steps) prefetches one cache line into",
+		"L2 from pf on (the caller's next B panels, streamed from memory). flags 16",
+		"prefetches the tile's rows of C and z (then z must be valid) first.",
 		"",
 		req,
 	)
@@ -165,6 +169,27 @@ func kernel(rows, panels int, offs, avx512 bool) {
 	if panels == 2 {
 		b1 = Load(Param("bstride"), GP64())
 		LEAQ(Mem{Base: b0, Index: b1, Scale: 4}, b1)
+	}
+
+	pf := Load(Param("pf"), GP64())
+	{
+		Comment("flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.")
+		fl := Load(Param("flags"), GP64())
+		TESTQ(U32(flagPrefetch), fl)
+		JZ(LabelRef(name + "_noprefetch"))
+		pc, pz, ldc := Load(Param("c"), GP64()), Load(Param("z"), GP64()), Load(Param("ldc"), GP64())
+		SHLQ(U8(2), ldc)
+		for r := 0; r < rows; r++ {
+			for l := 0; l < panels; l++ {
+				PREFETCHT0(Mem{Base: pc, Disp: 64 * l})
+				PREFETCHT0(Mem{Base: pz, Disp: 64 * l})
+			}
+			if r < rows-1 {
+				ADDQ(ldc, pc)
+				ADDQ(ldc, pz)
+			}
+		}
+		Label(name + "_noprefetch")
 	}
 
 	nv := panels * vp // vectors per row
@@ -240,6 +265,8 @@ func kernel(rows, panels int, offs, avx512 bool) {
 	for u := 0; u < unroll; u++ {
 		step(u)
 	}
+	PREFETCHT1(Mem{Base: pf})
+	ADDQ(U8(64), pf)
 	advance(unroll)
 	DECQ(iters)
 	JNZ(LabelRef(name + "_loop"))
