@@ -134,7 +134,7 @@ func FusedConvChain(n *Node) error {
 	if Wp != nil {
 		last = Bp
 	}
-	y, z, _, err := nhwcOutput(n, Z, last, shape)
+	y, z, _, _, err := nhwcOutput(n, Z, last, shape)
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func (t *convChainTask) runPart(i, parts int) {
 				from = eHi
 			}
 			if from < hi {
-				nhwcPWGemm((hi-from)*g.W, Ce, t.C, t.x[((b*g.H+from)*g.W)*t.C:], t.C, nil, t.wpe, ebuf[(from-lo)*rowE:], &t.ee)
+				nhwcPWGemm((hi-from)*g.W, Ce, t.C, t.x[((b*g.H+from)*g.W)*t.C:], t.C, nil, t.wpe, ebuf[(from-lo)*rowE:], Ce, &t.ee)
 			}
 			eImg, eLo, eHi = b, lo, hi
 			src = ebuf
@@ -301,7 +301,7 @@ func (t *convChainTask) runPart(i, parts int) {
 				z = t.z[o : o+m*t.M]
 			}
 			e, all := nhwcPWEpiOf(t.bp, z, t.after, t.act)
-			nhwcPWGemm(m, t.M, Ce, dbuf, Ce, nil, t.wpp, blk, &e)
+			nhwcPWGemm(m, t.M, Ce, dbuf, Ce, nil, t.wpp, blk, t.M, &e)
 			if !all {
 				fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
 			}

@@ -307,18 +307,20 @@ func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy i
 	}
 	M := shape[3]
 	ldy, off := M, 0
+	var Into *Tensor // FusedConv's input 4, only with out_channels (other ops' input 4 is not Into)
 	if oc := int(n.Attrs.Int("out_channels", 0)); oc != 0 {
 		ldy, off = oc, int(n.Attrs.Int("out_offset", 0))
 		if off < 0 || off+M > ldy || Z != nil && ldy != M {
 			return nil, nil, nil, 0, n.Errorf("out_offset %d + %d channels must fit out_channels %d, with no residual Z", off, M, ldy)
 		}
+		Into = n.Input(4)
 	}
 	Y := n.Out[0]
 	shape[3] = ldy
 	nnResize(Y, F32, shape...)
 	shape[3] = M
 	y = Y.F32()
-	if Into := n.Input(4); Into != nil {
+	if Into != nil {
 		if Into.DType != F32 || !slices.Equal(Into.Shape, Y.Shape) {
 			return nil, nil, nil, 0, n.Errorf("Into %v %v must be float32 of Y's shape %v", Into.DType, Into.ShapeString(), Y.ShapeString())
 		}
