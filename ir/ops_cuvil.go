@@ -20,7 +20,7 @@ const fusedActAttrs = "activation:string= activation_params:floats"
 var cuvilOpDefs = []opDef{
 	{"FusedConv", "1", "X:T W:T B:T? Z:T? Into:T?", "Y:T", "T=$f",
 		"auto_pad:string=NOTSET dilations:ints group:int=1 in_layout:string=NHWC kernel_shape:ints layout:string=NCHW out_channels:int=0 out_offset:int=0 pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
-		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C] ([N,C,H,W] with in_layout NCHW, group 1 only), Y and Z [N,H',W',M]; W keeps its ONNX shape. out_channels (NHWC, group 1, no Z; set by the concat-into pass): Y is [N,H',W',out_channels], the convolution writes channels [out_offset, out_offset+M), the others are Into's (same shape as Y) or, without Into, undefined.", nil},
+		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C] ([N,C,H,W] with in_layout NCHW, group 1 only), Y and Z [N,H',W',M]; W keeps its ONNX shape. out_channels (NHWC, group 1, no Z; set by the concat-into pass): Y is [N,H',W',out_channels], the convolution writes channels [out_offset, out_offset+M), the others are Into's (same shape as Y, or fewer channels: Y's first ones) or, without Into, undefined.", nil},
 	{"FusedGemm", "1", "A:T B:T C:T? Z:T?", "Y:T", "T=$f",
 		"alpha:float=1 beta:float=1 transA:int=0 transB:int=0 " + fusedActAttrs + " residual_after_activation:int=0", "",
 		"Gemm (alpha*A'*B' + beta*C), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
@@ -33,8 +33,8 @@ var cuvilOpDefs = []opDef{
 		"LayerNormalization (opset 17) for models of older opsets: normalises over the axes from axis on.", nil},
 	{"SkipLayerNorm", "1", "X:T Skip:T Scale:T B:T?", "Y:T Sum:T?", "T=$f", "epsilon:float=1e-05", "",
 		"LayerNorm(X + Skip) over the last axis; Sum, when asked for, is X + Skip.", nil},
-	{"ScaleShift", "1", "X:T scale:T shift:T", "Y:T", "T=$f", fusedActAttrs + " layout:string=NCHW", "",
-		"activation(X*scale + shift) with scale and shift per channel (axis 1, shape [C]; the last axis with layout NHWC): an unfoldable BatchNormalization.", nil},
+	{"ScaleShift", "1", "X:T scale:T shift:T", "Y:T", "T=$f", fusedActAttrs + " channels:int=0 layout:string=NCHW", "",
+		"activation(X*scale + shift) with scale and shift per channel (axis 1, shape [C]; the last axis with layout NHWC): an unfoldable BatchNormalization. channels (NHWC; set by the concat-into pass): X's rows are wider, Y has only their first channels.", nil},
 	{"Attention", "1", "Q:T Kt:T V:T mask:T?", "Y:T", "T=$f", "scale:float=1 heads:int=0 head_size:int=0 v_head_size:int=0 offsets:ints seq_first:int=0", "",
 		"softmax(scale * Q·Kt + mask) · V over the last two axes: Q [..., Sq, D], Kt (K transposed) [..., D, Sk], V [..., Sk, Dv] with the same leading dims; mask broadcasts to [..., Sq, Sk]. " +
 			"With heads = H > 0: Q [B, Sq, Wq], K (not transposed) [B, Sk, Wk], V [B, Sk, Wv] ([S, B, W] with seq_first), head h at columns offsets[i] + h*head_size (v_head_size for V; default W/H); Y [B, Sq, H*Dv] ([Sq, B, H*Dv] with seq_first); mask broadcasts to [B, H, Sq, Sk].", nil},
