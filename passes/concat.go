@@ -27,8 +27,9 @@ import (
 // the Concat is the only reader of its output, which is not a graph
 // output. Squeezenet's fire modules (expand1x1 and expand3x3) and the
 // light_inception_v2 blocks whose branches all end in convolutions
-// qualify; light_densenet121's Concats do not (each input is read again
-// by later layers), nor a Concat with a pooling branch.
+// qualify, not a Concat with a pooling branch. A second rule
+// (concatIntoDense) takes two-input Concats whose first input is
+// anything: light_densenet121's dense blocks.
 var ConcatInto = &Pass{
 	Name: "concat-into",
 	Doc:  "let NHWC convolutions write their channel slice of a Concat's output; drop the Concat",
