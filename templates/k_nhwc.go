@@ -854,6 +854,20 @@ func PoolNHWC(n *Node) error {
 	return nil
 }
 
+// scaleShiftNHWCTask is scaleShiftNHWC in float32 split by rows.
+type scaleShiftNHWCTask struct {
+	x, scale, shift, y []float32
+	C, ldx             int
+	act                fusedAct
+}
+
+func (t *scaleShiftNHWCTask) runPart(i, parts int) {
+	r0, r1 := parSplit(len(t.y)/t.C, parts, i, 1)
+	if r0 < r1 {
+		scaleShiftNHWC(t.x[r0*t.ldx:], t.scale, t.shift, t.y[r0*t.C:r1*t.C], r1-r0, t.C, t.ldx, t.act)
+	}
+}
+
 // scaleShiftNHWC is cuvil::ScaleShift with layout=NHWC: the channel is the
 // last axis of x (inner is the product of the others), x's rows ldx >= C
 // apart (the first C channels of wider rows: concat-into).

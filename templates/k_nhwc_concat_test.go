@@ -138,6 +138,16 @@ func TestFusedConvNHWCConcat(t *testing.T) {
 	want := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu", "layout": "NHWC"}, 1, &Tensor{DType: F32, Shape: []int{2, 5, 7, 7}, Data: narrowX}, S, B)[0]
 	got := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu", "layout": "NHWC", "channels": int64(7)}, 1, X, S, B)[0]
 	nnCheck(t, "ScaleShift channels", got, want.Shape, nnF64(want), 0)
+	// Split over two threads (Relu: a clamp) on rows wider than read.
+	X, S, B = nnRand(r, 1, 41, 39, 72), nnRand(r, 40), nnRand(r, 40)
+	ref := make([]float64, 41*39*40)
+	for p := 0; p < 41*39; p++ {
+		for c := 0; c < 40; c++ {
+			ref[p*40+c] = max(0, float64(X.F32()[p*72+c])*float64(S.F32()[c])+float64(B.F32()[c]))
+		}
+	}
+	got = nhwcRunBoth(t, "ScaleShift channels 2 threads", "cuvil::ScaleShift", Attrs{"activation": "Relu", "layout": "NHWC", "channels": int64(40)}, X, S, B)
+	nnCheck(t, "ScaleShift channels 2 threads", got, []int{1, 41, 39, 40}, ref, 1e-5)
 	// Bad input is an error naming the node, not a panic.
 	bad := []struct {
 		name  string
