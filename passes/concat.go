@@ -27,8 +27,9 @@ import (
 // the Concat is the only reader of its output, which is not a graph
 // output. Squeezenet's fire modules (expand1x1 and expand3x3) and the
 // light_inception_v2 blocks whose branches all end in convolutions
-// qualify; light_densenet121's Concats do not (each input is read again
-// by later layers), nor a Concat with a pooling branch.
+// qualify, not a Concat with a pooling branch. A second rule
+// (concatIntoDense) takes two-input Concats whose first input is
+// anything: light_densenet121's dense blocks.
 var ConcatInto = &Pass{
 	Name: "concat-into",
 	Doc:  "let NHWC convolutions write their channel slice of a Concat's output; drop the Concat",
@@ -72,9 +73,116 @@ var ConcatInto = &Pass{
 				r.kill(c)
 			}
 			r.sweep()
+			concatIntoDense(m, r, g)
 			return nil
 		})
 	},
+}
+
+// concatIntoDense handles the Concats the rule above leaves whose second
+// of two inputs is a qualifying convolution's output f and whose first x
+// is anything: a DenseNet layer's x_k = Concat(x_{k-1}, f_k), where
+// x_{k-1} is also read by the layer's pre-activation ScaleShift. f's
+// convolution writes its channels into the Concat's output with x as
+// Into (fewer channels: the kernel copies them into Y's first ones, the
+// copy the Concat made, f's channels are not copied). Links chain: when
+// x_k's other readers are NHWC ScaleShifts and one reader is the next
+// such Concat (as its x), every x_k of the chain takes the last one's
+// width (a dense block's output) and the ScaleShifts read their first
+// channels (attribute channels), so each convolution writes over the one
+// before it in place (memory plan) and a dense block copies only its
+// input once.
+func concatIntoDense(m *ir.Model, r *rewriter, g *ir.Graph) {
+	pos := map[*ir.Node]int{}
+	for i, n := range g.Nodes {
+		pos[n] = i
+	}
+	done := map[*ir.Node]bool{}
+	for _, c := range g.Nodes {
+		if done[c] || concatIntoDenseProducer(r, c, pos) == nil {
+			continue
+		}
+		at(m, c)
+		chain := []*ir.Node{c}
+		for {
+			next := concatIntoDenseNext(r, chain[len(chain)-1], pos)
+			if next == nil {
+				break
+			}
+			chain = append(chain, next)
+		}
+		wide := chain[len(chain)-1].Outputs[0].Type
+		var offs, widths []int64
+		for _, l := range chain {
+			offs = append(offs, l.Inputs[0].Type.Shape[3].Size)
+			widths = append(widths, l.Outputs[0].Type.Shape[3].Size)
+		}
+		for k, l := range chain {
+			done[l] = true
+			p, y := l.Inputs[1].Def, l.Outputs[0]
+			p.SetAttr(&ir.Attr{Name: "out_channels", Kind: ir.AttrInt, I: wide.Shape[3].Size})
+			p.SetAttr(&ir.Attr{Name: "out_offset", Kind: ir.AttrInt, I: offs[k]})
+			for len(p.Inputs) < 4 {
+				p.Inputs = append(p.Inputs, nil)
+			}
+			p.Inputs = append(p.Inputs, l.Inputs[0])
+			p.Outputs[0] = y
+			y.Def = p
+			if k < len(chain)-1 {
+				y.Type = wide
+				for _, u := range r.uses[y] {
+					if u != chain[k+1] {
+						u.SetAttr(&ir.Attr{Name: "channels", Kind: ir.AttrInt, I: widths[k]})
+					}
+				}
+			}
+			r.absorb(p, l)
+			r.kill(l)
+		}
+	}
+	r.sweep()
+}
+
+// concatIntoDenseProducer returns the convolution defining c's second
+// input when concatIntoDense can take c, else nil.
+func concatIntoDenseProducer(r *rewriter, c *ir.Node, pos map[*ir.Node]int) *ir.Node {
+	if !concatIntoChannels(c) || len(c.Inputs) != 2 {
+		return nil
+	}
+	x, f := c.Inputs[0], c.Inputs[1]
+	if x == nil || f == nil || x == f || !is4DF32(x) || !x.Type.Shape[3].IsConst() {
+		return nil
+	}
+	p := concatIntoConv(r, c, f, pos)
+	// p will read x: x must be defined before it.
+	if p == nil || x.Def != nil && pos[x.Def] >= pos[p] {
+		return nil
+	}
+	return p
+}
+
+// concatIntoDenseNext returns the Concat that continues a dense chain after
+// link c: the only non-ScaleShift reader of c's output y, taking y as its
+// first input; every other reader an NHWC ScaleShift reading y as X only
+// (it can read the first channels of wider rows).
+func concatIntoDenseNext(r *rewriter, c *ir.Node, pos map[*ir.Node]int) *ir.Node {
+	y := c.Outputs[0]
+	if r.outs[y] {
+		return nil
+	}
+	var next *ir.Node
+	for _, u := range r.uses[y] {
+		switch {
+		case u.Op == "ScaleShift" && u.Domain == ir.CuvilDomain && u.AttrString("layout", "NCHW") == "NHWC" &&
+			u.Attr("channels") == nil && u.Inputs[0] == y && u.Inputs[1] != y && u.Inputs[2] != y:
+		case next == nil && isOp(u, "Concat") && len(u.Inputs) == 2 && u.Inputs[0] == y && u.Inputs[1] != y &&
+			concatIntoDenseProducer(r, u, pos) != nil:
+			next = u
+		default:
+			return nil
+		}
+	}
+	return next
 }
 
 // concatIntoProducers returns the nodes defining c's inputs when c is a
@@ -82,30 +190,46 @@ var ConcatInto = &Pass{
 // nodes of c's graph (a value captured from an enclosing graph may have
 // readers there).
 func concatIntoProducers(r *rewriter, c *ir.Node, pos map[*ir.Node]int) []*ir.Node {
-	if !isOp(c, "Concat") || len(c.Inputs) < 2 || len(c.Outputs) != 1 || !is4DF32(c.Outputs[0]) {
-		return nil
-	}
-	if ax := c.AttrInt("axis", 0); ax != 3 && ax != -1 {
-		return nil
-	}
-	if _, ok := c.Outputs[0].Type.Shape.Consts(); !ok {
+	if !concatIntoChannels(c) || len(c.Inputs) < 2 {
 		return nil
 	}
 	var ps []*ir.Node
 	for _, v := range c.Inputs {
-		if v == nil {
-			return nil
-		}
-		p := v.Def
-		if _, here := pos[p]; !here || slices.Contains(ps, p) || r.only(v) != c || !is4DF32(v) || !v.Type.Shape[3].IsConst() {
-			return nil
-		}
-		if p.Op != "FusedConv" || p.Domain != ir.CuvilDomain || len(p.Outputs) != 1 ||
-			p.AttrString("layout", "NCHW") != "NHWC" || p.AttrInt("group", 1) != 1 ||
-			p.Input(3) != nil || p.Input(4) != nil || p.Attr("out_channels") != nil {
+		p := concatIntoConv(r, c, v, pos)
+		if p == nil || slices.Contains(ps, p) {
 			return nil
 		}
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// concatIntoChannels reports whether c is a Concat of static float32 NHWC
+// data along the channels.
+func concatIntoChannels(c *ir.Node) bool {
+	if !isOp(c, "Concat") || len(c.Outputs) != 1 || !is4DF32(c.Outputs[0]) {
+		return false
+	}
+	if ax := c.AttrInt("axis", 0); ax != 3 && ax != -1 {
+		return false
+	}
+	_, ok := c.Outputs[0].Type.Shape.Consts()
+	return ok
+}
+
+// concatIntoConv returns the node defining v, input of Concat c, when it
+// is a convolution that can write into c's output: a FusedConv of c's
+// graph (pos) with layout NHWC, group 1, no residual Z, no out_channels
+// yet, c the only reader of v.
+func concatIntoConv(r *rewriter, c *ir.Node, v *ir.Value, pos map[*ir.Node]int) *ir.Node {
+	if v == nil || r.only(v) != c || !is4DF32(v) || !v.Type.Shape[3].IsConst() {
+		return nil
+	}
+	p := v.Def
+	if _, here := pos[p]; !here || p.Op != "FusedConv" || p.Domain != ir.CuvilDomain || len(p.Outputs) != 1 ||
+		p.AttrString("layout", "NCHW") != "NHWC" || p.AttrInt("group", 1) != 1 ||
+		p.Input(3) != nil || p.Input(4) != nil || p.Attr("out_channels") != nil {
+		return nil
+	}
+	return p
 }

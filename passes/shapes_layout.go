@@ -12,7 +12,7 @@ import (
 // that sees its data input as NCHW, the result permuted back to NHWC.
 func init() {
 	reg(inferFusedConv, "cuvil::FusedConv")
-	reg(inferLayoutVia("ScaleShift", inferSameAsInput), "cuvil::ScaleShift")
+	reg(inferScaleShift, "cuvil::ScaleShift")
 	reg(inferPoolNHWC, "cuvil::PoolNHWC")
 	reg(inferConvChain, "cuvil::FusedConvChain")
 }
@@ -36,6 +36,21 @@ func inferFusedConv(x *inferer, n *ir.Node) error {
 	if t := n.Outputs[0].Type; oc != 0 && t.Kind == ir.TensorKind && !t.Unranked && t.Rank() == 4 {
 		s := cloneShape(t.Shape)
 		s[3] = ir.D(oc)
+		x.setOut(n, 0, t.DType, s)
+	}
+	return nil
+}
+
+// inferScaleShift gives Y X's type; with channels (NHWC, concat-into: X's
+// rows are wider), that many channels.
+func inferScaleShift(x *inferer, n *ir.Node) error {
+	if err := inferLayoutVia("ScaleShift", inferSameAsInput)(x, n); err != nil {
+		return err
+	}
+	ch := n.AttrInt("channels", 0)
+	if t := n.Outputs[0].Type; ch != 0 && t.Kind == ir.TensorKind && !t.Unranked && t.Rank() >= 1 {
+		s := cloneShape(t.Shape)
+		s[len(s)-1] = ir.D(ch)
 		x.setOut(n, 0, t.DType, s)
 	}
 	return nil

@@ -299,8 +299,9 @@ func nhwcPackedLen(ws []int, group int) int {
 // out_channels writes one channel slice of a wider Y (a Concat's output):
 // Y is shape with out_channels channels, y starts at channel out_offset,
 // its rows ldy = out_channels apart, and the other channels are input
-// Into's (copied first unless the memory plan put Y over Into) or, with
-// no Into, left for later convolutions to write.
+// Into's (copied first unless the memory plan put Y over Into; an Into
+// with fewer channels fills Y's first ones) or, with no Into, left for
+// later convolutions to write.
 func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy int, err error) {
 	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
 		return nil, nil, nil, 0, err
@@ -321,10 +322,21 @@ func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy i
 	shape[3] = M
 	y = Y.F32()
 	if Into != nil {
-		if Into.DType != F32 || !slices.Equal(Into.Shape, Y.Shape) {
-			return nil, nil, nil, 0, n.Errorf("Into %v %v must be float32 of Y's shape %v", Into.DType, Into.ShapeString(), Y.ShapeString())
+		ci := 0
+		if Into.DType == F32 && len(Into.Shape) == 4 && slices.Equal(Into.Shape[:3], Y.Shape[:3]) {
+			ci = Into.Shape[3]
 		}
-		if into := Into.F32(); len(y) > 0 && &into[0] != &y[0] {
+		if ci < 1 || ci > ldy {
+			return nil, nil, nil, 0, n.Errorf("Into %v %v must be float32 of Y's shape %v or fewer channels", Into.DType, Into.ShapeString(), Y.ShapeString())
+		}
+		into := Into.F32()
+		switch {
+		case ci < ldy:
+			// Into's channels are Y's first ones (a dense block's input).
+			for p := 0; p < len(into)/ci; p++ {
+				copy(y[p*ldy:p*ldy+ci], into[p*ci:(p+1)*ci])
+			}
+		case len(y) > 0 && &into[0] != &y[0]:
 			copy(y, into)
 		}
 	}
@@ -859,11 +871,26 @@ func PoolNHWC(n *Node) error {
 	return nil
 }
 
+// scaleShiftNHWCTask is scaleShiftNHWC in float32 split by rows.
+type scaleShiftNHWCTask struct {
+	x, scale, shift, y []float32
+	C, ldx             int
+	act                fusedAct
+}
+
+func (t *scaleShiftNHWCTask) runPart(i, parts int) {
+	r0, r1 := parSplit(len(t.y)/t.C, parts, i, 1)
+	if r0 < r1 {
+		scaleShiftNHWC(t.x[r0*t.ldx:], t.scale, t.shift, t.y[r0*t.C:r1*t.C], r1-r0, t.C, t.ldx, t.act)
+	}
+}
+
 // scaleShiftNHWC is cuvil::ScaleShift with layout=NHWC: the channel is the
-// last axis of x (inner is the product of the others).
-func scaleShiftNHWC[T nnFloat](x, scale, shift, y []T, inner, C int, act fusedAct) {
+// last axis of x (inner is the product of the others), x's rows ldx >= C
+// apart (the first C channels of wider rows: concat-into).
+func scaleShiftNHWC[T nnFloat](x, scale, shift, y []T, inner, C, ldx int, act fusedAct) {
 	for p := 0; p < inner; p++ {
-		xr, yr := x[p*C:(p+1)*C], y[p*C:(p+1)*C]
+		xr, yr := x[p*ldx:p*ldx+C], y[p*C:(p+1)*C]
 		for c, v := range xr {
 			yr[c] = v*scale[c] + shift[c]
 		}

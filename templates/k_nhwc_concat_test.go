@@ -101,6 +101,17 @@ func TestFusedConvNHWCConcat(t *testing.T) {
 				tol = 2e-3 // Winograd's rounding grows with the values (see wnClose)
 			}
 			nnCheck(t, what, got, shape, want, tol)
+			// A alone over an Into of mb channels (a dense block's input):
+			// Y's first mb channels are Into's.
+			narrow := nnRand(r, append(append([]int(nil), shape[:3]...), mb)...)
+			yn := nhwcRunBoth(t, what+"/narrow", "cuvil::FusedConv", attrsA, x, w[0], Bs[0], nil, narrow)
+			wantN := append([]float64(nil), want...)
+			for p := 0; p < len(want)/mt; p++ {
+				for j, v := range narrow.F32()[p*mb : (p+1)*mb] {
+					wantN[p*mt+j] = float64(v)
+				}
+			}
+			nnCheck(t, what+"/narrow", yn, shape, wantN, tol)
 			// Y over Into (the memory plan's in-place case): same bits.
 			into := &Tensor{DType: F32, Shape: ya.Shape, Data: append([]float32(nil), ya.F32()...)}
 			n := nnNode("cuvil::FusedConv", 1, attrsB, 1, x, w[1], Bs[1], nil, into)
@@ -118,6 +129,25 @@ func TestFusedConvNHWCConcat(t *testing.T) {
 			}
 		}
 	}
+	// ScaleShift reading the first channels of wider rows.
+	X, S, B := nnRand(r, 2, 5, 7, 11), nnRand(r, 7), nnRand(r, 7)
+	narrowX := make([]float32, 2*5*7*7)
+	for p := 0; p < 2*5*7; p++ {
+		copy(narrowX[p*7:], X.F32()[p*11:p*11+7])
+	}
+	want := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu", "layout": "NHWC"}, 1, &Tensor{DType: F32, Shape: []int{2, 5, 7, 7}, Data: narrowX}, S, B)[0]
+	got := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu", "layout": "NHWC", "channels": int64(7)}, 1, X, S, B)[0]
+	nnCheck(t, "ScaleShift channels", got, want.Shape, nnF64(want), 0)
+	// Split over two threads (Relu: a clamp) on rows wider than read.
+	X, S, B = nnRand(r, 1, 41, 39, 72), nnRand(r, 40), nnRand(r, 40)
+	ref := make([]float64, 41*39*40)
+	for p := 0; p < 41*39; p++ {
+		for c := 0; c < 40; c++ {
+			ref[p*40+c] = max(0, float64(X.F32()[p*72+c])*float64(S.F32()[c])+float64(B.F32()[c]))
+		}
+	}
+	got = nhwcRunBoth(t, "ScaleShift channels 2 threads", "cuvil::ScaleShift", Attrs{"activation": "Relu", "layout": "NHWC", "channels": int64(40)}, X, S, B)
+	nnCheck(t, "ScaleShift channels 2 threads", got, []int{1, 41, 39, 40}, ref, 1e-5)
 	// Bad input is an error naming the node, not a panic.
 	bad := []struct {
 		name  string
@@ -126,7 +156,8 @@ func TestFusedConvNHWCConcat(t *testing.T) {
 	}{
 		{"slice past out_channels", Attrs{"out_channels": int64(6), "out_offset": int64(3)}, []*Tensor{nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 1, 1)}},
 		{"residual with out_channels", Attrs{"out_channels": int64(8)}, []*Tensor{nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 1, 1), nil, nnRand(r, 1, 5, 5, 4)}},
-		{"Into of another shape", Attrs{"out_channels": int64(8)}, []*Tensor{nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 1, 1), nil, nil, nnRand(r, 1, 5, 5, 7)}},
+		{"Into of another shape", Attrs{"out_channels": int64(8)}, []*Tensor{nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 1, 1), nil, nil, nnRand(r, 1, 5, 4, 7)}},
+		{"Into wider than Y", Attrs{"out_channels": int64(8)}, []*Tensor{nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 1, 1), nil, nil, nnRand(r, 1, 5, 5, 9)}},
 		{"depthwise", Attrs{"out_channels": int64(8), "group": int64(4)}, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 4, 1, 3, 3)}},
 		{"NCHW", Attrs{"out_channels": int64(8), "layout": "NCHW"}, []*Tensor{nnRand(r, 1, 3, 5, 5), nnRand(r, 4, 3, 1, 1)}},
 	}
