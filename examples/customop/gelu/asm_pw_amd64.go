@@ -10,598 +10,778 @@ package gelu
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW2x16AVX512 computes a 2x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW3x16AVX512 computes a 3x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW4x16AVX512 computes a 4x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW5x16AVX512 computes a 5x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW6x16AVX512 computes a 6x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW7x16AVX512 computes a 7x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW8x16AVX512 computes a 8x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW9x16AVX512 computes a 9x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW10x16AVX512 computes a 10x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW11x16AVX512 computes a 11x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW12x16AVX512 computes a 12x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW1x32AVX512 computes a 1x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW2x32AVX512 computes a 2x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW3x32AVX512 computes a 3x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW4x32AVX512 computes a 4x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW5x32AVX512 computes a 5x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW6x32AVX512 computes a 6x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW7x32AVX512 computes a 7x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW8x32AVX512 computes a 8x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW9x32AVX512 computes a 9x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW10x32AVX512 computes a 10x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW11x32AVX512 computes a 11x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW12x32AVX512 computes a 12x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW1x16AVX2 computes a 1x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW2x16AVX2 computes a 2x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW3x16AVX2 computes a 3x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW4x16AVX2 computes a 4x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW5x16AVX2 computes a 5x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPW6x16AVX2 computes a 6x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+p] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs1x16AVX512 computes a 1x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs2x16AVX512 computes a 2x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs3x16AVX512 computes a 3x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs4x16AVX512 computes a 4x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs5x16AVX512 computes a 5x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs6x16AVX512 computes a 6x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs7x16AVX512 computes a 7x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs8x16AVX512 computes a 8x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs9x16AVX512 computes a 9x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs10x16AVX512 computes a 10x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs11x16AVX512 computes a 11x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs12x16AVX512 computes a 12x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs1x32AVX512 computes a 1x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs2x32AVX512 computes a 2x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs3x32AVX512 computes a 3x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs4x32AVX512 computes a 4x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs5x32AVX512 computes a 5x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs6x32AVX512 computes a 6x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs7x32AVX512 computes a 7x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs8x32AVX512 computes a 8x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs9x32AVX512 computes a 9x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs10x32AVX512 computes a 10x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs11x32AVX512 computes a 11x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs12x32AVX512 computes a 12x32 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX512F, BMI2
 //
 //go:noescape
-func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs1x16AVX2 computes a 1x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs2x16AVX2 computes a 2x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs3x16AVX2 computes a 3x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs4x16AVX2 computes a 4x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs5x16AVX2 computes a 5x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
 
 // nhwcPWOffs6x16AVX2 computes a 6x16 tile of C (row stride ldc) over k steps:
 // C[r][j] = sum_p a[r*lda+offs[p]/4] * B[p][j], B packed panels of 16 columns
 // (panel h at b + h*bstride). flags: 1 adds C, 2 bias[j], 4 z[r*ldc+j], 8 clamps
 // to [lo, hi]; the last panel touches only its first n columns (1..16).
+// Each iteration of the main loop (2 k steps) prefetches one cache line into
+// L2 from pf on (the caller's next B panels, streamed from memory). flags 16
+// prefetches the tile's rows of C and z (then z must be valid) first.
 //
 // Requires: AVX, AVX2, FMA
 //
 //go:noescape
-func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)

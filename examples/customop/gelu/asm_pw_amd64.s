@@ -40,21 +40,34 @@ DATA nhwcPWMaskTab<>+120(SB)/4, $0x00000000
 DATA nhwcPWMaskTab<>+124(SB)/4, $0x00000000
 GLOBL nhwcPWMaskTab<>(SB), RODATA|NOPTR, $128
 
-// func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW1x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW1x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW1x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), DX
+	MOVQ pf+40(FP), BX
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), SI
+	TESTQ      $0x00000010, SI
+	JZ         nhwcPW1x16AVX512_noprefetch
+	MOVQ       c+48(FP), SI
+	MOVQ       z+72(FP), DI
+	MOVQ       ldc+56(FP), R8
+	SHLQ       $0x02, R8
+	PREFETCHT0 (SI)
+	PREFETCHT0 (DI)
+
+nhwcPW1x16AVX512_noprefetch:
 	// Zero the 1 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, BX
-	SHRQ $0x01, BX
+	MOVQ AX, SI
+	SHRQ $0x01, SI
 	JZ   nhwcPW1x16AVX512_tail
 
 nhwcPW1x16AVX512_loop:
@@ -62,9 +75,11 @@ nhwcPW1x16AVX512_loop:
 	VFMADD231PS.BCST (CX), Z1, Z0
 	VMOVUPS          64(DX), Z1
 	VFMADD231PS.BCST 4(CX), Z1, Z0
+	PREFETCHT1       (BX)
+	ADDQ             $0x40, BX
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, DX
-	DECQ             BX
+	DECQ             SI
 	JNZ              nhwcPW1x16AVX512_loop
 
 nhwcPW1x16AVX512_tail:
@@ -81,14 +96,14 @@ nhwcPW1x16AVX512_tailloop:
 
 nhwcPW1x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), CX
+	MOVQ  flags+88(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -101,7 +116,7 @@ nhwcPW1x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPW1x16AVX512_nobias
-	MOVQ      bias+56(FP), DX
+	MOVQ      bias+64(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -109,7 +124,7 @@ nhwcPW1x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPW1x16AVX512_noz
-	MOVQ      z+64(FP), DX
+	MOVQ      z+72(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -117,8 +132,8 @@ nhwcPW1x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPW1x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z1
-	VBROADCASTSS hi+76(FP), Z2
+	VBROADCASTSS lo+80(FP), Z1
+	VBROADCASTSS hi+84(FP), Z2
 	VMAXPS       Z0, Z1, Z0
 	VMINPS       Z0, Z2, Z0
 
@@ -127,22 +142,39 @@ nhwcPW1x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW2x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW2x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW2x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW2x16AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW2x16AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW2x16AVX512_tail
 
 nhwcPW2x16AVX512_loop:
@@ -152,9 +184,11 @@ nhwcPW2x16AVX512_loop:
 	VMOVUPS          64(BX), Z2
 	VFMADD231PS.BCST 4(CX), Z2, Z0
 	VFMADD231PS.BCST 4(CX)(DX*1), Z2, Z1
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPW2x16AVX512_loop
 
 nhwcPW2x16AVX512_tail:
@@ -172,14 +206,14 @@ nhwcPW2x16AVX512_tailloop:
 
 nhwcPW2x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -195,7 +229,7 @@ nhwcPW2x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW2x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	VADDPS    Z2, Z1, Z1
@@ -204,7 +238,7 @@ nhwcPW2x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW2x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	ADDQ      CX, BX
@@ -215,8 +249,8 @@ nhwcPW2x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW2x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z2
-	VBROADCASTSS hi+76(FP), Z3
+	VBROADCASTSS lo+80(FP), Z2
+	VBROADCASTSS hi+84(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -229,23 +263,44 @@ nhwcPW2x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW3x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW3x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW3x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW3x16AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW3x16AVX512_noprefetch:
 	// Zero the 3 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW3x16AVX512_tail
 
 nhwcPW3x16AVX512_loop:
@@ -257,9 +312,11 @@ nhwcPW3x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX), Z3, Z0
 	VFMADD231PS.BCST 4(CX)(DX*1), Z3, Z1
 	VFMADD231PS.BCST 4(CX)(DX*2), Z3, Z2
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPW3x16AVX512_loop
 
 nhwcPW3x16AVX512_tail:
@@ -278,14 +335,14 @@ nhwcPW3x16AVX512_tailloop:
 
 nhwcPW3x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -304,7 +361,7 @@ nhwcPW3x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW3x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	VADDPS    Z3, Z1, Z1
@@ -314,7 +371,7 @@ nhwcPW3x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW3x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	ADDQ      CX, BX
@@ -328,8 +385,8 @@ nhwcPW3x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW3x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z3
-	VBROADCASTSS hi+76(FP), Z4
+	VBROADCASTSS lo+80(FP), Z3
+	VBROADCASTSS hi+84(FP), Z4
 	VMAXPS       Z0, Z3, Z0
 	VMINPS       Z0, Z4, Z0
 	VMAXPS       Z1, Z3, Z1
@@ -346,16 +403,41 @@ nhwcPW3x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW4x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW4x16AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW4x16AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -363,8 +445,8 @@ TEXT ·nhwcPW4x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW4x16AVX512_tail
 
 nhwcPW4x16AVX512_loop:
@@ -378,9 +460,11 @@ nhwcPW4x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*1), Z4, Z1
 	VFMADD231PS.BCST 4(CX)(DX*2), Z4, Z2
 	VFMADD231PS.BCST 4(CX)(BX*1), Z4, Z3
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPW4x16AVX512_loop
 
 nhwcPW4x16AVX512_tail:
@@ -400,14 +484,14 @@ nhwcPW4x16AVX512_tailloop:
 
 nhwcPW4x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -429,7 +513,7 @@ nhwcPW4x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW4x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	VADDPS    Z4, Z1, Z1
@@ -440,7 +524,7 @@ nhwcPW4x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW4x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	ADDQ      CX, BX
@@ -457,8 +541,8 @@ nhwcPW4x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW4x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z4
-	VBROADCASTSS hi+76(FP), Z5
+	VBROADCASTSS lo+80(FP), Z4
+	VBROADCASTSS hi+84(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -479,16 +563,45 @@ nhwcPW4x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW5x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW5x16AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW5x16AVX512_noprefetch:
 	// Zero the 5 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -497,8 +610,8 @@ TEXT ·nhwcPW5x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z4, Z4, Z4
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW5x16AVX512_tail
 
 nhwcPW5x16AVX512_loop:
@@ -514,9 +627,11 @@ nhwcPW5x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*2), Z5, Z2
 	VFMADD231PS.BCST 4(CX)(BX*1), Z5, Z3
 	VFMADD231PS.BCST 4(CX)(DX*4), Z5, Z4
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPW5x16AVX512_loop
 
 nhwcPW5x16AVX512_tail:
@@ -537,14 +652,14 @@ nhwcPW5x16AVX512_tailloop:
 
 nhwcPW5x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -569,7 +684,7 @@ nhwcPW5x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW5x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	VADDPS    Z5, Z1, Z1
@@ -581,7 +696,7 @@ nhwcPW5x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW5x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	ADDQ      CX, BX
@@ -601,8 +716,8 @@ nhwcPW5x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW5x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z5
-	VBROADCASTSS hi+76(FP), Z6
+	VBROADCASTSS lo+80(FP), Z5
+	VBROADCASTSS hi+84(FP), Z6
 	VMAXPS       Z0, Z5, Z0
 	VMINPS       Z0, Z6, Z0
 	VMAXPS       Z1, Z5, Z1
@@ -627,9 +742,9 @@ nhwcPW5x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW6x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -637,7 +752,40 @@ TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (DX)(DX*2), BX
 	LEAQ (DX)(DX*4), SI
 	MOVQ b+24(FP), DI
+	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW6x16AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPW6x16AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -647,8 +795,8 @@ TEXT ·nhwcPW6x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW6x16AVX512_tail
 
 nhwcPW6x16AVX512_loop:
@@ -666,9 +814,11 @@ nhwcPW6x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(BX*1), Z6, Z3
 	VFMADD231PS.BCST 4(CX)(DX*4), Z6, Z4
 	VFMADD231PS.BCST 4(CX)(SI*1), Z6, Z5
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPW6x16AVX512_loop
 
 nhwcPW6x16AVX512_tail:
@@ -690,14 +840,14 @@ nhwcPW6x16AVX512_tailloop:
 
 nhwcPW6x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -725,7 +875,7 @@ nhwcPW6x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW6x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	VADDPS    Z6, Z1, Z1
@@ -738,7 +888,7 @@ nhwcPW6x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW6x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	ADDQ      CX, BX
@@ -761,8 +911,8 @@ nhwcPW6x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW6x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z6
-	VBROADCASTSS hi+76(FP), Z7
+	VBROADCASTSS lo+80(FP), Z6
+	VBROADCASTSS hi+84(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -791,9 +941,9 @@ nhwcPW6x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW7x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -803,7 +953,44 @@ TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW7x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW7x16AVX512_noprefetch:
 	// Zero the 7 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -814,8 +1001,8 @@ TEXT ·nhwcPW7x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z6, Z6, Z6
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW7x16AVX512_tail
 
 nhwcPW7x16AVX512_loop:
@@ -835,10 +1022,12 @@ nhwcPW7x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(DX*4), Z7, Z4
 	VFMADD231PS.BCST 4(CX)(SI*1), Z7, Z5
 	VFMADD231PS.BCST 4(DI), Z7, Z6
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW7x16AVX512_loop
 
 nhwcPW7x16AVX512_tail:
@@ -862,14 +1051,14 @@ nhwcPW7x16AVX512_tailloop:
 
 nhwcPW7x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -900,7 +1089,7 @@ nhwcPW7x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW7x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	VADDPS    Z7, Z1, Z1
@@ -914,7 +1103,7 @@ nhwcPW7x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW7x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	ADDQ      CX, BX
@@ -940,8 +1129,8 @@ nhwcPW7x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW7x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z7
-	VBROADCASTSS hi+76(FP), Z8
+	VBROADCASTSS lo+80(FP), Z7
+	VBROADCASTSS hi+84(FP), Z8
 	VMAXPS       Z0, Z7, Z0
 	VMINPS       Z0, Z8, Z0
 	VMAXPS       Z1, Z7, Z1
@@ -974,9 +1163,9 @@ nhwcPW7x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW8x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -986,7 +1175,48 @@ TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW8x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW8x16AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -998,8 +1228,8 @@ TEXT ·nhwcPW8x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW8x16AVX512_tail
 
 nhwcPW8x16AVX512_loop:
@@ -1021,10 +1251,12 @@ nhwcPW8x16AVX512_loop:
 	VFMADD231PS.BCST 4(CX)(SI*1), Z8, Z5
 	VFMADD231PS.BCST 4(DI), Z8, Z6
 	VFMADD231PS.BCST 4(DI)(DX*1), Z8, Z7
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW8x16AVX512_loop
 
 nhwcPW8x16AVX512_tail:
@@ -1049,14 +1281,14 @@ nhwcPW8x16AVX512_tailloop:
 
 nhwcPW8x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1090,7 +1322,7 @@ nhwcPW8x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW8x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	VADDPS    Z8, Z1, Z1
@@ -1105,7 +1337,7 @@ nhwcPW8x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW8x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	ADDQ      CX, BX
@@ -1134,8 +1366,8 @@ nhwcPW8x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW8x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z8
-	VBROADCASTSS hi+76(FP), Z9
+	VBROADCASTSS lo+80(FP), Z8
+	VBROADCASTSS hi+84(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -1172,9 +1404,9 @@ nhwcPW8x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW9x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1184,7 +1416,52 @@ TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW9x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW9x16AVX512_noprefetch:
 	// Zero the 9 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1197,8 +1474,8 @@ TEXT ·nhwcPW9x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z8, Z8, Z8
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW9x16AVX512_tail
 
 nhwcPW9x16AVX512_loop:
@@ -1222,10 +1499,12 @@ nhwcPW9x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI), Z9, Z6
 	VFMADD231PS.BCST 4(DI)(DX*1), Z9, Z7
 	VFMADD231PS.BCST 4(DI)(DX*2), Z9, Z8
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW9x16AVX512_loop
 
 nhwcPW9x16AVX512_tail:
@@ -1251,14 +1530,14 @@ nhwcPW9x16AVX512_tailloop:
 
 nhwcPW9x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1295,7 +1574,7 @@ nhwcPW9x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW9x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	VADDPS    Z9, Z1, Z1
@@ -1311,7 +1590,7 @@ nhwcPW9x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW9x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	ADDQ      CX, BX
@@ -1343,8 +1622,8 @@ nhwcPW9x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW9x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z9
-	VBROADCASTSS hi+76(FP), Z10
+	VBROADCASTSS lo+80(FP), Z9
+	VBROADCASTSS hi+84(FP), Z10
 	VMAXPS       Z0, Z9, Z0
 	VMINPS       Z0, Z10, Z0
 	VMAXPS       Z1, Z9, Z1
@@ -1385,9 +1664,9 @@ nhwcPW9x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW10x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1397,7 +1676,56 @@ TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW10x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW10x16AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1411,8 +1739,8 @@ TEXT ·nhwcPW10x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW10x16AVX512_tail
 
 nhwcPW10x16AVX512_loop:
@@ -1438,10 +1766,12 @@ nhwcPW10x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(DX*1), Z10, Z7
 	VFMADD231PS.BCST 4(DI)(DX*2), Z10, Z8
 	VFMADD231PS.BCST 4(DI)(BX*1), Z10, Z9
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW10x16AVX512_loop
 
 nhwcPW10x16AVX512_tail:
@@ -1468,14 +1798,14 @@ nhwcPW10x16AVX512_tailloop:
 
 nhwcPW10x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1515,7 +1845,7 @@ nhwcPW10x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW10x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	VADDPS    Z10, Z1, Z1
@@ -1532,7 +1862,7 @@ nhwcPW10x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW10x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	ADDQ      CX, BX
@@ -1567,8 +1897,8 @@ nhwcPW10x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW10x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z10
-	VBROADCASTSS hi+76(FP), Z11
+	VBROADCASTSS lo+80(FP), Z10
+	VBROADCASTSS hi+84(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -1613,9 +1943,9 @@ nhwcPW10x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW11x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1625,7 +1955,60 @@ TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW11x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW11x16AVX512_noprefetch:
 	// Zero the 11 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1640,8 +2023,8 @@ TEXT ·nhwcPW11x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z10, Z10, Z10
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW11x16AVX512_tail
 
 nhwcPW11x16AVX512_loop:
@@ -1669,10 +2052,12 @@ nhwcPW11x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(DX*2), Z11, Z8
 	VFMADD231PS.BCST 4(DI)(BX*1), Z11, Z9
 	VFMADD231PS.BCST 4(DI)(DX*4), Z11, Z10
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW11x16AVX512_loop
 
 nhwcPW11x16AVX512_tail:
@@ -1700,14 +2085,14 @@ nhwcPW11x16AVX512_tailloop:
 
 nhwcPW11x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -1750,7 +2135,7 @@ nhwcPW11x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW11x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	VADDPS    Z11, Z1, Z1
@@ -1768,7 +2153,7 @@ nhwcPW11x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW11x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	ADDQ      CX, BX
@@ -1806,8 +2191,8 @@ nhwcPW11x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW11x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z11
-	VBROADCASTSS hi+76(FP), Z12
+	VBROADCASTSS lo+80(FP), Z11
+	VBROADCASTSS hi+84(FP), Z12
 	VMAXPS       Z0, Z11, Z0
 	VMINPS       Z0, Z12, Z0
 	VMAXPS       Z1, Z11, Z1
@@ -1856,9 +2241,9 @@ nhwcPW11x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW12x16AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -1868,7 +2253,64 @@ TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
 	LEAQ (BX)(BX*1), DI
 	LEAQ (CX)(DI*1), DI
 	MOVQ b+24(FP), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW12x16AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPW12x16AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1884,8 +2326,8 @@ TEXT ·nhwcPW12x16AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW12x16AVX512_tail
 
 nhwcPW12x16AVX512_loop:
@@ -1915,10 +2357,12 @@ nhwcPW12x16AVX512_loop:
 	VFMADD231PS.BCST 4(DI)(BX*1), Z12, Z9
 	VFMADD231PS.BCST 4(DI)(DX*4), Z12, Z10
 	VFMADD231PS.BCST 4(DI)(SI*1), Z12, Z11
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000008, CX
 	ADDQ             $0x00000008, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPW12x16AVX512_loop
 
 nhwcPW12x16AVX512_tail:
@@ -1947,14 +2391,14 @@ nhwcPW12x16AVX512_tailloop:
 
 nhwcPW12x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2000,7 +2444,7 @@ nhwcPW12x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW12x16AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	VADDPS    Z12, Z1, Z1
@@ -2019,7 +2463,7 @@ nhwcPW12x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW12x16AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	ADDQ      CX, BX
@@ -2060,8 +2504,8 @@ nhwcPW12x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW12x16AVX512_store
-	VBROADCASTSS lo+72(FP), Z12
-	VBROADCASTSS hi+76(FP), Z13
+	VBROADCASTSS lo+80(FP), Z12
+	VBROADCASTSS hi+84(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -2114,9 +2558,9 @@ nhwcPW12x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW1x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2124,14 +2568,29 @@ TEXT ·nhwcPW1x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), DX
 	MOVQ bstride+32(FP), BX
 	LEAQ (DX)(BX*4), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW1x32AVX512_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(DI)
+	PREFETCHT0 64(R8)
+
+nhwcPW1x32AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW1x32AVX512_tail
 
 nhwcPW1x32AVX512_loop:
@@ -2145,10 +2604,12 @@ nhwcPW1x32AVX512_loop:
 	VBROADCASTSS 4(CX), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW1x32AVX512_loop
 
 nhwcPW1x32AVX512_tail:
@@ -2169,14 +2630,14 @@ nhwcPW1x32AVX512_tailloop:
 
 nhwcPW1x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), CX
+	MOVQ  flags+88(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -2190,7 +2651,7 @@ nhwcPW1x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPW1x32AVX512_nobias
-	MOVQ      bias+56(FP), DX
+	MOVQ      bias+64(FP), DX
 	VMOVUPS   (DX), Z2
 	VMOVUPS.Z 64(DX), K1, Z3
 	VADDPS    Z2, Z0, Z0
@@ -2200,7 +2661,7 @@ nhwcPW1x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPW1x32AVX512_noz
-	MOVQ      z+64(FP), DX
+	MOVQ      z+72(FP), DX
 	VADDPS    (DX), Z0, Z0
 	VMOVUPS.Z 64(DX), K1, Z2
 	VADDPS    Z2, Z1, Z1
@@ -2209,8 +2670,8 @@ nhwcPW1x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPW1x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z2
-	VBROADCASTSS hi+76(FP), Z3
+	VBROADCASTSS lo+80(FP), Z2
+	VBROADCASTSS hi+84(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -2222,9 +2683,9 @@ nhwcPW1x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW2x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2232,7 +2693,28 @@ TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), BX
 	MOVQ bstride+32(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW2x32AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPW2x32AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2240,8 +2722,8 @@ TEXT ·nhwcPW2x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW2x32AVX512_tail
 
 nhwcPW2x32AVX512_loop:
@@ -2261,10 +2743,12 @@ nhwcPW2x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW2x32AVX512_loop
 
 nhwcPW2x32AVX512_tail:
@@ -2288,14 +2772,14 @@ nhwcPW2x32AVX512_tailloop:
 
 nhwcPW2x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2313,7 +2797,7 @@ nhwcPW2x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW2x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z4
 	VMOVUPS.Z 64(BX), K1, Z5
 	VADDPS    Z4, Z0, Z0
@@ -2325,7 +2809,7 @@ nhwcPW2x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW2x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z4
 	VADDPS    Z4, Z1, Z1
@@ -2338,8 +2822,8 @@ nhwcPW2x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW2x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z4
-	VBROADCASTSS hi+76(FP), Z5
+	VBROADCASTSS lo+80(FP), Z4
+	VBROADCASTSS hi+84(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -2358,9 +2842,9 @@ nhwcPW2x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW3x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2368,7 +2852,34 @@ TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), BX
 	MOVQ bstride+32(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW3x32AVX512_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPW3x32AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2378,8 +2889,8 @@ TEXT ·nhwcPW3x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW3x32AVX512_tail
 
 nhwcPW3x32AVX512_loop:
@@ -2405,10 +2916,12 @@ nhwcPW3x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW3x32AVX512_loop
 
 nhwcPW3x32AVX512_tail:
@@ -2435,14 +2948,14 @@ nhwcPW3x32AVX512_tailloop:
 
 nhwcPW3x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2464,7 +2977,7 @@ nhwcPW3x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW3x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z6
 	VMOVUPS.Z 64(BX), K1, Z7
 	VADDPS    Z6, Z0, Z0
@@ -2478,7 +2991,7 @@ nhwcPW3x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW3x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z6
 	VADDPS    Z6, Z1, Z1
@@ -2495,8 +3008,8 @@ nhwcPW3x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW3x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z6
-	VBROADCASTSS hi+76(FP), Z7
+	VBROADCASTSS lo+80(FP), Z6
+	VBROADCASTSS hi+84(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -2522,9 +3035,9 @@ nhwcPW3x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW4x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2533,7 +3046,40 @@ TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), SI
 	MOVQ bstride+32(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW4x32AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPW4x32AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2545,8 +3091,8 @@ TEXT ·nhwcPW4x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW4x32AVX512_tail
 
 nhwcPW4x32AVX512_loop:
@@ -2578,10 +3124,12 @@ nhwcPW4x32AVX512_loop:
 	VBROADCASTSS 4(CX)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW4x32AVX512_loop
 
 nhwcPW4x32AVX512_tail:
@@ -2611,14 +3159,14 @@ nhwcPW4x32AVX512_tailloop:
 
 nhwcPW4x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2644,7 +3192,7 @@ nhwcPW4x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW4x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z8
 	VMOVUPS.Z 64(BX), K1, Z9
 	VADDPS    Z8, Z0, Z0
@@ -2660,7 +3208,7 @@ nhwcPW4x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW4x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z8
 	VADDPS    Z8, Z1, Z1
@@ -2681,8 +3229,8 @@ nhwcPW4x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW4x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z8
-	VBROADCASTSS hi+76(FP), Z9
+	VBROADCASTSS lo+80(FP), Z8
+	VBROADCASTSS hi+84(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -2715,9 +3263,9 @@ nhwcPW4x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW5x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2726,7 +3274,46 @@ TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), SI
 	MOVQ bstride+32(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW5x32AVX512_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPW5x32AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2740,8 +3327,8 @@ TEXT ·nhwcPW5x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW5x32AVX512_tail
 
 nhwcPW5x32AVX512_loop:
@@ -2779,10 +3366,12 @@ nhwcPW5x32AVX512_loop:
 	VBROADCASTSS 4(CX)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW5x32AVX512_loop
 
 nhwcPW5x32AVX512_tail:
@@ -2815,14 +3404,14 @@ nhwcPW5x32AVX512_tailloop:
 
 nhwcPW5x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -2852,7 +3441,7 @@ nhwcPW5x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW5x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z10
 	VMOVUPS.Z 64(BX), K1, Z11
 	VADDPS    Z10, Z0, Z0
@@ -2870,7 +3459,7 @@ nhwcPW5x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW5x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z10
 	VADDPS    Z10, Z1, Z1
@@ -2895,8 +3484,8 @@ nhwcPW5x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW5x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z10
-	VBROADCASTSS hi+76(FP), Z11
+	VBROADCASTSS lo+80(FP), Z10
+	VBROADCASTSS hi+84(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -2936,9 +3525,9 @@ nhwcPW5x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW6x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -2948,7 +3537,52 @@ TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), DI
 	MOVQ bstride+32(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+40(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPW6x32AVX512_noprefetch
+	MOVQ       c+48(FP), R10
+	MOVQ       z+72(FP), R11
+	MOVQ       ldc+56(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPW6x32AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2964,8 +3598,8 @@ TEXT ·nhwcPW6x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPW6x32AVX512_tail
 
 nhwcPW6x32AVX512_loop:
@@ -3009,10 +3643,12 @@ nhwcPW6x32AVX512_loop:
 	VBROADCASTSS 4(CX)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPW6x32AVX512_loop
 
 nhwcPW6x32AVX512_tail:
@@ -3048,14 +3684,14 @@ nhwcPW6x32AVX512_tailloop:
 
 nhwcPW6x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3089,7 +3725,7 @@ nhwcPW6x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW6x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z12
 	VMOVUPS.Z 64(BX), K1, Z13
 	VADDPS    Z12, Z0, Z0
@@ -3109,7 +3745,7 @@ nhwcPW6x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW6x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z12
 	VADDPS    Z12, Z1, Z1
@@ -3138,8 +3774,8 @@ nhwcPW6x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW6x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z12
-	VBROADCASTSS hi+76(FP), Z13
+	VBROADCASTSS lo+80(FP), Z12
+	VBROADCASTSS hi+84(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -3186,9 +3822,9 @@ nhwcPW6x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW7x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3200,7 +3836,58 @@ TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW7x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW7x32AVX512_noprefetch:
 	// Zero the 14 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3218,8 +3905,8 @@ TEXT ·nhwcPW7x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z13, Z13, Z13
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW7x32AVX512_tail
 
 nhwcPW7x32AVX512_loop:
@@ -3269,11 +3956,13 @@ nhwcPW7x32AVX512_loop:
 	VBROADCASTSS 4(DI), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW7x32AVX512_loop
 
 nhwcPW7x32AVX512_tail:
@@ -3313,14 +4002,14 @@ nhwcPW7x32AVX512_tailloop:
 
 nhwcPW7x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3358,7 +4047,7 @@ nhwcPW7x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW7x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z14
 	VMOVUPS.Z 64(BX), K1, Z15
 	VADDPS    Z14, Z0, Z0
@@ -3380,7 +4069,7 @@ nhwcPW7x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW7x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z14
 	VADDPS    Z14, Z1, Z1
@@ -3413,8 +4102,8 @@ nhwcPW7x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW7x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z14
-	VBROADCASTSS hi+76(FP), Z15
+	VBROADCASTSS lo+80(FP), Z14
+	VBROADCASTSS hi+84(FP), Z15
 	VMAXPS       Z0, Z14, Z0
 	VMINPS       Z0, Z15, Z0
 	VMAXPS       Z1, Z14, Z1
@@ -3468,9 +4157,9 @@ nhwcPW7x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW8x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3482,7 +4171,64 @@ TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW8x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW8x32AVX512_noprefetch:
 	// Zero the 16 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3502,8 +4248,8 @@ TEXT ·nhwcPW8x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z15, Z15, Z15
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW8x32AVX512_tail
 
 nhwcPW8x32AVX512_loop:
@@ -3559,11 +4305,13 @@ nhwcPW8x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW8x32AVX512_loop
 
 nhwcPW8x32AVX512_tail:
@@ -3606,14 +4354,14 @@ nhwcPW8x32AVX512_tailloop:
 
 nhwcPW8x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3655,7 +4403,7 @@ nhwcPW8x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW8x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z16
 	VMOVUPS.Z 64(BX), K1, Z17
 	VADDPS    Z16, Z0, Z0
@@ -3679,7 +4427,7 @@ nhwcPW8x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW8x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z16
 	VADDPS    Z16, Z1, Z1
@@ -3716,8 +4464,8 @@ nhwcPW8x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW8x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z16
-	VBROADCASTSS hi+76(FP), Z17
+	VBROADCASTSS lo+80(FP), Z16
+	VBROADCASTSS hi+84(FP), Z17
 	VMAXPS       Z0, Z16, Z0
 	VMINPS       Z0, Z17, Z0
 	VMAXPS       Z1, Z16, Z1
@@ -3778,9 +4526,9 @@ nhwcPW8x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW9x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -3792,7 +4540,70 @@ TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW9x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW9x32AVX512_noprefetch:
 	// Zero the 18 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3814,8 +4625,8 @@ TEXT ·nhwcPW9x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z17, Z17, Z17
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW9x32AVX512_tail
 
 nhwcPW9x32AVX512_loop:
@@ -3877,11 +4688,13 @@ nhwcPW9x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW9x32AVX512_loop
 
 nhwcPW9x32AVX512_tail:
@@ -3927,14 +4740,14 @@ nhwcPW9x32AVX512_tailloop:
 
 nhwcPW9x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -3980,7 +4793,7 @@ nhwcPW9x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW9x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z18
 	VMOVUPS.Z 64(BX), K1, Z19
 	VADDPS    Z18, Z0, Z0
@@ -4006,7 +4819,7 @@ nhwcPW9x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW9x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z18
 	VADDPS    Z18, Z1, Z1
@@ -4047,8 +4860,8 @@ nhwcPW9x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW9x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z18
-	VBROADCASTSS hi+76(FP), Z19
+	VBROADCASTSS lo+80(FP), Z18
+	VBROADCASTSS hi+84(FP), Z19
 	VMAXPS       Z0, Z18, Z0
 	VMINPS       Z0, Z19, Z0
 	VMAXPS       Z1, Z18, Z1
@@ -4116,9 +4929,9 @@ nhwcPW9x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW10x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4130,7 +4943,76 @@ TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW10x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW10x32AVX512_noprefetch:
 	// Zero the 20 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4154,8 +5036,8 @@ TEXT ·nhwcPW10x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z19, Z19, Z19
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW10x32AVX512_tail
 
 nhwcPW10x32AVX512_loop:
@@ -4223,11 +5105,13 @@ nhwcPW10x32AVX512_loop:
 	VBROADCASTSS 4(DI)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW10x32AVX512_loop
 
 nhwcPW10x32AVX512_tail:
@@ -4276,14 +5160,14 @@ nhwcPW10x32AVX512_tailloop:
 
 nhwcPW10x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -4333,7 +5217,7 @@ nhwcPW10x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW10x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z20
 	VMOVUPS.Z 64(BX), K1, Z21
 	VADDPS    Z20, Z0, Z0
@@ -4361,7 +5245,7 @@ nhwcPW10x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW10x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z20
 	VADDPS    Z20, Z1, Z1
@@ -4406,8 +5290,8 @@ nhwcPW10x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW10x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z20
-	VBROADCASTSS hi+76(FP), Z21
+	VBROADCASTSS lo+80(FP), Z20
+	VBROADCASTSS hi+84(FP), Z21
 	VMAXPS       Z0, Z20, Z0
 	VMINPS       Z0, Z21, Z0
 	VMAXPS       Z1, Z20, Z1
@@ -4482,9 +5366,9 @@ nhwcPW10x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW11x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4496,7 +5380,82 @@ TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW11x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW11x32AVX512_noprefetch:
 	// Zero the 22 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4522,8 +5481,8 @@ TEXT ·nhwcPW11x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z21, Z21, Z21
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW11x32AVX512_tail
 
 nhwcPW11x32AVX512_loop:
@@ -4597,11 +5556,13 @@ nhwcPW11x32AVX512_loop:
 	VBROADCASTSS 4(DI)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW11x32AVX512_loop
 
 nhwcPW11x32AVX512_tail:
@@ -4653,14 +5614,14 @@ nhwcPW11x32AVX512_tailloop:
 
 nhwcPW11x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -4714,7 +5675,7 @@ nhwcPW11x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW11x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z22
 	VMOVUPS.Z 64(BX), K1, Z23
 	VADDPS    Z22, Z0, Z0
@@ -4744,7 +5705,7 @@ nhwcPW11x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW11x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z22
 	VADDPS    Z22, Z1, Z1
@@ -4793,8 +5754,8 @@ nhwcPW11x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW11x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z22
-	VBROADCASTSS hi+76(FP), Z23
+	VBROADCASTSS lo+80(FP), Z22
+	VBROADCASTSS hi+84(FP), Z23
 	VMAXPS       Z0, Z22, Z0
 	VMINPS       Z0, Z23, Z0
 	VMAXPS       Z1, Z22, Z1
@@ -4876,9 +5837,9 @@ nhwcPW11x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
+// func nhwcPW12x32AVX512(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -4890,7 +5851,88 @@ TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ b+24(FP), R8
 	MOVQ bstride+32(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+40(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPW12x32AVX512_noprefetch
+	MOVQ       c+48(FP), R11
+	MOVQ       z+72(FP), R12
+	MOVQ       ldc+56(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPW12x32AVX512_noprefetch:
 	// Zero the 24 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4918,8 +5960,8 @@ TEXT ·nhwcPW12x32AVX512(SB), NOSPLIT, $0-96
 	VPXORD Z23, Z23, Z23
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPW12x32AVX512_tail
 
 nhwcPW12x32AVX512_loop:
@@ -4999,11 +6041,13 @@ nhwcPW12x32AVX512_loop:
 	VBROADCASTSS 4(DI)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000008, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPW12x32AVX512_loop
 
 nhwcPW12x32AVX512_tail:
@@ -5058,14 +6102,14 @@ nhwcPW12x32AVX512_tailloop:
 
 nhwcPW12x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+88(FP), AX
+	MOVQ  n+96(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+40(FP), AX
-	MOVQ  ldc+48(FP), CX
+	MOVQ  c+48(FP), AX
+	MOVQ  ldc+56(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+80(FP), DX
+	MOVQ  flags+88(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -5123,7 +6167,7 @@ nhwcPW12x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPW12x32AVX512_nobias
-	MOVQ      bias+56(FP), BX
+	MOVQ      bias+64(FP), BX
 	VMOVUPS   (BX), Z24
 	VMOVUPS.Z 64(BX), K1, Z25
 	VADDPS    Z24, Z0, Z0
@@ -5155,7 +6199,7 @@ nhwcPW12x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPW12x32AVX512_noz
-	MOVQ      z+64(FP), BX
+	MOVQ      z+72(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z24
 	VADDPS    Z24, Z1, Z1
@@ -5208,8 +6252,8 @@ nhwcPW12x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPW12x32AVX512_store
-	VBROADCASTSS lo+72(FP), Z24
-	VBROADCASTSS hi+76(FP), Z25
+	VBROADCASTSS lo+80(FP), Z24
+	VBROADCASTSS hi+84(FP), Z25
 	VMAXPS       Z0, Z24, Z0
 	VMINPS       Z0, Z25, Z0
 	VMAXPS       Z1, Z24, Z1
@@ -5298,22 +6342,35 @@ nhwcPW12x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW1x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW1x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW1x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), DX
+	MOVQ pf+40(FP), BX
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), SI
+	TESTQ      $0x00000010, SI
+	JZ         nhwcPW1x16AVX2_noprefetch
+	MOVQ       c+48(FP), SI
+	MOVQ       z+72(FP), DI
+	MOVQ       ldc+56(FP), R8
+	SHLQ       $0x02, R8
+	PREFETCHT0 (SI)
+	PREFETCHT0 (DI)
+
+nhwcPW1x16AVX2_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, BX
-	SHRQ $0x01, BX
+	MOVQ AX, SI
+	SHRQ $0x01, SI
 	JZ   nhwcPW1x16AVX2_tail
 
 nhwcPW1x16AVX2_loop:
@@ -5327,9 +6384,11 @@ nhwcPW1x16AVX2_loop:
 	VBROADCASTSS 4(CX), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
+	PREFETCHT1   (BX)
+	ADDQ         $0x40, BX
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DX
-	DECQ         BX
+	DECQ         SI
 	JNZ          nhwcPW1x16AVX2_loop
 
 nhwcPW1x16AVX2_tail:
@@ -5349,14 +6408,14 @@ nhwcPW1x16AVX2_tailloop:
 
 nhwcPW1x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), BX
+	MOVQ flags+88(FP), BX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, BX
@@ -5373,7 +6432,7 @@ nhwcPW1x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, BX
 	JZ         nhwcPW1x16AVX2_nobias
-	MOVQ       bias+56(FP), SI
+	MOVQ       bias+64(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VMOVUPS    32(CX), Y3
@@ -5385,7 +6444,7 @@ nhwcPW1x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, BX
 	JZ         nhwcPW1x16AVX2_noz
-	MOVQ       z+64(FP), SI
+	MOVQ       z+72(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VADDPS     Y2, Y0, Y0
@@ -5397,8 +6456,8 @@ nhwcPW1x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, BX
 	JZ           nhwcPW1x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y2
-	VBROADCASTSS hi+76(FP), Y3
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
 	VMAXPS       Y0, Y2, Y0
 	VMINPS       Y0, Y3, Y0
 	VMAXPS       Y1, Y2, Y1
@@ -5422,15 +6481,32 @@ nhwcPW1x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW2x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW2x16AVX2_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW2x16AVX2_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5438,8 +6514,8 @@ TEXT ·nhwcPW2x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y3, Y3, Y3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW2x16AVX2_tail
 
 nhwcPW2x16AVX2_loop:
@@ -5459,9 +6535,11 @@ nhwcPW2x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW2x16AVX2_loop
 
 nhwcPW2x16AVX2_tail:
@@ -5484,14 +6562,14 @@ nhwcPW2x16AVX2_tailloop:
 
 nhwcPW2x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5515,7 +6593,7 @@ nhwcPW2x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW2x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VMOVUPS    32(CX), Y5
@@ -5529,7 +6607,7 @@ nhwcPW2x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW2x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VADDPS     Y4, Y0, Y0
@@ -5548,8 +6626,8 @@ nhwcPW2x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW2x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y4
-	VBROADCASTSS hi+76(FP), Y5
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
 	VMAXPS       Y0, Y4, Y0
 	VMINPS       Y0, Y5, Y0
 	VMAXPS       Y1, Y4, Y1
@@ -5585,15 +6663,36 @@ nhwcPW2x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW3x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ b+24(FP), BX
+	MOVQ pf+40(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPW3x16AVX2_noprefetch
+	MOVQ       c+48(FP), DI
+	MOVQ       z+72(FP), R8
+	MOVQ       ldc+56(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+	ADDQ       R9, DI
+	ADDQ       R9, R8
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPW3x16AVX2_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5603,8 +6702,8 @@ TEXT ·nhwcPW3x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y5, Y5, Y5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPW3x16AVX2_tail
 
 nhwcPW3x16AVX2_loop:
@@ -5630,9 +6729,11 @@ nhwcPW3x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPW3x16AVX2_loop
 
 nhwcPW3x16AVX2_tail:
@@ -5658,14 +6759,14 @@ nhwcPW3x16AVX2_tailloop:
 
 nhwcPW3x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5696,7 +6797,7 @@ nhwcPW3x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW3x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VMOVUPS    32(CX), Y7
@@ -5712,7 +6813,7 @@ nhwcPW3x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW3x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VADDPS     Y6, Y0, Y0
@@ -5738,8 +6839,8 @@ nhwcPW3x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW3x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y6
-	VBROADCASTSS hi+76(FP), Y7
+	VBROADCASTSS lo+80(FP), Y6
+	VBROADCASTSS hi+84(FP), Y7
 	VMAXPS       Y0, Y6, Y0
 	VMINPS       Y0, Y7, Y0
 	VMAXPS       Y1, Y6, Y1
@@ -5787,16 +6888,41 @@ nhwcPW3x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW4x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW4x16AVX2_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW4x16AVX2_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -5808,8 +6934,8 @@ TEXT ·nhwcPW4x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y7, Y7, Y7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW4x16AVX2_tail
 
 nhwcPW4x16AVX2_loop:
@@ -5841,9 +6967,11 @@ nhwcPW4x16AVX2_loop:
 	VBROADCASTSS 4(CX)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW4x16AVX2_loop
 
 nhwcPW4x16AVX2_tail:
@@ -5872,14 +7000,14 @@ nhwcPW4x16AVX2_tailloop:
 
 nhwcPW4x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -5917,7 +7045,7 @@ nhwcPW4x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW4x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VMOVUPS    32(CX), Y9
@@ -5935,7 +7063,7 @@ nhwcPW4x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW4x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VADDPS     Y8, Y0, Y0
@@ -5968,8 +7096,8 @@ nhwcPW4x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW4x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y8
-	VBROADCASTSS hi+76(FP), Y9
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
 	VMAXPS       Y0, Y8, Y0
 	VMINPS       Y0, Y9, Y0
 	VMAXPS       Y1, Y8, Y1
@@ -6029,16 +7157,45 @@ nhwcPW4x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW5x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ b+24(FP), SI
+	MOVQ pf+40(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPW5x16AVX2_noprefetch
+	MOVQ       c+48(FP), R8
+	MOVQ       z+72(FP), R9
+	MOVQ       ldc+56(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPW5x16AVX2_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -6052,8 +7209,8 @@ TEXT ·nhwcPW5x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y9, Y9, Y9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPW5x16AVX2_tail
 
 nhwcPW5x16AVX2_loop:
@@ -6091,9 +7248,11 @@ nhwcPW5x16AVX2_loop:
 	VBROADCASTSS 4(CX)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPW5x16AVX2_loop
 
 nhwcPW5x16AVX2_tail:
@@ -6125,14 +7284,14 @@ nhwcPW5x16AVX2_tailloop:
 
 nhwcPW5x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -6177,7 +7336,7 @@ nhwcPW5x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW5x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VMOVUPS    32(CX), Y11
@@ -6197,7 +7356,7 @@ nhwcPW5x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW5x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VADDPS     Y10, Y0, Y0
@@ -6237,8 +7396,8 @@ nhwcPW5x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW5x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y10
-	VBROADCASTSS hi+76(FP), Y11
+	VBROADCASTSS lo+80(FP), Y10
+	VBROADCASTSS hi+84(FP), Y11
 	VMAXPS       Y0, Y10, Y0
 	VMINPS       Y0, Y11, Y0
 	VMAXPS       Y1, Y10, Y1
@@ -6310,9 +7469,9 @@ nhwcPW5x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
+// func nhwcPW6x16AVX2(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -6320,7 +7479,40 @@ TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
 	LEAQ (DX)(DX*2), BX
 	LEAQ (DX)(DX*4), SI
 	MOVQ b+24(FP), DI
+	MOVQ pf+40(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+88(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPW6x16AVX2_noprefetch
+	MOVQ       c+48(FP), R9
+	MOVQ       z+72(FP), R10
+	MOVQ       ldc+56(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPW6x16AVX2_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -6336,8 +7528,8 @@ TEXT ·nhwcPW6x16AVX2(SB), NOSPLIT, $0-96
 	VXORPS Y11, Y11, Y11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPW6x16AVX2_tail
 
 nhwcPW6x16AVX2_loop:
@@ -6381,9 +7573,11 @@ nhwcPW6x16AVX2_loop:
 	VBROADCASTSS 4(CX)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000008, CX
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPW6x16AVX2_loop
 
 nhwcPW6x16AVX2_tail:
@@ -6418,14 +7612,14 @@ nhwcPW6x16AVX2_tailloop:
 
 nhwcPW6x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+88(FP), AX
+	MOVQ n+96(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+80(FP), SI
+	MOVQ flags+88(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -6477,7 +7671,7 @@ nhwcPW6x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPW6x16AVX2_nobias
-	MOVQ       bias+56(FP), DI
+	MOVQ       bias+64(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VMOVUPS    32(CX), Y13
@@ -6499,7 +7693,7 @@ nhwcPW6x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPW6x16AVX2_noz
-	MOVQ       z+64(FP), DI
+	MOVQ       z+72(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VADDPS     Y12, Y0, Y0
@@ -6546,8 +7740,8 @@ nhwcPW6x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPW6x16AVX2_store
-	VBROADCASTSS lo+72(FP), Y12
-	VBROADCASTSS hi+76(FP), Y13
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
 	VMAXPS       Y0, Y12, Y0
 	VMINPS       Y0, Y13, Y0
 	VMAXPS       Y1, Y12, Y1
@@ -6631,36 +7825,51 @@ nhwcPW6x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs1x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs1x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), DX
 	MOVQ b+32(FP), BX
+	MOVQ pf+48(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPWOffs1x16AVX512_noprefetch
+	MOVQ       c+56(FP), DI
+	MOVQ       z+80(FP), R8
+	MOVQ       ldc+64(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPWOffs1x16AVX512_noprefetch:
 	// Zero the 1 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPWOffs1x16AVX512_tail
 
 nhwcPWOffs1x16AVX512_loop:
-	MOVQ             (DX), DI
-	LEAQ             (CX)(DI*1), DI
+	MOVQ             (DX), R8
+	LEAQ             (CX)(R8*1), R8
 	VMOVUPS          (BX), Z1
-	VFMADD231PS.BCST (DI), Z1, Z0
-	MOVQ             8(DX), DI
-	LEAQ             (CX)(DI*1), DI
+	VFMADD231PS.BCST (R8), Z1, Z0
+	MOVQ             8(DX), R8
+	LEAQ             (CX)(R8*1), R8
 	VMOVUPS          64(BX), Z1
-	VFMADD231PS.BCST (DI), Z1, Z0
+	VFMADD231PS.BCST (R8), Z1, Z0
+	PREFETCHT1       (SI)
+	ADDQ             $0x40, SI
 	ADDQ             $0x00000010, DX
 	ADDQ             $0x00000080, BX
-	DECQ             SI
+	DECQ             DI
 	JNZ              nhwcPWOffs1x16AVX512_loop
 
 nhwcPWOffs1x16AVX512_tail:
@@ -6679,14 +7888,14 @@ nhwcPWOffs1x16AVX512_tailloop:
 
 nhwcPWOffs1x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), CX
+	MOVQ  flags+96(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -6699,7 +7908,7 @@ nhwcPWOffs1x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPWOffs1x16AVX512_nobias
-	MOVQ      bias+64(FP), DX
+	MOVQ      bias+72(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -6707,7 +7916,7 @@ nhwcPWOffs1x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPWOffs1x16AVX512_noz
-	MOVQ      z+72(FP), DX
+	MOVQ      z+80(FP), DX
 	VMOVUPS.Z (DX), K1, Z1
 	VADDPS    Z1, Z0, Z0
 
@@ -6715,8 +7924,8 @@ nhwcPWOffs1x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPWOffs1x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z1
-	VBROADCASTSS hi+84(FP), Z2
+	VBROADCASTSS lo+88(FP), Z1
+	VBROADCASTSS hi+92(FP), Z2
 	VMAXPS       Z0, Z1, Z0
 	VMINPS       Z0, Z2, Z0
 
@@ -6725,39 +7934,58 @@ nhwcPWOffs1x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs2x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs2x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs2x16AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs2x16AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs2x16AVX512_tail
 
 nhwcPWOffs2x16AVX512_loop:
-	MOVQ             (BX), R8
-	LEAQ             (CX)(R8*1), R8
+	MOVQ             (BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          (SI), Z2
-	VFMADD231PS.BCST (R8), Z2, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z2, Z1
-	MOVQ             8(BX), R8
-	LEAQ             (CX)(R8*1), R8
+	VFMADD231PS.BCST (R9), Z2, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z2, Z1
+	MOVQ             8(BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          64(SI), Z2
-	VFMADD231PS.BCST (R8), Z2, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z2, Z1
+	VFMADD231PS.BCST (R9), Z2, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z2, Z1
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000010, BX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPWOffs2x16AVX512_loop
 
 nhwcPWOffs2x16AVX512_tail:
@@ -6777,14 +8005,14 @@ nhwcPWOffs2x16AVX512_tailloop:
 
 nhwcPWOffs2x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -6800,7 +8028,7 @@ nhwcPWOffs2x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs2x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	VADDPS    Z2, Z1, Z1
@@ -6809,7 +8037,7 @@ nhwcPWOffs2x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs2x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z2
 	VADDPS    Z2, Z0, Z0
 	ADDQ      CX, BX
@@ -6820,8 +8048,8 @@ nhwcPWOffs2x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs2x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z2
-	VBROADCASTSS hi+84(FP), Z3
+	VBROADCASTSS lo+88(FP), Z2
+	VBROADCASTSS hi+92(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -6834,42 +8062,65 @@ nhwcPWOffs2x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs3x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs3x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs3x16AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs3x16AVX512_noprefetch:
 	// Zero the 3 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs3x16AVX512_tail
 
 nhwcPWOffs3x16AVX512_loop:
-	MOVQ             (BX), R8
-	LEAQ             (CX)(R8*1), R8
+	MOVQ             (BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          (SI), Z3
-	VFMADD231PS.BCST (R8), Z3, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z3, Z1
-	VFMADD231PS.BCST (R8)(DX*2), Z3, Z2
-	MOVQ             8(BX), R8
-	LEAQ             (CX)(R8*1), R8
+	VFMADD231PS.BCST (R9), Z3, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z3, Z1
+	VFMADD231PS.BCST (R9)(DX*2), Z3, Z2
+	MOVQ             8(BX), R9
+	LEAQ             (CX)(R9*1), R9
 	VMOVUPS          64(SI), Z3
-	VFMADD231PS.BCST (R8), Z3, Z0
-	VFMADD231PS.BCST (R8)(DX*1), Z3, Z1
-	VFMADD231PS.BCST (R8)(DX*2), Z3, Z2
+	VFMADD231PS.BCST (R9), Z3, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z3, Z1
+	VFMADD231PS.BCST (R9)(DX*2), Z3, Z2
+	PREFETCHT1       (DI)
+	ADDQ             $0x40, DI
 	ADDQ             $0x00000010, BX
 	ADDQ             $0x00000080, SI
-	DECQ             DI
+	DECQ             R8
 	JNZ              nhwcPWOffs3x16AVX512_loop
 
 nhwcPWOffs3x16AVX512_tail:
@@ -6890,14 +8141,14 @@ nhwcPWOffs3x16AVX512_tailloop:
 
 nhwcPWOffs3x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -6916,7 +8167,7 @@ nhwcPWOffs3x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs3x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	VADDPS    Z3, Z1, Z1
@@ -6926,7 +8177,7 @@ nhwcPWOffs3x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs3x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z3
 	VADDPS    Z3, Z0, Z0
 	ADDQ      CX, BX
@@ -6940,8 +8191,8 @@ nhwcPWOffs3x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs3x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z3
-	VBROADCASTSS hi+84(FP), Z4
+	VBROADCASTSS lo+88(FP), Z3
+	VBROADCASTSS hi+92(FP), Z4
 	VMAXPS       Z0, Z3, Z0
 	VMINPS       Z0, Z4, Z0
 	VMAXPS       Z1, Z3, Z1
@@ -6958,9 +8209,9 @@ nhwcPWOffs3x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -6968,7 +8219,32 @@ TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs4x16AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs4x16AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -6976,28 +8252,30 @@ TEXT ·nhwcPWOffs4x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs4x16AVX512_tail
 
 nhwcPWOffs4x16AVX512_loop:
-	MOVQ             (SI), R9
-	LEAQ             (CX)(R9*1), R9
+	MOVQ             (SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          (DI), Z4
-	VFMADD231PS.BCST (R9), Z4, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z4, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z4, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z4, Z3
-	MOVQ             8(SI), R9
-	LEAQ             (CX)(R9*1), R9
+	VFMADD231PS.BCST (R10), Z4, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z4, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z4, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z4, Z3
+	MOVQ             8(SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          64(DI), Z4
-	VFMADD231PS.BCST (R9), Z4, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z4, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z4, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z4, Z3
+	VFMADD231PS.BCST (R10), Z4, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z4, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z4, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z4, Z3
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000010, SI
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPWOffs4x16AVX512_loop
 
 nhwcPWOffs4x16AVX512_tail:
@@ -7019,14 +8297,14 @@ nhwcPWOffs4x16AVX512_tailloop:
 
 nhwcPWOffs4x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7048,7 +8326,7 @@ nhwcPWOffs4x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs4x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	VADDPS    Z4, Z1, Z1
@@ -7059,7 +8337,7 @@ nhwcPWOffs4x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs4x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z4
 	VADDPS    Z4, Z0, Z0
 	ADDQ      CX, BX
@@ -7076,8 +8354,8 @@ nhwcPWOffs4x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs4x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z4
-	VBROADCASTSS hi+84(FP), Z5
+	VBROADCASTSS lo+88(FP), Z4
+	VBROADCASTSS hi+92(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -7098,9 +8376,9 @@ nhwcPWOffs4x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7108,7 +8386,36 @@ TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs5x16AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs5x16AVX512_noprefetch:
 	// Zero the 5 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7117,30 +8424,32 @@ TEXT ·nhwcPWOffs5x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z4, Z4, Z4
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs5x16AVX512_tail
 
 nhwcPWOffs5x16AVX512_loop:
-	MOVQ             (SI), R9
-	LEAQ             (CX)(R9*1), R9
+	MOVQ             (SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          (DI), Z5
-	VFMADD231PS.BCST (R9), Z5, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z5, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z5, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z5, Z3
-	VFMADD231PS.BCST (R9)(DX*4), Z5, Z4
-	MOVQ             8(SI), R9
-	LEAQ             (CX)(R9*1), R9
+	VFMADD231PS.BCST (R10), Z5, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z5, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z5, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z5, Z3
+	VFMADD231PS.BCST (R10)(DX*4), Z5, Z4
+	MOVQ             8(SI), R10
+	LEAQ             (CX)(R10*1), R10
 	VMOVUPS          64(DI), Z5
-	VFMADD231PS.BCST (R9), Z5, Z0
-	VFMADD231PS.BCST (R9)(DX*1), Z5, Z1
-	VFMADD231PS.BCST (R9)(DX*2), Z5, Z2
-	VFMADD231PS.BCST (R9)(BX*1), Z5, Z3
-	VFMADD231PS.BCST (R9)(DX*4), Z5, Z4
+	VFMADD231PS.BCST (R10), Z5, Z0
+	VFMADD231PS.BCST (R10)(DX*1), Z5, Z1
+	VFMADD231PS.BCST (R10)(DX*2), Z5, Z2
+	VFMADD231PS.BCST (R10)(BX*1), Z5, Z3
+	VFMADD231PS.BCST (R10)(DX*4), Z5, Z4
+	PREFETCHT1       (R8)
+	ADDQ             $0x40, R8
 	ADDQ             $0x00000010, SI
 	ADDQ             $0x00000080, DI
-	DECQ             R8
+	DECQ             R9
 	JNZ              nhwcPWOffs5x16AVX512_loop
 
 nhwcPWOffs5x16AVX512_tail:
@@ -7163,14 +8472,14 @@ nhwcPWOffs5x16AVX512_tailloop:
 
 nhwcPWOffs5x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7195,7 +8504,7 @@ nhwcPWOffs5x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs5x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	VADDPS    Z5, Z1, Z1
@@ -7207,7 +8516,7 @@ nhwcPWOffs5x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs5x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z5
 	VADDPS    Z5, Z0, Z0
 	ADDQ      CX, BX
@@ -7227,8 +8536,8 @@ nhwcPWOffs5x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs5x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z5
-	VBROADCASTSS hi+84(FP), Z6
+	VBROADCASTSS lo+88(FP), Z5
+	VBROADCASTSS hi+92(FP), Z6
 	VMAXPS       Z0, Z5, Z0
 	VMINPS       Z0, Z6, Z0
 	VMAXPS       Z1, Z5, Z1
@@ -7253,9 +8562,9 @@ nhwcPWOffs5x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7264,7 +8573,40 @@ TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*4), SI
 	MOVQ offs+24(FP), DI
 	MOVQ b+32(FP), R8
+	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs6x16AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPWOffs6x16AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7274,32 +8616,34 @@ TEXT ·nhwcPWOffs6x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs6x16AVX512_tail
 
 nhwcPWOffs6x16AVX512_loop:
-	MOVQ             (DI), R10
-	LEAQ             (CX)(R10*1), R10
+	MOVQ             (DI), R11
+	LEAQ             (CX)(R11*1), R11
 	VMOVUPS          (R8), Z6
-	VFMADD231PS.BCST (R10), Z6, Z0
-	VFMADD231PS.BCST (R10)(DX*1), Z6, Z1
-	VFMADD231PS.BCST (R10)(DX*2), Z6, Z2
-	VFMADD231PS.BCST (R10)(BX*1), Z6, Z3
-	VFMADD231PS.BCST (R10)(DX*4), Z6, Z4
-	VFMADD231PS.BCST (R10)(SI*1), Z6, Z5
-	MOVQ             8(DI), R10
-	LEAQ             (CX)(R10*1), R10
+	VFMADD231PS.BCST (R11), Z6, Z0
+	VFMADD231PS.BCST (R11)(DX*1), Z6, Z1
+	VFMADD231PS.BCST (R11)(DX*2), Z6, Z2
+	VFMADD231PS.BCST (R11)(BX*1), Z6, Z3
+	VFMADD231PS.BCST (R11)(DX*4), Z6, Z4
+	VFMADD231PS.BCST (R11)(SI*1), Z6, Z5
+	MOVQ             8(DI), R11
+	LEAQ             (CX)(R11*1), R11
 	VMOVUPS          64(R8), Z6
-	VFMADD231PS.BCST (R10), Z6, Z0
-	VFMADD231PS.BCST (R10)(DX*1), Z6, Z1
-	VFMADD231PS.BCST (R10)(DX*2), Z6, Z2
-	VFMADD231PS.BCST (R10)(BX*1), Z6, Z3
-	VFMADD231PS.BCST (R10)(DX*4), Z6, Z4
-	VFMADD231PS.BCST (R10)(SI*1), Z6, Z5
+	VFMADD231PS.BCST (R11), Z6, Z0
+	VFMADD231PS.BCST (R11)(DX*1), Z6, Z1
+	VFMADD231PS.BCST (R11)(DX*2), Z6, Z2
+	VFMADD231PS.BCST (R11)(BX*1), Z6, Z3
+	VFMADD231PS.BCST (R11)(DX*4), Z6, Z4
+	VFMADD231PS.BCST (R11)(SI*1), Z6, Z5
+	PREFETCHT1       (R9)
+	ADDQ             $0x40, R9
 	ADDQ             $0x00000010, DI
 	ADDQ             $0x00000080, R8
-	DECQ             R9
+	DECQ             R10
 	JNZ              nhwcPWOffs6x16AVX512_loop
 
 nhwcPWOffs6x16AVX512_tail:
@@ -7323,14 +8667,14 @@ nhwcPWOffs6x16AVX512_tailloop:
 
 nhwcPWOffs6x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7358,7 +8702,7 @@ nhwcPWOffs6x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs6x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	VADDPS    Z6, Z1, Z1
@@ -7371,7 +8715,7 @@ nhwcPWOffs6x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs6x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z6
 	VADDPS    Z6, Z0, Z0
 	ADDQ      CX, BX
@@ -7394,8 +8738,8 @@ nhwcPWOffs6x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs6x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z6
-	VBROADCASTSS hi+84(FP), Z7
+	VBROADCASTSS lo+88(FP), Z6
+	VBROADCASTSS hi+92(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -7424,9 +8768,9 @@ nhwcPWOffs6x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs7x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7436,7 +8780,44 @@ TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs7x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs7x16AVX512_noprefetch:
 	// Zero the 7 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7447,36 +8828,38 @@ TEXT ·nhwcPWOffs7x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z6, Z6, Z6
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs7x16AVX512_tail
 
 nhwcPWOffs7x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z7
-	VFMADD231PS.BCST (R11), Z7, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z7, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z7, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z7, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z7, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z7, Z5
-	VFMADD231PS.BCST (R12), Z7, Z6
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z7, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z7, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z7, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z7, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z7, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z7, Z5
+	VFMADD231PS.BCST (R13), Z7, Z6
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z7
-	VFMADD231PS.BCST (R11), Z7, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z7, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z7, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z7, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z7, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z7, Z5
-	VFMADD231PS.BCST (R12), Z7, Z6
+	VFMADD231PS.BCST (R12), Z7, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z7, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z7, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z7, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z7, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z7, Z5
+	VFMADD231PS.BCST (R13), Z7, Z6
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs7x16AVX512_loop
 
 nhwcPWOffs7x16AVX512_tail:
@@ -7502,14 +8885,14 @@ nhwcPWOffs7x16AVX512_tailloop:
 
 nhwcPWOffs7x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7540,7 +8923,7 @@ nhwcPWOffs7x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs7x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	VADDPS    Z7, Z1, Z1
@@ -7554,7 +8937,7 @@ nhwcPWOffs7x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs7x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z7
 	VADDPS    Z7, Z0, Z0
 	ADDQ      CX, BX
@@ -7580,8 +8963,8 @@ nhwcPWOffs7x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs7x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z7
-	VBROADCASTSS hi+84(FP), Z8
+	VBROADCASTSS lo+88(FP), Z7
+	VBROADCASTSS hi+92(FP), Z8
 	VMAXPS       Z0, Z7, Z0
 	VMINPS       Z0, Z8, Z0
 	VMAXPS       Z1, Z7, Z1
@@ -7614,9 +8997,9 @@ nhwcPWOffs7x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs8x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7626,7 +9009,48 @@ TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs8x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs8x16AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7638,38 +9062,40 @@ TEXT ·nhwcPWOffs8x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs8x16AVX512_tail
 
 nhwcPWOffs8x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z8
-	VFMADD231PS.BCST (R11), Z8, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z8, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z8, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z8, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z8, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z8, Z5
-	VFMADD231PS.BCST (R12), Z8, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z8, Z7
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z8, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z8, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z8, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z8, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z8, Z5
+	VFMADD231PS.BCST (R13), Z8, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z8, Z7
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z8
-	VFMADD231PS.BCST (R11), Z8, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z8, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z8, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z8, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z8, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z8, Z5
-	VFMADD231PS.BCST (R12), Z8, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z8, Z7
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z8, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z8, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z8, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z8, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z8, Z5
+	VFMADD231PS.BCST (R13), Z8, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z8, Z7
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs8x16AVX512_loop
 
 nhwcPWOffs8x16AVX512_tail:
@@ -7696,14 +9122,14 @@ nhwcPWOffs8x16AVX512_tailloop:
 
 nhwcPWOffs8x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7737,7 +9163,7 @@ nhwcPWOffs8x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs8x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	VADDPS    Z8, Z1, Z1
@@ -7752,7 +9178,7 @@ nhwcPWOffs8x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs8x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z8
 	VADDPS    Z8, Z0, Z0
 	ADDQ      CX, BX
@@ -7781,8 +9207,8 @@ nhwcPWOffs8x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs8x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z8
-	VBROADCASTSS hi+84(FP), Z9
+	VBROADCASTSS lo+88(FP), Z8
+	VBROADCASTSS hi+92(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -7819,9 +9245,9 @@ nhwcPWOffs8x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs9x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -7831,7 +9257,52 @@ TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs9x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs9x16AVX512_noprefetch:
 	// Zero the 9 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7844,40 +9315,42 @@ TEXT ·nhwcPWOffs9x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z8, Z8, Z8
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs9x16AVX512_tail
 
 nhwcPWOffs9x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z9
-	VFMADD231PS.BCST (R11), Z9, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z9, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z9, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z9, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z9, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z9, Z5
-	VFMADD231PS.BCST (R12), Z9, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z9, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z9, Z8
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z9, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z9, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z9, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z9, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z9, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z9, Z5
+	VFMADD231PS.BCST (R13), Z9, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z9, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z9, Z8
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z9
-	VFMADD231PS.BCST (R11), Z9, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z9, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z9, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z9, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z9, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z9, Z5
-	VFMADD231PS.BCST (R12), Z9, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z9, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z9, Z8
+	VFMADD231PS.BCST (R12), Z9, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z9, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z9, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z9, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z9, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z9, Z5
+	VFMADD231PS.BCST (R13), Z9, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z9, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z9, Z8
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs9x16AVX512_loop
 
 nhwcPWOffs9x16AVX512_tail:
@@ -7905,14 +9378,14 @@ nhwcPWOffs9x16AVX512_tailloop:
 
 nhwcPWOffs9x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -7949,7 +9422,7 @@ nhwcPWOffs9x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs9x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	VADDPS    Z9, Z1, Z1
@@ -7965,7 +9438,7 @@ nhwcPWOffs9x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs9x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z9
 	VADDPS    Z9, Z0, Z0
 	ADDQ      CX, BX
@@ -7997,8 +9470,8 @@ nhwcPWOffs9x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs9x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z9
-	VBROADCASTSS hi+84(FP), Z10
+	VBROADCASTSS lo+88(FP), Z9
+	VBROADCASTSS hi+92(FP), Z10
 	VMAXPS       Z0, Z9, Z0
 	VMINPS       Z0, Z10, Z0
 	VMAXPS       Z1, Z9, Z1
@@ -8039,9 +9512,9 @@ nhwcPWOffs9x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs10x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8051,7 +9524,56 @@ TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs10x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs10x16AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8065,42 +9587,44 @@ TEXT ·nhwcPWOffs10x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs10x16AVX512_tail
 
 nhwcPWOffs10x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z10
-	VFMADD231PS.BCST (R11), Z10, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z10, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z10, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z10, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z10, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z10, Z5
-	VFMADD231PS.BCST (R12), Z10, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z10, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z10, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z10, Z9
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z10, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z10, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z10, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z10, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z10, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z10, Z5
+	VFMADD231PS.BCST (R13), Z10, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z10, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z10, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z10, Z9
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z10
-	VFMADD231PS.BCST (R11), Z10, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z10, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z10, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z10, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z10, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z10, Z5
-	VFMADD231PS.BCST (R12), Z10, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z10, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z10, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z10, Z9
+	VFMADD231PS.BCST (R12), Z10, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z10, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z10, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z10, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z10, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z10, Z5
+	VFMADD231PS.BCST (R13), Z10, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z10, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z10, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z10, Z9
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs10x16AVX512_loop
 
 nhwcPWOffs10x16AVX512_tail:
@@ -8129,14 +9653,14 @@ nhwcPWOffs10x16AVX512_tailloop:
 
 nhwcPWOffs10x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8176,7 +9700,7 @@ nhwcPWOffs10x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs10x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	VADDPS    Z10, Z1, Z1
@@ -8193,7 +9717,7 @@ nhwcPWOffs10x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs10x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z10
 	VADDPS    Z10, Z0, Z0
 	ADDQ      CX, BX
@@ -8228,8 +9752,8 @@ nhwcPWOffs10x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs10x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z10
-	VBROADCASTSS hi+84(FP), Z11
+	VBROADCASTSS lo+88(FP), Z10
+	VBROADCASTSS hi+92(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -8274,9 +9798,9 @@ nhwcPWOffs10x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs11x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8286,7 +9810,60 @@ TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs11x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs11x16AVX512_noprefetch:
 	// Zero the 11 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8301,44 +9878,46 @@ TEXT ·nhwcPWOffs11x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z10, Z10, Z10
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs11x16AVX512_tail
 
 nhwcPWOffs11x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z11
-	VFMADD231PS.BCST (R11), Z11, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z11, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z11, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z11, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z11, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z11, Z5
-	VFMADD231PS.BCST (R12), Z11, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z11, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z11, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z11, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z11, Z10
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z11, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z11, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z11, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z11, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z11, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z11, Z5
+	VFMADD231PS.BCST (R13), Z11, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z11, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z11, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z11, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z11, Z10
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z11
-	VFMADD231PS.BCST (R11), Z11, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z11, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z11, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z11, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z11, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z11, Z5
-	VFMADD231PS.BCST (R12), Z11, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z11, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z11, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z11, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z11, Z10
+	VFMADD231PS.BCST (R12), Z11, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z11, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z11, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z11, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z11, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z11, Z5
+	VFMADD231PS.BCST (R13), Z11, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z11, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z11, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z11, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z11, Z10
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs11x16AVX512_loop
 
 nhwcPWOffs11x16AVX512_tail:
@@ -8368,14 +9947,14 @@ nhwcPWOffs11x16AVX512_tailloop:
 
 nhwcPWOffs11x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8418,7 +9997,7 @@ nhwcPWOffs11x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs11x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	VADDPS    Z11, Z1, Z1
@@ -8436,7 +10015,7 @@ nhwcPWOffs11x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs11x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z11
 	VADDPS    Z11, Z0, Z0
 	ADDQ      CX, BX
@@ -8474,8 +10053,8 @@ nhwcPWOffs11x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs11x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z11
-	VBROADCASTSS hi+84(FP), Z12
+	VBROADCASTSS lo+88(FP), Z11
+	VBROADCASTSS hi+92(FP), Z12
 	VMAXPS       Z0, Z11, Z0
 	VMINPS       Z0, Z12, Z0
 	VMAXPS       Z1, Z11, Z1
@@ -8524,9 +10103,9 @@ nhwcPWOffs11x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs12x16AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8536,7 +10115,64 @@ TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
 	LEAQ (BX)(BX*1), DI
 	MOVQ offs+24(FP), R8
 	MOVQ b+32(FP), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs12x16AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+
+nhwcPWOffs12x16AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*1+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8552,46 +10188,48 @@ TEXT ·nhwcPWOffs12x16AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs12x16AVX512_tail
 
 nhwcPWOffs12x16AVX512_loop:
-	MOVQ             (R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	MOVQ             (R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          (R9), Z12
-	VFMADD231PS.BCST (R11), Z12, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z12, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z12, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z12, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z12, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z12, Z5
-	VFMADD231PS.BCST (R12), Z12, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z12, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z12, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z12, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z12, Z10
-	VFMADD231PS.BCST (R12)(SI*1), Z12, Z11
-	MOVQ             8(R8), R11
-	LEAQ             (CX)(R11*1), R11
-	LEAQ             (R11)(DI*1), R12
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z12, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z12, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z12, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z12, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z5
+	VFMADD231PS.BCST (R13), Z12, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z12, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z12, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z12, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z12, Z10
+	VFMADD231PS.BCST (R13)(SI*1), Z12, Z11
+	MOVQ             8(R8), R12
+	LEAQ             (CX)(R12*1), R12
+	LEAQ             (R12)(DI*1), R13
 	VMOVUPS          64(R9), Z12
-	VFMADD231PS.BCST (R11), Z12, Z0
-	VFMADD231PS.BCST (R11)(DX*1), Z12, Z1
-	VFMADD231PS.BCST (R11)(DX*2), Z12, Z2
-	VFMADD231PS.BCST (R11)(BX*1), Z12, Z3
-	VFMADD231PS.BCST (R11)(DX*4), Z12, Z4
-	VFMADD231PS.BCST (R11)(SI*1), Z12, Z5
-	VFMADD231PS.BCST (R12), Z12, Z6
-	VFMADD231PS.BCST (R12)(DX*1), Z12, Z7
-	VFMADD231PS.BCST (R12)(DX*2), Z12, Z8
-	VFMADD231PS.BCST (R12)(BX*1), Z12, Z9
-	VFMADD231PS.BCST (R12)(DX*4), Z12, Z10
-	VFMADD231PS.BCST (R12)(SI*1), Z12, Z11
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12)(DX*1), Z12, Z1
+	VFMADD231PS.BCST (R12)(DX*2), Z12, Z2
+	VFMADD231PS.BCST (R12)(BX*1), Z12, Z3
+	VFMADD231PS.BCST (R12)(DX*4), Z12, Z4
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z5
+	VFMADD231PS.BCST (R13), Z12, Z6
+	VFMADD231PS.BCST (R13)(DX*1), Z12, Z7
+	VFMADD231PS.BCST (R13)(DX*2), Z12, Z8
+	VFMADD231PS.BCST (R13)(BX*1), Z12, Z9
+	VFMADD231PS.BCST (R13)(DX*4), Z12, Z10
+	VFMADD231PS.BCST (R13)(SI*1), Z12, Z11
+	PREFETCHT1       (R10)
+	ADDQ             $0x40, R10
 	ADDQ             $0x00000010, R8
 	ADDQ             $0x00000080, R9
-	DECQ             R10
+	DECQ             R11
 	JNZ              nhwcPWOffs12x16AVX512_loop
 
 nhwcPWOffs12x16AVX512_tail:
@@ -8622,14 +10260,14 @@ nhwcPWOffs12x16AVX512_tailloop:
 
 nhwcPWOffs12x16AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -8675,7 +10313,7 @@ nhwcPWOffs12x16AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs12x16AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	VADDPS    Z12, Z1, Z1
@@ -8694,7 +10332,7 @@ nhwcPWOffs12x16AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs12x16AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VMOVUPS.Z (BX), K1, Z12
 	VADDPS    Z12, Z0, Z0
 	ADDQ      CX, BX
@@ -8735,8 +10373,8 @@ nhwcPWOffs12x16AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs12x16AVX512_store
-	VBROADCASTSS lo+80(FP), Z12
-	VBROADCASTSS hi+84(FP), Z13
+	VBROADCASTSS lo+88(FP), Z12
+	VBROADCASTSS hi+92(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -8789,9 +10427,9 @@ nhwcPWOffs12x16AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8800,35 +10438,52 @@ TEXT ·nhwcPWOffs1x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), BX
 	MOVQ bstride+40(FP), SI
 	LEAQ (BX)(SI*4), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs1x32AVX512_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 64(R9)
+
+nhwcPWOffs1x32AVX512_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs1x32AVX512_tail
 
 nhwcPWOffs1x32AVX512_loop:
-	MOVQ         (DX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (DX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (BX), Z2
 	VMOVUPS      (SI), Z3
-	VBROADCASTSS (R8), Z4
+	VBROADCASTSS (R9), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
-	MOVQ         8(DX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(DX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(BX), Z2
 	VMOVUPS      64(SI), Z3
-	VBROADCASTSS (R8), Z4
+	VBROADCASTSS (R9), Z4
 	VFMADD231PS  Z2, Z4, Z0
 	VFMADD231PS  Z3, Z4, Z1
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, DX
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs1x32AVX512_loop
 
 nhwcPWOffs1x32AVX512_tail:
@@ -8851,14 +10506,14 @@ nhwcPWOffs1x32AVX512_tailloop:
 
 nhwcPWOffs1x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), CX
+	MOVQ  flags+96(FP), CX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, CX
@@ -8872,7 +10527,7 @@ nhwcPWOffs1x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, CX
 	JZ        nhwcPWOffs1x32AVX512_nobias
-	MOVQ      bias+64(FP), DX
+	MOVQ      bias+72(FP), DX
 	VMOVUPS   (DX), Z2
 	VMOVUPS.Z 64(DX), K1, Z3
 	VADDPS    Z2, Z0, Z0
@@ -8882,7 +10537,7 @@ nhwcPWOffs1x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, CX
 	JZ        nhwcPWOffs1x32AVX512_noz
-	MOVQ      z+72(FP), DX
+	MOVQ      z+80(FP), DX
 	VADDPS    (DX), Z0, Z0
 	VMOVUPS.Z 64(DX), K1, Z2
 	VADDPS    Z2, Z1, Z1
@@ -8891,8 +10546,8 @@ nhwcPWOffs1x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, CX
 	JZ           nhwcPWOffs1x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z2
-	VBROADCASTSS hi+84(FP), Z3
+	VBROADCASTSS lo+88(FP), Z2
+	VBROADCASTSS hi+92(FP), Z3
 	VMAXPS       Z0, Z2, Z0
 	VMINPS       Z0, Z3, Z0
 	VMAXPS       Z1, Z2, Z1
@@ -8904,9 +10559,9 @@ nhwcPWOffs1x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -8915,7 +10570,28 @@ TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), SI
 	MOVQ bstride+40(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs2x32AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPWOffs2x32AVX512_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8923,35 +10599,37 @@ TEXT ·nhwcPWOffs2x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z3, Z3, Z3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs2x32AVX512_tail
 
 nhwcPWOffs2x32AVX512_loop:
-	MOVQ         (BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (SI), Z4
 	VMOVUPS      (DI), Z5
-	VBROADCASTSS (R9), Z6
+	VBROADCASTSS (R10), Z6
 	VFMADD231PS  Z4, Z6, Z0
 	VFMADD231PS  Z5, Z6, Z1
-	VBROADCASTSS (R9)(DX*1), Z6
+	VBROADCASTSS (R10)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
-	MOVQ         8(BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(SI), Z4
 	VMOVUPS      64(DI), Z5
-	VBROADCASTSS (R9), Z6
+	VBROADCASTSS (R10), Z6
 	VFMADD231PS  Z4, Z6, Z0
 	VFMADD231PS  Z5, Z6, Z1
-	VBROADCASTSS (R9)(DX*1), Z6
+	VBROADCASTSS (R10)(DX*1), Z6
 	VFMADD231PS  Z4, Z6, Z2
 	VFMADD231PS  Z5, Z6, Z3
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs2x32AVX512_loop
 
 nhwcPWOffs2x32AVX512_tail:
@@ -8977,14 +10655,14 @@ nhwcPWOffs2x32AVX512_tailloop:
 
 nhwcPWOffs2x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9002,7 +10680,7 @@ nhwcPWOffs2x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs2x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z4
 	VMOVUPS.Z 64(BX), K1, Z5
 	VADDPS    Z4, Z0, Z0
@@ -9014,7 +10692,7 @@ nhwcPWOffs2x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs2x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z4
 	VADDPS    Z4, Z1, Z1
@@ -9027,8 +10705,8 @@ nhwcPWOffs2x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs2x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z4
-	VBROADCASTSS hi+84(FP), Z5
+	VBROADCASTSS lo+88(FP), Z4
+	VBROADCASTSS hi+92(FP), Z5
 	VMAXPS       Z0, Z4, Z0
 	VMINPS       Z0, Z5, Z0
 	VMAXPS       Z1, Z4, Z1
@@ -9047,9 +10725,9 @@ nhwcPWOffs2x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9058,7 +10736,34 @@ TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), SI
 	MOVQ bstride+40(FP), DI
 	LEAQ (SI)(DI*4), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs3x32AVX512_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 64(R10)
+
+nhwcPWOffs3x32AVX512_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9068,41 +10773,43 @@ TEXT ·nhwcPWOffs3x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z5, Z5, Z5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs3x32AVX512_tail
 
 nhwcPWOffs3x32AVX512_loop:
-	MOVQ         (BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (SI), Z6
 	VMOVUPS      (DI), Z7
-	VBROADCASTSS (R9), Z8
+	VBROADCASTSS (R10), Z8
 	VFMADD231PS  Z6, Z8, Z0
 	VFMADD231PS  Z7, Z8, Z1
-	VBROADCASTSS (R9)(DX*1), Z8
+	VBROADCASTSS (R10)(DX*1), Z8
 	VFMADD231PS  Z6, Z8, Z2
 	VFMADD231PS  Z7, Z8, Z3
-	VBROADCASTSS (R9)(DX*2), Z8
+	VBROADCASTSS (R10)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
-	MOVQ         8(BX), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(BX), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(SI), Z6
 	VMOVUPS      64(DI), Z7
-	VBROADCASTSS (R9), Z8
+	VBROADCASTSS (R10), Z8
 	VFMADD231PS  Z6, Z8, Z0
 	VFMADD231PS  Z7, Z8, Z1
-	VBROADCASTSS (R9)(DX*1), Z8
+	VBROADCASTSS (R10)(DX*1), Z8
 	VFMADD231PS  Z6, Z8, Z2
 	VFMADD231PS  Z7, Z8, Z3
-	VBROADCASTSS (R9)(DX*2), Z8
+	VBROADCASTSS (R10)(DX*2), Z8
 	VFMADD231PS  Z6, Z8, Z4
 	VFMADD231PS  Z7, Z8, Z5
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs3x32AVX512_loop
 
 nhwcPWOffs3x32AVX512_tail:
@@ -9131,14 +10838,14 @@ nhwcPWOffs3x32AVX512_tailloop:
 
 nhwcPWOffs3x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9160,7 +10867,7 @@ nhwcPWOffs3x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs3x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z6
 	VMOVUPS.Z 64(BX), K1, Z7
 	VADDPS    Z6, Z0, Z0
@@ -9174,7 +10881,7 @@ nhwcPWOffs3x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs3x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z6
 	VADDPS    Z6, Z1, Z1
@@ -9191,8 +10898,8 @@ nhwcPWOffs3x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs3x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z6
-	VBROADCASTSS hi+84(FP), Z7
+	VBROADCASTSS lo+88(FP), Z6
+	VBROADCASTSS hi+92(FP), Z7
 	VMAXPS       Z0, Z6, Z0
 	VMINPS       Z0, Z7, Z0
 	VMAXPS       Z1, Z6, Z1
@@ -9218,9 +10925,9 @@ nhwcPWOffs3x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9230,7 +10937,40 @@ TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), DI
 	MOVQ bstride+40(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs4x32AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPWOffs4x32AVX512_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9242,47 +10982,49 @@ TEXT ·nhwcPWOffs4x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z7, Z7, Z7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs4x32AVX512_tail
 
 nhwcPWOffs4x32AVX512_loop:
-	MOVQ         (SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (DI), Z8
 	VMOVUPS      (R8), Z9
-	VBROADCASTSS (R10), Z10
+	VBROADCASTSS (R11), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
-	VBROADCASTSS (R10)(DX*1), Z10
+	VBROADCASTSS (R11)(DX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
-	VBROADCASTSS (R10)(DX*2), Z10
+	VBROADCASTSS (R11)(DX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
-	VBROADCASTSS (R10)(BX*1), Z10
+	VBROADCASTSS (R11)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
-	MOVQ         8(SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(DI), Z8
 	VMOVUPS      64(R8), Z9
-	VBROADCASTSS (R10), Z10
+	VBROADCASTSS (R11), Z10
 	VFMADD231PS  Z8, Z10, Z0
 	VFMADD231PS  Z9, Z10, Z1
-	VBROADCASTSS (R10)(DX*1), Z10
+	VBROADCASTSS (R11)(DX*1), Z10
 	VFMADD231PS  Z8, Z10, Z2
 	VFMADD231PS  Z9, Z10, Z3
-	VBROADCASTSS (R10)(DX*2), Z10
+	VBROADCASTSS (R11)(DX*2), Z10
 	VFMADD231PS  Z8, Z10, Z4
 	VFMADD231PS  Z9, Z10, Z5
-	VBROADCASTSS (R10)(BX*1), Z10
+	VBROADCASTSS (R11)(BX*1), Z10
 	VFMADD231PS  Z8, Z10, Z6
 	VFMADD231PS  Z9, Z10, Z7
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs4x32AVX512_loop
 
 nhwcPWOffs4x32AVX512_tail:
@@ -9314,14 +11056,14 @@ nhwcPWOffs4x32AVX512_tailloop:
 
 nhwcPWOffs4x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9347,7 +11089,7 @@ nhwcPWOffs4x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs4x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z8
 	VMOVUPS.Z 64(BX), K1, Z9
 	VADDPS    Z8, Z0, Z0
@@ -9363,7 +11105,7 @@ nhwcPWOffs4x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs4x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z8
 	VADDPS    Z8, Z1, Z1
@@ -9384,8 +11126,8 @@ nhwcPWOffs4x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs4x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z8
-	VBROADCASTSS hi+84(FP), Z9
+	VBROADCASTSS lo+88(FP), Z8
+	VBROADCASTSS hi+92(FP), Z9
 	VMAXPS       Z0, Z8, Z0
 	VMINPS       Z0, Z9, Z0
 	VMAXPS       Z1, Z8, Z1
@@ -9418,9 +11160,9 @@ nhwcPWOffs4x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9430,7 +11172,46 @@ TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), DI
 	MOVQ bstride+40(FP), R8
 	LEAQ (DI)(R8*4), R8
+	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs5x32AVX512_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 64(R11)
+
+nhwcPWOffs5x32AVX512_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9444,53 +11225,55 @@ TEXT ·nhwcPWOffs5x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z9, Z9, Z9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs5x32AVX512_tail
 
 nhwcPWOffs5x32AVX512_loop:
-	MOVQ         (SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (DI), Z10
 	VMOVUPS      (R8), Z11
-	VBROADCASTSS (R10), Z12
+	VBROADCASTSS (R11), Z12
 	VFMADD231PS  Z10, Z12, Z0
 	VFMADD231PS  Z11, Z12, Z1
-	VBROADCASTSS (R10)(DX*1), Z12
+	VBROADCASTSS (R11)(DX*1), Z12
 	VFMADD231PS  Z10, Z12, Z2
 	VFMADD231PS  Z11, Z12, Z3
-	VBROADCASTSS (R10)(DX*2), Z12
+	VBROADCASTSS (R11)(DX*2), Z12
 	VFMADD231PS  Z10, Z12, Z4
 	VFMADD231PS  Z11, Z12, Z5
-	VBROADCASTSS (R10)(BX*1), Z12
+	VBROADCASTSS (R11)(BX*1), Z12
 	VFMADD231PS  Z10, Z12, Z6
 	VFMADD231PS  Z11, Z12, Z7
-	VBROADCASTSS (R10)(DX*4), Z12
+	VBROADCASTSS (R11)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
-	MOVQ         8(SI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(SI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(DI), Z10
 	VMOVUPS      64(R8), Z11
-	VBROADCASTSS (R10), Z12
+	VBROADCASTSS (R11), Z12
 	VFMADD231PS  Z10, Z12, Z0
 	VFMADD231PS  Z11, Z12, Z1
-	VBROADCASTSS (R10)(DX*1), Z12
+	VBROADCASTSS (R11)(DX*1), Z12
 	VFMADD231PS  Z10, Z12, Z2
 	VFMADD231PS  Z11, Z12, Z3
-	VBROADCASTSS (R10)(DX*2), Z12
+	VBROADCASTSS (R11)(DX*2), Z12
 	VFMADD231PS  Z10, Z12, Z4
 	VFMADD231PS  Z11, Z12, Z5
-	VBROADCASTSS (R10)(BX*1), Z12
+	VBROADCASTSS (R11)(BX*1), Z12
 	VFMADD231PS  Z10, Z12, Z6
 	VFMADD231PS  Z11, Z12, Z7
-	VBROADCASTSS (R10)(DX*4), Z12
+	VBROADCASTSS (R11)(DX*4), Z12
 	VFMADD231PS  Z10, Z12, Z8
 	VFMADD231PS  Z11, Z12, Z9
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs5x32AVX512_loop
 
 nhwcPWOffs5x32AVX512_tail:
@@ -9525,14 +11308,14 @@ nhwcPWOffs5x32AVX512_tailloop:
 
 nhwcPWOffs5x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9562,7 +11345,7 @@ nhwcPWOffs5x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs5x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z10
 	VMOVUPS.Z 64(BX), K1, Z11
 	VADDPS    Z10, Z0, Z0
@@ -9580,7 +11363,7 @@ nhwcPWOffs5x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs5x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z10
 	VADDPS    Z10, Z1, Z1
@@ -9605,8 +11388,8 @@ nhwcPWOffs5x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs5x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z10
-	VBROADCASTSS hi+84(FP), Z11
+	VBROADCASTSS lo+88(FP), Z10
+	VBROADCASTSS hi+92(FP), Z11
 	VMAXPS       Z0, Z10, Z0
 	VMINPS       Z0, Z11, Z0
 	VMAXPS       Z1, Z10, Z1
@@ -9646,9 +11429,9 @@ nhwcPWOffs5x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9659,7 +11442,52 @@ TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R8
 	MOVQ bstride+40(FP), R9
 	LEAQ (R8)(R9*4), R9
+	MOVQ pf+48(FP), R10
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R11
+	TESTQ      $0x00000010, R11
+	JZ         nhwcPWOffs6x32AVX512_noprefetch
+	MOVQ       c+56(FP), R11
+	MOVQ       z+80(FP), R12
+	MOVQ       ldc+64(FP), R13
+	SHLQ       $0x02, R13
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+	ADDQ       R13, R11
+	ADDQ       R13, R12
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 64(R12)
+
+nhwcPWOffs6x32AVX512_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9675,59 +11503,61 @@ TEXT ·nhwcPWOffs6x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z11, Z11, Z11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R10
-	SHRQ $0x01, R10
+	MOVQ AX, R11
+	SHRQ $0x01, R11
 	JZ   nhwcPWOffs6x32AVX512_tail
 
 nhwcPWOffs6x32AVX512_loop:
-	MOVQ         (DI), R11
-	LEAQ         (CX)(R11*1), R11
+	MOVQ         (DI), R12
+	LEAQ         (CX)(R12*1), R12
 	VMOVUPS      (R8), Z12
 	VMOVUPS      (R9), Z13
-	VBROADCASTSS (R11), Z14
+	VBROADCASTSS (R12), Z14
 	VFMADD231PS  Z12, Z14, Z0
 	VFMADD231PS  Z13, Z14, Z1
-	VBROADCASTSS (R11)(DX*1), Z14
+	VBROADCASTSS (R12)(DX*1), Z14
 	VFMADD231PS  Z12, Z14, Z2
 	VFMADD231PS  Z13, Z14, Z3
-	VBROADCASTSS (R11)(DX*2), Z14
+	VBROADCASTSS (R12)(DX*2), Z14
 	VFMADD231PS  Z12, Z14, Z4
 	VFMADD231PS  Z13, Z14, Z5
-	VBROADCASTSS (R11)(BX*1), Z14
+	VBROADCASTSS (R12)(BX*1), Z14
 	VFMADD231PS  Z12, Z14, Z6
 	VFMADD231PS  Z13, Z14, Z7
-	VBROADCASTSS (R11)(DX*4), Z14
+	VBROADCASTSS (R12)(DX*4), Z14
 	VFMADD231PS  Z12, Z14, Z8
 	VFMADD231PS  Z13, Z14, Z9
-	VBROADCASTSS (R11)(SI*1), Z14
+	VBROADCASTSS (R12)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
-	MOVQ         8(DI), R11
-	LEAQ         (CX)(R11*1), R11
+	MOVQ         8(DI), R12
+	LEAQ         (CX)(R12*1), R12
 	VMOVUPS      64(R8), Z12
 	VMOVUPS      64(R9), Z13
-	VBROADCASTSS (R11), Z14
+	VBROADCASTSS (R12), Z14
 	VFMADD231PS  Z12, Z14, Z0
 	VFMADD231PS  Z13, Z14, Z1
-	VBROADCASTSS (R11)(DX*1), Z14
+	VBROADCASTSS (R12)(DX*1), Z14
 	VFMADD231PS  Z12, Z14, Z2
 	VFMADD231PS  Z13, Z14, Z3
-	VBROADCASTSS (R11)(DX*2), Z14
+	VBROADCASTSS (R12)(DX*2), Z14
 	VFMADD231PS  Z12, Z14, Z4
 	VFMADD231PS  Z13, Z14, Z5
-	VBROADCASTSS (R11)(BX*1), Z14
+	VBROADCASTSS (R12)(BX*1), Z14
 	VFMADD231PS  Z12, Z14, Z6
 	VFMADD231PS  Z13, Z14, Z7
-	VBROADCASTSS (R11)(DX*4), Z14
+	VBROADCASTSS (R12)(DX*4), Z14
 	VFMADD231PS  Z12, Z14, Z8
 	VFMADD231PS  Z13, Z14, Z9
-	VBROADCASTSS (R11)(SI*1), Z14
+	VBROADCASTSS (R12)(SI*1), Z14
 	VFMADD231PS  Z12, Z14, Z10
 	VFMADD231PS  Z13, Z14, Z11
+	PREFETCHT1   (R10)
+	ADDQ         $0x40, R10
 	ADDQ         $0x00000010, DI
 	ADDQ         $0x00000080, R8
 	ADDQ         $0x00000080, R9
-	DECQ         R10
+	DECQ         R11
 	JNZ          nhwcPWOffs6x32AVX512_loop
 
 nhwcPWOffs6x32AVX512_tail:
@@ -9765,14 +11595,14 @@ nhwcPWOffs6x32AVX512_tailloop:
 
 nhwcPWOffs6x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -9806,7 +11636,7 @@ nhwcPWOffs6x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs6x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z12
 	VMOVUPS.Z 64(BX), K1, Z13
 	VADDPS    Z12, Z0, Z0
@@ -9826,7 +11656,7 @@ nhwcPWOffs6x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs6x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z12
 	VADDPS    Z12, Z1, Z1
@@ -9855,8 +11685,8 @@ nhwcPWOffs6x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs6x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z12
-	VBROADCASTSS hi+84(FP), Z13
+	VBROADCASTSS lo+88(FP), Z12
+	VBROADCASTSS hi+92(FP), Z13
 	VMAXPS       Z0, Z12, Z0
 	VMINPS       Z0, Z13, Z0
 	VMAXPS       Z1, Z12, Z1
@@ -9903,9 +11733,9 @@ nhwcPWOffs6x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs7x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -9917,7 +11747,58 @@ TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs7x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs7x32AVX512_noprefetch:
 	// Zero the 14 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9935,67 +11816,69 @@ TEXT ·nhwcPWOffs7x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z13, Z13, Z13
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs7x32AVX512_tail
 
 nhwcPWOffs7x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z14
 	VMOVUPS      (R10), Z15
-	VBROADCASTSS (R12), Z16
+	VBROADCASTSS (R13), Z16
 	VFMADD231PS  Z14, Z16, Z0
 	VFMADD231PS  Z15, Z16, Z1
-	VBROADCASTSS (R12)(DX*1), Z16
+	VBROADCASTSS (R13)(DX*1), Z16
 	VFMADD231PS  Z14, Z16, Z2
 	VFMADD231PS  Z15, Z16, Z3
-	VBROADCASTSS (R12)(DX*2), Z16
+	VBROADCASTSS (R13)(DX*2), Z16
 	VFMADD231PS  Z14, Z16, Z4
 	VFMADD231PS  Z15, Z16, Z5
-	VBROADCASTSS (R12)(BX*1), Z16
+	VBROADCASTSS (R13)(BX*1), Z16
 	VFMADD231PS  Z14, Z16, Z6
 	VFMADD231PS  Z15, Z16, Z7
-	VBROADCASTSS (R12)(DX*4), Z16
+	VBROADCASTSS (R13)(DX*4), Z16
 	VFMADD231PS  Z14, Z16, Z8
 	VFMADD231PS  Z15, Z16, Z9
-	VBROADCASTSS (R12)(SI*1), Z16
+	VBROADCASTSS (R13)(SI*1), Z16
 	VFMADD231PS  Z14, Z16, Z10
 	VFMADD231PS  Z15, Z16, Z11
-	VBROADCASTSS (R13), Z16
+	VBROADCASTSS (R14), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z14
 	VMOVUPS      64(R10), Z15
-	VBROADCASTSS (R12), Z16
+	VBROADCASTSS (R13), Z16
 	VFMADD231PS  Z14, Z16, Z0
 	VFMADD231PS  Z15, Z16, Z1
-	VBROADCASTSS (R12)(DX*1), Z16
+	VBROADCASTSS (R13)(DX*1), Z16
 	VFMADD231PS  Z14, Z16, Z2
 	VFMADD231PS  Z15, Z16, Z3
-	VBROADCASTSS (R12)(DX*2), Z16
+	VBROADCASTSS (R13)(DX*2), Z16
 	VFMADD231PS  Z14, Z16, Z4
 	VFMADD231PS  Z15, Z16, Z5
-	VBROADCASTSS (R12)(BX*1), Z16
+	VBROADCASTSS (R13)(BX*1), Z16
 	VFMADD231PS  Z14, Z16, Z6
 	VFMADD231PS  Z15, Z16, Z7
-	VBROADCASTSS (R12)(DX*4), Z16
+	VBROADCASTSS (R13)(DX*4), Z16
 	VFMADD231PS  Z14, Z16, Z8
 	VFMADD231PS  Z15, Z16, Z9
-	VBROADCASTSS (R12)(SI*1), Z16
+	VBROADCASTSS (R13)(SI*1), Z16
 	VFMADD231PS  Z14, Z16, Z10
 	VFMADD231PS  Z15, Z16, Z11
-	VBROADCASTSS (R13), Z16
+	VBROADCASTSS (R14), Z16
 	VFMADD231PS  Z14, Z16, Z12
 	VFMADD231PS  Z15, Z16, Z13
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs7x32AVX512_loop
 
 nhwcPWOffs7x32AVX512_tail:
@@ -10037,14 +11920,14 @@ nhwcPWOffs7x32AVX512_tailloop:
 
 nhwcPWOffs7x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10082,7 +11965,7 @@ nhwcPWOffs7x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs7x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z14
 	VMOVUPS.Z 64(BX), K1, Z15
 	VADDPS    Z14, Z0, Z0
@@ -10104,7 +11987,7 @@ nhwcPWOffs7x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs7x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z14
 	VADDPS    Z14, Z1, Z1
@@ -10137,8 +12020,8 @@ nhwcPWOffs7x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs7x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z14
-	VBROADCASTSS hi+84(FP), Z15
+	VBROADCASTSS lo+88(FP), Z14
+	VBROADCASTSS hi+92(FP), Z15
 	VMAXPS       Z0, Z14, Z0
 	VMINPS       Z0, Z15, Z0
 	VMAXPS       Z1, Z14, Z1
@@ -10192,9 +12075,9 @@ nhwcPWOffs7x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs8x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10206,7 +12089,64 @@ TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs8x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs8x32AVX512_noprefetch:
 	// Zero the 16 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10226,73 +12166,75 @@ TEXT ·nhwcPWOffs8x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z15, Z15, Z15
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs8x32AVX512_tail
 
 nhwcPWOffs8x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z16
 	VMOVUPS      (R10), Z17
-	VBROADCASTSS (R12), Z18
+	VBROADCASTSS (R13), Z18
 	VFMADD231PS  Z16, Z18, Z0
 	VFMADD231PS  Z17, Z18, Z1
-	VBROADCASTSS (R12)(DX*1), Z18
+	VBROADCASTSS (R13)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z2
 	VFMADD231PS  Z17, Z18, Z3
-	VBROADCASTSS (R12)(DX*2), Z18
+	VBROADCASTSS (R13)(DX*2), Z18
 	VFMADD231PS  Z16, Z18, Z4
 	VFMADD231PS  Z17, Z18, Z5
-	VBROADCASTSS (R12)(BX*1), Z18
+	VBROADCASTSS (R13)(BX*1), Z18
 	VFMADD231PS  Z16, Z18, Z6
 	VFMADD231PS  Z17, Z18, Z7
-	VBROADCASTSS (R12)(DX*4), Z18
+	VBROADCASTSS (R13)(DX*4), Z18
 	VFMADD231PS  Z16, Z18, Z8
 	VFMADD231PS  Z17, Z18, Z9
-	VBROADCASTSS (R12)(SI*1), Z18
+	VBROADCASTSS (R13)(SI*1), Z18
 	VFMADD231PS  Z16, Z18, Z10
 	VFMADD231PS  Z17, Z18, Z11
-	VBROADCASTSS (R13), Z18
+	VBROADCASTSS (R14), Z18
 	VFMADD231PS  Z16, Z18, Z12
 	VFMADD231PS  Z17, Z18, Z13
-	VBROADCASTSS (R13)(DX*1), Z18
+	VBROADCASTSS (R14)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z16
 	VMOVUPS      64(R10), Z17
-	VBROADCASTSS (R12), Z18
+	VBROADCASTSS (R13), Z18
 	VFMADD231PS  Z16, Z18, Z0
 	VFMADD231PS  Z17, Z18, Z1
-	VBROADCASTSS (R12)(DX*1), Z18
+	VBROADCASTSS (R13)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z2
 	VFMADD231PS  Z17, Z18, Z3
-	VBROADCASTSS (R12)(DX*2), Z18
+	VBROADCASTSS (R13)(DX*2), Z18
 	VFMADD231PS  Z16, Z18, Z4
 	VFMADD231PS  Z17, Z18, Z5
-	VBROADCASTSS (R12)(BX*1), Z18
+	VBROADCASTSS (R13)(BX*1), Z18
 	VFMADD231PS  Z16, Z18, Z6
 	VFMADD231PS  Z17, Z18, Z7
-	VBROADCASTSS (R12)(DX*4), Z18
+	VBROADCASTSS (R13)(DX*4), Z18
 	VFMADD231PS  Z16, Z18, Z8
 	VFMADD231PS  Z17, Z18, Z9
-	VBROADCASTSS (R12)(SI*1), Z18
+	VBROADCASTSS (R13)(SI*1), Z18
 	VFMADD231PS  Z16, Z18, Z10
 	VFMADD231PS  Z17, Z18, Z11
-	VBROADCASTSS (R13), Z18
+	VBROADCASTSS (R14), Z18
 	VFMADD231PS  Z16, Z18, Z12
 	VFMADD231PS  Z17, Z18, Z13
-	VBROADCASTSS (R13)(DX*1), Z18
+	VBROADCASTSS (R14)(DX*1), Z18
 	VFMADD231PS  Z16, Z18, Z14
 	VFMADD231PS  Z17, Z18, Z15
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs8x32AVX512_loop
 
 nhwcPWOffs8x32AVX512_tail:
@@ -10337,14 +12279,14 @@ nhwcPWOffs8x32AVX512_tailloop:
 
 nhwcPWOffs8x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10386,7 +12328,7 @@ nhwcPWOffs8x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs8x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z16
 	VMOVUPS.Z 64(BX), K1, Z17
 	VADDPS    Z16, Z0, Z0
@@ -10410,7 +12352,7 @@ nhwcPWOffs8x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs8x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z16
 	VADDPS    Z16, Z1, Z1
@@ -10447,8 +12389,8 @@ nhwcPWOffs8x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs8x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z16
-	VBROADCASTSS hi+84(FP), Z17
+	VBROADCASTSS lo+88(FP), Z16
+	VBROADCASTSS hi+92(FP), Z17
 	VMAXPS       Z0, Z16, Z0
 	VMINPS       Z0, Z17, Z0
 	VMAXPS       Z1, Z16, Z1
@@ -10509,9 +12451,9 @@ nhwcPWOffs8x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs9x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10523,7 +12465,70 @@ TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs9x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs9x32AVX512_noprefetch:
 	// Zero the 18 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10545,79 +12550,81 @@ TEXT ·nhwcPWOffs9x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z17, Z17, Z17
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs9x32AVX512_tail
 
 nhwcPWOffs9x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z18
 	VMOVUPS      (R10), Z19
-	VBROADCASTSS (R12), Z20
+	VBROADCASTSS (R13), Z20
 	VFMADD231PS  Z18, Z20, Z0
 	VFMADD231PS  Z19, Z20, Z1
-	VBROADCASTSS (R12)(DX*1), Z20
+	VBROADCASTSS (R13)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
-	VBROADCASTSS (R12)(DX*2), Z20
+	VBROADCASTSS (R13)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z4
 	VFMADD231PS  Z19, Z20, Z5
-	VBROADCASTSS (R12)(BX*1), Z20
+	VBROADCASTSS (R13)(BX*1), Z20
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
-	VBROADCASTSS (R12)(DX*4), Z20
+	VBROADCASTSS (R13)(DX*4), Z20
 	VFMADD231PS  Z18, Z20, Z8
 	VFMADD231PS  Z19, Z20, Z9
-	VBROADCASTSS (R12)(SI*1), Z20
+	VBROADCASTSS (R13)(SI*1), Z20
 	VFMADD231PS  Z18, Z20, Z10
 	VFMADD231PS  Z19, Z20, Z11
-	VBROADCASTSS (R13), Z20
+	VBROADCASTSS (R14), Z20
 	VFMADD231PS  Z18, Z20, Z12
 	VFMADD231PS  Z19, Z20, Z13
-	VBROADCASTSS (R13)(DX*1), Z20
+	VBROADCASTSS (R14)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
-	VBROADCASTSS (R13)(DX*2), Z20
+	VBROADCASTSS (R14)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z18
 	VMOVUPS      64(R10), Z19
-	VBROADCASTSS (R12), Z20
+	VBROADCASTSS (R13), Z20
 	VFMADD231PS  Z18, Z20, Z0
 	VFMADD231PS  Z19, Z20, Z1
-	VBROADCASTSS (R12)(DX*1), Z20
+	VBROADCASTSS (R13)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z2
 	VFMADD231PS  Z19, Z20, Z3
-	VBROADCASTSS (R12)(DX*2), Z20
+	VBROADCASTSS (R13)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z4
 	VFMADD231PS  Z19, Z20, Z5
-	VBROADCASTSS (R12)(BX*1), Z20
+	VBROADCASTSS (R13)(BX*1), Z20
 	VFMADD231PS  Z18, Z20, Z6
 	VFMADD231PS  Z19, Z20, Z7
-	VBROADCASTSS (R12)(DX*4), Z20
+	VBROADCASTSS (R13)(DX*4), Z20
 	VFMADD231PS  Z18, Z20, Z8
 	VFMADD231PS  Z19, Z20, Z9
-	VBROADCASTSS (R12)(SI*1), Z20
+	VBROADCASTSS (R13)(SI*1), Z20
 	VFMADD231PS  Z18, Z20, Z10
 	VFMADD231PS  Z19, Z20, Z11
-	VBROADCASTSS (R13), Z20
+	VBROADCASTSS (R14), Z20
 	VFMADD231PS  Z18, Z20, Z12
 	VFMADD231PS  Z19, Z20, Z13
-	VBROADCASTSS (R13)(DX*1), Z20
+	VBROADCASTSS (R14)(DX*1), Z20
 	VFMADD231PS  Z18, Z20, Z14
 	VFMADD231PS  Z19, Z20, Z15
-	VBROADCASTSS (R13)(DX*2), Z20
+	VBROADCASTSS (R14)(DX*2), Z20
 	VFMADD231PS  Z18, Z20, Z16
 	VFMADD231PS  Z19, Z20, Z17
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs9x32AVX512_loop
 
 nhwcPWOffs9x32AVX512_tail:
@@ -10665,14 +12672,14 @@ nhwcPWOffs9x32AVX512_tailloop:
 
 nhwcPWOffs9x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -10718,7 +12725,7 @@ nhwcPWOffs9x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs9x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z18
 	VMOVUPS.Z 64(BX), K1, Z19
 	VADDPS    Z18, Z0, Z0
@@ -10744,7 +12751,7 @@ nhwcPWOffs9x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs9x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z18
 	VADDPS    Z18, Z1, Z1
@@ -10785,8 +12792,8 @@ nhwcPWOffs9x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs9x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z18
-	VBROADCASTSS hi+84(FP), Z19
+	VBROADCASTSS lo+88(FP), Z18
+	VBROADCASTSS hi+92(FP), Z19
 	VMAXPS       Z0, Z18, Z0
 	VMINPS       Z0, Z19, Z0
 	VMAXPS       Z1, Z18, Z1
@@ -10854,9 +12861,9 @@ nhwcPWOffs9x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs10x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -10868,7 +12875,76 @@ TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs10x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs10x32AVX512_noprefetch:
 	// Zero the 20 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -10892,85 +12968,87 @@ TEXT ·nhwcPWOffs10x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z19, Z19, Z19
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs10x32AVX512_tail
 
 nhwcPWOffs10x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z20
 	VMOVUPS      (R10), Z21
-	VBROADCASTSS (R12), Z22
+	VBROADCASTSS (R13), Z22
 	VFMADD231PS  Z20, Z22, Z0
 	VFMADD231PS  Z21, Z22, Z1
-	VBROADCASTSS (R12)(DX*1), Z22
+	VBROADCASTSS (R13)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z2
 	VFMADD231PS  Z21, Z22, Z3
-	VBROADCASTSS (R12)(DX*2), Z22
+	VBROADCASTSS (R13)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z4
 	VFMADD231PS  Z21, Z22, Z5
-	VBROADCASTSS (R12)(BX*1), Z22
+	VBROADCASTSS (R13)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z6
 	VFMADD231PS  Z21, Z22, Z7
-	VBROADCASTSS (R12)(DX*4), Z22
+	VBROADCASTSS (R13)(DX*4), Z22
 	VFMADD231PS  Z20, Z22, Z8
 	VFMADD231PS  Z21, Z22, Z9
-	VBROADCASTSS (R12)(SI*1), Z22
+	VBROADCASTSS (R13)(SI*1), Z22
 	VFMADD231PS  Z20, Z22, Z10
 	VFMADD231PS  Z21, Z22, Z11
-	VBROADCASTSS (R13), Z22
+	VBROADCASTSS (R14), Z22
 	VFMADD231PS  Z20, Z22, Z12
 	VFMADD231PS  Z21, Z22, Z13
-	VBROADCASTSS (R13)(DX*1), Z22
+	VBROADCASTSS (R14)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z14
 	VFMADD231PS  Z21, Z22, Z15
-	VBROADCASTSS (R13)(DX*2), Z22
+	VBROADCASTSS (R14)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z16
 	VFMADD231PS  Z21, Z22, Z17
-	VBROADCASTSS (R13)(BX*1), Z22
+	VBROADCASTSS (R14)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z20
 	VMOVUPS      64(R10), Z21
-	VBROADCASTSS (R12), Z22
+	VBROADCASTSS (R13), Z22
 	VFMADD231PS  Z20, Z22, Z0
 	VFMADD231PS  Z21, Z22, Z1
-	VBROADCASTSS (R12)(DX*1), Z22
+	VBROADCASTSS (R13)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z2
 	VFMADD231PS  Z21, Z22, Z3
-	VBROADCASTSS (R12)(DX*2), Z22
+	VBROADCASTSS (R13)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z4
 	VFMADD231PS  Z21, Z22, Z5
-	VBROADCASTSS (R12)(BX*1), Z22
+	VBROADCASTSS (R13)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z6
 	VFMADD231PS  Z21, Z22, Z7
-	VBROADCASTSS (R12)(DX*4), Z22
+	VBROADCASTSS (R13)(DX*4), Z22
 	VFMADD231PS  Z20, Z22, Z8
 	VFMADD231PS  Z21, Z22, Z9
-	VBROADCASTSS (R12)(SI*1), Z22
+	VBROADCASTSS (R13)(SI*1), Z22
 	VFMADD231PS  Z20, Z22, Z10
 	VFMADD231PS  Z21, Z22, Z11
-	VBROADCASTSS (R13), Z22
+	VBROADCASTSS (R14), Z22
 	VFMADD231PS  Z20, Z22, Z12
 	VFMADD231PS  Z21, Z22, Z13
-	VBROADCASTSS (R13)(DX*1), Z22
+	VBROADCASTSS (R14)(DX*1), Z22
 	VFMADD231PS  Z20, Z22, Z14
 	VFMADD231PS  Z21, Z22, Z15
-	VBROADCASTSS (R13)(DX*2), Z22
+	VBROADCASTSS (R14)(DX*2), Z22
 	VFMADD231PS  Z20, Z22, Z16
 	VFMADD231PS  Z21, Z22, Z17
-	VBROADCASTSS (R13)(BX*1), Z22
+	VBROADCASTSS (R14)(BX*1), Z22
 	VFMADD231PS  Z20, Z22, Z18
 	VFMADD231PS  Z21, Z22, Z19
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs10x32AVX512_loop
 
 nhwcPWOffs10x32AVX512_tail:
@@ -11021,14 +13099,14 @@ nhwcPWOffs10x32AVX512_tailloop:
 
 nhwcPWOffs10x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11078,7 +13156,7 @@ nhwcPWOffs10x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs10x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z20
 	VMOVUPS.Z 64(BX), K1, Z21
 	VADDPS    Z20, Z0, Z0
@@ -11106,7 +13184,7 @@ nhwcPWOffs10x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs10x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z20
 	VADDPS    Z20, Z1, Z1
@@ -11151,8 +13229,8 @@ nhwcPWOffs10x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs10x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z20
-	VBROADCASTSS hi+84(FP), Z21
+	VBROADCASTSS lo+88(FP), Z20
+	VBROADCASTSS hi+92(FP), Z21
 	VMAXPS       Z0, Z20, Z0
 	VMINPS       Z0, Z21, Z0
 	VMAXPS       Z1, Z20, Z1
@@ -11227,9 +13305,9 @@ nhwcPWOffs10x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs11x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -11241,7 +13319,82 @@ TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs11x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs11x32AVX512_noprefetch:
 	// Zero the 22 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -11267,91 +13420,93 @@ TEXT ·nhwcPWOffs11x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z21, Z21, Z21
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs11x32AVX512_tail
 
 nhwcPWOffs11x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z22
 	VMOVUPS      (R10), Z23
-	VBROADCASTSS (R12), Z24
+	VBROADCASTSS (R13), Z24
 	VFMADD231PS  Z22, Z24, Z0
 	VFMADD231PS  Z23, Z24, Z1
-	VBROADCASTSS (R12)(DX*1), Z24
+	VBROADCASTSS (R13)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z2
 	VFMADD231PS  Z23, Z24, Z3
-	VBROADCASTSS (R12)(DX*2), Z24
+	VBROADCASTSS (R13)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z4
 	VFMADD231PS  Z23, Z24, Z5
-	VBROADCASTSS (R12)(BX*1), Z24
+	VBROADCASTSS (R13)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z6
 	VFMADD231PS  Z23, Z24, Z7
-	VBROADCASTSS (R12)(DX*4), Z24
+	VBROADCASTSS (R13)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z8
 	VFMADD231PS  Z23, Z24, Z9
-	VBROADCASTSS (R12)(SI*1), Z24
+	VBROADCASTSS (R13)(SI*1), Z24
 	VFMADD231PS  Z22, Z24, Z10
 	VFMADD231PS  Z23, Z24, Z11
-	VBROADCASTSS (R13), Z24
+	VBROADCASTSS (R14), Z24
 	VFMADD231PS  Z22, Z24, Z12
 	VFMADD231PS  Z23, Z24, Z13
-	VBROADCASTSS (R13)(DX*1), Z24
+	VBROADCASTSS (R14)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z14
 	VFMADD231PS  Z23, Z24, Z15
-	VBROADCASTSS (R13)(DX*2), Z24
+	VBROADCASTSS (R14)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z16
 	VFMADD231PS  Z23, Z24, Z17
-	VBROADCASTSS (R13)(BX*1), Z24
+	VBROADCASTSS (R14)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z18
 	VFMADD231PS  Z23, Z24, Z19
-	VBROADCASTSS (R13)(DX*4), Z24
+	VBROADCASTSS (R14)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z22
 	VMOVUPS      64(R10), Z23
-	VBROADCASTSS (R12), Z24
+	VBROADCASTSS (R13), Z24
 	VFMADD231PS  Z22, Z24, Z0
 	VFMADD231PS  Z23, Z24, Z1
-	VBROADCASTSS (R12)(DX*1), Z24
+	VBROADCASTSS (R13)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z2
 	VFMADD231PS  Z23, Z24, Z3
-	VBROADCASTSS (R12)(DX*2), Z24
+	VBROADCASTSS (R13)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z4
 	VFMADD231PS  Z23, Z24, Z5
-	VBROADCASTSS (R12)(BX*1), Z24
+	VBROADCASTSS (R13)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z6
 	VFMADD231PS  Z23, Z24, Z7
-	VBROADCASTSS (R12)(DX*4), Z24
+	VBROADCASTSS (R13)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z8
 	VFMADD231PS  Z23, Z24, Z9
-	VBROADCASTSS (R12)(SI*1), Z24
+	VBROADCASTSS (R13)(SI*1), Z24
 	VFMADD231PS  Z22, Z24, Z10
 	VFMADD231PS  Z23, Z24, Z11
-	VBROADCASTSS (R13), Z24
+	VBROADCASTSS (R14), Z24
 	VFMADD231PS  Z22, Z24, Z12
 	VFMADD231PS  Z23, Z24, Z13
-	VBROADCASTSS (R13)(DX*1), Z24
+	VBROADCASTSS (R14)(DX*1), Z24
 	VFMADD231PS  Z22, Z24, Z14
 	VFMADD231PS  Z23, Z24, Z15
-	VBROADCASTSS (R13)(DX*2), Z24
+	VBROADCASTSS (R14)(DX*2), Z24
 	VFMADD231PS  Z22, Z24, Z16
 	VFMADD231PS  Z23, Z24, Z17
-	VBROADCASTSS (R13)(BX*1), Z24
+	VBROADCASTSS (R14)(BX*1), Z24
 	VFMADD231PS  Z22, Z24, Z18
 	VFMADD231PS  Z23, Z24, Z19
-	VBROADCASTSS (R13)(DX*4), Z24
+	VBROADCASTSS (R14)(DX*4), Z24
 	VFMADD231PS  Z22, Z24, Z20
 	VFMADD231PS  Z23, Z24, Z21
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs11x32AVX512_loop
 
 nhwcPWOffs11x32AVX512_tail:
@@ -11405,14 +13560,14 @@ nhwcPWOffs11x32AVX512_tailloop:
 
 nhwcPWOffs11x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11466,7 +13621,7 @@ nhwcPWOffs11x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs11x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z22
 	VMOVUPS.Z 64(BX), K1, Z23
 	VADDPS    Z22, Z0, Z0
@@ -11496,7 +13651,7 @@ nhwcPWOffs11x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs11x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z22
 	VADDPS    Z22, Z1, Z1
@@ -11545,8 +13700,8 @@ nhwcPWOffs11x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs11x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z22
-	VBROADCASTSS hi+84(FP), Z23
+	VBROADCASTSS lo+88(FP), Z22
+	VBROADCASTSS hi+92(FP), Z23
 	VMAXPS       Z0, Z22, Z0
 	VMINPS       Z0, Z23, Z0
 	VMAXPS       Z1, Z22, Z1
@@ -11628,9 +13783,9 @@ nhwcPWOffs11x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
+// func nhwcPWOffs12x32AVX512(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -11642,7 +13797,88 @@ TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ b+32(FP), R9
 	MOVQ bstride+40(FP), R10
 	LEAQ (R9)(R10*4), R10
+	MOVQ pf+48(FP), R11
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R12
+	TESTQ      $0x00000010, R12
+	JZ         nhwcPWOffs12x32AVX512_noprefetch
+	MOVQ       c+56(FP), R12
+	MOVQ       z+80(FP), R13
+	MOVQ       ldc+64(FP), R14
+	SHLQ       $0x02, R14
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+	ADDQ       R14, R12
+	ADDQ       R14, R13
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 64(R13)
+
+nhwcPWOffs12x32AVX512_noprefetch:
 	// Zero the 24 accumulators: acc[r*2+v] holds row r, vector v.
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -11670,97 +13906,99 @@ TEXT ·nhwcPWOffs12x32AVX512(SB), NOSPLIT, $0-104
 	VPXORD Z23, Z23, Z23
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R11
-	SHRQ $0x01, R11
+	MOVQ AX, R12
+	SHRQ $0x01, R12
 	JZ   nhwcPWOffs12x32AVX512_tail
 
 nhwcPWOffs12x32AVX512_loop:
-	MOVQ         (R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         (R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      (R9), Z24
 	VMOVUPS      (R10), Z25
-	VBROADCASTSS (R12), Z26
+	VBROADCASTSS (R13), Z26
 	VFMADD231PS  Z24, Z26, Z0
 	VFMADD231PS  Z25, Z26, Z1
-	VBROADCASTSS (R12)(DX*1), Z26
+	VBROADCASTSS (R13)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z2
 	VFMADD231PS  Z25, Z26, Z3
-	VBROADCASTSS (R12)(DX*2), Z26
+	VBROADCASTSS (R13)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z4
 	VFMADD231PS  Z25, Z26, Z5
-	VBROADCASTSS (R12)(BX*1), Z26
+	VBROADCASTSS (R13)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z6
 	VFMADD231PS  Z25, Z26, Z7
-	VBROADCASTSS (R12)(DX*4), Z26
+	VBROADCASTSS (R13)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z8
 	VFMADD231PS  Z25, Z26, Z9
-	VBROADCASTSS (R12)(SI*1), Z26
+	VBROADCASTSS (R13)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z10
 	VFMADD231PS  Z25, Z26, Z11
-	VBROADCASTSS (R13), Z26
+	VBROADCASTSS (R14), Z26
 	VFMADD231PS  Z24, Z26, Z12
 	VFMADD231PS  Z25, Z26, Z13
-	VBROADCASTSS (R13)(DX*1), Z26
+	VBROADCASTSS (R14)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z14
 	VFMADD231PS  Z25, Z26, Z15
-	VBROADCASTSS (R13)(DX*2), Z26
+	VBROADCASTSS (R14)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z16
 	VFMADD231PS  Z25, Z26, Z17
-	VBROADCASTSS (R13)(BX*1), Z26
+	VBROADCASTSS (R14)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z18
 	VFMADD231PS  Z25, Z26, Z19
-	VBROADCASTSS (R13)(DX*4), Z26
+	VBROADCASTSS (R14)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z20
 	VFMADD231PS  Z25, Z26, Z21
-	VBROADCASTSS (R13)(SI*1), Z26
+	VBROADCASTSS (R14)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
-	MOVQ         8(R8), R12
-	LEAQ         (CX)(R12*1), R12
-	LEAQ         (R12)(DI*1), R13
+	MOVQ         8(R8), R13
+	LEAQ         (CX)(R13*1), R13
+	LEAQ         (R13)(DI*1), R14
 	VMOVUPS      64(R9), Z24
 	VMOVUPS      64(R10), Z25
-	VBROADCASTSS (R12), Z26
+	VBROADCASTSS (R13), Z26
 	VFMADD231PS  Z24, Z26, Z0
 	VFMADD231PS  Z25, Z26, Z1
-	VBROADCASTSS (R12)(DX*1), Z26
+	VBROADCASTSS (R13)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z2
 	VFMADD231PS  Z25, Z26, Z3
-	VBROADCASTSS (R12)(DX*2), Z26
+	VBROADCASTSS (R13)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z4
 	VFMADD231PS  Z25, Z26, Z5
-	VBROADCASTSS (R12)(BX*1), Z26
+	VBROADCASTSS (R13)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z6
 	VFMADD231PS  Z25, Z26, Z7
-	VBROADCASTSS (R12)(DX*4), Z26
+	VBROADCASTSS (R13)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z8
 	VFMADD231PS  Z25, Z26, Z9
-	VBROADCASTSS (R12)(SI*1), Z26
+	VBROADCASTSS (R13)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z10
 	VFMADD231PS  Z25, Z26, Z11
-	VBROADCASTSS (R13), Z26
+	VBROADCASTSS (R14), Z26
 	VFMADD231PS  Z24, Z26, Z12
 	VFMADD231PS  Z25, Z26, Z13
-	VBROADCASTSS (R13)(DX*1), Z26
+	VBROADCASTSS (R14)(DX*1), Z26
 	VFMADD231PS  Z24, Z26, Z14
 	VFMADD231PS  Z25, Z26, Z15
-	VBROADCASTSS (R13)(DX*2), Z26
+	VBROADCASTSS (R14)(DX*2), Z26
 	VFMADD231PS  Z24, Z26, Z16
 	VFMADD231PS  Z25, Z26, Z17
-	VBROADCASTSS (R13)(BX*1), Z26
+	VBROADCASTSS (R14)(BX*1), Z26
 	VFMADD231PS  Z24, Z26, Z18
 	VFMADD231PS  Z25, Z26, Z19
-	VBROADCASTSS (R13)(DX*4), Z26
+	VBROADCASTSS (R14)(DX*4), Z26
 	VFMADD231PS  Z24, Z26, Z20
 	VFMADD231PS  Z25, Z26, Z21
-	VBROADCASTSS (R13)(SI*1), Z26
+	VBROADCASTSS (R14)(SI*1), Z26
 	VFMADD231PS  Z24, Z26, Z22
 	VFMADD231PS  Z25, Z26, Z23
+	PREFETCHT1   (R11)
+	ADDQ         $0x40, R11
 	ADDQ         $0x00000010, R8
 	ADDQ         $0x00000080, R9
 	ADDQ         $0x00000080, R10
-	DECQ         R11
+	DECQ         R12
 	JNZ          nhwcPWOffs12x32AVX512_loop
 
 nhwcPWOffs12x32AVX512_tail:
@@ -11817,14 +14055,14 @@ nhwcPWOffs12x32AVX512_tailloop:
 
 nhwcPWOffs12x32AVX512_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ  n+96(FP), AX
+	MOVQ  n+104(FP), AX
 	MOVQ  $0x0000ffff, CX
 	BZHIQ AX, CX, AX
 	KMOVW AX, K1
-	MOVQ  c+48(FP), AX
-	MOVQ  ldc+56(FP), CX
+	MOVQ  c+56(FP), AX
+	MOVQ  ldc+64(FP), CX
 	SHLQ  $0x02, CX
-	MOVQ  flags+88(FP), DX
+	MOVQ  flags+96(FP), DX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ     $0x00000001, DX
@@ -11882,7 +14120,7 @@ nhwcPWOffs12x32AVX512_nocarry:
 	// Bias, one vector per panel.
 	TESTQ     $0x00000002, DX
 	JZ        nhwcPWOffs12x32AVX512_nobias
-	MOVQ      bias+64(FP), BX
+	MOVQ      bias+72(FP), BX
 	VMOVUPS   (BX), Z24
 	VMOVUPS.Z 64(BX), K1, Z25
 	VADDPS    Z24, Z0, Z0
@@ -11914,7 +14152,7 @@ nhwcPWOffs12x32AVX512_nobias:
 	// Residual z (row stride ldc).
 	TESTQ     $0x00000004, DX
 	JZ        nhwcPWOffs12x32AVX512_noz
-	MOVQ      z+72(FP), BX
+	MOVQ      z+80(FP), BX
 	VADDPS    (BX), Z0, Z0
 	VMOVUPS.Z 64(BX), K1, Z24
 	VADDPS    Z24, Z1, Z1
@@ -11967,8 +14205,8 @@ nhwcPWOffs12x32AVX512_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, DX
 	JZ           nhwcPWOffs12x32AVX512_store
-	VBROADCASTSS lo+80(FP), Z24
-	VBROADCASTSS hi+84(FP), Z25
+	VBROADCASTSS lo+88(FP), Z24
+	VBROADCASTSS hi+92(FP), Z25
 	VMAXPS       Z0, Z24, Z0
 	VMINPS       Z0, Z25, Z0
 	VMAXPS       Z1, Z24, Z1
@@ -12057,43 +14295,58 @@ nhwcPWOffs12x32AVX512_store:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs1x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs1x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs1x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), DX
 	MOVQ b+32(FP), BX
+	MOVQ pf+48(FP), SI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), DI
+	TESTQ      $0x00000010, DI
+	JZ         nhwcPWOffs1x16AVX2_noprefetch
+	MOVQ       c+56(FP), DI
+	MOVQ       z+80(FP), R8
+	MOVQ       ldc+64(FP), R9
+	SHLQ       $0x02, R9
+	PREFETCHT0 (DI)
+	PREFETCHT0 (R8)
+
+nhwcPWOffs1x16AVX2_noprefetch:
 	// Zero the 2 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, SI
-	SHRQ $0x01, SI
+	MOVQ AX, DI
+	SHRQ $0x01, DI
 	JZ   nhwcPWOffs1x16AVX2_tail
 
 nhwcPWOffs1x16AVX2_loop:
-	MOVQ         (DX), DI
-	LEAQ         (CX)(DI*1), DI
+	MOVQ         (DX), R8
+	LEAQ         (CX)(R8*1), R8
 	VMOVUPS      (BX), Y2
 	VMOVUPS      32(BX), Y3
-	VBROADCASTSS (DI), Y4
+	VBROADCASTSS (R8), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
-	MOVQ         8(DX), DI
-	LEAQ         (CX)(DI*1), DI
+	MOVQ         8(DX), R8
+	LEAQ         (CX)(R8*1), R8
 	VMOVUPS      64(BX), Y2
 	VMOVUPS      96(BX), Y3
-	VBROADCASTSS (DI), Y4
+	VBROADCASTSS (R8), Y4
 	VFMADD231PS  Y2, Y4, Y0
 	VFMADD231PS  Y3, Y4, Y1
+	PREFETCHT1   (SI)
+	ADDQ         $0x40, SI
 	ADDQ         $0x00000010, DX
 	ADDQ         $0x00000080, BX
-	DECQ         SI
+	DECQ         DI
 	JNZ          nhwcPWOffs1x16AVX2_loop
 
 nhwcPWOffs1x16AVX2_tail:
@@ -12115,14 +14368,14 @@ nhwcPWOffs1x16AVX2_tailloop:
 
 nhwcPWOffs1x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), BX
+	MOVQ flags+96(FP), BX
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, BX
@@ -12139,7 +14392,7 @@ nhwcPWOffs1x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, BX
 	JZ         nhwcPWOffs1x16AVX2_nobias
-	MOVQ       bias+64(FP), SI
+	MOVQ       bias+72(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VMOVUPS    32(CX), Y3
@@ -12151,7 +14404,7 @@ nhwcPWOffs1x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, BX
 	JZ         nhwcPWOffs1x16AVX2_noz
-	MOVQ       z+72(FP), SI
+	MOVQ       z+80(FP), SI
 	VMOVUPS    (CX), Y2
 	VMASKMOVPS (SI), Y2, Y2
 	VADDPS     Y2, Y0, Y0
@@ -12163,8 +14416,8 @@ nhwcPWOffs1x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, BX
 	JZ           nhwcPWOffs1x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y2
-	VBROADCASTSS hi+84(FP), Y3
+	VBROADCASTSS lo+88(FP), Y2
+	VBROADCASTSS hi+92(FP), Y3
 	VMAXPS       Y0, Y2, Y0
 	VMINPS       Y0, Y3, Y0
 	VMAXPS       Y1, Y2, Y1
@@ -12188,16 +14441,33 @@ nhwcPWOffs1x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs2x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs2x16AVX2_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs2x16AVX2_noprefetch:
 	// Zero the 4 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12205,34 +14475,36 @@ TEXT ·nhwcPWOffs2x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y3, Y3, Y3
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs2x16AVX2_tail
 
 nhwcPWOffs2x16AVX2_loop:
-	MOVQ         (BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (SI), Y4
 	VMOVUPS      32(SI), Y5
-	VBROADCASTSS (R8), Y6
+	VBROADCASTSS (R9), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
-	VBROADCASTSS (R8)(DX*1), Y6
+	VBROADCASTSS (R9)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
-	MOVQ         8(BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(SI), Y4
 	VMOVUPS      96(SI), Y5
-	VBROADCASTSS (R8), Y6
+	VBROADCASTSS (R9), Y6
 	VFMADD231PS  Y4, Y6, Y0
 	VFMADD231PS  Y5, Y6, Y1
-	VBROADCASTSS (R8)(DX*1), Y6
+	VBROADCASTSS (R9)(DX*1), Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFMADD231PS  Y5, Y6, Y3
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs2x16AVX2_loop
 
 nhwcPWOffs2x16AVX2_tail:
@@ -12257,14 +14529,14 @@ nhwcPWOffs2x16AVX2_tailloop:
 
 nhwcPWOffs2x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12288,7 +14560,7 @@ nhwcPWOffs2x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs2x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VMOVUPS    32(CX), Y5
@@ -12302,7 +14574,7 @@ nhwcPWOffs2x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs2x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y4
 	VMASKMOVPS (DI), Y4, Y4
 	VADDPS     Y4, Y0, Y0
@@ -12321,8 +14593,8 @@ nhwcPWOffs2x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs2x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y4
-	VBROADCASTSS hi+84(FP), Y5
+	VBROADCASTSS lo+88(FP), Y4
+	VBROADCASTSS hi+92(FP), Y5
 	VMAXPS       Y0, Y4, Y0
 	VMINPS       Y0, Y5, Y0
 	VMAXPS       Y1, Y4, Y1
@@ -12358,16 +14630,37 @@ nhwcPWOffs2x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs3x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
 	SHLQ $0x02, DX
 	MOVQ offs+24(FP), BX
 	MOVQ b+32(FP), SI
+	MOVQ pf+48(FP), DI
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R8
+	TESTQ      $0x00000010, R8
+	JZ         nhwcPWOffs3x16AVX2_noprefetch
+	MOVQ       c+56(FP), R8
+	MOVQ       z+80(FP), R9
+	MOVQ       ldc+64(FP), R10
+	SHLQ       $0x02, R10
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+	ADDQ       R10, R8
+	ADDQ       R10, R9
+	PREFETCHT0 (R8)
+	PREFETCHT0 (R9)
+
+nhwcPWOffs3x16AVX2_noprefetch:
 	// Zero the 6 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12377,40 +14670,42 @@ TEXT ·nhwcPWOffs3x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y5, Y5, Y5
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, DI
-	SHRQ $0x01, DI
+	MOVQ AX, R8
+	SHRQ $0x01, R8
 	JZ   nhwcPWOffs3x16AVX2_tail
 
 nhwcPWOffs3x16AVX2_loop:
-	MOVQ         (BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         (BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      (SI), Y6
 	VMOVUPS      32(SI), Y7
-	VBROADCASTSS (R8), Y8
+	VBROADCASTSS (R9), Y8
 	VFMADD231PS  Y6, Y8, Y0
 	VFMADD231PS  Y7, Y8, Y1
-	VBROADCASTSS (R8)(DX*1), Y8
+	VBROADCASTSS (R9)(DX*1), Y8
 	VFMADD231PS  Y6, Y8, Y2
 	VFMADD231PS  Y7, Y8, Y3
-	VBROADCASTSS (R8)(DX*2), Y8
+	VBROADCASTSS (R9)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
-	MOVQ         8(BX), R8
-	LEAQ         (CX)(R8*1), R8
+	MOVQ         8(BX), R9
+	LEAQ         (CX)(R9*1), R9
 	VMOVUPS      64(SI), Y6
 	VMOVUPS      96(SI), Y7
-	VBROADCASTSS (R8), Y8
+	VBROADCASTSS (R9), Y8
 	VFMADD231PS  Y6, Y8, Y0
 	VFMADD231PS  Y7, Y8, Y1
-	VBROADCASTSS (R8)(DX*1), Y8
+	VBROADCASTSS (R9)(DX*1), Y8
 	VFMADD231PS  Y6, Y8, Y2
 	VFMADD231PS  Y7, Y8, Y3
-	VBROADCASTSS (R8)(DX*2), Y8
+	VBROADCASTSS (R9)(DX*2), Y8
 	VFMADD231PS  Y6, Y8, Y4
 	VFMADD231PS  Y7, Y8, Y5
+	PREFETCHT1   (DI)
+	ADDQ         $0x40, DI
 	ADDQ         $0x00000010, BX
 	ADDQ         $0x00000080, SI
-	DECQ         DI
+	DECQ         R8
 	JNZ          nhwcPWOffs3x16AVX2_loop
 
 nhwcPWOffs3x16AVX2_tail:
@@ -12438,14 +14733,14 @@ nhwcPWOffs3x16AVX2_tailloop:
 
 nhwcPWOffs3x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12476,7 +14771,7 @@ nhwcPWOffs3x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs3x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VMOVUPS    32(CX), Y7
@@ -12492,7 +14787,7 @@ nhwcPWOffs3x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs3x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y6
 	VMASKMOVPS (DI), Y6, Y6
 	VADDPS     Y6, Y0, Y0
@@ -12518,8 +14813,8 @@ nhwcPWOffs3x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs3x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y6
-	VBROADCASTSS hi+84(FP), Y7
+	VBROADCASTSS lo+88(FP), Y6
+	VBROADCASTSS hi+92(FP), Y7
 	VMAXPS       Y0, Y6, Y0
 	VMINPS       Y0, Y7, Y0
 	VMAXPS       Y1, Y6, Y1
@@ -12567,9 +14862,9 @@ nhwcPWOffs3x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs4x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -12577,7 +14872,32 @@ TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs4x16AVX2_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs4x16AVX2_noprefetch:
 	// Zero the 8 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12589,46 +14909,48 @@ TEXT ·nhwcPWOffs4x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y7, Y7, Y7
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs4x16AVX2_tail
 
 nhwcPWOffs4x16AVX2_loop:
-	MOVQ         (SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (DI), Y8
 	VMOVUPS      32(DI), Y9
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (R9)(DX*1), Y10
+	VBROADCASTSS (R10)(DX*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9)(DX*2), Y10
+	VBROADCASTSS (R10)(DX*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9)(BX*1), Y10
+	VBROADCASTSS (R10)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	MOVQ         8(SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(DI), Y8
 	VMOVUPS      96(DI), Y9
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (R9)(DX*1), Y10
+	VBROADCASTSS (R10)(DX*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9)(DX*2), Y10
+	VBROADCASTSS (R10)(DX*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9)(BX*1), Y10
+	VBROADCASTSS (R10)(BX*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs4x16AVX2_loop
 
 nhwcPWOffs4x16AVX2_tail:
@@ -12659,14 +14981,14 @@ nhwcPWOffs4x16AVX2_tailloop:
 
 nhwcPWOffs4x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12704,7 +15026,7 @@ nhwcPWOffs4x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs4x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VMOVUPS    32(CX), Y9
@@ -12722,7 +15044,7 @@ nhwcPWOffs4x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs4x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y8
 	VMASKMOVPS (DI), Y8, Y8
 	VADDPS     Y8, Y0, Y0
@@ -12755,8 +15077,8 @@ nhwcPWOffs4x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs4x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y8
-	VBROADCASTSS hi+84(FP), Y9
+	VBROADCASTSS lo+88(FP), Y8
+	VBROADCASTSS hi+92(FP), Y9
 	VMAXPS       Y0, Y8, Y0
 	VMINPS       Y0, Y9, Y0
 	VMAXPS       Y1, Y8, Y1
@@ -12816,9 +15138,9 @@ nhwcPWOffs4x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs5x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -12826,7 +15148,36 @@ TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*2), BX
 	MOVQ offs+24(FP), SI
 	MOVQ b+32(FP), DI
+	MOVQ pf+48(FP), R8
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R9
+	TESTQ      $0x00000010, R9
+	JZ         nhwcPWOffs5x16AVX2_noprefetch
+	MOVQ       c+56(FP), R9
+	MOVQ       z+80(FP), R10
+	MOVQ       ldc+64(FP), R11
+	SHLQ       $0x02, R11
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+	ADDQ       R11, R9
+	ADDQ       R11, R10
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R10)
+
+nhwcPWOffs5x16AVX2_noprefetch:
 	// Zero the 10 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12840,52 +15191,54 @@ TEXT ·nhwcPWOffs5x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y9, Y9, Y9
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R8
-	SHRQ $0x01, R8
+	MOVQ AX, R9
+	SHRQ $0x01, R9
 	JZ   nhwcPWOffs5x16AVX2_tail
 
 nhwcPWOffs5x16AVX2_loop:
-	MOVQ         (SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         (SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      (DI), Y10
 	VMOVUPS      32(DI), Y11
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (R9)(DX*1), Y12
+	VBROADCASTSS (R10)(DX*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9)(DX*2), Y12
+	VBROADCASTSS (R10)(DX*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9)(BX*1), Y12
+	VBROADCASTSS (R10)(BX*1), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(DX*4), Y12
+	VBROADCASTSS (R10)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
-	MOVQ         8(SI), R9
-	LEAQ         (CX)(R9*1), R9
+	MOVQ         8(SI), R10
+	LEAQ         (CX)(R10*1), R10
 	VMOVUPS      64(DI), Y10
 	VMOVUPS      96(DI), Y11
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (R9)(DX*1), Y12
+	VBROADCASTSS (R10)(DX*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9)(DX*2), Y12
+	VBROADCASTSS (R10)(DX*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9)(BX*1), Y12
+	VBROADCASTSS (R10)(BX*1), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(DX*4), Y12
+	VBROADCASTSS (R10)(DX*4), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
+	PREFETCHT1   (R8)
+	ADDQ         $0x40, R8
 	ADDQ         $0x00000010, SI
 	ADDQ         $0x00000080, DI
-	DECQ         R8
+	DECQ         R9
 	JNZ          nhwcPWOffs5x16AVX2_loop
 
 nhwcPWOffs5x16AVX2_tail:
@@ -12919,14 +15272,14 @@ nhwcPWOffs5x16AVX2_tailloop:
 
 nhwcPWOffs5x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -12971,7 +15324,7 @@ nhwcPWOffs5x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs5x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VMOVUPS    32(CX), Y11
@@ -12991,7 +15344,7 @@ nhwcPWOffs5x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs5x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y10
 	VMASKMOVPS (DI), Y10, Y10
 	VADDPS     Y10, Y0, Y0
@@ -13031,8 +15384,8 @@ nhwcPWOffs5x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs5x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y10
-	VBROADCASTSS hi+84(FP), Y11
+	VBROADCASTSS lo+88(FP), Y10
+	VBROADCASTSS hi+92(FP), Y11
 	VMAXPS       Y0, Y10, Y0
 	VMINPS       Y0, Y11, Y0
 	VMAXPS       Y1, Y10, Y1
@@ -13104,9 +15457,9 @@ nhwcPWOffs5x16AVX2_masked:
 	VZEROUPPER
 	RET
 
-// func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
-// Requires: AVX, FMA3
-TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
+// func nhwcPWOffs6x16AVX2(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-112
 	MOVQ k+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ lda+16(FP), DX
@@ -13115,7 +15468,40 @@ TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
 	LEAQ (DX)(DX*4), SI
 	MOVQ offs+24(FP), DI
 	MOVQ b+32(FP), R8
+	MOVQ pf+48(FP), R9
 
+	// flagPrefetch: prefetch the tile's rows of C and z, which the epilogue reads or writes after the k loop.
+	MOVQ       flags+96(FP), R10
+	TESTQ      $0x00000010, R10
+	JZ         nhwcPWOffs6x16AVX2_noprefetch
+	MOVQ       c+56(FP), R10
+	MOVQ       z+80(FP), R11
+	MOVQ       ldc+64(FP), R12
+	SHLQ       $0x02, R12
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+	ADDQ       R12, R10
+	ADDQ       R12, R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R11)
+
+nhwcPWOffs6x16AVX2_noprefetch:
 	// Zero the 12 accumulators: acc[r*2+v] holds row r, vector v.
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -13131,58 +15517,60 @@ TEXT ·nhwcPWOffs6x16AVX2(SB), NOSPLIT, $0-104
 	VXORPS Y11, Y11, Y11
 
 	// Main loop: unrolled k steps, each a rank-1 update of the tile.
-	MOVQ AX, R9
-	SHRQ $0x01, R9
+	MOVQ AX, R10
+	SHRQ $0x01, R10
 	JZ   nhwcPWOffs6x16AVX2_tail
 
 nhwcPWOffs6x16AVX2_loop:
-	MOVQ         (DI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         (DI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      (R8), Y12
 	VMOVUPS      32(R8), Y13
-	VBROADCASTSS (R10), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (R10)(DX*1), Y14
+	VBROADCASTSS (R11)(DX*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R10)(DX*2), Y14
+	VBROADCASTSS (R11)(DX*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R10)(BX*1), Y14
+	VBROADCASTSS (R11)(BX*1), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R10)(DX*4), Y14
+	VBROADCASTSS (R11)(DX*4), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R10)(SI*1), Y14
+	VBROADCASTSS (R11)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	MOVQ         8(DI), R10
-	LEAQ         (CX)(R10*1), R10
+	MOVQ         8(DI), R11
+	LEAQ         (CX)(R11*1), R11
 	VMOVUPS      64(R8), Y12
 	VMOVUPS      96(R8), Y13
-	VBROADCASTSS (R10), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (R10)(DX*1), Y14
+	VBROADCASTSS (R11)(DX*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R10)(DX*2), Y14
+	VBROADCASTSS (R11)(DX*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R10)(BX*1), Y14
+	VBROADCASTSS (R11)(BX*1), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R10)(DX*4), Y14
+	VBROADCASTSS (R11)(DX*4), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R10)(SI*1), Y14
+	VBROADCASTSS (R11)(SI*1), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
+	PREFETCHT1   (R9)
+	ADDQ         $0x40, R9
 	ADDQ         $0x00000010, DI
 	ADDQ         $0x00000080, R8
-	DECQ         R9
+	DECQ         R10
 	JNZ          nhwcPWOffs6x16AVX2_loop
 
 nhwcPWOffs6x16AVX2_tail:
@@ -13219,14 +15607,14 @@ nhwcPWOffs6x16AVX2_tailloop:
 
 nhwcPWOffs6x16AVX2_epilogue:
 	// The last panel's mask: its first n lanes.
-	MOVQ n+96(FP), AX
+	MOVQ n+104(FP), AX
 	LEAQ nhwcPWMaskTab<>+0(SB), CX
 	NEGQ AX
 	LEAQ 64(CX)(AX*4), CX
-	MOVQ c+48(FP), DX
-	MOVQ ldc+56(FP), BX
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), BX
 	SHLQ $0x02, BX
-	MOVQ flags+88(FP), SI
+	MOVQ flags+96(FP), SI
 
 	// C: the sums of the earlier k blocks.
 	TESTQ      $0x00000001, SI
@@ -13278,7 +15666,7 @@ nhwcPWOffs6x16AVX2_nocarry:
 	// Bias, one vector per panel.
 	TESTQ      $0x00000002, SI
 	JZ         nhwcPWOffs6x16AVX2_nobias
-	MOVQ       bias+64(FP), DI
+	MOVQ       bias+72(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VMOVUPS    32(CX), Y13
@@ -13300,7 +15688,7 @@ nhwcPWOffs6x16AVX2_nobias:
 	// Residual z (row stride ldc).
 	TESTQ      $0x00000004, SI
 	JZ         nhwcPWOffs6x16AVX2_noz
-	MOVQ       z+72(FP), DI
+	MOVQ       z+80(FP), DI
 	VMOVUPS    (CX), Y12
 	VMASKMOVPS (DI), Y12, Y12
 	VADDPS     Y12, Y0, Y0
@@ -13347,8 +15735,8 @@ nhwcPWOffs6x16AVX2_noz:
 	// Clamp: the value as the second source, so a NaN passes through.
 	TESTQ        $0x00000008, SI
 	JZ           nhwcPWOffs6x16AVX2_store
-	VBROADCASTSS lo+80(FP), Y12
-	VBROADCASTSS hi+84(FP), Y13
+	VBROADCASTSS lo+88(FP), Y12
+	VBROADCASTSS hi+92(FP), Y13
 	VMAXPS       Y0, Y12, Y0
 	VMINPS       Y0, Y13, Y0
 	VMAXPS       Y1, Y12, Y1

@@ -19,6 +19,11 @@ const (
 	nhwcPWBias              // add bias[j]
 	nhwcPWZ                 // add z (residual, row stride ldc)
 	nhwcPWClamp             // min(max(v, lo), hi)
+	// Prefetch the tile's rows of C and z into L1 before its k loop
+	// (ignored by the Go twin): for outputs too large to stay in L2,
+	// whose lines would otherwise miss in the epilogue, after the
+	// arithmetic that could hide them.
+	nhwcPWPrefetch
 )
 
 // nhwcPWMaxRows is the tallest tile.
@@ -106,21 +111,33 @@ func nhwcPWEpiOf(bias, z []float32, after bool, act fusedAct) (nhwcPWEpi, bool) 
 	return e, true
 }
 
-// nhwcPWGemm sets c [m, M] (row stride M) to A x W' and the epilogue e
-// (its z, like c, from row 0 of the block). A is row-major with row
+// nhwcPWGemm sets c [m, M] (row stride ldc >= M: a channel slice of a
+// wider output, see nhwcOutput) to A x W' and the epilogue e (its z,
+// like c, from row 0 of the block with row stride ldc). A is row-major with row
 // stride lda from a[0] (offs nil), or gathered: row r, step p at
 // a[r*lda+offs[p]/4]. W' [K, M] is packed whole by sgemmPackB. K blocks
 // are the packed layout's (sgemmKBlock); a block after the first adds to
 // what the earlier ones wrote, and only the last one applies e. Column
 // tiles are 32 wide, the last one 16 (or a masked 32 for 17 to 31
-// columns left); rows go 12 at a time (AVX2: 16 columns by 6 rows). Each element is summed in k order
+// columns left); rows go up to 12 at a time (AVX2: 16 columns by 6 rows). Each element is summed in k order
 // whatever m is, so splitting rows does not change results.
-func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c []float32, e *nhwcPWEpi) {
+func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c []float32, ldc int, e *nhwcPWEpi) {
+	nhwcPWGemmCols(m, M, 0, M, K, a, lda, offs, wp, c, ldc, e)
+}
+
+// nhwcPWGemmCols is nhwcPWGemm for columns [j0, j1) of C (j0 a multiple
+// of the 16-column panel): c, e.z and e.bias still index from column 0.
+// Each element is computed as nhwcPWGemm computes it, so splitting
+// columns does not change results either.
+func nhwcPWGemmCols(m, M, j0, j1, K int, a []float32, lda int, offs []int, wp []float32, c []float32, ldc int, e *nhwcPWEpi) {
 	const NR = sgemmPkNR
-	if m <= 0 || M <= 0 || K <= 0 || len(wp) < sgemmPackedBSize(K, M) || len(c) < m*M {
+	if j0 < 0 || j0%NR != 0 || j1 > M || j0 >= j1 {
+		panic("templates: nhwcPWGemm columns out of range")
+	}
+	if m <= 0 || M <= 0 || K <= 0 || len(wp) < sgemmPackedBSize(K, M) || ldc < M || len(c) < (m-1)*ldc+M {
 		panic("templates: nhwcPWGemm out of range")
 	}
-	if e.z != nil && len(e.z) < m*M || e.bias != nil && len(e.bias) < M {
+	if e.z != nil && len(e.z) < (m-1)*ldc+M || e.bias != nil && len(e.bias) < M {
 		panic("templates: nhwcPWGemm epilogue out of range")
 	}
 	// The tiles read through raw pointers: the furthest element of A.
@@ -141,6 +158,12 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 	npad := sgemmRoundUp(M, NR)
 	kb := sgemmKBlock(K)
 	maxRows, maxPanels := nhwcPWTileShape()
+	// Row tiles of balanced heights: 49 rows as 10+10+10+10+9, not
+	// 12+12+12+12+1 (a 1-row tile has 2 FMA chains and waits on their
+	// latency: 7% of resnet50's 7x7 convs for 2% of their rows). The
+	// first rowsHi tiles have rowsLo+1 rows.
+	tiles := (m + maxRows - 1) / maxRows
+	rowsLo, rowsHi := m/tiles, m%tiles
 	for pc := 0; pc < K; pc += kb {
 		kc := min(kb, K-pc)
 		flags := 0
@@ -159,9 +182,9 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 			ap = a[pc:]
 		}
 		blk := wp[pc*npad:]
-		for j := 0; j < M; {
+		for j := j0; j < j1; {
 			panels, n := 2, 2*NR
-			switch left := M - j; {
+			switch left := j1 - j; {
 			case left <= NR || maxPanels == 1:
 				panels, n = 1, min(left, NR)
 			case left < 2*NR:
@@ -171,13 +194,32 @@ func nhwcPWGemm(m, M, K int, a []float32, lda int, offs []int, wp []float32, c [
 			if e.bias != nil {
 				bias = e.bias[j:]
 			}
-			for r := 0; r < m; r += maxRows {
-				rows := min(maxRows, m-r)
+			// The row tiles prefetch the next column tile's B panels (or
+			// the next k block's first ones) into L2, a share each (the
+			// kernel prefetches a line per 2 k steps): cold
+			// weights stream from memory during this tile's sweep rather
+			// than stall the next one's first row tile (resnet50's layer4:
+			// 4-9 MB of weights for 49 rows).
+			next := pc*npad + (j+panels*NR)*kc
+			if j+n >= j1 {
+				next = (pc+kc)*npad + j0*min(kb, K-pc-kc)
+			}
+			end := min(next+panels*NR*kc, len(wp))
+			for ti, r := 0, 0; r < m; ti++ {
+				rows := rowsLo
+				if ti < rowsHi {
+					rows++
+				}
 				var z []float32
 				if e.z != nil {
-					z = e.z[r*M+j:]
+					z = e.z[r*ldc+j:]
 				}
-				nhwcPWTile(rows, panels, kc, ap[r*lda:], lda, offp, blk[j*kc:], NR*kc, c[r*M+j:], M, bias, z, e.lo, e.hi, flags, n-(panels-1)*NR)
+				pf := blk[j*kc:]
+				if o := next + ti*(kc/2)*16; o < end {
+					pf = wp[o:]
+				}
+				nhwcPWTile(rows, panels, kc, ap[r*lda:], lda, offp, blk[j*kc:], NR*kc, pf, c[r*ldc+j:], ldc, bias, z, e.lo, e.hi, flags, n-(panels-1)*NR)
+				r += rows
 			}
 			j += n
 		}

@@ -215,6 +215,30 @@ func dot4Go(a, b []float32, ldb int, out *[4]float32) {
 	out[0], out[1], out[2], out[3] = float32(s[0]), float32(s[1]), float32(s[2]), float32(s[3])
 }
 
+// gemvRowsGo adds x . a[j*lda : j*lda+len(x)] to y[j] for every j, summed
+// in float32 (the twin of gemvRows32).
+func gemvRowsGo(y, x, a []float32, lda int) {
+	k := len(x)
+	if k == 0 {
+		return
+	}
+	for j := range y {
+		row := a[j*lda : j*lda+k]
+		var s0, s1, s2, s3 float32
+		p := 0
+		for ; p+4 <= k; p += 4 {
+			s0 += x[p] * row[p]
+			s1 += x[p+1] * row[p+1]
+			s2 += x[p+2] * row[p+2]
+			s3 += x[p+3] * row[p+3]
+		}
+		for ; p < k; p++ {
+			s0 += x[p] * row[p]
+		}
+		y[j] += (s0 + s1) + (s2 + s3)
+	}
+}
+
 // dot4Go64 adds sum_p float64(a[p])*float64(b[r*ldb+p]) to s[r] for r in
 // [0, 4), p in [0, len(a)).
 func dot4Go64(a, b []float32, ldb int, s *[4]float64) {

@@ -224,6 +224,28 @@ func dot4x32(a, b []float32, ldb int, out *[4]float32) {
 	out[0], out[1], out[2], out[3] = float32(s[0]), float32(s[1]), float32(s[2]), float32(s[3])
 }
 
+// gemvRows32 adds x . a[j*lda : j*lda+len(x)] to y[j] for every j: the
+// recurrent product of an RNN step (a = R as stored, [rows, hidden]). With
+// AVX-512 the sums are float32 (R stays in L2 across steps, so the float64
+// widening of dot4x32 would double the step's cost); else it is sgemvRow.
+func gemvRows32(y, x, a []float32, lda int) {
+	n, k := len(y), len(x)
+	if n == 0 {
+		return
+	}
+	if !cpuHasAVX512 || n < 4 || k < 16 {
+		sgemvRow(true, n, k, 1, x, a, lda, 1, y)
+		return
+	}
+	_ = a[(n-1)*lda+k-1]
+	n4, k16 := n&^3, k&^15
+	gemvRowsAVX512(&y[0], &x[0], &a[0], lda, n4, k16)
+	gemvRowsGo(y[:n4], x[k16:], a[k16:], lda)
+	if n4 < n {
+		gemvRowsGo(y[n4:], x, a[n4*lda:], lda)
+	}
+}
+
 // lstmGates32 is lstmGatesGo, in assembly when len(h) is a multiple of 8.
 func lstmGates32(g, c, h []float32) {
 	hs := len(h)

@@ -40,3 +40,5 @@ func normAffine32(y, x, s, b []float32, mean, inv float32) { normAffineGo(y, x, 
 func dot4x32(a, b []float32, ldb int, out *[4]float32) { dot4Go(a, b, ldb, out) }
 
 func lstmGates32(g, c, h []float32) { lstmGatesGo(g, c, h) }
+
+func gemvRows32(y, x, a []float32, lda int) { gemvRowsGo(y, x, a, lda) }

@@ -1771,6 +1771,89 @@ d4_done:
 	VZEROUPPER
 	RET
 
+// func gemvRowsAVX512(y *float32, x *float32, a *float32, lda int, n int, k int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·gemvRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ y+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ a+16(FP), DX
+	MOVQ lda+24(FP), BX
+	MOVQ n+32(FP), SI
+	MOVQ k+40(FP), DI
+	SHLQ $0x02, BX
+	MOVQ DI, R8
+	ANDQ $-32, R8
+
+gr_rows:
+	CMPQ   SI, $0x04
+	JL     gr_done
+	LEAQ   (DX)(BX*1), R9
+	LEAQ   (R9)(BX*1), R10
+	LEAQ   (R10)(BX*1), R11
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	XORQ   R12, R12
+
+gr_loop32:
+	CMPQ        R12, R8
+	JGE         gr_tail
+	VMOVUPS     (CX)(R12*4), Z8
+	VMOVUPS     64(CX)(R12*4), Z9
+	VFMADD231PS (DX)(R12*4), Z8, Z0
+	VFMADD231PS 64(DX)(R12*4), Z9, Z4
+	VFMADD231PS (R9)(R12*4), Z8, Z1
+	VFMADD231PS 64(R9)(R12*4), Z9, Z5
+	VFMADD231PS (R10)(R12*4), Z8, Z2
+	VFMADD231PS 64(R10)(R12*4), Z9, Z6
+	VFMADD231PS (R11)(R12*4), Z8, Z3
+	VFMADD231PS 64(R11)(R12*4), Z9, Z7
+	ADDQ        $0x20, R12
+	JMP         gr_loop32
+
+gr_tail:
+	CMPQ        R12, DI
+	JGE         gr_sum
+	VMOVUPS     (CX)(R12*4), Z8
+	VFMADD231PS (DX)(R12*4), Z8, Z0
+	VFMADD231PS (R9)(R12*4), Z8, Z1
+	VFMADD231PS (R10)(R12*4), Z8, Z2
+	VFMADD231PS (R11)(R12*4), Z8, Z3
+
+gr_sum:
+	VADDPS        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VADDPS        Y4, Y0, Y4
+	VADDPS        Z5, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VADDPS        Z6, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y1
+	VADDPS        Y1, Y2, Y1
+	VADDPS        Z7, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y2
+	VHADDPS       Y0, Y4, Y0
+	VHADDPS       Y2, Y1, Y1
+	VHADDPS       Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VADDPS        (AX), X1, X1
+	VMOVUPS       X1, (AX)
+	ADDQ          $0x10, AX
+	LEAQ          (R11)(BX*1), DX
+	SUBQ          $0x04, SI
+	JMP           gr_rows
+
+gr_done:
+	VZEROUPPER
+	RET
+
 // func lstmGatesAVX2(gates *float32, c *float32, h *float32, hs int)
 // Requires: AVX, AVX2, FMA3
 TEXT ·lstmGatesAVX2(SB), NOSPLIT, $0-32

@@ -31,15 +31,19 @@ type fusedAct struct {
 }
 
 // fusedActOf reads the activation and activation_params attributes.
-func fusedActOf(n *Node) (fusedAct, error) {
-	p := n.Attrs.Floats("activation_params")
+func fusedActOf(n *Node) (fusedAct, error) { return fusedActNamed(n, "activation") }
+
+// fusedActNamed reads an activation from n's attributes attr and
+// attr+"_params" (FusedConvChain's stages have one each).
+func fusedActNamed(n *Node, attr string) (fusedAct, error) {
+	p := n.Attrs.Floats(attr + "_params")
 	param := func(i int, def float64) float64 {
 		if i < len(p) {
 			return float64(p[i])
 		}
 		return def
 	}
-	switch name := n.Attrs.String("activation", ""); name {
+	switch name := n.Attrs.String(attr, ""); name {
 	case "":
 		return fusedAct{}, nil
 	case "Relu":
@@ -230,6 +234,9 @@ func FusedConv(n *Node) error {
 	}
 	if nhwcLayout(n) {
 		return fusedConvNHWC(n) // k_nhwc.go
+	}
+	if n.Attrs.Int("out_channels", 0) != 0 || n.Input(4) != nil {
+		return n.Errorf("out_channels and Into need layout NHWC")
 	}
 	X, W, B, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
 	if X == nil || W == nil {
@@ -746,27 +753,53 @@ func ScaleShift(n *Node) error {
 	}
 	N, C := X.Shape[0], X.Shape[1]
 	nhwc := nhwcLayout(n)
+	ldx := 0
 	if nhwc {
 		// Channels last (k_nhwc.go): N is then every other axis.
 		N, C = nnProd(X.Shape[:len(X.Shape)-1]), X.Shape[len(X.Shape)-1]
+		ldx = C
+		if ch := int(n.Attrs.Int("channels", 0)); ch != 0 {
+			// The first ch channels of wider rows (concat-into).
+			if ch < 0 || ch > C {
+				return n.Errorf("channels %d must be in [1, %d]", ch, C)
+			}
+			C = ch
+		}
+	} else if n.Attrs.Int("channels", 0) != 0 {
+		return n.Errorf("channels needs layout NHWC")
 	}
 	if S.Len() != C || B.Len() != C {
 		return n.Errorf("scale %v and shift %v must have %d elements", S.ShapeString(), B.ShapeString(), C)
 	}
 	inner := nnProd(X.Shape[2:])
 	Y := n.Out[0]
-	nnResize(Y, X.DType, X.Shape...)
 	if nhwc {
+		sc := n.ScratchInts(len(X.Shape))
+		copy(sc, X.Shape)
+		sc[len(sc)-1] = C
+		nnResize(Y, X.DType, sc...)
 		switch x := X.Data.(type) {
 		case []float32:
-			scaleShiftNHWC(x, S.F32(), B.F32(), Y.F32(), N, C, act)
+			// Rows split over the pool where each element's bits do not
+			// depend on the split (a clamp; other activations' vector
+			// bodies and scalar tails may differ): densenet's ScaleShift
+			// + Relu is ~20% of its run.
+			t := parTaskOf[scaleShiftNHWCTask](n)
+			*t = scaleShiftNHWCTask{x: x, scale: S.F32(), shift: B.F32(), y: Y.F32(), C: C, ldx: ldx, act: act}
+			parts := 1
+			if _, _, clamp := fusedClampOf(act); clamp && N*C >= parMinFlops/4 {
+				parts = min(n.Pool.Threads(), N)
+			}
+			n.Pool.Run(parts, t)
+			*t = scaleShiftNHWCTask{}
 		case []float64:
-			scaleShiftNHWC(x, S.F64(), B.F64(), Y.F64(), N, C, act)
+			scaleShiftNHWC(x, S.F64(), B.F64(), Y.F64(), N, C, ldx, act)
 		default:
 			return n.Errorf("unsupported dtype %v", X.DType)
 		}
 		return nil
 	}
+	nnResize(Y, X.DType, X.Shape...)
 	switch x := X.Data.(type) {
 	case []float32:
 		scaleShift(x, S.F32(), B.F32(), Y.F32(), N, C, inner, act)

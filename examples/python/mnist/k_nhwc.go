@@ -2,7 +2,10 @@
 
 package mnist
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // NHWC kernels: the layout pass (passes/layout.go) runs chains of
 // convolutions and pooling with channels last, where a depthwise
@@ -293,20 +296,59 @@ func nhwcPackedLen(ws []int, group int) int {
 }
 
 // nhwcOutput checks the residual Z against the NHWC output shape, sizes
-// Y to it and returns the float32 data of Y, Z and B (nil when absent).
-func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, err error) {
+// Y to it and returns the float32 data of Y, Z and B (nil when absent)
+// and Y's row stride. A convolution the concat-into pass gave
+// out_channels writes one channel slice of a wider Y (a Concat's output):
+// Y is shape with out_channels channels, y starts at channel out_offset,
+// its rows ldy = out_channels apart, and the other channels are input
+// Into's (copied first unless the memory plan put Y over Into; an Into
+// with fewer channels fills Y's first ones) or, with no Into, left for
+// later convolutions to write.
+func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy int, err error) {
 	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, 0, err
+	}
+	M := shape[3]
+	ldy, off := M, 0
+	var Into *Tensor // FusedConv's input 4, only with out_channels (other ops' input 4 is not Into)
+	if oc := int(n.Attrs.Int("out_channels", 0)); oc != 0 {
+		ldy, off = oc, int(n.Attrs.Int("out_offset", 0))
+		if off < 0 || off+M > ldy || Z != nil && ldy != M {
+			return nil, nil, nil, 0, n.Errorf("out_offset %d + %d channels must fit out_channels %d, with no residual Z", off, M, ldy)
+		}
+		Into = n.Input(4)
 	}
 	Y := n.Out[0]
+	shape[3] = ldy
 	nnResize(Y, F32, shape...)
+	shape[3] = M
+	y = Y.F32()
+	if Into != nil {
+		ci := 0
+		if Into.DType == F32 && len(Into.Shape) == 4 && slices.Equal(Into.Shape[:3], Y.Shape[:3]) {
+			ci = Into.Shape[3]
+		}
+		if ci < 1 || ci > ldy {
+			return nil, nil, nil, 0, n.Errorf("Into %v %v must be float32 of Y's shape %v or fewer channels", Into.DType, Into.ShapeString(), Y.ShapeString())
+		}
+		into := Into.F32()
+		switch {
+		case ci < ldy:
+			// Into's channels are Y's first ones (a dense block's input).
+			for p := 0; p < len(into)/ci; p++ {
+				copy(y[p*ldy:p*ldy+ci], into[p*ci:(p+1)*ci])
+			}
+		case len(y) > 0 && &into[0] != &y[0]:
+			copy(y, into)
+		}
+	}
 	if Z != nil {
 		z = Z.F32()
 	}
 	if B != nil {
 		bias = B.F32()
 	}
-	return Y.F32(), z, bias, nil
+	return y[off:], z, bias, ldy, nil
 }
 
 // nnGrow returns b resized to n, reallocated only when it is too small.
@@ -380,9 +422,12 @@ func fusedConvNHWC(n *Node) error {
 	}
 	shape := sc[12:16]
 	shape[0], shape[1], shape[2], shape[3] = N, win.out[0], win.out[1], M
-	y, z, bias, err := nhwcOutput(n, Z, B, shape)
+	y, z, bias, ldy, err := nhwcOutput(n, Z, B, shape)
 	if err != nil {
 		return err
+	}
+	if dw && ldy != M {
+		return n.Errorf("out_channels needs a group 1 convolution")
 	}
 	wp := W.F32()
 	if !packed {
@@ -413,7 +458,7 @@ func fusedConvNHWC(n *Node) error {
 	K := C * g.kh * g.kw
 	pointwise := !inNCHW && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
 	t := parTaskOf[nhwcConvTask](n)
-	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: y, M: M, K: K,
+	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: y, ldy: ldy, M: M, K: K,
 		pointwise: pointwise, after: after, act: act, pool: n.Pool}
 	rows := N * g.OH * g.OW
 	// Row chunks: a multiple of the GEMM's 6-row tile, big enough that
@@ -469,12 +514,14 @@ func fusedConvNHWC(n *Node) error {
 // when X's rows are the GEMM's A as they are) and applies the epilogue to
 // the chunk right after its GEMM. A row's values do not depend
 // on the chunking (the GEMM sums over K in one order), so results are the
-// same at any thread count.
+// same at any thread count. Y's rows are ldy apart (>= M: a channel
+// slice of a wider output, see nhwcOutput); Z's are M apart.
 type nhwcConvTask struct {
 	g              nhwcGeom
 	x, wp, bias, z []float32
 	y, col         []float32
 	M, K, chunk    int
+	ldy            int
 	pointwise      bool
 	byCols         bool
 	after          bool
@@ -500,7 +547,7 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 	for a := r0; a < r1; a += t.chunk {
 		b := min(a+t.chunk, r1)
 		src := col
-		blk := t.y[a*M : b*M]
+		blk := t.y[a*t.ldy:]
 		var z []float32
 		if t.z != nil {
 			z = t.z[a*M : b*M]
@@ -516,28 +563,56 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		default:
 			t.im2col(col, a, b)
 		}
-		if t.pointwise && nhwcPWFast {
+		if nhwcPWFast {
 			// A in place, the epilogue in the tiles (k_nhwc_pw.go).
-			e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
-			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, &e)
+			e, all := t.epi(z)
+			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, t.ldy, &e)
 			if !all {
-				fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+				t.epilogue(blk, z, b-a)
 			}
 			continue
 		}
-		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, M)
+		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, t.ldy)
 		// The bias (a row vector) and a clamp activation in one pass over
 		// the block; other activations and the residual after it.
 		lo, hi, clamp := fusedClampOf(t.act)
 		if t.bias != nil && t.z == nil && clamp {
-			nhwcBiasClamp(blk, t.bias, b-a, M, lo, hi)
+			nhwcBiasClamp(blk, t.bias, b-a, M, t.ldy, lo, hi)
 			continue
 		}
 		if t.bias != nil {
-			nhwcBiasClamp(blk, t.bias, b-a, M, float32(math.Inf(-1)), float32(math.Inf(1)))
+			nhwcBiasClamp(blk, t.bias, b-a, M, t.ldy, float32(math.Inf(-1)), float32(math.Inf(1)))
 		}
-		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+		t.epilogue(blk, z, b-a)
 	}
+}
+
+// epilogue adds the residual z and applies the activation to rows rows
+// of blk (Y from a block's first row): in one pass when the rows are
+// contiguous, else row by row (a channel slice has no residual).
+func (t *nhwcConvTask) epilogue(blk, z []float32, rows int) {
+	M, ldy := t.M, t.ldy
+	switch {
+	case ldy == M:
+		fusedEpilogue32(blk[:rows*M], 0, nil, 0, z, t.after, t.act)
+	case t.act.kind != fusedActNone:
+		for r := 0; r < rows; r++ {
+			fusedEpilogue32(blk[r*ldy:r*ldy+M], 0, nil, 0, nil, t.after, t.act)
+		}
+	}
+}
+
+// epi is the tile epilogue of a block whose residual is z (see
+// nhwcPWEpiOf); outputs over 1 MB (resnet50's 56x56x256 and 28x28x512)
+// also prefetch each tile's rows of Y and Z before its k loop (1 thread,
+// per node: layer1 conv3 and downsample 0.81-0.94, layer2.0 downsample
+// 0.90 of before; smaller outputs stay in L2, where it cost 3-6%).
+func (t *nhwcConvTask) epi(z []float32) (nhwcPWEpi, bool) {
+	e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+	if len(t.y) >= 256<<10 {
+		e.flags |= nhwcPWPrefetch
+	}
+	return e, all
 }
 
 // nchwOffsets fills t.offs: the byte offset in an NCHW image of each
@@ -602,11 +677,11 @@ func (t *nhwcConvTask) nchwTiles(r, n int, a []float32, lda int, offs []int) {
 	if t.z != nil {
 		z = t.z[r*M : (r+n)*M]
 	}
-	blk := t.y[r*M : (r+n)*M]
-	e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
-	nhwcPWGemm(n, M, t.K, a, lda, offs, t.wp, blk, &e)
+	blk := t.y[r*t.ldy:]
+	e, all := t.epi(z)
+	nhwcPWGemm(n, M, t.K, a, lda, offs, t.wp, blk, t.ldy, &e)
 	if !all {
-		fusedEpilogue32(blk, 0, nil, 0, z, t.after, t.act)
+		t.epilogue(blk, z, n)
 	}
 }
 
@@ -636,8 +711,8 @@ func (t *nhwcConvTask) nchwIm2col(col []float32, a, b int) {
 
 // runCols is runPart for a split by columns: part i computes output
 // columns [j0, j1) of every row, chunk rows at a time (gathering all of
-// their windows when the convolution is not pointwise), the epilogue row
-// by row.
+// their windows when the convolution is not pointwise), the epilogue in
+// the tiles (without them, row by row after the SGEMM driver).
 func (t *nhwcConvTask) runCols(i, parts int) {
 	g, M, K := &t.g, t.M, t.K
 	rows := g.N * g.OH * g.OW
@@ -659,19 +734,42 @@ func (t *nhwcConvTask) runCols(i, parts int) {
 		} else {
 			t.im2col(col, a, b)
 		}
-		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*M+j0:], M)
+		if nhwcPWFast {
+			// The tiles on this part's columns, A in place (or the
+			// gathered windows), the epilogue in the tile, rather than
+			// the SGEMM driver packing A per part: tiles/driver (minima
+			// of alternating runs) 0.92-0.98 on resnet50's layer3/4 and
+			// squeezenet's classifier (512 -> 1000 at 13x13), 0.78 on
+			// squeezenet's 48->192 at 13x13; runPart's tiles, so results
+			// do not depend on the split.
+			var z []float32
+			if t.z != nil {
+				z = t.z[a*M:]
+			}
+			e, all := t.epi(z)
+			nhwcPWGemmCols(b-a, M, j0, j1, K, src, K, nil, t.wp, t.y[a*t.ldy:], t.ldy, &e)
+			for r := a; r < b && !all; r++ {
+				var z []float32
+				if t.z != nil {
+					z = t.z[r*M+j0 : r*M+j1]
+				}
+				fusedEpilogue32(t.y[r*t.ldy+j0:r*t.ldy+j1], 0, nil, 0, z, t.after, t.act)
+			}
+			continue
+		}
+		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*t.ldy+j0:], t.ldy)
 		for r := a; r < b; r++ {
-			yr := t.y[r*M+j0 : r*M+j1]
+			yr := t.y[r*t.ldy+j0 : r*t.ldy+j1]
 			var bias, z []float32
 			if t.bias != nil {
 				bias = t.bias[j0:j1]
 			}
 			if bias != nil && t.z == nil && clamp {
-				nhwcBiasClamp(yr, bias, 1, j1-j0, lo, hi)
+				nhwcBiasClamp(yr, bias, 1, j1-j0, j1-j0, lo, hi)
 				continue
 			}
 			if bias != nil {
-				nhwcBiasClamp(yr, bias, 1, j1-j0, float32(math.Inf(-1)), float32(math.Inf(1)))
+				nhwcBiasClamp(yr, bias, 1, j1-j0, j1-j0, float32(math.Inf(-1)), float32(math.Inf(1)))
 			}
 			if t.z != nil {
 				z = t.z[r*M+j0 : r*M+j1]
@@ -775,11 +873,26 @@ func PoolNHWC(n *Node) error {
 	return nil
 }
 
+// scaleShiftNHWCTask is scaleShiftNHWC in float32 split by rows.
+type scaleShiftNHWCTask struct {
+	x, scale, shift, y []float32
+	C, ldx             int
+	act                fusedAct
+}
+
+func (t *scaleShiftNHWCTask) runPart(i, parts int) {
+	r0, r1 := parSplit(len(t.y)/t.C, parts, i, 1)
+	if r0 < r1 {
+		scaleShiftNHWC(t.x[r0*t.ldx:], t.scale, t.shift, t.y[r0*t.C:r1*t.C], r1-r0, t.C, t.ldx, t.act)
+	}
+}
+
 // scaleShiftNHWC is cuvil::ScaleShift with layout=NHWC: the channel is the
-// last axis of x (inner is the product of the others).
-func scaleShiftNHWC[T nnFloat](x, scale, shift, y []T, inner, C int, act fusedAct) {
+// last axis of x (inner is the product of the others), x's rows ldx >= C
+// apart (the first C channels of wider rows: concat-into).
+func scaleShiftNHWC[T nnFloat](x, scale, shift, y []T, inner, C, ldx int, act fusedAct) {
 	for p := 0; p < inner; p++ {
-		xr, yr := x[p*C:(p+1)*C], y[p*C:(p+1)*C]
+		xr, yr := x[p*ldx:p*ldx+C], y[p*C:(p+1)*C]
 		for c, v := range xr {
 			yr[c] = v*scale[c] + shift[c]
 		}
@@ -838,11 +951,11 @@ func fusedClampOf(a fusedAct) (lo, hi float32, ok bool) {
 	return lo, hi, true
 }
 
-// nhwcBiasClampGo sets y[r*m+j] = min(max(y[r*m+j]+bias[j], lo), hi) for
-// rows r and columns j in [j0, m): the twin of nhwcBiasClampAVX.
-func nhwcBiasClampGo(y, bias []float32, rows, j0, m int, lo, hi float32) {
+// nhwcBiasClampGo sets y[r*ldy+j] = min(max(y[r*ldy+j]+bias[j], lo), hi)
+// for rows r and columns j in [j0, m): the twin of nhwcBiasClampAVX.
+func nhwcBiasClampGo(y, bias []float32, rows, j0, m, ldy int, lo, hi float32) {
 	for r := 0; r < rows; r++ {
-		yr := y[r*m+j0 : r*m+m]
+		yr := y[r*ldy+j0 : r*ldy+m]
 		for j, v := range yr {
 			yr[j] = min(max(v+bias[j0+j], lo), hi)
 		}

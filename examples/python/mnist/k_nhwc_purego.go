@@ -10,6 +10,6 @@ func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, 
 }
 
 // nhwcBiasClamp without assembly: the Go twin for every column.
-func nhwcBiasClamp(y, bias []float32, rows, m int, lo, hi float32) {
-	nhwcBiasClampGo(y, bias, rows, 0, m, lo, hi)
+func nhwcBiasClamp(y, bias []float32, rows, m, ldy int, lo, hi float32) {
+	nhwcBiasClampGo(y, bias, rows, 0, m, ldy, lo, hi)
 }

@@ -21,8 +21,8 @@ func nhwcPWTileShape() (rows, panels int) {
 }
 
 type (
-	nhwcPWKernel     func(k int, a *float32, lda int, b *float32, bstride int, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)
-	nhwcPWOffsKernel func(k int, a *float32, lda int, offs *int, b *float32, bstride int, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)
+	nhwcPWKernel     func(k int, a *float32, lda int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)
+	nhwcPWOffsKernel func(k int, a *float32, lda int, offs *int, b *float32, bstride int, pf *float32, c *float32, ldc int, bias, z *float32, lo, hi float32, flags, n int)
 )
 
 // The generated tiles by panels (1, 2) and rows (1..12); AVX2 by rows
@@ -47,27 +47,34 @@ var (
 
 // nhwcPWTile runs one tile (see nhwcPWTileGo) through its kernel when
 // nhwcPWFast (a shape nhwcPWTileShape allows), else the twin. nhwcPWGemm checks the bounds of every
-// access beforehand: the kernels read through raw pointers.
-func nhwcPWTile(rows, panels, k int, a []float32, lda int, offs []int, b []float32, bstride int, c []float32, ldc int, bias, z []float32, lo, hi float32, flags, n int) {
+// access beforehand: the kernels read through raw pointers. The kernel
+// prefetches one cache line into L2 per two k steps from pf[0] on (a hint:
+// it may run past pf's end).
+func nhwcPWTile(rows, panels, k int, a []float32, lda int, offs []int, b []float32, bstride int, pf, c []float32, ldc int, bias, z []float32, lo, hi float32, flags, n int) {
 	if !nhwcPWFast || k <= 0 {
 		nhwcPWTileGo(rows, panels, k, a, lda, offs, b, bstride, c, ldc, bias, z, lo, hi, flags, n)
 		return
 	}
-	var bp, zp *float32
+	bp, zp, pp := (*float32)(nil), (*float32)(nil), &b[0]
+	if len(pf) > 0 {
+		pp = &pf[0]
+	}
 	if bias != nil {
 		bp = &bias[0]
 	}
 	if z != nil {
 		zp = &z[0]
+	} else {
+		zp = &c[0] // nhwcPWPrefetch reads it
 	}
 	switch {
 	case nhwcPWAVX2 && offs == nil:
-		nhwcPWKernelsAVX2[rows-1](k, &a[0], lda, &b[0], bstride, &c[0], ldc, bp, zp, lo, hi, flags, n)
+		nhwcPWKernelsAVX2[rows-1](k, &a[0], lda, &b[0], bstride, pp, &c[0], ldc, bp, zp, lo, hi, flags, n)
 	case nhwcPWAVX2:
-		nhwcPWOffsKernelsAVX2[rows-1](k, &a[0], lda, &offs[0], &b[0], bstride, &c[0], ldc, bp, zp, lo, hi, flags, n)
+		nhwcPWOffsKernelsAVX2[rows-1](k, &a[0], lda, &offs[0], &b[0], bstride, pp, &c[0], ldc, bp, zp, lo, hi, flags, n)
 	case offs == nil:
-		nhwcPWKernels[panels-1][rows-1](k, &a[0], lda, &b[0], bstride, &c[0], ldc, bp, zp, lo, hi, flags, n)
+		nhwcPWKernels[panels-1][rows-1](k, &a[0], lda, &b[0], bstride, pp, &c[0], ldc, bp, zp, lo, hi, flags, n)
 	default:
-		nhwcPWOffsKernels[panels-1][rows-1](k, &a[0], lda, &offs[0], &b[0], bstride, &c[0], ldc, bp, zp, lo, hi, flags, n)
+		nhwcPWOffsKernels[panels-1][rows-1](k, &a[0], lda, &offs[0], &b[0], bstride, pp, &c[0], ldc, bp, zp, lo, hi, flags, n)
 	}
 }

@@ -119,6 +119,7 @@ type wnTask struct {
 	v, mo            []float32 // V[xi] at v[xi*tb*C:], Mo[xi] at mo[xi*tb*M:]
 	zeros, dummy     []float32 // read for pads (and z past the map); written past the map, per part
 	N, H, W, C, M    int
+	ldy              int // Y's row stride (a pixel's M channels)
 	OH, OW, ph, pw   int
 	tilesH, tilesW   int
 	f, pts           int // F(f x f, 3x3): pts = (f+2)^2 points
@@ -132,9 +133,9 @@ type wnTask struct {
 }
 
 // convWinogradNHWC runs the convolution of X [N,H,W,C] (window win) with
-// wnPack's weights u for F(f x f, 3x3) into Y [N,OH,OW,M], with
-// FusedConv's epilogue.
-func convWinogradNHWC(n *Node, x, u, bias, z, y []float32, N, H, W, C, M, f int, win nnWin, after bool, act fusedAct) {
+// wnPack's weights u for F(f x f, 3x3) into Y [N,OH,OW,M] (row stride
+// ldy >= M, see nhwcOutput), with FusedConv's epilogue.
+func convWinogradNHWC(n *Node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, f int, win nnWin, after bool, act fusedAct) {
 	OH, OW := win.out[0], win.out[1]
 	tilesH, tilesW := (OH+f-1)/f, (OW+f-1)/f
 	pts := wnPoints(f)
@@ -154,7 +155,7 @@ func convWinogradNHWC(n *Node, x, u, bias, z, y []float32, N, H, W, C, M, f int,
 	tb = min(sgemmRoundUp((tiles+blocks-1)/blocks, sgemmPkMR), tiles)
 	threads := n.Pool.Threads()
 	t := parTaskOf[wnTask](n)
-	*t = wnTask{x: x, u: u, bias: bias, z: z, y: y, N: N, H: H, W: W, C: C, M: M, OH: OH, OW: OW,
+	*t = wnTask{x: x, u: u, bias: bias, z: z, y: y, ldy: ldy, N: N, H: H, W: W, C: C, M: M, OH: OH, OW: OW,
 		ph: win.pb[0], pw: win.pb[1], tilesH: tilesH, tilesW: tilesW, f: f, pts: pts, tb: tb, after: after, act: act, pool: n.Pool}
 	buf := nnBuf[float32](n, 2, pts*tb*(C+M)+max(C, M)+threads*M)
 	t.v, t.mo = buf[:pts*tb*C], buf[pts*tb*C:pts*tb*(C+M)]
@@ -230,6 +231,12 @@ func (t *wnTask) runPart(i, parts int) {
 		bufs := t.pool.scratchFor(i).pkBufs()
 		usz := sgemmPackedBSize(C, M)
 		for xi := lo; xi < hi; xi++ {
+			if nhwcPWFast {
+				// The pw tiles (k_nhwc_pw.go), no epilogue; U runs on
+				// to the next points' so the tiles prefetch across them.
+				nhwcPWGemm(t.nt, M, C, t.v[xi*tb*C:], C, nil, t.u[xi*usz:], t.mo[xi*tb*M:(xi+1)*tb*M], M, &nhwcPWEpi{})
+				continue
+			}
 			sgemmPrepackedBPart(bufs, M, 0, t.nt, M, C, 1, false, t.v[xi*tb*C:], C,
 				t.u[xi*usz:(xi+1)*usz], 0, t.mo[xi*tb*M:(xi+1)*tb*M], M)
 		}
@@ -264,10 +271,10 @@ func (t *wnTask) tile(g int, mo, dummy []float32) {
 				dst[r*f+c], zs[r*f+c] = dummy, t.zeros
 				continue
 			}
-			o := ((b*t.OH+oh)*t.OW + ow) * M
-			dst[r*f+c] = t.y[o : o+M]
+			o := (b*t.OH+oh)*t.OW + ow
+			dst[r*f+c] = t.y[o*t.ldy : o*t.ldy+M]
 			if t.z != nil {
-				zs[r*f+c] = t.z[o : o+M]
+				zs[r*f+c] = t.z[o*M : o*M+M]
 			}
 		}
 	}
@@ -405,11 +412,11 @@ func fusedConvWinogradNHWC(n *Node, X, W, B, Z *Tensor, act fusedAct) error {
 	N := X.Shape[0]
 	shape := sc[12:16]
 	shape[0], shape[1], shape[2], shape[3] = N, win.out[0], win.out[1], M
-	y, z, bias, err := nhwcOutput(n, Z, B, shape)
+	y, z, bias, ldy, err := nhwcOutput(n, Z, B, shape)
 	if err != nil {
 		return err
 	}
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
-	convWinogradNHWC(n, X.F32(), W.F32(), bias, z, y, N, X.Shape[1], X.Shape[2], C, M, f, win, after, act)
+	convWinogradNHWC(n, X.F32(), W.F32(), bias, z, y, ldy, N, X.Shape[1], X.Shape[2], C, M, f, win, after, act)
 	return nil
 }

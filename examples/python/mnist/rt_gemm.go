@@ -49,6 +49,16 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 type gemmScratch struct {
 	g  *gemmBufs[float32]
 	pk *sgemmPkBufs
+	// band: FusedConvChain's band buffers (k_convchain.go), one per part
+	// for every node, so they stay in cache from one node to the next.
+	band []float32
+}
+
+// bandBuf returns s's band buffer resized to n (grown only when too
+// small).
+func (s *gemmScratch) bandBuf(n int) []float32 {
+	s.band = nnGrow(s.band, n)
+	return s.band
 }
 
 // pkBufs returns the packed driver's buffers of s, made on first use (nil
