@@ -32,11 +32,11 @@ const (
 
 // Epilogue flags (templates: nhwcPWAccum ...).
 const (
-	flagAccum = 1 << iota // add C (the sums of earlier k blocks)
-	flagBias              // add bias[j]
-	flagZ                 // add z (residual, row stride ldc)
-	flagClamp             // min(max(v, lo), hi)
-	flagPrefetch          // prefetch the tile's rows of C and z first
+	flagAccum    = 1 << iota // add C (the sums of earlier k blocks)
+	flagBias                 // add bias[j]
+	flagZ                    // add z (residual, row stride ldc)
+	flagClamp                // min(max(v, lo), hi)
+	flagPrefetch             // prefetch the tile's rows of C and z first
 )
 
 // maskTab is 16 all-ones int32 then 16 zeros: the AVX2 kernels load the
