@@ -283,6 +283,24 @@ func gemmMicro[T nnFloat](kc int, ap, bp []T, c []T, ldc, mr, nr int) {
 	}
 }
 
+// dotGo32 is sum_p a[p]*b[p] over len(a) (b at least as long), in float32
+// with four partial sums.
+func dotGo32(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	p := 0
+	for ; p+4 <= len(a); p += 4 {
+		s0 += a[p] * b[p]
+		s1 += a[p+1] * b[p+1]
+		s2 += a[p+2] * b[p+2]
+		s3 += a[p+3] * b[p+3]
+	}
+	for ; p < len(a); p++ {
+		s0 += a[p] * b[p]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
 // sgemvRow sets c = alpha*a*op(B) + beta*c for one row a of length k
 // (c has n entries; beta == 0 overwrites c).
 func sgemvRow(transB bool, n, k int, alpha float32, a, b []float32, ldb int, beta float32, c []float32) {
@@ -312,19 +330,7 @@ func sgemvRow(transB bool, n, k int, alpha float32, a, b []float32, ldb int, bet
 			}
 		}
 		for ; j < n; j++ {
-			row := b[j*ldb : j*ldb+k]
-			var s0, s1, s2, s3 float32
-			p := 0
-			for ; p+4 <= k; p += 4 {
-				s0 += a[p] * row[p]
-				s1 += a[p+1] * row[p+1]
-				s2 += a[p+2] * row[p+2]
-				s3 += a[p+3] * row[p+3]
-			}
-			for ; p < k; p++ {
-				s0 += a[p] * row[p]
-			}
-			v := alpha * ((s0 + s1) + (s2 + s3))
+			v := alpha * dotGo32(a[:k], b[j*ldb:j*ldb+k])
 			if beta != 0 {
 				v += beta * c[j]
 			}

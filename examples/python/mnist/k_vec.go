@@ -223,19 +223,7 @@ func gemvRowsGo(y, x, a []float32, lda int) {
 		return
 	}
 	for j := range y {
-		row := a[j*lda : j*lda+k]
-		var s0, s1, s2, s3 float32
-		p := 0
-		for ; p+4 <= k; p += 4 {
-			s0 += x[p] * row[p]
-			s1 += x[p+1] * row[p+1]
-			s2 += x[p+2] * row[p+2]
-			s3 += x[p+3] * row[p+3]
-		}
-		for ; p < k; p++ {
-			s0 += x[p] * row[p]
-		}
-		y[j] += (s0 + s1) + (s2 + s3)
+		y[j] += dotGo32(x, a[j*lda:j*lda+k])
 	}
 }
 
