@@ -151,7 +151,7 @@ func (s *OpSchema) VersionFor(opset int64) (version int, ok bool) {
 }
 
 // MaxOpset is the newest ai.onnx opset Cuvil supports.
-const MaxOpset = 17
+const MaxOpset = 27
 
 // Ops returns every known schema, sorted by domain and name.
 func Ops() []*OpSchema {
