@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -44,10 +46,58 @@ func testDirs(root string) (map[string]string, error) {
 // conformanceTest is one ONNX test folder and its outcome.
 type conformanceTest struct {
 	item
+	test           string // the folder's name, e.g. test_abs
+	suite          string // the suite's label, e.g. onnx-tests-1.22/node
 	dir            string
 	maxAbs, maxRel float64
 	reason         string
 	passed         bool
+	// same is the earlier test (of another suite) whose folder holds
+	// byte-identical files: this one is not built again and takes its
+	// outcome.
+	same *conformanceTest
+}
+
+// suiteLabel names a suite by its last two path elements
+// (".../onnx-tests-1.22/node" is "onnx-tests-1.22/node"), so that two
+// releases' node suites stay apart in lists and reports.
+func suiteLabel(root string) string {
+	root = filepath.Clean(root)
+	return filepath.ToSlash(filepath.Join(filepath.Base(filepath.Dir(root)), filepath.Base(root)))
+}
+
+// listed looks a test up in a skip or xfail list: an entry
+// "SUITE/test_x" (SUITE as suiteLabel prints it) names one suite's test,
+// a bare "test_x" the test of that name in every suite.
+func listed[V any](list map[string]V, t *conformanceTest) (V, bool) {
+	if v, ok := list[t.suite+"/"+t.test]; ok {
+		return v, true
+	}
+	v, ok := list[t.test]
+	return v, ok
+}
+
+// folderDigest hashes every file under dir (relative paths and contents),
+// so tests shipped unchanged by two releases are recognised.
+func folderDigest(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 func cmdConformance(args []string, stdout io.Writer) error {
@@ -63,14 +113,11 @@ func cmdConformance(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	xfail := map[string]bool{}
+	xfail := map[string]string{}
 	if *xfailFile != "" {
-		lines, err := readTestList(*xfailFile, false)
-		if err != nil {
+		var err error
+		if xfail, err = readTestList(*xfailFile, false); err != nil {
 			return err
-		}
-		for name := range lines {
-			xfail[name] = true
 		}
 	}
 	skipList := map[string]string{}
@@ -91,7 +138,7 @@ func cmdConformance(args []string, stdout io.Writer) error {
 		}
 	}
 	var tests []*conformanceTest
-	seen := map[string]bool{}
+	byDigest := map[string]*conformanceTest{}
 	for _, root := range fs.Args() {
 		dirs, err := testDirs(root)
 		if err != nil {
@@ -102,31 +149,40 @@ func cmdConformance(args []string, stdout io.Writer) error {
 			names = append(names, name)
 		}
 		sort.Strings(names)
+		suite := suiteLabel(root)
 		for _, name := range names {
 			if filter != nil && !filter.MatchString(name) {
 				continue
 			}
-			key := name
-			for i := 2; seen[key]; i++ {
-				key = fmt.Sprintf("%s#%d", name, i)
+			t := &conformanceTest{item: item{name: suite + "/" + name}, test: name, suite: suite, dir: dirs[name]}
+			digest, err := folderDigest(t.dir)
+			if err != nil {
+				return err
 			}
-			seen[key] = true
-			tests = append(tests, &conformanceTest{item: item{name: key}, dir: dirs[name]})
+			if prev := byDigest[digest]; prev != nil {
+				t.same = prev
+			} else {
+				byDigest[digest] = t
+			}
+			tests = append(tests, t)
 		}
 	}
 	if len(tests) == 0 {
 		return fmt.Errorf("no tests (folders with model.onnx) found")
 	}
 
-	items := make([]*item, len(tests))
-	for i, t := range tests {
+	var items []*item
+	for _, t := range tests {
 		t.wino = winograd.mode
-		if why, ok := skipList[t.name]; ok {
+		switch why, skipped := listed(skipList, t); {
+		case skipped:
 			t.skip = "skip list: " + why
-		} else {
+		case t.same != nil:
+			continue // judged from t.same
+		default:
 			prepareTest(t)
 		}
-		items[i] = &t.item
+		items = append(items, &t.item)
 	}
 	if err := runItems(context.Background(), items, 0); err != nil {
 		return err
@@ -134,19 +190,30 @@ func cmdConformance(args []string, stdout io.Writer) error {
 	passedN, failedN, skippedN, unexpected := 0, 0, 0, 0
 	var nowPass []string
 	for _, t := range tests {
-		judge(t, *rtol, *atol)
+		if t.same != nil && t.skip == "" {
+			t.passed, t.maxAbs, t.maxRel, t.reason = t.same.passed, t.same.maxAbs, t.same.maxRel, t.same.reason
+			t.skip = t.same.skip
+			if t.reason == "" {
+				t.reason = "same files as " + t.same.name + ": not built again"
+			} else {
+				t.reason += " (same files as " + t.same.name + ")"
+			}
+		} else {
+			judge(t, *rtol, *atol)
+		}
+		_, expectFail := listed(xfail, t)
 		switch {
 		case t.skip != "":
 			skippedN++
 			fmt.Fprintf(stdout, "SKIP %s: %s\n", t.name, t.skip)
 		case t.passed:
 			passedN++
-			if xfail[t.name] {
+			if expectFail {
 				nowPass = append(nowPass, t.name)
 			}
 		default:
 			failedN++
-			if !xfail[t.name] {
+			if !expectFail {
 				unexpected++
 			}
 			fmt.Fprintf(stdout, "FAIL %s: %s\n", t.name, t.reason)
@@ -161,6 +228,11 @@ func cmdConformance(args []string, stdout io.Writer) error {
 	if *report != "" {
 		if err := writeReport(*report, tests, *rtol, *atol); err != nil {
 			return err
+		}
+	}
+	if suites := suiteCounts(tests); len(suites) > 1 {
+		for _, c := range suites {
+			fmt.Fprintf(stdout, "%s: %d passed, %d failed, %d skipped\n", c.suite, c.pass, c.fail, c.skip)
 		}
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", passedN, failedN, skippedN)
@@ -291,34 +363,14 @@ func oneLine(s string) string {
 func writeReport(path string, tests []*conformanceTest, rtol, atol float64) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# cuvil conformance\n\nGenerated by `cuvil conformance -report`. Tolerance: |got-want| <= %g + %g*|want|.\n\n", atol, rtol)
-	// One summary line per suite (the folder holding the test folders), so
-	// the counts are readable without scrolling the table.
-	type counts struct{ pass, fail, skip int }
-	bySuite := map[string]*counts{}
-	var suites []string
-	suiteOf := func(t *conformanceTest) string { return filepath.Base(filepath.Dir(t.dir)) }
-	for _, t := range tests {
-		s := suiteOf(t)
-		c := bySuite[s]
-		if c == nil {
-			c = &counts{}
-			bySuite[s] = c
-			suites = append(suites, s)
-		}
-		switch {
-		case t.skip != "":
-			c.skip++
-		case t.passed:
-			c.pass++
-		default:
-			c.fail++
-		}
-	}
+	// One summary line per suite, so the counts are readable without
+	// scrolling the table.
+	suites := suiteCounts(tests)
+	suiteOf := func(t *conformanceTest) string { return t.suite }
 	fmt.Fprintln(&b, "| suite | passed | failed | skipped |")
 	fmt.Fprintln(&b, "|---|---|---|---|")
-	for _, s := range suites {
-		c := bySuite[s]
-		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", s, c.pass, c.fail, c.skip)
+	for _, c := range suites {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", c.suite, c.pass, c.fail, c.skip)
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "| suite | test | result | max abs | max rel | reason |")
@@ -332,10 +384,40 @@ func writeReport(path string, tests []*conformanceTest, rtol, atol float64) erro
 		case t.passed:
 			result = "pass"
 		}
-		if t.err == nil && t.skip == "" && t.got != nil {
+		if t.err == nil && t.skip == "" && (t.got != nil || t.same != nil) {
 			abs, rel = fmt.Sprintf("%.3g", t.maxAbs), fmt.Sprintf("%.3g", t.maxRel)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", suiteOf(t), cell(t.name), result, abs, rel, cell(t.reason))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", suiteOf(t), cell(t.test), result, abs, rel, cell(t.reason))
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// suiteCount is one suite's tally.
+type suiteCount struct {
+	suite            string
+	pass, fail, skip int
+}
+
+// suiteCounts tallies the judged tests per suite, in the order the suites
+// were given.
+func suiteCounts(tests []*conformanceTest) []*suiteCount {
+	var out []*suiteCount
+	by := map[string]*suiteCount{}
+	for _, t := range tests {
+		c := by[t.suite]
+		if c == nil {
+			c = &suiteCount{suite: t.suite}
+			by[t.suite] = c
+			out = append(out, c)
+		}
+		switch {
+		case t.skip != "":
+			c.skip++
+		case t.passed:
+			c.pass++
+		default:
+			c.fail++
+		}
+	}
+	return out
 }

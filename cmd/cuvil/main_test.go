@@ -105,7 +105,8 @@ func TestConformanceCounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds generated code; skipped in -short mode")
 	}
-	root := t.TempDir()
+	top := t.TempDir()
+	root := filepath.Join(top, "rel-a", "node")
 	copyMnist(t, filepath.Join(root, "test_good"))
 	copyMnist(t, filepath.Join(root, "test_broken"))
 	if err := os.WriteFile(filepath.Join(root, "test_broken", "model.onnx"), []byte("not a model"), 0o644); err != nil {
@@ -116,20 +117,41 @@ func TestConformanceCounts(t *testing.T) {
 	}
 	b, _ := os.ReadFile(filepath.Join(mnist, "model.onnx"))
 	os.WriteFile(filepath.Join(root, "test_nodata", "model.onnx"), b, 0o644)
-	report := filepath.Join(root, "report.md")
+	report := filepath.Join(top, "report.md")
 	code, stdout, stderr := cuvil(t, "conformance", "-atol", "1e-4", "-report", report, root)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if code != 1 || lines[len(lines)-1] != "1 passed, 1 failed, 1 skipped" || !strings.Contains(stdout, "FAIL test_broken: import:") {
+	if code != 1 || lines[len(lines)-1] != "1 passed, 1 failed, 1 skipped" || !strings.Contains(stdout, "FAIL rel-a/node/test_broken: import:") {
 		t.Fatalf("conformance: exit %d\n%s%s", code, stdout, stderr)
 	}
 	md, err := os.ReadFile(report)
-	if err != nil || !strings.Contains(string(md), "| test_good | pass |") || !strings.Contains(string(md), "| test_broken | FAIL |") {
+	if err != nil || !strings.Contains(string(md), "| rel-a/node | test_good | pass |") || !strings.Contains(string(md), "| rel-a/node | test_broken | FAIL |") {
 		t.Errorf("report:\n%s", md)
 	}
-	xfail := filepath.Join(root, "xfail.txt")
+	xfail := filepath.Join(top, "xfail.txt")
 	os.WriteFile(xfail, []byte("# known\ntest_broken\n"), 0o644)
 	if code, stdout, _ := cuvil(t, "conformance", "-atol", "1e-4", "-xfail", xfail, "-run", "broken|good", root); code != 0 {
 		t.Errorf("with test_broken expected to fail: exit %d\n%s", code, stdout)
+	}
+
+	// A second release: test_good unchanged (judged from the first suite's
+	// run, not built again), test_broken fixed, test_new failing. Lists
+	// name one suite's test as SUITE/test.
+	root2 := filepath.Join(top, "rel-b", "node")
+	copyMnist(t, filepath.Join(root2, "test_good"))
+	copyMnist(t, filepath.Join(root2, "test_broken"))
+	copyMnist(t, filepath.Join(root2, "test_new"))
+	os.WriteFile(filepath.Join(root2, "test_new", "model.onnx"), []byte("still not a model"), 0o644)
+	os.WriteFile(xfail, []byte("rel-a/node/test_broken # only the first release's\n"), 0o644)
+	code, stdout, stderr = cuvil(t, "conformance", "-atol", "1e-4", "-xfail", xfail, "-run", "broken|good|new", "-report", report, root, root2)
+	lines = strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 1 || lines[len(lines)-1] != "3 passed, 2 failed, 0 skipped" ||
+		!strings.Contains(stdout, "rel-b/node: 2 passed, 1 failed, 0 skipped") ||
+		!strings.Contains(stdout, "FAIL rel-b/node/test_new: import:") || !strings.Contains(stdout, "1 failures not listed") {
+		t.Fatalf("two suites: exit %d\n%s%s", code, stdout, stderr)
+	}
+	md, _ = os.ReadFile(report)
+	if !strings.Contains(string(md), "| rel-b/node | test_good | pass |") || !strings.Contains(string(md), "| same files as rel-a/node/test_good: not built again |") {
+		t.Errorf("report does not show the unchanged test as judged from the first suite:\n%s", md)
 	}
 }
 
