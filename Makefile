@@ -4,6 +4,7 @@ GO      ?= go
 CUVIL   := bin/cuvil
 SHARED  ?= $(abspath ../shared)
 ONNX_NODE_TESTS := $(SHARED)/onnx-tests/node
+ONNX_NODE_TESTS_122 := $(SHARED)/onnx-tests-1.22/node
 MODELS  := $(SHARED)/models
 # Node tests known to fail today (missing ops, sequences...); conformance
 # fails on any other failure, and says when a listed test starts passing.
@@ -40,9 +41,14 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./ir/onnx; \
 	else echo "fuzz: ir/onnx has no FuzzDecode; skipped"; fi
 
-# All four ONNX backend suites in one run (one go build); the report is
-# docs/conformance.md.
-ONNX_SUITES := $(addprefix $(SHARED)/onnx-tests/,node simple pytorch-converted pytorch-operator)
+# The four ONNX backend suites of ONNX 1.12 (opsets to 17) and of ONNX 1.22
+# (opsets to 27) in one run (one go build; a 1.22 test whose folder is
+# byte-identical to a 1.12 one is judged from it, not built again); the
+# report is docs/conformance.md. List entries are test names (every suite)
+# or SUITE/test_x, e.g. onnx-tests-1.22/node/test_x (that suite only).
+ONNX_KINDS  := node simple pytorch-converted pytorch-operator
+ONNX_SUITES := $(addprefix $(SHARED)/onnx-tests/,$(ONNX_KINDS)) \
+	$(if $(wildcard $(ONNX_NODE_TESTS_122)),$(addprefix $(SHARED)/onnx-tests-1.22/,$(ONNX_KINDS)))
 
 conformance: build
 	@if [ -d "$(ONNX_NODE_TESTS)" ]; then \

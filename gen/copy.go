@@ -154,22 +154,35 @@ func (lib *library) kernelFunc(key, op string) (string, bool) {
 // closure returns, sorted, the runtime files plus the files defining the
 // given functions and every file they reach through top-level identifiers.
 func (lib *library) closure(funcs []string) []string {
-	want := map[string]bool{}
+	why := lib.closureWhy(funcs)
+	out := make([]string, 0, len(why))
+	for name := range why {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// closureWhy is closure with, for each file, why it is copied: "runtime",
+// "kernel F", or "FILE uses ID" naming the file and identifier that
+// reached it first (the chain to follow when a package copies too much).
+func (lib *library) closureWhy(funcs []string) map[string]string {
+	why := map[string]string{}
 	var queue []string
-	add := func(name string) {
-		if !want[name] {
-			want[name] = true
+	add := func(name, reason string) {
+		if _, ok := why[name]; !ok {
+			why[name] = reason
 			queue = append(queue, name)
 		}
 	}
 	for name := range lib.files {
 		if strings.HasPrefix(name, "rt_") {
-			add(name)
+			add(name, "runtime")
 		}
 	}
 	for _, f := range funcs {
 		if file, ok := lib.funcs[f]; ok {
-			add(file)
+			add(file, "kernel "+f)
 		}
 	}
 	sort.Strings(queue)
@@ -183,21 +196,16 @@ func (lib *library) closure(funcs []string) []string {
 		sort.Strings(uses)
 		for _, id := range uses {
 			for _, f := range lib.defined[id] {
-				add(f)
+				add(f, name+" uses "+id)
 			}
 		}
 		for _, t := range lib.files[name].types {
 			for _, f := range lib.methods[t] {
-				add(f)
+				add(f, f+" declares methods of "+name+"'s type "+t)
 			}
 		}
 	}
-	out := make([]string, 0, len(want))
-	for name := range want {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
+	return why
 }
 
 // declared returns every top-level identifier of the given files.

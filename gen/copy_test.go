@@ -2,6 +2,7 @@ package gen
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +14,7 @@ func TestClosureCopiesAssembly(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := lib.closure([]string{"Conv"})
-	for _, want := range []string{"asm_cpu_amd64.go", "asm_sgemm.go", "asm_sgemm_amd64.go", "asm_sgemm_purego.go", "rt_gemm.go", "rt_pool.go", "k_conv.go"} {
+	for _, want := range []string{"asm_cpu_amd64.go", "asm_sgemm.go", "asm_sgemm_amd64.go", "asm_sgemm_purego.go", "k_gemm_core.go", "rt_pool.go", "k_conv.go"} {
 		if !slices.Contains(files, want) {
 			t.Errorf("closure of Conv lacks %s (has %v)", want, files)
 		}
@@ -21,5 +22,75 @@ func TestClosureCopiesAssembly(t *testing.T) {
 	name, text, err := lib.assembly("asm_sgemm_amd64.go")
 	if err != nil || name != "asm_sgemm_amd64.s" || len(text) == 0 {
 		t.Errorf("assembly(asm_sgemm_amd64.go) = %q, %d bytes, %v; want asm_sgemm_amd64.s", name, len(text), err)
+	}
+}
+
+// TestRuntimeDependsOnRuntimeOnly: every generated package copies the
+// rt_ files, so one of them naming a kernel file's identifier would copy
+// that kernel (and all it reaches) into every package.
+func TestRuntimeDependsOnRuntimeOnly(t *testing.T) {
+	lib, err := loadLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range lib.files {
+		if !strings.HasPrefix(name, "rt_") {
+			continue
+		}
+		for id := range src.uses {
+			for _, f := range lib.defined[id] {
+				if !strings.HasPrefix(f, "rt_") {
+					t.Errorf("runtime file %s uses %s, declared in %s: move it into the runtime or out of %s", name, id, f, name)
+				}
+			}
+		}
+		for _, ty := range src.types {
+			for _, f := range lib.methods[ty] {
+				if !strings.HasPrefix(f, "rt_") {
+					t.Errorf("%s declares methods on the runtime type %s: they would be copied into every package", f, ty)
+				}
+			}
+		}
+	}
+}
+
+// TestClosureGolden pins what small models copy: a Neg-only model gets
+// the runtime and its element-wise kernel file and nothing else; a GEMM
+// model gets no convolution or Winograd code.
+func TestClosureGolden(t *testing.T) {
+	lib, err := loadLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runtime []string
+	for name := range lib.files {
+		if strings.HasPrefix(name, "rt_") {
+			runtime = append(runtime, name)
+		}
+	}
+	neg := lib.closure([]string{"Neg"})
+	want := append(slices.Clone(runtime), lib.funcs["Neg"])
+	slices.Sort(want)
+	if !slices.Equal(neg, want) {
+		t.Errorf("closure of Neg = %v, want the runtime plus %s: %v", neg, lib.funcs["Neg"], want)
+	}
+	for _, c := range []struct {
+		funcs []string
+		not   []string
+	}{
+		{[]string{"MatMul"}, []string{"k_conv.go", "k_winograd.go", "k_wnhwc.go", "k_nhwc.go", "asm_pw_amd64.go", "asm_wino_amd64.go"}},
+		{[]string{"Relu", "Add"}, []string{"k_gemm_core.go", "asm_sgemm.go", "k_conv.go"}},
+	} {
+		why := lib.closureWhy(c.funcs)
+		for _, f := range c.not {
+			if _, ok := why[f]; ok {
+				chain := f
+				for at := f; strings.Contains(why[at], " uses "); {
+					at, _, _ = strings.Cut(why[at], " uses ")
+					chain = at + " -> " + chain
+				}
+				t.Errorf("closure of %v copies %s (%s; %s)", c.funcs, f, chain, why[f])
+			}
+		}
 	}
 }

@@ -249,7 +249,7 @@ func (t *convChainTask) runPart(i, parts int) {
 	nt := 2 * g.kh * g.kw
 	taps := t.taps[i*nt : (i+1)*nt]
 	var buf []float32
-	if s := t.pool.scratchFor(i); s != nil {
+	if s := scratchFor(t.pool, i); s != nil {
 		buf = s.bandBuf(t.esize + t.dsize)
 	} else {
 		buf = t.buf[i*(t.esize+t.dsize) : (i+1)*(t.esize+t.dsize)]

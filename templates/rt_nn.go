@@ -372,3 +372,11 @@ func nnHighest[T nnNum]() T {
 	}
 	return v.(T)
 }
+
+// nnGrow returns b resized to n, reallocated only when it is too small.
+func nnGrow(b []float32, n int) []float32 {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]float32, n)
+}

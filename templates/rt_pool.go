@@ -59,11 +59,14 @@ type WorkPool struct {
 	closed   atomic.Bool
 	wake     chan struct{}
 	fin      chan struct{}
-	// gemm is the task sgemmPar reuses, so a parallel GEMM does not
-	// allocate.
-	gemm sgemmParTask
-	// scratch holds GEMM pack buffers per part (parts <= threads).
-	scratch []gemmScratch
+	// parts' own scratch, one slot per part index (parts <= threads):
+	// kernels keep per-part buffers here (k_gemm_core.go's GEMM pack
+	// buffers), made by the part on first use. Only part i touches slot i,
+	// and sections follow each other, so no lock is needed.
+	slots []any
+	// gemmTask is the task sgemmPar reuses (k_gemm_core.go), so a
+	// parallel GEMM does not allocate.
+	gemmTask any
 }
 
 // poolSpin is how long an idle worker, and the caller waiting for the
@@ -72,14 +75,6 @@ type WorkPool struct {
 // wake-up (tens of microseconds on a VM); past it, an idle pool costs no
 // CPU.
 const poolSpin = 50 * time.Microsecond
-
-// scratchFor returns part i's GEMM buffers (nil without a pool).
-func (p *WorkPool) scratchFor(i int) *gemmScratch {
-	if p == nil || i >= len(p.scratch) {
-		return nil
-	}
-	return &p.scratch[i]
-}
 
 // NewWorkPool starts a pool for the options (threads-1 goroutines).
 func NewWorkPool(opts ...Option) *WorkPool {
@@ -91,7 +86,7 @@ func NewWorkPool(opts ...Option) *WorkPool {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
 	p := &WorkPool{threads: o.Threads, wake: make(chan struct{}, o.Threads), fin: make(chan struct{}, 1),
-		scratch: make([]gemmScratch, o.Threads)}
+		slots: make([]any, o.Threads)}
 	for i := 1; i < p.threads; i++ {
 		go p.worker()
 	}
@@ -250,84 +245,8 @@ func parSplit(n, parts, i, align int) (lo, hi int) {
 	return lo, hi
 }
 
-// sgemmParTask is one float32 GEMM split into column or row blocks.
-type sgemmParTask struct {
-	transA, transB bool
-	m, n, k        int
-	alpha, beta    float32
-	a, b, c        []float32
-	lda, ldb, ldc  int
-	byCols         bool
-	pool           *WorkPool
-}
-
-func (t *sgemmParTask) runPart(i, parts int) {
-	if t.byCols {
-		lo, hi := parSplit(t.n, parts, i, 16)
-		if lo >= hi {
-			return
-		}
-		boff := lo
-		if t.transB {
-			boff = lo * t.ldb
-		}
-		sgemmWith(t.pool.scratchFor(i), t.transA, t.transB, t.m, hi-lo, t.k, t.alpha, t.a, t.lda, t.b[boff:], t.ldb, t.beta, t.c[lo:], t.ldc)
-		return
-	}
-	lo, hi := parSplit(t.m, parts, i, 6)
-	if lo >= hi {
-		return
-	}
-	aoff := lo * t.lda
-	if t.transA {
-		aoff = lo
-	}
-	sgemmWith(t.pool.scratchFor(i), t.transA, t.transB, hi-lo, t.n, t.k, t.alpha, t.a[aoff:], t.lda, t.b, t.ldb, t.beta, t.c[lo*t.ldc:], t.ldc)
-}
-
 // parMinFlops is the least work (multiply-adds) worth waking the pool for.
 const parMinFlops = 1 << 17
-
-// sgemmPar is sgemm spread over p: over column blocks when C is wide,
-// else over row blocks. Each element of C is computed by one goroutine in
-// the same order as sgemm would, so results do not depend on the threads.
-func sgemmPar(p *WorkPool, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	threads := p.Threads()
-	if threads == 1 || m*n*k < parMinFlops {
-		sgemmWith(p.scratchFor(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	t := &p.gemm
-	*t = sgemmParTask{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
-		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, pool: p, byCols: n >= 32*threads || n >= m}
-	parts := threads
-	if t.byCols {
-		parts = min(parts, (n+15)/16)
-	} else {
-		parts = min(parts, (m+5)/6)
-	}
-	p.Run(parts, t)
-	*t = sgemmParTask{}
-}
-
-// gemmTPart is gemmT for part i of a parallel section of p: float32
-// packs into the part's own buffers.
-func gemmTPart[T nnFloat](p *WorkPool, i int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if av, ok := any(a).([]float32); ok {
-		sgemmWith(p.scratchFor(i), transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
-		return
-	}
-	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
-
-// gemmTPar is gemmT spread over p for float32 (float64 stays serial).
-func gemmTPar[T nnFloat](p *WorkPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if av, ok := any(a).([]float32); ok && p != nil {
-		sgemmPar(p, transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
-		return
-	}
-	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
 
 // parTaskOf returns the parallel task kept in n's scratch (slot 5 of its
 // nnCache), made on first use so steady-state runs do not allocate.

@@ -245,10 +245,10 @@ func (t *convGemmTask[T]) runPart(i, parts int) {
 	for j0 := lo; j0 < hi; j0 += t.nb {
 		cols := min(t.nb, hi-j0)
 		if t.im.x != nil {
-			sgemmPrepackedAIm2colPart(t.pool.scratchFor(i).pkBufs(), t.Mg, m0, m1-m0, cols, t.rows, 1, t.wp, &t.im, j0,
+			sgemmPrepackedAIm2colPart(scratchFor(t.pool, i).pkBufs(), t.Mg, m0, m1-m0, cols, t.rows, 1, t.wp, &t.im, j0,
 				0, any(t.y[m0*t.outSize+j0:]).([]float32), t.outSize)
 		} else if t.wp != nil {
-			sgemmPrepackedAPart(t.pool.scratchFor(i).pkBufs(), t.Mg, m0, m1-m0, cols, t.rows, 1, t.wp, false,
+			sgemmPrepackedAPart(scratchFor(t.pool, i).pkBufs(), t.Mg, m0, m1-m0, cols, t.rows, 1, t.wp, false,
 				any(t.src[j0:]).([]float32), t.outSize, 0, any(t.y[m0*t.outSize+j0:]).([]float32), t.outSize)
 		} else {
 			gemmTPart(t.pool, i, false, false, m1-m0, cols, t.rows, 1, t.w[m0*t.rows:], t.rows, t.src[j0:], t.outSize, 0, t.y[m0*t.outSize+j0:], t.outSize)

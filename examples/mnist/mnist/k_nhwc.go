@@ -351,14 +351,6 @@ func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy i
 	return y[off:], z, bias, ldy, nil
 }
 
-// nnGrow returns b resized to n, reallocated only when it is too small.
-func nnGrow(b []float32, n int) []float32 {
-	if cap(b) >= n {
-		return b[:n]
-	}
-	return make([]float32, n)
-}
-
 // fusedConvNHWC is cuvil::FusedConv with layout=NHWC: depthwise directly
 // (nhwcWinTask), anything else (group 1) as a GEMM of the output pixels'
 // rows (nhwcConvTask).
@@ -539,7 +531,7 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 	}
 	g, M, K := &t.g, t.M, t.K
 	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
-	bufs := t.pool.scratchFor(i).pkBufs()
+	bufs := scratchFor(t.pool, i).pkBufs()
 	var col []float32
 	if t.col != nil {
 		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
@@ -720,7 +712,7 @@ func (t *nhwcConvTask) runCols(i, parts int) {
 	if j0 >= j1 {
 		return
 	}
-	bufs := t.pool.scratchFor(i).pkBufs()
+	bufs := scratchFor(t.pool, i).pkBufs()
 	var col []float32
 	if !t.pointwise {
 		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]

@@ -228,7 +228,7 @@ func (t *wnTask) runPart(i, parts int) {
 		}
 	case wnGEMMs:
 		lo, hi := parSplit(t.pts, parts, i, 1)
-		bufs := t.pool.scratchFor(i).pkBufs()
+		bufs := scratchFor(t.pool, i).pkBufs()
 		usz := sgemmPackedBSize(C, M)
 		for xi := lo; xi < hi; xi++ {
 			if nhwcPWFast {

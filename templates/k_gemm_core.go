@@ -348,3 +348,98 @@ func sgemvRow(transB bool, n, k int, alpha float32, a, b []float32, ldb int, bet
 		}
 	}
 }
+
+// scratchFor returns part i's GEMM buffers, kept in the pool's slot i
+// (nil without a pool). A function, not a WorkPool method, so the runtime
+// does not pull the GEMM code into every package.
+func scratchFor(p *WorkPool, i int) *gemmScratch {
+	if p == nil || i >= len(p.slots) {
+		return nil
+	}
+	s, _ := p.slots[i].(*gemmScratch)
+	if s == nil {
+		s = new(gemmScratch)
+		p.slots[i] = s
+	}
+	return s
+}
+
+// sgemmParTask is one float32 GEMM split into column or row blocks.
+type sgemmParTask struct {
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float32
+	a, b, c        []float32
+	lda, ldb, ldc  int
+	byCols         bool
+	pool           *WorkPool
+}
+
+func (t *sgemmParTask) runPart(i, parts int) {
+	if t.byCols {
+		lo, hi := parSplit(t.n, parts, i, 16)
+		if lo >= hi {
+			return
+		}
+		boff := lo
+		if t.transB {
+			boff = lo * t.ldb
+		}
+		sgemmWith(scratchFor(t.pool, i), t.transA, t.transB, t.m, hi-lo, t.k, t.alpha, t.a, t.lda, t.b[boff:], t.ldb, t.beta, t.c[lo:], t.ldc)
+		return
+	}
+	lo, hi := parSplit(t.m, parts, i, 6)
+	if lo >= hi {
+		return
+	}
+	aoff := lo * t.lda
+	if t.transA {
+		aoff = lo
+	}
+	sgemmWith(scratchFor(t.pool, i), t.transA, t.transB, hi-lo, t.n, t.k, t.alpha, t.a[aoff:], t.lda, t.b, t.ldb, t.beta, t.c[lo*t.ldc:], t.ldc)
+}
+
+// sgemmPar is sgemm spread over p: over column blocks when C is wide,
+// else over row blocks. Each element of C is computed by one goroutine in
+// the same order as sgemm would, so results do not depend on the threads.
+func sgemmPar(p *WorkPool, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	threads := p.Threads()
+	if threads == 1 || m*n*k < parMinFlops {
+		sgemmWith(scratchFor(p, 0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	t, _ := p.gemmTask.(*sgemmParTask)
+	if t == nil {
+		t = new(sgemmParTask)
+		p.gemmTask = t
+	}
+	*t = sgemmParTask{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, pool: p, byCols: n >= 32*threads || n >= m}
+	parts := threads
+	if t.byCols {
+		parts = min(parts, (n+15)/16)
+	} else {
+		parts = min(parts, (m+5)/6)
+	}
+	p.Run(parts, t)
+	*t = sgemmParTask{}
+}
+
+// gemmTPart is gemmT for part i of a parallel section of p: float32
+// packs into the part's own buffers.
+func gemmTPart[T nnFloat](p *WorkPool, i int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if av, ok := any(a).([]float32); ok {
+		sgemmWith(scratchFor(p, i), transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		return
+	}
+	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmTPar is gemmT spread over p for float32 (float64 stays serial).
+func gemmTPar[T nnFloat](p *WorkPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if av, ok := any(a).([]float32); ok && p != nil {
+		sgemmPar(p, transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		return
+	}
+	gemmT(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
