@@ -70,3 +70,39 @@ var Pipeline = []*Pass{
 	// Folding replaced weights and fusion dropped nodes: clean up.
 	Cleanup,
 }
+
+// passOrder is the pipeline's ordering constraints as data (the Go
+// compiler's passOrder): each pair's first pass must run before its
+// second, for the reason given. TestPassOrder checks Pipeline against it,
+// so moving a pass cannot silently break a pass that depends on it.
+var passOrder = []struct {
+	before, after *Pass
+	why           string
+}{
+	{Gradient, Shapes, "the backward nodes gradient adds need types like any other"},
+	{Gradient, ConstFold, "constfold would fold forward nodes Gradient names only by name"},
+	{Gradient, DCE, "DCE would drop forward nodes Gradient names only by name"},
+	{Shapes, ConstFold, "folding Shape/Size needs shapes"},
+	{ConstFold, DCE, "folded nodes leave dead producers"},
+	{ConstFold, CSE, "folding makes duplicated shape chains identical constants"},
+	{RemoveIdentity, FoldBatchNorm, "patterns must not see Identity/Dropout between a Conv and its BN"},
+	{RemoveIdentity, FuseConv, "patterns must not see Identity/Dropout between a Conv and its Relu"},
+	{FoldReshape, FuseAttention, "attention's heads form matches one Reshape, not a chain"},
+	{FoldBatchNorm, FoldAffine, "fold-affine folds the Mul+Add BN leaves"},
+	{FoldAffine, FuseConv, "a Conv's weights and bias must be final before it hides in a FusedConv"},
+	{FoldAffine, FuseAttention, "scales are final"},
+	{FuseGelu, FuseGemm, "GELU must be one node to become a MatMul epilogue"},
+	{FuseLayerNorm, FuseGemm, "the residual Add before a LayerNorm goes into SkipLayerNorm, not the MatMul"},
+	{FuseAttention, FuseGemm, "attention's MatMuls must not become FusedMatMuls first"},
+	{FuseConv, FuseScaleShift, "a Mul+Add a conv epilogue can take is not a ScaleShift"},
+	{FuseConv, Layout, "layout moves whole FusedConvs; the fusion patterns match NCHW ops"},
+	{FuseGemm, Layout, "layout moves fused nodes; the fusion patterns match NCHW ops"},
+	{FuseScaleShift, Layout, "layout moves ScaleShifts into NHWC chains"},
+	{Layout, FuseConvChain, "the chain matches the NHWC FusedConvs layout makes"},
+	{Layout, ConcatInto, "only NHWC convs write a slice of a wider row"},
+	{Layout, FuseElementwise, "element-wise groups form in their final layout"},
+	{FuseConv, FuseElementwise, "an epilogue inside the conv beats a loop of its own"},
+	{FuseGemm, FuseElementwise, "an epilogue inside the GEMM beats a loop of its own"},
+	{FuseConvChain, FuseElementwise, "a chain's stages keep their epilogues"},
+	{FuseElementwise, Cleanup, "fusion drops nodes and leaves constants dead"},
+}
