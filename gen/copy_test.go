@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cuvil/cuvil/ir"
 )
 
 // TestClosureCopiesAssembly checks that a model using GEMM gets the
@@ -92,5 +94,37 @@ func TestClosureGolden(t *testing.T) {
 				t.Errorf("closure of %v copies %s (%s; %s)", c.funcs, f, chain, why[f])
 			}
 		}
+	}
+}
+
+// TestNegPackageSize: a one-node Neg model's package holds the runtime,
+// one kernel file and the generated files, and doc.go says what was
+// copied (issue 12's target: under 30 files and 300 KB).
+func TestNegPackageSize(t *testing.T) {
+	f32 := ir.TensorType(ir.F32, ir.Shape{ir.D(3), ir.D(5)})
+	x := &ir.Value{Name: "x", Type: f32}
+	y := &ir.Value{Name: "y", Type: f32}
+	n := &ir.Node{Name: "neg", Op: "Neg", Version: 13, Inputs: []*ir.Value{x}, Outputs: []*ir.Value{y}}
+	y.Def = n
+	m := &ir.Model{Graph: &ir.Graph{Name: "neg", Inputs: []*ir.Value{x}, Outputs: []*ir.Value{y}, Nodes: []*ir.Node{n}},
+		Opsets: map[string]int64{"": 13}, Path: "neg.onnx"}
+	files, err := Generate(m, Options{Package: "neg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, b := range files {
+		total += len(b)
+	}
+	if len(files) >= 30 || total >= 300<<10 {
+		t.Errorf("Neg package: %d files, %d bytes; want under 30 files and 300 KB", len(files), total)
+	}
+	for name := range files {
+		if strings.HasPrefix(name, "asm_") || strings.Contains(name, "gemm") || strings.Contains(name, "conv") {
+			t.Errorf("Neg package copies %s", name)
+		}
+	}
+	if !strings.Contains(string(files["doc.go"]), "Runtime and kernels copied from cuvil's templates: ") {
+		t.Errorf("doc.go does not report the copied files:\n%s", files["doc.go"])
 	}
 }

@@ -8,7 +8,12 @@ import (
 	"github.com/cuvil/cuvil/ir"
 )
 
-func (c *compiled) docFile(m *ir.Model, opts Options, header string, weightBytes int) []byte {
+// copyStats counts the files gen copied from templates/ into a package.
+type copyStats struct{ files, bytes, asm int }
+
+func (s *copyStats) add(n int) { s.files++; s.bytes += n }
+
+func (c *compiled) docFile(m *ir.Model, opts Options, header string, weightBytes int, copied copyStats) []byte {
 	var lines []string
 	add := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
 	add("Package %s runs the ONNX model %s, compiled ahead of time by cuvil %s.", opts.Package, opts.Source, Version)
@@ -57,6 +62,7 @@ func (c *compiled) docFile(m *ir.Model, opts Options, header string, weightBytes
 	}
 	add("%s.", plan)
 	add("Weights: %d constants, %d bytes in weights.bin. Kernel calls: %d.", len(c.constTensors), weightBytes, len(c.nodes))
+	add("Runtime and kernels copied from cuvil's templates: %d files (%d of them assembly), %d bytes.", copied.files, copied.asm, copied.bytes)
 
 	var b strings.Builder
 	b.WriteString(header + "\n\n")

@@ -101,7 +101,25 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 		out[name] = formatted
 		return nil
 	}
-	if err := add("doc.go", c.docFile(m, opts, header, len(blob))); err != nil {
+	// The runtime and kernels from templates/ first, so doc.go can say
+	// what they weigh.
+	copied := copyStats{}
+	for _, f := range files {
+		if err := add(f, lib.renamed(f, opts.Package, header)); err != nil {
+			return nil, err
+		}
+		copied.add(len(out[f]))
+		asmName, asm, err := lib.assembly(f)
+		if err != nil {
+			return nil, err
+		}
+		if asmName != "" {
+			out[asmName] = append([]byte(header+"\n\n"), asm...)
+			copied.add(len(out[asmName]))
+			copied.asm++
+		}
+	}
+	if err := add("doc.go", c.docFile(m, opts, header, len(blob), copied)); err != nil {
 		return nil, err
 	}
 	model, err := c.modelFile(opts.Package, header)
@@ -133,18 +151,6 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 		}
 		if err := add("customops.go", src); err != nil {
 			return nil, err
-		}
-	}
-	for _, f := range files {
-		if err := add(f, lib.renamed(f, opts.Package, header)); err != nil {
-			return nil, err
-		}
-		asmName, asm, err := lib.assembly(f)
-		if err != nil {
-			return nil, err
-		}
-		if asmName != "" {
-			out[asmName] = append([]byte(header+"\n\n"), asm...)
 		}
 	}
 	return out, nil
