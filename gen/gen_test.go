@@ -223,3 +223,32 @@ func TestValues(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceNameCannotInject: a model file name with line breaks (a
+// carriage return ends a line for Python) stays inside the headers'
+// comment in every generated file, Go and Python alike.
+func TestSourceNameCannotInject(t *testing.T) {
+	m := tinyModel()
+	m.Path = "testdata/x\rimport os; os.system('id')\n\u2028#.onnx"
+	files, err := Generate(m, Options{Package: "tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capi, err := CShared(tinyModel(), CSharedOptions{Package: "tiny", ImportPath: "example.com/tiny", Source: m.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range capi {
+		files["capi:"+name] = b
+	}
+	for name, src := range files {
+		if strings.HasSuffix(name, ".bin") {
+			continue
+		}
+		for _, line := range strings.FieldsFunc(string(src), func(r rune) bool { return r == '\n' || r == '\r' || r == 0x2028 }) {
+			if strings.Contains(line, "import os") && !strings.HasPrefix(strings.TrimSpace(line), "//") && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+				t.Errorf("%s: the model's file name starts a line of code: %q", name, line)
+			}
+		}
+	}
+}

@@ -61,10 +61,13 @@ func validPackageName(name string) bool {
 	return name != "_"
 }
 
-// commentText makes a string safe to put in a // comment on one line.
+// commentText makes a string safe to put in a // or # comment on one
+// line: control characters (a carriage return ends a line for Python) and
+// the Unicode line breaks become spaces, so a model's file name or
+// producer cannot start a line of code in a generated file.
 func commentText(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
+		if r < ' ' || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
 			return ' '
 		}
 		return r
