@@ -11,9 +11,9 @@ func init() {
 		"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Cos", "Cosh",
 		"Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Mish",
 		"Neg", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh",
-		"Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "BitwiseNot",
-		"Softmax", "LogSoftmax", "Hardmax", "LRN", "MeanVarianceNormalization", "CumSum", "Trilu",
-		"ReverseSequence", "InstanceNormalization", "Clip", "Scatter", "ScatterElements", "ScatterND",
+		"Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "BitwiseNot", "Swish",
+		"Softmax", "LogSoftmax", "Hardmax", "LRN", "MeanVarianceNormalization", "CumSum", "CumProd", "Trilu",
+		"ReverseSequence", "InstanceNormalization", "GroupNormalization", "Clip", "Scatter", "ScatterElements", "ScatterND",
 		"Identity")
 	reg(inferUnaryBool, "Not", "IsNaN", "IsInf")
 	reg(inferBroadcast, "Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd",

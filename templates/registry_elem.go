@@ -25,3 +25,12 @@ func init() {
 	register("Cast", Cast)
 	register("CastLike", CastLike)
 }
+
+func init() {
+	register("BitwiseAnd", BitwiseAnd)
+	register("BitwiseOr", BitwiseOr)
+	register("BitwiseXor", BitwiseXor)
+	register("BitwiseNot", BitwiseNot)
+	register("Swish", Swish)
+	register("Gelu", Gelu)
+}

@@ -40,6 +40,7 @@ func init() {
 func init() {
 	register("BatchNormalization", BatchNormalization)
 	register("InstanceNormalization", InstanceNormalization)
+	register("GroupNormalization", GroupNormalization)
 	register("LayerNormalization", LayerNormalization)
 	register("LRN", LRN)
 	register("LpNormalization", LpNormalization)

@@ -7,7 +7,8 @@ func init() {
 		"Expand": Expand, "Tile": Tile, "Pad": Pad, "DepthToSpace": DepthToSpace,
 		"SpaceToDepth": SpaceToDepth, "Gather": Gather, "GatherElements": GatherElements,
 		"GatherND": GatherND, "ScatterElements": ScatterElements, "Scatter": Scatter,
-		"ScatterND": ScatterND, "OneHot": OneHot, "Trilu": Trilu, "CumSum": CumSum,
+		"ScatterND": ScatterND, "OneHot": OneHot, "Trilu": Trilu, "CumSum": CumSum, "CumProd": CumProd,
+		"Col2Im": Col2Im, "CenterCropPad": CenterCropPad,
 		"Range": Range, "EyeLike": EyeLike, "NonZero": NonZero, "Constant": Constant,
 		"ConstantOfShape": ConstantOfShape, "Shape": Shape, "Size": Size,
 	} {
