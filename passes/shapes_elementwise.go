@@ -228,7 +228,7 @@ func inferCast(x *inferer, n *ir.Node) error {
 		return err
 	}
 	x.setOut(n, 0, dt, cloneShape(t.Shape))
-	if d, ok := x.vals(n.Inputs[0]); ok && dt.IsInt() {
+	if d, ok := x.vals(n.Inputs[0]); ok && dt.IsInt() && dt.Bits() >= 8 {
 		x.track(n.Outputs[0], d)
 	}
 	return nil
@@ -244,7 +244,7 @@ func inferCastLike(x *inferer, n *ir.Node) error {
 		return err
 	}
 	x.setOut(n, 0, like.DType, cloneShape(t.Shape))
-	if d, ok := x.vals(n.Inputs[0]); ok && like.DType.IsInt() {
+	if d, ok := x.vals(n.Inputs[0]); ok && like.DType.IsInt() && like.DType.Bits() >= 8 {
 		x.track(n.Outputs[0], d)
 	}
 	return nil
