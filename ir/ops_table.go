@@ -42,10 +42,11 @@ var opDefs = []opDef{
 		"consumed_inputs:ints<6 epsilon:float=1e-05 is_test:int=0<7 momentum:float=0.9 spatial:int=1<9 training_mode:int=0>=14", "", "Batch normalization with given or running statistics.",
 		[]OlderArity{{Until: 14, MinIn: 5, MaxIn: 5, MinOut: 1, MaxOut: 5}}},
 	{"Bernoulli", "15", "input:T1", "output:T2", "T1=$fb T2=$nb,bool", "dtype:int seed:float", "", "Draws binary samples with the given probabilities.", nil},
+	{"BitCast", "26", "input:T1", "output:T2", "T1=$bc T2=$bc", "to:int!", "", "Reinterprets the bits of each element as another dtype of the same width.", nil},
 	{"BitShift", "11", "X:T Y:T", "Z:T", "T=u8,u16,u32,u64", "direction:string!", "ew", "Bitwise shift left or right.", nil},
 	{"BlackmanWindow", "17", "size:T1", "output:T2", "T1=i32,i64 T2=$nb", "output_datatype:int=1 periodic:int=1", "", "Blackman window of a given size.", nil},
-	{"Cast", "1 6 9 13", "input:T1", "output:T2", "T1=$all T2=$all", "to:string!<6 to:int!>=6", "ew", "Converts elements to another dtype.", nil},
-	{"CastLike", "15", "input:T1 target_type:T2", "output:T2", "T1=$all T2=$all", "", "ew", "Converts elements to the dtype of a second input.", nil},
+	{"Cast", "1 6 9 13 19 21 23 24 25", "input:T1", "output:T2", "T1=$all T2=$all", "round_mode:string=up>=24 saturate:int=1>=19 to:string!<6 to:int!>=6", "ew", "Converts elements to another dtype.", nil},
+	{"CastLike", "15 19 21 23 24 25", "input:T1 target_type:T2", "output:T2", "T1=$all T2=$all", "round_mode:string=up>=24 saturate:int=1>=19", "ew", "Converts elements to the dtype of a second input.", nil},
 	{"Ceil", "1 6 13", "X:T", "Y:T", "T=$fb", "consumed_inputs:ints<6", "ew", "Rounds up.", nil},
 	{"Celu", "12", "X:T", "Y:T", "T=f32", "alpha:float=1", "ew", "Continuously differentiable exponential linear unit.", nil},
 	{"Clip", "1 6 11 12 13", "input:T min:T? max:T?", "output:T", "T=$nb", "consumed_inputs:ints<6 max:float<11 min:float<11", "ew", "Limits values to [min, max].",
@@ -63,7 +64,7 @@ var opDefs = []opDef{
 	{"CumSum", "11 14", "x:T axis:T2", "y:T", "T=u32,u64,i32,i64,$fb T2=i32,i64", "exclusive:int=0 reverse:int=0", "", "Cumulative sum along an axis.", nil},
 	{"DFT", "17", "input:T1 dft_length:T2?", "output:T1", "T1=$fb T2=i32,i64", "axis:int=1 inverse:int=0 onesided:int=0", "", "Discrete Fourier transform.", nil},
 	{"DepthToSpace", "1 11 13", "input:T", "output:T", "T=$all", "blocksize:int! mode:string=DCR>=11", "", "Moves depth blocks into spatial blocks.", nil},
-	{"DequantizeLinear", "10 13", "x:T x_scale:F x_zero_point:T?", "y:F", "T=i8,u8,i32 F=f32", "axis:int=1>=13", "", "Converts quantized integers to float.", nil},
+	{"DequantizeLinear", "10 13 19 21 23 24 25", "x:T1 x_scale:T2 x_zero_point:T1?", "y:T3", "T1=$q,i32 T2=f32,f16,bf16,f64,f8e8m0 T3=f32,f16,bf16,f64", "axis:int=1>=13 block_size:int=0>=21 output_dtype:int=0>=23", "", "Converts quantized integers or small floats to float.", nil},
 	{"Det", "11", "X:T", "Y:T", "T=$f", "", "", "Determinant of square matrices.", nil},
 	{"Div", "1 6 7 13 14", "A:T B:T", "C:T", "T=$nb", "axis:int<7 broadcast:int=0<7 consumed_inputs:ints<6", "ew", "Quotient with multidirectional broadcasting.", nil},
 	{"Dropout", "1 6 7 10 12 13", "data:T ratio:T1? training_mode:T2?", "output:T mask:T2?", "T=$fb T1=$fb T2=bool", "consumed_inputs:ints<6 is_test:int=0<7 ratio:float=0.5<12 seed:int>=12", "", "Randomly zeroes elements when training; identity otherwise.",
@@ -142,8 +143,8 @@ var opDefs = []opDef{
 	{"Pow", "1 7 12 13 15", "X:T Y:T1", "Z:T", "T=i32,i64,$fb T1=$nb", "axis:int<7 broadcast:int=0<7", "ew", "x raised to the power y.", nil},
 	{"QLinearConv", "10", "x:T1 x_scale:F x_zero_point:T1 w:T2 w_scale:F w_zero_point:T2 y_scale:F y_zero_point:T3 B:T4?", "y:T3", "T1=i8,u8 T2=i8,u8 T3=i8,u8 T4=i32 F=f32",
 		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints", "", "Quantized convolution.", nil},
-	{"QLinearMatMul", "10", "a:T1 a_scale:F a_zero_point:T1 b:T2 b_scale:F b_zero_point:T2 y_scale:F y_zero_point:T3", "y:T3", "T1=i8,u8 T2=i8,u8 T3=i8,u8 F=f32", "", "", "Quantized matrix product.", nil},
-	{"QuantizeLinear", "10 13", "x:T1 y_scale:F y_zero_point:T2?", "y:T2", "T1=f32,i32 F=f32 T2=i8,u8", "axis:int=1>=13", "", "Converts to quantized integers.", nil},
+	{"QLinearMatMul", "10 21", "a:T1 a_scale:F a_zero_point:T1 b:T2 b_scale:F b_zero_point:T2 y_scale:F y_zero_point:T3", "y:T3", "T1=i8,u8 T2=i8,u8 T3=i8,u8 F=f32,f16,bf16", "", "", "Quantized matrix product.", nil},
+	{"QuantizeLinear", "10 13 19 21 23 24 25", "x:T1 y_scale:F y_zero_point:T2?", "y:T2", "T1=f32,f16,bf16,f64,i32 F=f32,f16,bf16,f64,i32,f8e8m0 T2=$q", "axis:int=1>=13 block_size:int=0>=21 output_dtype:int=0>=21 precision:int=0>=23 saturate:int=1>=19", "", "Converts to quantized integers or small floats.", nil},
 	{"RNN", "1 7 14", "X:T W:T R:T B:T? sequence_lens:T1? initial_h:T?", "Y:T? Y_h:T?", "T=$f T1=i32",
 		"activation_alpha:floats activation_beta:floats activations:strings=Tanh,Tanh clip:float direction:string=forward hidden_size:int layout:int=0>=14 output_sequence:int=0<7", "", "Simple recurrent layer.", nil},
 	{"RandomNormal", "1", "", "output:T", "T=$f", "dtype:int=1 mean:float=0 scale:float=1 seed:float shape:ints!", "", "Tensor of normal random samples.", nil},
@@ -238,7 +239,12 @@ var dtypeSets = map[string][]DType{
 	"n":   {I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64},
 	"nb":  {I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, BF16},
 	"red": {U32, U64, I32, I64, BF16, F16, F32, F64},
-	"all": {I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, BF16, Bool, String, C64, C128},
+	"all": {I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, BF16, Bool, String, C64, C128,
+		F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, U4, I4, F4E2M1, F8E8M0, U2, I2},
+	// bc: BitCast's fixed-width types (no strings, no sub-byte kinds)
+	"bc": {I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, BF16, Bool, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0},
+	// q: what QuantizeLinear makes and DequantizeLinear reads (opsets 10-25)
+	"q": {I8, U8, I16, U16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, U4, I4, F4E2M1, U2, I2},
 }
 
 // opDef is one row of opDefs: name, since_versions, inputs, outputs, type

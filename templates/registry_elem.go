@@ -23,5 +23,6 @@ func init() {
 
 func init() {
 	register("Cast", Cast)
+	register("BitCast", BitCast)
 	register("CastLike", CastLike)
 }
