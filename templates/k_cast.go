@@ -10,7 +10,8 @@ import (
 // Cast and CastLike: every pair of the tensor dtypes here. Numbers convert
 // like C (floats truncate toward zero when they become integers; integers
 // wrap when they narrow); f16 rounds to nearest even, bf16 truncates
-// toward zero (see castToBF16); bool is x != 0
+// toward zero before opset 19 (see castToBF16) and rounds to nearest even
+// from 19; bool is x != 0
 // one way and 0/1 the other; strings parse and print numbers (shortest
 // representation that reads back, as numpy does). The float8 kinds and
 // float4e2m1 round to nearest even and saturate by attribute "saturate"
@@ -98,6 +99,9 @@ func ewCast(n *Node, to DType) error {
 		enc := ewF64ToF16
 		if to == BF16 {
 			enc = castToBF16
+			if n.Version >= 19 {
+				enc = castToBF16Even
+			}
 		}
 		o := out.U16()
 		if x.DType == F32 { // the common case, without a per-element switch
@@ -192,6 +196,10 @@ func castToBF16(x float64) uint16 {
 	}
 	return uint16(math.Float32bits(f) >> 16)
 }
+
+// castToBF16Even is Cast's conversion to bfloat16 from opset 19 on: round
+// to nearest even (the ONNX 1.22 tests, made with ml_dtypes, encode it).
+func castToBF16Even(x float64) uint16 { return F32ToBF16(float32(x)) }
 
 // ewCastNum converts any numeric or bool tensor into dst.
 func ewCastNum[D ewNum](dst []D, src *Tensor) {
