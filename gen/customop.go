@@ -122,9 +122,9 @@ func goElem(d ir.DType) string {
 		return "float64"
 	case ir.F16, ir.BF16, ir.U16:
 		return "uint16"
-	case ir.I8:
+	case ir.I8, ir.I4, ir.I2:
 		return "int8"
-	case ir.U8:
+	case ir.U8, ir.U4, ir.U2, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1, ir.F8E8M0:
 		return "uint8"
 	case ir.I16:
 		return "int16"

@@ -59,6 +59,26 @@ func dtypeID(dt ir.DType) jen.Code {
 		return jen.Id("U64")
 	case ir.BF16:
 		return jen.Id("BF16")
+	case ir.F8E4M3FN:
+		return jen.Id("F8E4M3FN")
+	case ir.F8E4M3FNUZ:
+		return jen.Id("F8E4M3FNUZ")
+	case ir.F8E5M2:
+		return jen.Id("F8E5M2")
+	case ir.F8E5M2FNUZ:
+		return jen.Id("F8E5M2FNUZ")
+	case ir.U4:
+		return jen.Id("U4")
+	case ir.I4:
+		return jen.Id("I4")
+	case ir.F4E2M1:
+		return jen.Id("F4E2M1")
+	case ir.F8E8M0:
+		return jen.Id("F8E8M0")
+	case ir.U2:
+		return jen.Id("U2")
+	case ir.I2:
+		return jen.Id("I2")
 	}
 	return jen.Id("DType").Call(jen.Lit(int(dt)))
 }

@@ -22,8 +22,10 @@ import (
 //	rank              uint32
 //	dims              rank × uint64
 //	data              numeric and bool: the packed little-endian elements
-//	                  (bool one byte); string: per element a uint32 byte
-//	                  length then the bytes
+//	                  (bool one byte; the float8 kinds, f4e2m1, e8m0, u4,
+//	                  i4, u2 and i2 one byte each: the bit pattern, or the
+//	                  value, int4/int2 sign-extended, as in ir.Tensor.Raw);
+//	                  string: per element a uint32 byte length then the bytes
 //
 // All integers are little-endian. Sequences and optionals are version 2
 // records that nest further records:

@@ -18,7 +18,8 @@ type weightEntry struct {
 
 // packWeights lays the constants out in one little-endian blob, each at an
 // 8-byte aligned offset. Numeric and bool tensors are stored in raw_data
-// layout; string tensors as a uint32 length followed by the bytes, for each
+// layout, except that the 4-bit and 2-bit dtypes take one byte per element
+// (ir.Tensor.Raw's layout; int4/int2 sign-extended); string tensors as a uint32 length followed by the bytes, for each
 // element.
 func packWeights(ts []*ir.Tensor) ([]byte, []weightEntry, error) {
 	var blob []byte

@@ -756,6 +756,18 @@ func (p *parser) elem(t *Tensor) error {
 	}
 	p.next()
 	s := tk.text
+	if t.DType.IsSmallFloat() {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return bad()
+		}
+		c, ok := smallFloatCode(t.DType, f)
+		if !ok {
+			return bad()
+		}
+		t.Raw = append(t.Raw, c)
+		return nil
+	}
 	if t.DType.IsFloat() {
 		size := 32
 		if t.DType == F64 {
@@ -777,7 +789,7 @@ func (p *parser) elem(t *Tensor) error {
 		}
 		return nil
 	}
-	size := t.DType.Size() * 8
+	size := t.DType.Bits()
 	if t.DType.IsUnsigned() {
 		u, err := strconv.ParseUint(s, 10, size)
 		if err != nil {

@@ -386,8 +386,8 @@ func formatElem(t *Tensor, i int) string {
 		return strconv.FormatFloat(float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))), 'g', -1, 32)
 	case F64:
 		return strconv.FormatFloat(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])), 'g', -1, 64)
-	case F16, BF16:
-		// Every half and bfloat16 value is exactly a float32.
+	case F16, BF16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, F8E8M0:
+		// Every half, bfloat16 and smaller float value is exactly a float32.
 		return strconv.FormatFloat(t.at(b, i), 'g', -1, 32)
 	case Bool:
 		return strconv.FormatBool(b[i] != 0)

@@ -112,6 +112,12 @@ func (t *Tensor) at(b []byte, i int) float64 {
 		return float64(int64(binary.LittleEndian.Uint64(b[8*i:])))
 	case U64:
 		return float64(binary.LittleEndian.Uint64(b[8*i:]))
+	case I4, I2:
+		return float64(int8(b[i]))
+	case U4, U2:
+		return float64(b[i])
+	case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, F8E8M0:
+		return SmallFloatValue(t.DType, b[i])
 	}
 	return math.NaN()
 }

@@ -48,13 +48,13 @@ func ToKernelTensor(t *ir.Tensor) (*templates.Tensor, error) {
 			s[i] = le.Uint16(b[2*i:])
 		}
 		data = s
-	case ir.I8:
+	case ir.I8, ir.I4, ir.I2:
 		s := make([]int8, n)
 		for i := range s {
 			s[i] = int8(b[i])
 		}
 		data = s
-	case ir.U8:
+	case ir.U8, ir.U4, ir.U2, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1, ir.F8E8M0:
 		data = append([]uint8(nil), b[:n]...)
 	case ir.I16:
 		s := make([]int16, n)
@@ -138,7 +138,7 @@ func FromKernelTensor(t *templates.Tensor) (*ir.Tensor, error) {
 			le.PutUint16(out.Raw[2*i:], v)
 		}
 	case []int8:
-		if t.DType != templates.I8 || len(s) != n {
+		if t.DType != templates.I8 && t.DType != templates.I4 && t.DType != templates.I2 || len(s) != n {
 			return nil, bad()
 		}
 		out.Raw = make([]byte, n)
@@ -146,7 +146,7 @@ func FromKernelTensor(t *templates.Tensor) (*ir.Tensor, error) {
 			out.Raw[i] = byte(v)
 		}
 	case []uint8:
-		if t.DType != templates.U8 || len(s) != n {
+		if ir.DType(t.DType).Size() != 1 || t.DType == templates.I8 || t.DType == templates.I4 || t.DType == templates.I2 || t.DType == templates.Bool || len(s) != n {
 			return nil, bad()
 		}
 		out.Raw = append([]byte(nil), s...)

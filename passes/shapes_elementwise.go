@@ -21,6 +21,7 @@ func init() {
 	reg(inferBroadcastBool, "And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual")
 	reg(inferWhere, "Where")
 	reg(inferCast, "Cast")
+	reg(inferBitCast, "BitCast")
 	reg(inferCastLike, "CastLike")
 	reg(inferDropout, "Dropout")
 	reg(inferBatchNorm, "BatchNormalization")
@@ -228,9 +229,30 @@ func inferCast(x *inferer, n *ir.Node) error {
 		return err
 	}
 	x.setOut(n, 0, dt, cloneShape(t.Shape))
-	if d, ok := x.vals(n.Inputs[0]); ok && dt.IsInt() {
+	if d, ok := x.vals(n.Inputs[0]); ok && dt.IsInt() && dt.Bits() >= 8 {
 		x.track(n.Outputs[0], d)
 	}
+	return nil
+}
+
+// inferBitCast: same shape, dtype "to" of the same width (values are not
+// tracked: the bits change meaning).
+func inferBitCast(x *inferer, n *ir.Node) error {
+	t, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	if n.Attr("to") == nil {
+		return fmt.Errorf("attribute to is missing")
+	}
+	dt, err := attrDType(n, "to", 0)
+	if err != nil {
+		return err
+	}
+	if t.DType != ir.Undefined && (dt.Bits() != t.DType.Bits() || dt == ir.String || t.DType == ir.String || dt.Bits() < 8) {
+		return fmt.Errorf("cannot bit-cast %s to %s: BitCast needs two fixed-width dtypes of the same size", t.DType, dt)
+	}
+	x.setOut(n, 0, dt, cloneShape(t.Shape))
 	return nil
 }
 
@@ -244,7 +266,7 @@ func inferCastLike(x *inferer, n *ir.Node) error {
 		return err
 	}
 	x.setOut(n, 0, like.DType, cloneShape(t.Shape))
-	if d, ok := x.vals(n.Inputs[0]); ok && like.DType.IsInt() {
+	if d, ok := x.vals(n.Inputs[0]); ok && like.DType.IsInt() && like.DType.Bits() >= 8 {
 		x.track(n.Outputs[0], d)
 	}
 	return nil
@@ -313,8 +335,17 @@ func inferQuantizeLinear(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	dt := ir.U8
+	dt, err := attrDType(n, "output_dtype", ir.U8)
+	if err != nil {
+		return err
+	}
+	if dt == ir.Undefined {
+		dt = ir.U8
+	}
 	if zp := n.Input(2); zp != nil {
+		if a := n.Attr("output_dtype"); a != nil && a.I != 0 && ir.DType(a.I) != zp.Type.DType && zp.Type.DType != ir.Undefined {
+			return fmt.Errorf("output_dtype %s differs from y_zero_point's dtype %s", ir.DType(a.I), zp.Type.DType)
+		}
 		dt = zp.Type.DType
 	}
 	x.setOut(n, 0, dt, cloneShape(t.Shape))
@@ -329,6 +360,11 @@ func inferDequantizeLinear(x *inferer, n *ir.Node) error {
 	dt := ir.F32
 	if s := n.Input(1); s != nil && s.Type.DType.IsFloat() {
 		dt = s.Type.DType
+	}
+	if a := n.Attr("output_dtype"); a != nil && a.I != 0 {
+		if dt, err = attrDType(n, "output_dtype", dt); err != nil {
+			return err
+		}
 	}
 	x.setOut(n, 0, dt, cloneShape(t.Shape))
 	return nil

@@ -9,21 +9,44 @@ import "math"
 // and saturates, as the spec requires.
 
 // miscQParam reads a scale or zero point for element i of a tensor of
-// shape shape: per tensor when p has one element, else per axis.
+// shape shape: per tensor when p has one element, per axis when it is 1-D,
+// blocked (opset 21) when it has x's rank and block_size > 0: dims equal
+// to x's except along axis, where it has ceil(D/block_size) entries.
 type miscQParam struct {
 	t              *Tensor
 	perAxis        bool
 	stride, length int // element stride of the axis and its length
+	// blocked: x's dims and p's strides, the axis and the block size
+	blocked bool
+	xShape  []int
+	axis    int
+	block   int
 }
 
 func miscQParamFor(n *Node, p *Tensor, shape []int, axis int64) (miscQParam, error) {
 	q := miscQParam{t: p}
-	if p == nil || p.Len() == 1 {
+	if p == nil || p.Len() == 1 && n.Attrs.Int("block_size", 0) <= 0 {
 		return q, nil
 	}
 	ax, err := miscAxis(n, axis, len(shape))
 	if err != nil {
 		return q, err
+	}
+	if bs := n.Attrs.Int("block_size", 0); bs > 0 {
+		if len(p.Shape) != len(shape) {
+			return q, n.Errorf("blocked parameter has shape %v, want rank %d like x %v", p.Shape, len(shape), shape)
+		}
+		for d := range shape {
+			want := shape[d]
+			if d == ax {
+				want = (shape[d] + int(bs) - 1) / int(bs)
+			}
+			if p.Shape[d] != want {
+				return q, n.Errorf("blocked parameter has shape %v, want dim %d = %d (x %v, axis %d, block_size %d)", p.Shape, d, want, shape, ax, bs)
+			}
+		}
+		q.blocked, q.xShape, q.axis, q.block = true, shape, ax, int(bs)
+		return q, nil
 	}
 	if len(p.Shape) != 1 || p.Shape[0] != shape[ax] {
 		return q, n.Errorf("per-axis parameter has shape %v, want [%d] (axis %d of %v)", p.Shape, shape[ax], ax, shape)
@@ -37,18 +60,39 @@ func miscQParamFor(n *Node, p *Tensor, shape []int, axis int64) (miscQParam, err
 	return q, nil
 }
 
+// index is the parameter's flat index for x's flat element i.
+func (q *miscQParam) index(i int) int {
+	switch {
+	case q.blocked:
+		// walk x's dims from the last, building p's index
+		j, mul := 0, 1
+		for d := len(q.xShape) - 1; d >= 0; d-- {
+			c := i % q.xShape[d]
+			i /= q.xShape[d]
+			pd := q.xShape[d]
+			if d == q.axis {
+				c /= q.block
+				pd = (pd + q.block - 1) / q.block
+			}
+			j += c * mul
+			mul *= pd
+		}
+		return j
+	case q.perAxis:
+		return (i / q.stride) % q.length
+	}
+	return 0
+}
+
 // at returns the parameter for flat element i (0 when absent).
 func (q *miscQParam) at(i int) float64 {
 	if q.t == nil {
 		return 0
 	}
-	if !q.perAxis {
-		return ewF64At(q.t, 0)
-	}
-	return ewF64At(q.t, (i/q.stride)%q.length)
+	return ewF64At(q.t, q.index(i))
 }
 
-// miscQRange is the saturation range of a quantized dtype.
+// miscQRange is the saturation range of a quantized integer dtype.
 func miscQRange(dt DType) (float64, float64, bool) {
 	switch dt {
 	case U8:
@@ -61,6 +105,14 @@ func miscQRange(dt DType) (float64, float64, bool) {
 		return -32768, 32767, true
 	case I32:
 		return math.MinInt32, math.MaxInt32, true
+	case U4:
+		return 0, 15, true
+	case I4:
+		return -8, 7, true
+	case U2:
+		return 0, 3, true
+	case I2:
+		return -2, 1, true
 	}
 	return 0, 0, false
 }
@@ -82,21 +134,58 @@ func miscQStore(t *Tensor, i int, v, lo, hi float64) {
 	}
 }
 
-// QuantizeLinear is ONNX QuantizeLinear: y = saturate(round(x/scale) + zp).
-func QuantizeLinear(n *Node) error {
-	if ok, err := nnViaF32(n, QuantizeLinear); ok {
-		return err
+// miscRoundTo rounds v to the precision of dtype dt (f16, bf16, f32;
+// anything else stays float64), to nearest even.
+func miscRoundTo(dt DType, v float64) float64 {
+	switch dt {
+	case F32:
+		return float64(float32(v))
+	case F16:
+		return float64(F16ToF32(ewF64ToF16(v)))
+	case BF16:
+		return float64(BF16ToF32(F32ToBF16(float32(v))))
 	}
+	return v
+}
+
+// miscQuantPrecision is the dtype x/scale is computed in: attribute
+// precision (opset 23) when set, else the type numpy's division of x by
+// the scale has (the ONNX reference): f64 with an f64 or i32 operand, the
+// shared type when both are f16 (or both bf16), f32 otherwise.
+func miscQuantPrecision(n *Node, x, scale DType) DType {
+	if p := DType(n.Attrs.Int("precision", 0)); p != Undefined {
+		return p
+	}
+	switch {
+	case x == F64 || scale == F64 || x == I32 || scale == I32:
+		return F64
+	case x == scale && (x == F16 || x == BF16):
+		return x
+	}
+	return F32
+}
+
+// QuantizeLinear is ONNX QuantizeLinear: y = saturate(round(x/scale) + zp)
+// for integer outputs (round half to even); for float8 outputs x/scale
+// (+ zp) converts with saturate (F64ToF8), for float4e2m1 likewise.
+// Scales and zero points are per tensor, per axis or blocked.
+func QuantizeLinear(n *Node) error {
 	x, scale, zp := n.Input(0), n.Input(1), n.Input(2)
 	if x == nil || scale == nil {
 		return n.Errorf("needs x and y_scale")
 	}
 	odt := U8
+	if o := DType(n.Attrs.Int("output_dtype", 0)); o != Undefined {
+		odt = o
+	}
 	if zp != nil {
+		if o := DType(n.Attrs.Int("output_dtype", 0)); o != Undefined && o != zp.DType {
+			return n.Errorf("output_dtype %s differs from y_zero_point's dtype %s", o, zp.DType)
+		}
 		odt = zp.DType
 	}
-	lo, hi, ok := miscQRange(odt)
-	if !ok {
+	lo, hi, isInt := miscQRange(odt)
+	if !isInt && f8FormatOf(odt) == nil || odt == I32 {
 		return n.Errorf("unsupported output dtype %s", odt)
 	}
 	axis := n.Attrs.Int("axis", 1)
@@ -108,24 +197,34 @@ func QuantizeLinear(n *Node) error {
 	if err != nil {
 		return err
 	}
+	prec := miscQuantPrecision(n, x.DType, scale.DType)
+	sat := n.Attrs.Int("saturate", 1) != 0
 	y := n.Out[0]
 	y.Resize(odt, x.Shape...)
-	switch xd := x.Data.(type) {
-	case []float32:
-		for i, v := range xd {
-			q := math.RoundToEven(float64(v/float32(sp.at(i)))) + zq.at(i)
-			miscQStore(y, i, q, lo, hi)
+	xf, fast := x.Data.([]float32)
+	fast = fast && prec == F32 && isInt
+	for i := range x.Len() {
+		var v float64
+		if fast {
+			v = float64(xf[i] / float32(sp.at(i)))
+		} else {
+			v = miscRoundTo(prec, miscRoundTo(prec, ewF64At(x, i))/miscRoundTo(prec, sp.at(i)))
 		}
-	default:
-		for i := range x.Len() {
-			q := math.RoundToEven(ewF64At(x, i)/sp.at(i)) + zq.at(i)
-			miscQStore(y, i, q, lo, hi)
+		if isInt {
+			miscQStore(y, i, math.RoundToEven(v)+zq.at(i), lo, hi)
+			continue
 		}
+		if z := zq.at(i); z != 0 {
+			v += z
+		}
+		y.U8()[i] = F64ToF8(odt, v, sat)
 	}
 	return nil
 }
 
-// DequantizeLinear is ONNX DequantizeLinear: y = (x - zp) * scale.
+// DequantizeLinear is ONNX DequantizeLinear: y = (x - zp) * scale, x any
+// quantized integer or float8/float4 dtype, per tensor, per axis or
+// blocked; y has attribute output_dtype (opset 23) or the scale's dtype.
 func DequantizeLinear(n *Node) error {
 	x, scale, zp := n.Input(0), n.Input(1), n.Input(2)
 	if x == nil || scale == nil {
@@ -144,21 +243,27 @@ func DequantizeLinear(n *Node) error {
 	if scale.DType == F16 || scale.DType == BF16 || scale.DType == F64 {
 		odt = scale.DType
 	}
+	if o := DType(n.Attrs.Int("output_dtype", 0)); o != Undefined {
+		odt = o
+	}
 	y := n.Out[0]
 	y.Resize(odt, x.Shape...)
 	for i := range x.Len() {
-		v := (ewF64At(x, i) - zq.at(i)) * sp.at(i)
-		switch d := y.Data.(type) {
+		d := ewF64At(x, i) - zq.at(i)
+		switch o := y.Data.(type) {
 		case []float32:
-			d[i] = float32(ewF64At(x, i)-zq.at(i)) * float32(sp.at(i))
+			o[i] = float32(d) * float32(sp.at(i))
 		case []float64:
-			d[i] = v
+			o[i] = d * sp.at(i)
 		case []uint16:
+			v := d * sp.at(i)
 			if odt == F16 {
-				d[i] = F32ToF16(float32(v))
+				o[i] = ewF64ToF16(v)
 			} else {
-				d[i] = F32ToBF16(float32(v))
+				o[i] = F32ToBF16(float32(v))
 			}
+		default:
+			return n.Errorf("unsupported output dtype %s", odt)
 		}
 	}
 	return nil

@@ -23,6 +23,7 @@ func init() {
 
 func init() {
 	register("Cast", Cast)
+	register("BitCast", BitCast)
 	register("CastLike", CastLike)
 }
 

@@ -167,6 +167,8 @@ func elemSize(dt uint8) int {
 	switch dt {
 	case 2, 3, 9: // u8 i8 bool
 		return 1
+	case 17, 18, 19, 20, 21, 22, 23, 24, 25, 26: // float8s, u4 i4 f4e2m1 e8m0 u2 i2: a byte each
+		return 1
 	case 4, 5, 10, 16: // u16 i16 f16 bf16
 		return 2
 	case 1, 6, 12: // f32 i32 u32
@@ -311,9 +313,9 @@ func readValue(r io.Reader, depth int) (*tensorData, error) {
 			d[i] = int16(le.Uint16(b[2*i:]))
 		}
 		t.Data = d
-	case 2:
+	case 2, 17, 18, 19, 20, 21, 23, 24, 25:
 		t.Data = b
-	case 3:
+	case 3, 22, 26:
 		d := make([]int8, n)
 		for i := range d {
 			d[i] = int8(b[i])

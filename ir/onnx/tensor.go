@@ -54,7 +54,7 @@ func tensorFromProto(tp *pb.TensorProto, dir string) (*ir.Tensor, error) {
 func convertTensor(tp *pb.TensorProto, dir string) (*ir.Tensor, error) {
 	dt := ir.DType(tp.GetDataType())
 	if tp.GetDataType() < 0 || tp.GetDataType() > 255 || !dt.Valid() {
-		return nil, fmt.Errorf("invalid dtype %d (want 1..%d, TensorProto.DataType)", tp.GetDataType(), int(ir.BF16))
+		return nil, fmt.Errorf("invalid dtype %d (want 1..%d, TensorProto.DataType)", tp.GetDataType(), int(ir.I2))
 	}
 	if tp.Segment != nil {
 		return nil, fmt.Errorf("segmented tensors (TensorProto.segment) are not supported")
@@ -71,11 +71,11 @@ func convertTensor(tp *pb.TensorProto, dir string) (*ir.Tensor, error) {
 		if dt == ir.String {
 			return nil, fmt.Errorf("string tensors cannot have external data")
 		}
-		raw, err := readExternal(tp, dir, n*int64(dt.Size()))
+		raw, err := readExternal(tp, dir, dt.PackedBytes(n))
 		if err != nil {
 			return nil, err
 		}
-		t.Raw = raw
+		t.Raw = unpackSubByte(dt, raw, n)
 		return t, t.Check()
 	}
 	if dt == ir.String {
@@ -92,7 +92,12 @@ func convertTensor(tp *pb.TensorProto, dir string) (*ir.Tensor, error) {
 		return t, nil
 	}
 	if tp.RawData != nil {
-		t.Raw = tp.RawData
+		if dt.Bits() < 8 {
+			if want := dt.PackedBytes(n); int64(len(tp.RawData)) != want {
+				return nil, fmt.Errorf("has %d bytes of raw_data, shape %v of %s wants %d (%d elements per byte)", len(tp.RawData), tp.Dims, dt, want, 8/dt.Bits())
+			}
+		}
+		t.Raw = unpackSubByte(dt, tp.RawData, n)
 		return t, t.Check()
 	}
 	raw, err := typedToRaw(tp, dt, n)
@@ -163,7 +168,19 @@ func typedToRaw(tp *pb.TensorProto, dt ir.DType, n int64) ([]byte, error) {
 			}
 		}
 		return b, nil
-	case ir.I32, ir.I16, ir.I8, ir.U16, ir.U8, ir.Bool, ir.F16, ir.BF16:
+	case ir.U4, ir.I4, ir.F4E2M1, ir.U2, ir.I2:
+		// Packed like raw_data, one byte in each int32_data entry.
+		want := dt.PackedBytes(n)
+		if int64(len(tp.Int32Data)) != want {
+			return nil, fmt.Errorf("has %d values in int32_data, shape %v of %s wants %d (%d elements per value)", len(tp.Int32Data), tp.Dims, dt, want, 8/dt.Bits())
+		}
+		b := make([]byte, want)
+		for i, v := range tp.Int32Data {
+			b[i] = byte(v)
+		}
+		return unpackSubByte(dt, b, n), nil
+	case ir.I32, ir.I16, ir.I8, ir.U16, ir.U8, ir.Bool, ir.F16, ir.BF16,
+		ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F8E8M0:
 		// int32_data carries every narrow type, one element per entry (the
 		// 16-bit floats as their bits in the low half).
 		if err := count("int32_data", len(tp.Int32Data), 1); err != nil {
@@ -183,6 +200,45 @@ func typedToRaw(tp *pb.TensorProto, dt ir.DType, n int64) ([]byte, error) {
 		return b, nil
 	}
 	return nil, fmt.Errorf("no typed data field for dtype %s", dt)
+}
+
+// unpackSubByte turns ONNX's packed form of the 4-bit and 2-bit dtypes
+// (low bits first) into one byte per element: int4 and int2 sign-extended,
+// the others zero-extended. Other dtypes are returned as they are. packed
+// must hold dt.PackedBytes(n) bytes.
+func unpackSubByte(dt ir.DType, packed []byte, n int64) []byte {
+	bits := dt.Bits()
+	if bits >= 8 {
+		return packed
+	}
+	per := int64(8 / bits)
+	mask := byte(1)<<bits - 1
+	signed := dt == ir.I4 || dt == ir.I2
+	out := make([]byte, n)
+	for i := int64(0); i < n; i++ {
+		v := packed[i/per] >> (uint(i%per) * uint(bits)) & mask
+		if signed && v&(1<<(bits-1)) != 0 {
+			v |= ^mask
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// packSubByte is the inverse of unpackSubByte: one byte per element to
+// ONNX's packed form (the unused high bits of the last byte zero).
+func packSubByte(dt ir.DType, raw []byte) []byte {
+	bits := dt.Bits()
+	if bits >= 8 {
+		return raw
+	}
+	per := 8 / bits
+	mask := byte(1)<<bits - 1
+	out := make([]byte, (len(raw)+per-1)/per)
+	for i, v := range raw {
+		out[i/per] |= (v & mask) << (uint(i%per) * uint(bits))
+	}
+	return out
 }
 
 // readExternal reads the bytes of a tensor stored outside the model file.
@@ -358,6 +414,8 @@ func tensorToProto(t *ir.Tensor) (*pb.TensorProto, error) {
 		for i, s := range t.Strings {
 			tp.StringData[i] = []byte(s)
 		}
+	} else if t.DType.Bits() < 8 {
+		tp.RawData = packSubByte(t.DType, t.Raw)
 	} else {
 		tp.RawData = append([]byte{}, t.Raw...)
 	}

@@ -17,7 +17,7 @@ func elemDType(code int32, allowUndefined bool) (ir.DType, error) {
 		return ir.Undefined, nil
 	}
 	if code < 0 || code > 255 || !dt.Valid() {
-		return 0, fmt.Errorf("invalid dtype %d (want 1..%d, TensorProto.DataType)", code, int(ir.BF16))
+		return 0, fmt.Errorf("invalid dtype %d (want 1..%d, TensorProto.DataType)", code, int(ir.I2))
 	}
 	return dt, nil
 }
