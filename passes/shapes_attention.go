@@ -151,3 +151,26 @@ func inferCausalConvWithState(x *inferer, n *ir.Node) error {
 	x.setOut(n, 1, in.DType, ir.Shape{in.Shape[0], in.Shape[1], ir.D(kw.Size - 1)})
 	return nil
 }
+
+// inferFlexAttention is ai.onnx.preview FlexAttention: Q [B, Hq, Sq, D],
+// K [B, Hkv, Sk, D], V [B, Hkv, Sk, Dv] give Y [B, Hq, Sq, Dv]. Its
+// subgraph attributes are refused here, before any code is written.
+func inferFlexAttention(x *inferer, n *ir.Node) error {
+	for _, a := range []string{"score_mod", "mask_mod", "prob_mod"} {
+		if n.Attr(a) != nil {
+			return fmt.Errorf("FlexAttention with a %s subgraph is not supported", a)
+		}
+	}
+	q, err := x.inRank(n, 0, 4, 4)
+	if err != nil {
+		return err
+	}
+	v, err := x.inRank(n, 2, 4, 4)
+	if err != nil {
+		return err
+	}
+	x.setOut(n, 0, q.DType, ir.Shape{q.Shape[0], q.Shape[1], q.Shape[2], v.Shape[3]})
+	return nil
+}
+
+func init() { reg(inferFlexAttention, ir.PreviewDomain+"::FlexAttention") }

@@ -338,3 +338,22 @@ func Attention(n *Node) error {
 	}
 	return nil
 }
+
+// FlexAttention is ai.onnx.preview FlexAttention (opset 1) without its
+// subgraphs: softmax(scale*Q·Kᵀ)·V on 4-D Q [B, Hq, Sq, D], K, V
+// [B, Hkv, Sk, D|Dv], query head h reading KV head h/(Hq/Hkv), scale
+// 1/sqrt(D) by default. The compiler refuses score_mod, mask_mod and
+// prob_mod before code is generated; the check here guards direct calls.
+func FlexAttention(n *Node) error {
+	for _, a := range []string{"score_mod", "mask_mod", "prob_mod"} {
+		if n.Attrs.Has(a) {
+			return n.Errorf("the %s subgraph is not supported", a)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if t := n.Input(i); t == nil || len(t.Shape) != 4 {
+			return n.Errorf("needs 4-D inputs Q, K and V")
+		}
+	}
+	return Attention(n)
+}

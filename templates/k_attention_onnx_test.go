@@ -270,3 +270,35 @@ func TestAttentionONNX(t *testing.T) {
 		}
 	}
 }
+
+// TestFlexAttention checks FlexAttention without subgraphs against attnRef
+// (no mask, no past) with GQA, an explicit scale and f64, and that a
+// subgraph attribute is refused.
+func TestFlexAttention(t *testing.T) {
+	r := rand.New(rand.NewSource(29))
+	for _, c := range []struct {
+		B, hq, hkv, sq, sk, d, dv int
+		scale                     float32
+		dt                        DType
+	}{
+		{2, 4, 2, 5, 7, 3, 6, 0, F32},
+		{1, 3, 3, 4, 2, 5, 5, 0.2, F64},
+		{2, 2, 1, 3, 3, 8, 4, 0, F16},
+	} {
+		qsh, ksh, vsh := []int{c.B, c.hq, c.sq, c.d}, []int{c.B, c.hkv, c.sk, c.d}, []int{c.B, c.hkv, c.sk, c.dv}
+		Q, K, V := nnAs(nnRand(r, qsh...), c.dt), nnAs(nnRand(r, ksh...), c.dt), nnAs(nnRand(r, vsh...), c.dt)
+		attrs := Attrs{}
+		scale := 1 / math.Sqrt(float64(c.d))
+		if c.scale != 0 {
+			attrs["scale"] = c.scale
+			scale = float64(c.scale)
+		}
+		y, _, _, _ := attnRef(nnF64(Q), nnF64(K), nnF64(V), qsh, ksh, vsh, 0, 0, nil, nil, nil, nil, nil, 0, nil, scale, 0, false, 0)
+		got := nnRun(t, "ai.onnx.preview::FlexAttention", 1, attrs, 1, Q, K, V)[0]
+		nnCheck(t, "flexattention", got, []int{c.B, c.hq, c.sq, c.dv}, y, max(nnTol(c.dt), 1e-5))
+	}
+	n := nnNode("ai.onnx.preview::FlexAttention", 1, Attrs{"score_mod": "graph"}, 1, nnRand(r, 1, 1, 2, 2), nnRand(r, 1, 1, 2, 2), nnRand(r, 1, 1, 2, 2))
+	if err := FlexAttention(n); err == nil {
+		t.Fatal("score_mod was accepted")
+	}
+}

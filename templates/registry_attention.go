@@ -7,4 +7,5 @@ func init() {
 	register("RMSNormalization", RMSNormalization)
 	register("TensorScatter", TensorScatter)
 	register("CausalConvWithState", CausalConvWithState)
+	register("ai.onnx.preview::FlexAttention", FlexAttention)
 }
