@@ -555,6 +555,23 @@ func inferResize(x *inferer, n *ir.Node) error {
 		for i, a := range axes {
 			out[a] = sizes[i]
 		}
+		if p := n.AttrString("keep_aspect_ratio_policy", "stretch"); p != "stretch" && n.Version >= 18 {
+			// One scale for all axes (the smallest or largest of
+			// sizes/in), each size rounded half up from scale*in.
+			s := 0.0
+			for i, a := range axes {
+				if !sizes[i].IsConst() || !t.Shape[a].IsConst() {
+					return x.freshAll(n, t)
+				}
+				si := float64(sizes[i].Size) / float64(t.Shape[a].Size)
+				if i == 0 || p == "not_larger" && si < s || p == "not_smaller" && si > s {
+					s = si
+				}
+			}
+			for _, a := range axes {
+				out[a] = ir.D(int64(s*float64(t.Shape[a].Size) + 0.5))
+			}
+		}
 		x.setOut(n, 0, t.DType, out)
 		return nil
 	}
