@@ -115,7 +115,7 @@ func inferConv(x *inferer, n *ir.Node) error {
 		return err
 	}
 	switch n.Op {
-	case "Conv":
+	case "Conv", "DeformConv":
 		outType = t.DType
 	case "ConvInteger":
 		outType = ir.I32
@@ -679,15 +679,21 @@ func inferEinsum(x *inferer, n *ir.Node) error {
 }
 
 func inferGridSample(x *inferer, n *ir.Node) error {
-	t, err := x.inRank(n, 0, 4, 4)
+	lo, hi := 4, 4
+	if n.Version >= 20 || n.Version == 0 {
+		lo, hi = 3, 16 // N-D from v20
+	}
+	t, err := x.inRank(n, 0, lo, hi)
 	if err != nil {
 		return err
 	}
-	g, err := x.inRank(n, 1, 4, 4)
+	g, err := x.inRank(n, 1, len(t.Shape), len(t.Shape))
 	if err != nil {
 		return err
 	}
-	x.setOut(n, 0, t.DType, ir.Shape{t.Shape[0], t.Shape[1], g.Shape[1], g.Shape[2]})
+	out := ir.Shape{t.Shape[0], t.Shape[1]}
+	out = append(out, g.Shape[1:len(g.Shape)-1]...)
+	x.setOut(n, 0, t.DType, out)
 	return nil
 }
 

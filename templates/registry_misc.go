@@ -35,3 +35,8 @@ func init() {
 	register("Einsum", Einsum)
 	register("GridSample", GridSample)
 }
+
+func init() {
+	register("AffineGrid", AffineGrid)
+	register("DeformConv", DeformConv)
+}
