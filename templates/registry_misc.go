@@ -40,3 +40,5 @@ func init() {
 	register("AffineGrid", AffineGrid)
 	register("DeformConv", DeformConv)
 }
+
+func init() { register("ImageDecoder", ImageDecoder) }
