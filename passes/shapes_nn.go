@@ -115,7 +115,7 @@ func inferConv(x *inferer, n *ir.Node) error {
 		return err
 	}
 	switch n.Op {
-	case "Conv":
+	case "Conv", "DeformConv":
 		outType = t.DType
 	case "ConvInteger":
 		outType = ir.I32
@@ -555,6 +555,23 @@ func inferResize(x *inferer, n *ir.Node) error {
 		for i, a := range axes {
 			out[a] = sizes[i]
 		}
+		if p := n.AttrString("keep_aspect_ratio_policy", "stretch"); p != "stretch" && n.Version >= 18 {
+			// One scale for all axes (the smallest or largest of
+			// sizes/in), each size rounded half up from scale*in.
+			s := 0.0
+			for i, a := range axes {
+				if !sizes[i].IsConst() || !t.Shape[a].IsConst() {
+					return x.freshAll(n, t)
+				}
+				si := float64(sizes[i].Size) / float64(t.Shape[a].Size)
+				if i == 0 || p == "not_larger" && si < s || p == "not_smaller" && si > s {
+					s = si
+				}
+			}
+			for _, a := range axes {
+				out[a] = ir.D(int64(s*float64(t.Shape[a].Size) + 0.5))
+			}
+		}
 		x.setOut(n, 0, t.DType, out)
 		return nil
 	}
@@ -662,15 +679,21 @@ func inferEinsum(x *inferer, n *ir.Node) error {
 }
 
 func inferGridSample(x *inferer, n *ir.Node) error {
-	t, err := x.inRank(n, 0, 4, 4)
+	lo, hi := 4, 4
+	if n.Version >= 20 || n.Version == 0 {
+		lo, hi = 3, 16 // N-D from v20
+	}
+	t, err := x.inRank(n, 0, lo, hi)
 	if err != nil {
 		return err
 	}
-	g, err := x.inRank(n, 1, 4, 4)
+	g, err := x.inRank(n, 1, len(t.Shape), len(t.Shape))
 	if err != nil {
 		return err
 	}
-	x.setOut(n, 0, t.DType, ir.Shape{t.Shape[0], t.Shape[1], g.Shape[1], g.Shape[2]})
+	out := ir.Shape{t.Shape[0], t.Shape[1]}
+	out = append(out, g.Shape[1:len(g.Shape)-1]...)
+	x.setOut(n, 0, t.DType, out)
 	return nil
 }
 

@@ -21,6 +21,7 @@ const (
 	miscCoordAsymmetric
 	miscCoordTFHalfPixelNN
 	miscCoordTFCropAndResize
+	miscCoordHalfPixelSymmetric
 )
 
 const (
@@ -41,7 +42,8 @@ type miscResizeCfg struct {
 	outShape  []int
 	scales    []float64 // per axis
 	outWidths []float64 // scale*in, or the requested size
-	roi       *Tensor
+	roi       []float64 // starts then ends, one per axis
+	antialias bool      // Resize-18: widen linear/cubic filters by 1/scale when shrinking
 }
 
 func miscResizeOp(n *Node, upsample bool) error {
@@ -73,7 +75,7 @@ func miscResizeOp(n *Node, upsample bool) error {
 	cfg.outWidths = st.getF64(1, rank)
 
 	legacy := upsample || n.Version < 11
-	var scales, sizes *Tensor
+	var scales, sizes, roi *Tensor
 	switch {
 	case upsample && n.Version < 9:
 		if a := n.Attrs.Floats("scales"); a != nil {
@@ -96,7 +98,7 @@ func miscResizeOp(n *Node, upsample bool) error {
 	case legacy:
 		scales = n.Input(1)
 	default:
-		cfg.roi = n.Input(1)
+		roi = n.Input(1)
 		scales, sizes = n.Input(2), n.Input(3)
 		if sizes != nil && sizes.Len() == 0 {
 			sizes = nil
@@ -105,25 +107,78 @@ func miscResizeOp(n *Node, upsample bool) error {
 			scales = nil
 		}
 	}
+	// Resize-18 axes: scales, sizes and roi name only these axes; the
+	// others keep their size (scale 1, roi [0, 1]).
+	axes := st.getInts(7, rank)
+	for i := range axes {
+		axes[i] = i
+	}
+	if a := n.Attrs.Ints("axes"); a != nil && n.Version >= 18 && !upsample {
+		if len(a) > rank {
+			return n.Errorf("axes %v has more entries than rank %d", a, rank)
+		}
+		axes = axes[:len(a)]
+		seen := 0
+		for i, v := range a {
+			if v < 0 {
+				v += int64(rank)
+			}
+			if v < 0 || v >= int64(rank) || seen&(1<<v) != 0 {
+				return n.Errorf("axes %v out of range or repeated for rank %d", a, rank)
+			}
+			seen |= 1 << v
+			axes[i] = int(v)
+		}
+	}
+	na := len(axes)
+	if !upsample || n.Version >= 9 {
+		for i := range rank {
+			cfg.scales[i] = 1
+			cfg.outShape[i] = x.Shape[i]
+			cfg.outWidths[i] = float64(x.Shape[i])
+		}
+	}
 	switch {
 	case sizes != nil:
 		if scales != nil {
 			return n.Errorf("only one of scales and sizes may be given")
 		}
-		if sizes.Len() != rank {
-			return n.Errorf("sizes has %d entries, want %d", sizes.Len(), rank)
+		if sizes.Len() != na {
+			return n.Errorf("sizes has %d entries, want %d", sizes.Len(), na)
 		}
-		for i := range rank {
-			cfg.outShape[i] = int(ewI64At(sizes, i))
-			cfg.outWidths[i] = float64(cfg.outShape[i])
-			cfg.scales[i] = float64(cfg.outShape[i]) / float64(x.Shape[i])
+		policy := "stretch"
+		if n.Version >= 18 {
+			policy = n.Attrs.String("keep_aspect_ratio_policy", "stretch")
+		}
+		for i, a := range axes {
+			cfg.outShape[a] = int(ewI64At(sizes, i))
+			cfg.outWidths[a] = float64(cfg.outShape[a])
+			cfg.scales[a] = float64(cfg.outShape[a]) / float64(x.Shape[a])
+		}
+		if policy != "stretch" {
+			if policy != "not_larger" && policy != "not_smaller" {
+				return n.Errorf("unknown keep_aspect_ratio_policy %q", policy)
+			}
+			s := cfg.scales[axes[0]]
+			for _, a := range axes[1:] {
+				if policy == "not_larger" {
+					s = min(s, cfg.scales[a])
+				} else {
+					s = max(s, cfg.scales[a])
+				}
+			}
+			for _, a := range axes {
+				cfg.scales[a] = s
+				cfg.outWidths[a] = s * float64(x.Shape[a])
+				cfg.outShape[a] = int(cfg.outWidths[a] + 0.5)
+			}
 		}
 	case scales != nil:
-		if scales.Len() != rank {
-			return n.Errorf("scales has %d entries, want %d", scales.Len(), rank)
+		if scales.Len() != na {
+			return n.Errorf("scales has %d entries, want %d", scales.Len(), na)
 		}
-		for i := range rank {
-			cfg.scales[i] = ewF64At(scales, i)
+		for i, a := range axes {
+			cfg.scales[a] = ewF64At(scales, i)
 		}
 		fallthrough
 	case upsample && n.Version < 9:
@@ -137,6 +192,18 @@ func miscResizeOp(n *Node, upsample bool) error {
 		}
 	default:
 		return n.Errorf("needs scales or sizes")
+	}
+	if roi != nil && roi.Len() > 0 {
+		if roi.Len() != 2*na {
+			return n.Errorf("roi has %d entries, want %d", roi.Len(), 2*na)
+		}
+		cfg.roi = st.getF64(3, 2*rank)
+		for i := range rank {
+			cfg.roi[i], cfg.roi[rank+i] = 0, 1
+		}
+		for i, a := range axes {
+			cfg.roi[a], cfg.roi[rank+a] = ewF64At(roi, i), ewF64At(roi, na+i)
+		}
 	}
 
 	if legacy {
@@ -156,10 +223,15 @@ func miscResizeOp(n *Node, upsample bool) error {
 			cfg.coord = miscCoordAsymmetric
 		case "tf_half_pixel_for_nn":
 			cfg.coord = miscCoordTFHalfPixelNN
+		case "half_pixel_symmetric":
+			if n.Version < 19 {
+				return n.Errorf("coordinate_transformation_mode half_pixel_symmetric needs Resize-19")
+			}
+			cfg.coord = miscCoordHalfPixelSymmetric
 		case "tf_crop_and_resize":
 			cfg.coord = miscCoordTFCropAndResize
-			if cfg.roi == nil || cfg.roi.Len() != 2*rank {
-				return n.Errorf("tf_crop_and_resize needs roi with %d entries", 2*rank)
+			if cfg.roi == nil {
+				return n.Errorf("tf_crop_and_resize needs roi")
 			}
 		default:
 			return n.Errorf("unknown coordinate_transformation_mode %q", c)
@@ -178,6 +250,7 @@ func miscResizeOp(n *Node, upsample bool) error {
 		cfg.cubicA = float64(n.Attrs.Float("cubic_coeff_a", -0.75))
 		cfg.exclude = n.Attrs.Int("exclude_outside", 0) != 0
 		cfg.extrap = float64(n.Attrs.Float("extrapolation_value", 0))
+		cfg.antialias = n.Version >= 18 && n.Attrs.Int("antialias", 0) != 0 && cfg.mode != 0
 	}
 	y := n.Out[0]
 	if y == nil {
@@ -276,13 +349,42 @@ func miscResizeCoord(cfg *miscResizeCfg, axis, o, inLen int) float64 {
 		return (x + 0.5) / scale
 	case miscCoordTFCropAndResize:
 		rank := len(cfg.scales)
-		start, end := ewF64At(cfg.roi, axis), ewF64At(cfg.roi, rank+axis)
+		start, end := cfg.roi[axis], cfg.roi[rank+axis]
 		if outW == 1 {
 			return (end-start)*(in-1)/2 + start*(in-1)
 		}
 		return start*(in-1) + x*(end-start)*(in-1)/(outW-1)
+	case miscCoordHalfPixelSymmetric:
+		// The centre of the input maps to the centre of the output even
+		// when the output size was rounded from scale*in.
+		adj := float64(cfg.outShape[axis]) / outW
+		return in/2*(1-adj) + (x+0.5)/scale - 0.5
 	}
 	return (x+0.5)/scale - 0.5
+}
+
+// miscAATaps is the antialiased filter's tap count on axis d: the
+// linear kernel's support [-1, 1] or the cubic's [-2, 2] stretched by
+// 1/scale when shrinking.
+func miscAATaps(cfg *miscResizeCfg, d int) int {
+	sc := min(cfg.scales[d], 1)
+	r := 1.0
+	if cfg.mode == 2 {
+		r = 2
+	}
+	return 2 - 2*(int(math.Floor(-r/sc))+1)
+}
+
+// miscCubicW is the cubic convolution kernel with coefficient a.
+func miscCubicW(x, a float64) float64 {
+	x = math.Abs(x)
+	if x <= 1 {
+		return ((a+2)*x-(a+3))*x*x + 1
+	}
+	if x < 2 {
+		return ((a*x-5*a)*x+8*a)*x - 4*a
+	}
+	return 0
 }
 
 func miscCubic(t, a float64) [4]float64 {
@@ -303,6 +405,11 @@ func miscResizeRun[E miscNum](n *Node, cfg *miscResizeCfg, x *Tensor, xd, yd []E
 	rank := len(x.Shape)
 	st := miscScr[float64](n)
 	per := [...]int{1, 2, 4}[cfg.mode]
+	if cfg.antialias {
+		for d := 0; d < rank; d++ {
+			per = max(per, miscAATaps(cfg, d))
+		}
+	}
 	total := 0
 	for _, o := range cfg.outShape {
 		total += o
@@ -345,17 +452,42 @@ func miscResizeRun[E miscNum](n *Node, cfg *miscResizeCfg, x *Tensor, xd, yd []E
 					}
 				}
 				ix[0], w[0] = int(i), 1
-			case 1:
+			case 1, 2:
 				f := math.Floor(xo)
 				t := xo - f
-				ix[0], ix[1] = int(f), int(f)+1
-				w[0], w[1] = 1-t, t
-			case 2:
-				f := math.Floor(xo)
-				c := miscCubic(xo-f, cfg.cubicA)
-				for k := 0; k < 4; k++ {
-					ix[k] = int(f) - 1 + k
-					w[k] = c[k]
+				if cfg.antialias {
+					// Filter taps f+i for i in [lo, 1-lo], weights the
+					// kernel at (i-t)*scale, normalised to sum 1.
+					sc := min(cfg.scales[d], 1)
+					k := miscAATaps(cfg, d)
+					lo := 1 - k/2
+					sum := 0.0
+					for j := 0; j < k; j++ {
+						u := (float64(lo+j) - t) * sc
+						var v float64
+						if cfg.mode == 1 {
+							v = max(0, 1-math.Abs(u))
+						} else {
+							v = miscCubicW(u, cfg.cubicA)
+						}
+						ix[j], w[j] = int(f)+lo+j, v
+						sum += v
+					}
+					for j := 0; j < k; j++ {
+						w[j] /= sum
+					}
+					for j := k; j < per; j++ {
+						ix[j], w[j] = 0, 0
+					}
+				} else if cfg.mode == 1 {
+					ix[0], ix[1] = int(f), int(f)+1
+					w[0], w[1] = 1-t, t
+				} else {
+					c := miscCubic(t, cfg.cubicA)
+					for k := 0; k < 4; k++ {
+						ix[k] = int(f) - 1 + k
+						w[k] = c[k]
+					}
 				}
 			}
 			if cfg.exclude && per > 1 {

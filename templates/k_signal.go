@@ -123,10 +123,14 @@ func sigScalar(n *Node, i int, what string) (int, error) {
 	return int(ewI64At(t, 0)), nil
 }
 
-// DFT is ONNX DFT (version 17): the transform along axis (default 1, the
-// first axis after the batch) of a real [..., 1] or complex [..., 2]
-// input, zero-padded or cut to dft_length, inverse when asked, only the
-// first L/2+1 bins when onesided.
+// DFT is ONNX DFT (versions 17 and 20): the transform along axis of a
+// real [..., 1] or complex [..., 2] input, zero-padded or cut to
+// dft_length, inverse when asked, only the first L/2+1 bins when onesided.
+// The axis is an attribute (default 1) in v17 and input 2 (default -2,
+// the last signal axis) in v20. inverse with onesided is the inverse of a
+// real transform: the input holds bins 0..L/2 of a conjugate-symmetric
+// spectrum (L = dft_length, else 2*(bins-1)) and the output is the real
+// signal [..., L, ..., 1].
 func DFT(n *Node) error {
 	X := n.Input(0)
 	if X == nil {
@@ -140,28 +144,46 @@ func DFT(n *Node) error {
 		return n.Errorf("input shape %s: want rank >= 2 with a last dim of 1 (real) or 2 (complex)", X.ShapeString())
 	}
 	axis := int(n.Attrs.Int("axis", 1))
+	if n.Version >= 20 {
+		axis = -2
+		if t := n.Input(2); t != nil {
+			var err error
+			if axis, err = sigScalar(n, 2, "axis"); err != nil {
+				return err
+			}
+		}
+	}
+	given := axis
 	if axis < 0 {
 		axis += r
 	}
 	if axis < 0 || axis > r-2 {
-		return n.Errorf("axis %d is outside the signal axes of shape %s", n.Attrs.Int("axis", 1), X.ShapeString())
+		return n.Errorf("axis %d is outside the signal axes of shape %s", given, X.ShapeString())
 	}
+	inverse := n.Attrs.Int("inverse", 0) != 0
+	onesided := n.Attrs.Int("onesided", 0) != 0
+	irfft := inverse && onesided
 	N := X.Shape[axis]
 	L := N
+	if irfft {
+		L = 2 * (N - 1)
+	}
 	if n.Input(1) != nil {
 		var err error
 		if L, err = sigScalar(n, 1, "dft_length"); err != nil {
 			return err
 		}
-		if L < 1 {
-			return n.Errorf("dft_length %d must be positive", L)
-		}
 	}
-	K := L
-	if n.Attrs.Int("onesided", 0) != 0 {
+	if L < 1 {
+		return n.Errorf("dft_length %d must be positive", L)
+	}
+	K, cout := L, 2
+	switch {
+	case irfft:
+		cout = 1
+	case onesided:
 		K = L/2 + 1
 	}
-	inverse := n.Attrs.Int("inverse", 0) != 0
 	cin := X.Shape[r-1]
 	outer := 1
 	for _, d := range X.Shape[:axis] {
@@ -174,28 +196,43 @@ func DFT(n *Node) error {
 	s := sigScr(n)
 	shape := append(s.shape[:0], X.Shape...)
 	s.shape = shape
-	shape[axis], shape[r-1] = K, 2
+	shape[axis], shape[r-1] = K, cout
 	out := n.Out[0]
 	out.Resize(X.DType, shape...)
 	re, im := sigGrow(&s.re, max(L, N)), sigGrow(&s.im, max(L, N))
 	or, oi := sigGrow(&s.or, K), sigGrow(&s.oi, K)
 	for o := 0; o < outer; o++ {
 		for q := 0; q < inner; q++ {
+			at := func(j int) int { return ((o*N+j)*inner + q) * cin }
 			for j := 0; j < L; j++ {
 				re[j], im[j] = 0, 0
-				if j < N {
-					at := ((o*N+j)*inner + q) * cin
-					re[j] = ewF64At(X, at)
+			}
+			if irfft {
+				// Bins 0..L/2 from the input, the rest by symmetry.
+				for j := 0; j <= L/2 && j < N; j++ {
+					re[j] = ewF64At(X, at(j))
 					if cin == 2 {
-						im[j] = ewF64At(X, at+1)
+						im[j] = ewF64At(X, at(j)+1)
+					}
+					if j > 0 && L-j > L/2 {
+						re[L-j], im[L-j] = re[j], -im[j]
+					}
+				}
+			} else {
+				for j := 0; j < L && j < N; j++ {
+					re[j] = ewF64At(X, at(j))
+					if cin == 2 {
+						im[j] = ewF64At(X, at(j)+1)
 					}
 				}
 			}
 			s.transform(re, im, or, oi, L, K, inverse)
 			for k := 0; k < K; k++ {
-				at := ((o*K+k)*inner + q) * 2
+				at := ((o*K+k)*inner + q) * cout
 				ewSetF64(out, at, or[k])
-				ewSetF64(out, at+1, oi[k])
+				if cout == 2 {
+					ewSetF64(out, at+1, oi[k])
+				}
 			}
 		}
 	}

@@ -35,3 +35,10 @@ func init() {
 	register("Einsum", Einsum)
 	register("GridSample", GridSample)
 }
+
+func init() {
+	register("AffineGrid", AffineGrid)
+	register("DeformConv", DeformConv)
+}
+
+func init() { register("ImageDecoder", ImageDecoder) }
