@@ -1,0 +1,15 @@
+package templates
+
+// The ai.onnx.ml operators (k_ml_*.go).
+
+func init() {
+	register("ai.onnx.ml::ArrayFeatureExtractor", MLArrayFeatureExtractor)
+	register("ai.onnx.ml::Binarizer", MLBinarizer)
+	register("ai.onnx.ml::CategoryMapper", MLCategoryMapper)
+	register("ai.onnx.ml::FeatureVectorizer", MLFeatureVectorizer)
+	register("ai.onnx.ml::Imputer", MLImputer)
+	register("ai.onnx.ml::LabelEncoder", MLLabelEncoder)
+	register("ai.onnx.ml::Normalizer", MLNormalizer)
+	register("ai.onnx.ml::OneHotEncoder", MLOneHotEncoder)
+	register("ai.onnx.ml::Scaler", MLScaler)
+}
