@@ -13,3 +13,9 @@ func init() {
 	register("ai.onnx.ml::OneHotEncoder", MLOneHotEncoder)
 	register("ai.onnx.ml::Scaler", MLScaler)
 }
+
+func init() {
+	register("ai.onnx.ml::TreeEnsemble", MLTreeEnsemble)
+	register("ai.onnx.ml::TreeEnsembleClassifier", MLTreeEnsembleClassifier)
+	register("ai.onnx.ml::TreeEnsembleRegressor", MLTreeEnsembleRegressor)
+}
