@@ -213,11 +213,9 @@ func inferMLRegressor(x *inferer, n *ir.Node) error {
 }
 
 // inferMLClassifier: labels [N] (string or int64 by which class label list
-// is given) and scores [N, E]. E is the class count, except for binary
-// linear and SVM models without probabilities, whose single score column
-// ORT and the reference expand to 2 (the kernels do the same).
+// is given) and scores [N, E], E by each op's rule (the kernels' widths).
 func inferMLClassifier(x *inferer, n *ir.Node) error {
-	b, _, err := inferMLRows(x, n)
+	b, t, err := inferMLRows(x, n)
 	if err != nil {
 		return err
 	}
@@ -227,7 +225,14 @@ func inferMLClassifier(x *inferer, n *ir.Node) error {
 	}
 	x.setOut(n, 0, lt, ir.Shape{b})
 	if len(n.Outputs) > 1 {
-		x.setOut(n, 1, ir.F32, ir.Shape{b, ir.D(int64(mlScoreColumns(n, k)))})
+		var e ir.Dim
+		c := t.Shape[len(t.Shape)-1]
+		if w, ok := mlScoreColumns(n, k, c); ok {
+			e = ir.D(int64(w))
+		} else {
+			e = x.freshDim("")
+		}
+		x.setOut(n, 1, ir.F32, ir.Shape{b, e})
 	}
 	return nil
 }
@@ -239,21 +244,56 @@ func mlIntLabels(n *ir.Node) string {
 	return "classlabels_ints"
 }
 
+func mlAttrLen(n *ir.Node, name string) int {
+	if a := n.Attr(name); a != nil {
+		return max(len(a.Floats), len(a.Ints), len(a.Strings))
+	}
+	return 0
+}
+
 // mlScoreColumns is the width of a classifier's score output for k class
-// labels.
-func mlScoreColumns(n *ir.Node, k int) int {
+// labels and c features (as templates/k_ml_*.go compute it).
+func mlScoreColumns(n *ir.Node, k int, c ir.Dim) (int, bool) {
 	switch n.Op {
 	case "LinearClassifier":
-		ic := 0
-		if a := n.Attr("intercepts"); a != nil {
-			ic = len(a.Floats)
+		if !c.IsConst() || c.Size == 0 {
+			return 0, false
 		}
-		if ic == 0 || ic == 1 && k == 2 {
-			return k
+		e := mlAttrLen(n, "coefficients") / int(c.Size)
+		if e == 1 && k == 2 {
+			return 2, true
 		}
-		return ic
+		return e, true
+	case "SVMClassifier":
+		vectors := 0
+		for _, v := range n.AttrInts("vectors_per_class", nil) {
+			vectors += int(v)
+		}
+		k = max(k, 1)
+		proba := vectors > 0 && mlAttrLen(n, "prob_a") > 0
+		m := k
+		if vectors > 0 && !proba {
+			m = k * (k - 1) / 2
+		}
+		switch {
+		case m >= 2:
+			return m, true
+		case n.AttrString("post_transform", "NONE") == "PROBIT":
+			return 1, true
+		case mlAttrLen(n, "rho") == 1 && k == 2:
+			return 2, true
+		}
+		return 1, true
+	case "TreeEnsembleClassifier":
+		ids := map[int64]bool{}
+		for _, id := range n.AttrInts("class_ids", nil) {
+			ids[id] = true
+		}
+		if len(ids) == 1 && k == 1 {
+			return 2, true
+		}
 	}
-	return k
+	return k, true
 }
 
 func inferBroadcastString(x *inferer, n *ir.Node) error {

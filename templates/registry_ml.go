@@ -19,3 +19,10 @@ func init() {
 	register("ai.onnx.ml::TreeEnsembleClassifier", MLTreeEnsembleClassifier)
 	register("ai.onnx.ml::TreeEnsembleRegressor", MLTreeEnsembleRegressor)
 }
+
+func init() {
+	register("ai.onnx.ml::LinearClassifier", MLLinearClassifier)
+	register("ai.onnx.ml::LinearRegressor", MLLinearRegressor)
+	register("ai.onnx.ml::SVMClassifier", MLSVMClassifier)
+	register("ai.onnx.ml::SVMRegressor", MLSVMRegressor)
+}
