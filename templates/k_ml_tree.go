@@ -22,24 +22,37 @@ const (
 	mlMEMBER
 )
 
-// mlForest is a compiled tree ensemble. A child reference c >= 0 is a node
-// index, c < 0 is leaf -c-1.
+// mlForest is a compiled tree ensemble. Node i is nodes[i*mlNodeStride:]:
+// feature, true child, false child, mode, missing-goes-true, and the range
+// of its set in members (MEMBER nodes). A child reference c >= 0 is a node
+// index, c < 0 is leaf -c-1; leaf l adds weights[k] to targets[k] for k in
+// leafLo[l]:leafLo[l+1]. The compile-trees pass stores exactly these arrays
+// as the node's packed_* tensor attributes (weights.bin), so a generated
+// package reads them in place.
 type mlForest struct {
-	feature   []int32
+	nodes     []int32
 	split     []float64
-	mode      []uint8
-	missTrue  []bool
-	trueNext  []int32
-	falseNext []int32
-	setLo     []int32 // MEMBER nodes: members[setLo:setHi]
-	setHi     []int32
 	members   []float64
-	roots     []int32 // child references
-	leafLo    []int32 // leaf l: targets/weights[leafLo[l]:leafLo[l+1]]
+	roots     []int32
+	leafLo    []int32
 	targets   []int32
 	weights   []float64
 	nFeatures int // features the nodes read: 1 + the largest feature id
 }
+
+const mlNodeStride = 7
+
+// addNode appends one branch node.
+func (f *mlForest) addNode(feature int32, split float64, mode uint8, missTrue bool, t, e int32, setLo, setHi int) {
+	m := int32(0)
+	if missTrue {
+		m = 1
+	}
+	f.nodes = append(f.nodes, feature, t, e, int32(mode), m, int32(setLo), int32(setHi))
+	f.split = append(f.split, split)
+}
+
+func (f *mlForest) numNodes() int { return len(f.split) }
 
 func mlChild(isLeaf bool, i int) int32 {
 	if isLeaf {
@@ -51,13 +64,14 @@ func mlChild(isLeaf bool, i int) int32 {
 // leaf returns the leaf that row x reaches from child reference c.
 func (f *mlForest) leaf(c int32, x []float64) int {
 	for c >= 0 {
-		v := x[f.feature[c]]
+		nd := f.nodes[int(c)*mlNodeStride : int(c)*mlNodeStride+mlNodeStride]
+		v := x[nd[0]]
 		var r bool
 		if math.IsNaN(v) {
-			r = f.missTrue[c]
+			r = nd[4] != 0
 		} else {
 			s := f.split[c]
-			switch f.mode[c] {
+			switch uint8(nd[3]) {
 			case mlLEQ:
 				r = v <= s
 			case mlLT:
@@ -71,13 +85,13 @@ func (f *mlForest) leaf(c int32, x []float64) int {
 			case mlNEQ:
 				r = v != s
 			case mlMEMBER:
-				r = slices.Contains(f.members[f.setLo[c]:f.setHi[c]], v)
+				r = slices.Contains(f.members[nd[5]:nd[6]], v)
 			}
 		}
 		if r {
-			c = f.trueNext[c]
+			c = nd[1]
 		} else {
-			c = f.falseNext[c]
+			c = nd[2]
 		}
 	}
 	return int(-c - 1)
@@ -135,26 +149,38 @@ func (f *mlForest) accumulate(x []float64, acc []float64, agg int) {
 	}
 }
 
-// check validates the references of a compiled forest.
+// check validates a compiled forest: lengths, references, ranges, and
+// that no walk can loop.
 func (f *mlForest) check(n *Node) error {
-	nn, nl := int32(len(f.feature)), int32(len(f.leafLo)-1)
+	nn := int32(f.numNodes())
+	if len(f.nodes) != int(nn)*mlNodeStride || len(f.leafLo) < 1 || len(f.weights) < len(f.targets) {
+		return n.Errorf("malformed compiled trees")
+	}
+	nl := int32(len(f.leafLo) - 1)
+	for l := 0; l < int(nl); l++ {
+		if f.leafLo[l] < 0 || f.leafLo[l] > f.leafLo[l+1] || int(f.leafLo[l+1]) > len(f.targets) {
+			return n.Errorf("malformed compiled trees: leaf %d", l)
+		}
+	}
 	ok := func(c int32) bool { return c >= 0 && c < nn || c < 0 && -c-1 < nl }
-	for i := range f.feature {
-		if !ok(f.trueNext[i]) || !ok(f.falseNext[i]) {
+	f.nFeatures = 0
+	for i := int32(0); i < nn; i++ {
+		nd := f.nodes[i*mlNodeStride : (i+1)*mlNodeStride]
+		if !ok(nd[1]) || !ok(nd[2]) {
 			return n.Errorf("tree node %d refers to a missing node or leaf", i)
 		}
-		if f.feature[i] < 0 {
-			return n.Errorf("tree node %d: negative feature id", i)
+		if nd[0] < 0 || nd[3] < 0 || nd[3] > int32(mlMEMBER) || nd[5] < 0 || nd[5] > nd[6] || int(nd[6]) > len(f.members) {
+			return n.Errorf("tree node %d: bad feature, mode or set", i)
 		}
-		f.nFeatures = max(f.nFeatures, int(f.feature[i])+1)
+		f.nFeatures = max(f.nFeatures, int(nd[0])+1)
 	}
 	for _, r := range f.roots {
 		if !ok(r) {
 			return n.Errorf("tree root %d is out of range", r)
 		}
 	}
-	// Walks must end: every node's children lie in the same tree, and a
-	// cycle would loop forever. Depth-first from each root.
+	// Walks must end: a cycle would loop forever. Depth-first from each
+	// root.
 	state := make([]uint8, nn)
 	var visit func(c int32) bool
 	visit = func(c int32) bool {
@@ -165,7 +191,7 @@ func (f *mlForest) check(n *Node) error {
 			return false
 		}
 		state[c] = 1
-		if !visit(f.trueNext[c]) || !visit(f.falseNext[c]) {
+		if !visit(f.nodes[c*mlNodeStride+1]) || !visit(f.nodes[c*mlNodeStride+2]) {
 			return false
 		}
 		state[c] = 2
@@ -177,6 +203,80 @@ func (f *mlForest) check(n *Node) error {
 		}
 	}
 	return nil
+}
+
+// mlPackedNames are the tensor attributes the compile-trees pass writes.
+var mlPackedNames = [...]string{"packed_nodes", "packed_splits", "packed_members", "packed_roots", "packed_leaves", "packed_targets", "packed_weights"}
+
+// MLPackForest compiles the trees of a TreeEnsemble, TreeEnsembleClassifier
+// or TreeEnsembleRegressor node into the packed_* tensors its kernel reads
+// (the compile-trees pass stores them in place of the tree attributes).
+// Each tensor has at least one element (a trailing pad where empty).
+func MLPackForest(n *Node) (map[string]*Tensor, error) {
+	f, err := mlCompileFor(n)
+	if err != nil {
+		return nil, err
+	}
+	i32 := func(v []int32, shape ...int) *Tensor {
+		if len(v) == 0 {
+			v, shape = []int32{0}, []int{1}
+		}
+		return &Tensor{DType: I32, Shape: shape, Data: v}
+	}
+	f64 := func(v []float64) *Tensor {
+		if len(v) == 0 {
+			v = []float64{0}
+		}
+		return &Tensor{DType: F64, Shape: []int{len(v)}, Data: v}
+	}
+	k := f.numNodes()
+	nodes := i32(f.nodes, k, mlNodeStride)
+	if k == 0 {
+		nodes = &Tensor{DType: I32, Shape: []int{1, mlNodeStride}, Data: make([]int32, mlNodeStride)}
+	}
+	return map[string]*Tensor{
+		"packed_nodes": nodes, "packed_splits": f64(f.split), "packed_members": f64(f.members),
+		"packed_roots": i32(f.roots, len(f.roots)), "packed_leaves": i32(f.leafLo, len(f.leafLo)),
+		"packed_targets": i32(f.targets, len(f.targets)), "packed_weights": f64(f.weights),
+	}, nil
+}
+
+// mlCompileFor compiles n's trees from its attributes, by op.
+func mlCompileFor(n *Node) (*mlForest, error) {
+	switch n.Op {
+	case "TreeEnsemble":
+		return mlCompileTreeEnsemble(n)
+	case "TreeEnsembleClassifier":
+		return mlCompileLegacyTrees(n, "class")
+	case "TreeEnsembleRegressor":
+		return mlCompileLegacyTrees(n, "target")
+	}
+	return nil, n.Errorf("not a tree ensemble")
+}
+
+// mlUnpackForest reads the packed_* attributes in place; ok is false when
+// the node has none (compile-trees did not run: the kernel compiles the
+// attributes itself).
+func mlUnpackForest(n *Node) (*mlForest, bool, error) {
+	nodes := n.Attrs.Tensor("packed_nodes")
+	if nodes == nil {
+		return nil, false, nil
+	}
+	var ts [len(mlPackedNames)]*Tensor
+	for i, name := range mlPackedNames {
+		if ts[i] = n.Attrs.Tensor(name); ts[i] == nil {
+			return nil, true, n.Errorf("attribute %s is missing", name)
+		}
+	}
+	i32 := func(t *Tensor) []int32 { v, _ := t.Data.([]int32); return v }
+	f64 := func(t *Tensor) []float64 { v, _ := t.Data.([]float64); return v }
+	k := len(f64(ts[1]))
+	f := &mlForest{nodes: i32(ts[0]), split: f64(ts[1]), members: f64(ts[2]), roots: i32(ts[3]),
+		leafLo: i32(ts[4]), targets: i32(ts[5]), weights: f64(ts[6])}
+	if len(f.nodes) != k*mlNodeStride {
+		return nil, true, n.Errorf("packed_nodes has %d values for %d splits", len(f.nodes), k)
+	}
+	return f, true, f.check(n)
 }
 
 // mlTensorF64 reads a numeric tensor attribute (nil: nil).
@@ -222,12 +322,6 @@ func mlCompileTreeEnsemble(n *Node) (*mlForest, error) {
 		if m > mlMEMBER {
 			return nil, n.Errorf("node %d: unknown mode %d", i, m)
 		}
-		f.feature = append(f.feature, int32(feat[i]))
-		f.split = append(f.split, splits[i])
-		f.mode = append(f.mode, m)
-		f.missTrue = append(f.missTrue, len(miss) > 0 && miss[i] != 0)
-		f.trueNext = append(f.trueNext, mlChild(tl[i] != 0, int(tn[i])))
-		f.falseNext = append(f.falseNext, mlChild(fl[i] != 0, int(fn[i])))
 		lo := len(f.members)
 		if m == mlMEMBER {
 			// The sets follow the order of the MEMBER nodes, each ended by a NaN.
@@ -239,8 +333,8 @@ func mlCompileTreeEnsemble(n *Node) (*mlForest, error) {
 			}
 			mpos++
 		}
-		f.setLo = append(f.setLo, int32(lo))
-		f.setHi = append(f.setHi, int32(len(f.members)))
+		f.addNode(int32(feat[i]), splits[i], m, len(miss) > 0 && miss[i] != 0,
+			mlChild(tl[i] != 0, int(tn[i])), mlChild(fl[i] != 0, int(fn[i])), lo, len(f.members))
 	}
 	for _, r := range a.Ints("tree_roots") {
 		if r < 0 || int(r) >= k {
@@ -302,6 +396,7 @@ func mlCompileLegacyTrees(n *Node, prefix string) (*mlForest, error) {
 	}
 	f := &mlForest{}
 	nodeAt, leafAt := make([]int, k), make([]int, k)
+	nb := 0
 	for i := 0; i < k; i++ {
 		if modes[i] == "LEAF" {
 			leafAt[i] = len(f.leafLo)
@@ -312,8 +407,8 @@ func mlCompileLegacyTrees(n *Node, prefix string) (*mlForest, error) {
 			}
 			continue
 		}
-		nodeAt[i] = len(f.feature)
-		f.feature = append(f.feature, 0) // filled below
+		nodeAt[i] = nb
+		nb++
 	}
 	f.leafLo = append(f.leafLo, int32(len(f.targets)))
 	ref := func(i int) int32 {
@@ -322,10 +417,6 @@ func mlCompileLegacyTrees(n *Node, prefix string) (*mlForest, error) {
 		}
 		return int32(nodeAt[i])
 	}
-	nb := len(f.feature)
-	f.feature = f.feature[:0]
-	f.split, f.mode, f.missTrue = make([]float64, 0, nb), make([]uint8, 0, nb), make([]bool, 0, nb)
-	f.setLo, f.setHi = make([]int32, nb), make([]int32, nb)
 	roots := map[int64]int{}
 	var order []int64
 	for i := 0; i < k; i++ {
@@ -345,12 +436,7 @@ func mlCompileLegacyTrees(n *Node, prefix string) (*mlForest, error) {
 		if !ok1 || !ok2 {
 			return nil, n.Errorf("tree %d node %d: a child is missing", treeIDs[i], nodeIDs[i])
 		}
-		f.feature = append(f.feature, int32(feat[i]))
-		f.split = append(f.split, vals[i])
-		f.mode = append(f.mode, m)
-		f.missTrue = append(f.missTrue, len(miss) > 0 && miss[i] != 0)
-		f.trueNext = append(f.trueNext, ref(ti))
-		f.falseNext = append(f.falseNext, ref(fi))
+		f.addNode(int32(feat[i]), vals[i], m, len(miss) > 0 && miss[i] != 0, ref(ti), ref(fi), 0, 0)
 	}
 	// A tree's root is its first node (the reference takes the lowest index).
 	slices.Sort(order)
@@ -378,13 +464,18 @@ type mlForestCache struct {
 	row, acc []float64
 }
 
-func mlForestFor(n *Node, compile func() (*mlForest, error)) (*mlForestCache, error) {
+func mlForestFor(n *Node) (*mlForestCache, error) {
 	if c, ok := n.Cache.(*mlForestCache); ok {
 		return c, nil
 	}
-	f, err := compile()
+	f, packed, err := mlUnpackForest(n)
 	if err != nil {
 		return nil, err
+	}
+	if !packed {
+		if f, err = mlCompileFor(n); err != nil {
+			return nil, err
+		}
 	}
 	c := &mlForestCache{f: f}
 	n.Cache = c
@@ -414,7 +505,7 @@ func MLTreeEnsemble(n *Node) error {
 	if err != nil {
 		return err
 	}
-	c, err := mlForestFor(n, func() (*mlForest, error) { return mlCompileTreeEnsemble(n) })
+	c, err := mlForestFor(n)
 	if err != nil {
 		return err
 	}
@@ -459,7 +550,7 @@ func MLTreeEnsembleRegressor(n *Node) error {
 	if err != nil {
 		return err
 	}
-	c, err := mlForestFor(n, func() (*mlForest, error) { return mlCompileLegacyTrees(n, "target") })
+	c, err := mlForestFor(n)
 	if err != nil {
 		return err
 	}
@@ -522,7 +613,7 @@ func MLTreeEnsembleClassifier(n *Node) error {
 	if err != nil {
 		return err
 	}
-	c, err := mlForestFor(n, func() (*mlForest, error) { return mlCompileLegacyTrees(n, "class") })
+	c, err := mlForestFor(n)
 	if err != nil {
 		return err
 	}

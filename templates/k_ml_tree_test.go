@@ -161,6 +161,18 @@ func TestMLTreeEnsembleRandom(t *testing.T) {
 			x.F64()[i] = v
 		}
 		n := &Node{Op: "TreeEnsemble", Version: 5, Attrs: a, In: []*Tensor{x}, Out: []*Tensor{{}}}
+		if trial%2 == 1 {
+			// As compile-trees leaves it: packed arrays instead of the trees.
+			packed, err := MLPackForest(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := Attrs{"n_targets": a["n_targets"], "aggregate_function": a["aggregate_function"]}
+			for k, v := range packed {
+				b[k] = v
+			}
+			n.Attrs = b
+		}
 		miscRun(t, MLTreeEnsemble, n)
 		want := make([]float64, 0, rows*targets)
 		for i := 0; i < rows; i++ {
