@@ -12,6 +12,11 @@ const MLDomain = "ai.onnx.ml"
 // MaxMLOpset is the newest ai.onnx.ml opset Cuvil supports.
 const MaxMLOpset = 5
 
+// mlPackedAttrs are Cuvil's own attributes of the tree ensemble ops: the
+// compile-trees pass replaces the trees' attributes by these packed arrays
+// (templates.MLPackForest's layout), which gen stores in weights.bin.
+const mlPackedAttrs = " packed_leaves:tensor packed_members:tensor packed_nodes:tensor packed_roots:tensor packed_splits:tensor packed_targets:tensor packed_weights:tensor"
+
 // The tree ensemble attribute lists shared by the classifier and regressor.
 const mlTreeNodeAttrs = "nodes_falsenodeids:ints nodes_featureids:ints nodes_hitrates:floats nodes_hitrates_as_tensor:tensor>=3 " +
 	"nodes_missing_value_tracks_true:ints nodes_modes:strings nodes_nodeids:ints nodes_treeids:ints nodes_truenodeids:ints " +
@@ -55,17 +60,17 @@ var mlOpDefs = []opDef{
 	{"Scaler", "1", "X:T", "Y:F", "T=f32,f64,i64,i32 F=f32", "offset:floats scale:floats", "",
 		"(X - offset) * scale per feature.", nil},
 	{"TreeEnsemble", "5", "X:T", "Y:T", "T=f32,f64,f16",
-		"aggregate_function:int=1 leaf_targetids:ints! leaf_weights:tensor! membership_values:tensor n_targets:int " +
-			"nodes_falseleafs:ints! nodes_falsenodeids:ints! nodes_featureids:ints! nodes_hitrates:tensor nodes_missing_value_tracks_true:ints " +
-			"nodes_modes:tensor! nodes_splits:tensor! nodes_trueleafs:ints! nodes_truenodeids:ints! post_transform:int=0 tree_roots:ints!", "",
+		"aggregate_function:int=1 leaf_targetids:ints leaf_weights:tensor membership_values:tensor n_targets:int " +
+			"nodes_falseleafs:ints nodes_falsenodeids:ints nodes_featureids:ints nodes_hitrates:tensor nodes_missing_value_tracks_true:ints " +
+			"nodes_modes:tensor nodes_splits:tensor nodes_trueleafs:ints nodes_truenodeids:ints post_transform:int=0 tree_roots:ints" + mlPackedAttrs, "",
 		"Tree ensemble (regression or classification scores) with explicit leaves.", nil},
 	{"TreeEnsembleClassifier", "1 3", "X:T1", "Y:T2 Z:F", "T1=f32,f64,i64,i32 T2=string,i64 F=f32",
 		"class_ids:ints class_nodeids:ints class_treeids:ints class_weights:floats class_weights_as_tensor:tensor>=3 " +
-			"classlabels_int64s:ints classlabels_strings:strings " + mlTreeNodeAttrs, "",
+			"classlabels_int64s:ints classlabels_strings:strings " + mlTreeNodeAttrs + mlPackedAttrs, "",
 		"Tree ensemble classifier: labels and per-class scores.", nil},
 	{"TreeEnsembleRegressor", "1 3", "X:T", "Y:F", "T=f32,f64,i64,i32 F=f32",
 		"aggregate_function:string=SUM n_targets:int target_ids:ints target_nodeids:ints target_treeids:ints target_weights:floats " +
-			"target_weights_as_tensor:tensor>=3 " + mlTreeNodeAttrs, "",
+			"target_weights_as_tensor:tensor>=3 " + mlTreeNodeAttrs + mlPackedAttrs, "",
 		"Tree ensemble regressor.", nil},
 }
 

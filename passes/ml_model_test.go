@@ -183,7 +183,9 @@ func TestSklearnModel(t *testing.T) {
 		}
 	}
 
-	// Run the kernels node by node on awkward inputs (7 rows, one NaN).
+	// Run the kernels node by node on awkward inputs (7 rows, one NaN),
+	// on the imported graph and after the pipeline (trees compiled into
+	// packed arrays by compile-trees).
 	const rows = 7
 	r := rand.New(rand.NewSource(3))
 	xt := &templates.Tensor{}
@@ -192,6 +194,28 @@ func TestSklearnModel(t *testing.T) {
 		xt.F32()[i] = float32(r.NormFloat64())
 	}
 	xt.F32()[5*4] = float32(math.NaN())
+	skCheck(t, m, xt, rows)
+	if err := Run(m, Options{Verify: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range m.Graph.Nodes {
+		if n.Op == "TreeEnsembleClassifier" && (n.Attr("packed_nodes") == nil || n.Attr("nodes_modes") != nil) {
+			t.Errorf("after the pipeline, %v still has its tree attributes", n)
+		}
+	}
+	if _, err := InferShapes(m); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range m.Graph.Outputs {
+		if got := v.Type.String(); got != want[i] {
+			t.Errorf("after the pipeline, output %s: %s, want %s", v.Name, got, want[i])
+		}
+	}
+	skCheck(t, m, xt, rows)
+}
+
+func skCheck(t *testing.T, m *ir.Model, xt *templates.Tensor, rows int) {
+	t.Helper()
 	env := map[*ir.Value]*templates.Tensor{m.Graph.Inputs[0]: xt}
 	for _, n := range m.Graph.Nodes {
 		attrs, err := kernelAttrs(n)
@@ -232,10 +256,5 @@ func TestSklearnModel(t *testing.T) {
 				t.Errorf("row %d: forest score %d = %g, want %g", i, c, got, p2[c])
 			}
 		}
-	}
-
-	// The whole pipeline accepts it.
-	if err := Run(m, Options{Verify: true}); err != nil {
-		t.Fatal(err)
 	}
 }

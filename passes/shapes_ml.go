@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/cuvil/cuvil/ir"
@@ -288,6 +289,12 @@ func mlScoreColumns(n *ir.Node, k int, c ir.Dim) (int, bool) {
 		ids := map[int64]bool{}
 		for _, id := range n.AttrInts("class_ids", nil) {
 			ids[id] = true
+		}
+		if a := n.Attr("packed_targets"); a != nil && a.T != nil && n.Attr("class_ids") == nil {
+			// After compile-trees: the class ids of the leaves' entries.
+			for i := 0; i+4 <= len(a.T.Raw); i += 4 {
+				ids[int64(int32(binary.LittleEndian.Uint32(a.T.Raw[i:])))] = true
+			}
 		}
 		if len(ids) == 1 && k == 1 {
 			return 2, true
