@@ -142,6 +142,9 @@ func (s *OpSchema) VersionFor(opset int64) (version int, ok bool) {
 	if opset > MaxOpset && (s.Domain == "" || s.Domain == "ai.onnx") {
 		return 0, false
 	}
+	if opset > MaxMLOpset && s.Domain == MLDomain {
+		return 0, false
+	}
 	for _, v := range s.Versions {
 		if int64(v) <= opset {
 			version = v

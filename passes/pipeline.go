@@ -67,6 +67,9 @@ var Pipeline = []*Pass{
 	// loop of its own) and after layout (it groups ops in their final
 	// layout): what element-wise ops are left run as one loop.
 	FuseElementwise,
+	// Any time after shapes (inference reads the trees' attributes): tree
+	// ensembles become the flat arrays their kernels read from weights.
+	CompileTrees,
 	// Folding replaced weights and fusion dropped nodes: clean up.
 	Cleanup,
 }

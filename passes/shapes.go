@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -98,6 +99,9 @@ type inferer struct {
 	byKey map[string]ir.Dim // invented dims by the expression they stand for
 	node  *ir.Node
 	nth   int // symbols invented for the current node
+	// chain names the control-flow nodes and graph attributes enclosing
+	// the graph being inferred, outermost first, for error messages.
+	chain []string
 }
 
 func (x *inferer) graph(g *ir.Graph) error {
@@ -132,26 +136,96 @@ func (x *inferer) infer(n *ir.Node) error {
 	}
 	// An input of unknown rank or dtype leaves the outputs unknown; the
 	// declared types, if any, fill in.
+	// The op's type constraints still give the outputs' dtype where an
+	// output shares its letter with a known input or the letter allows
+	// one dtype.
 	if !isControlFlow(n.Op) {
 		for _, v := range n.Inputs {
 			if v != nil && v.Type.Kind == ir.TensorKind && (v.Type.Unranked || v.Type.DType == ir.Undefined) {
-				for _, o := range n.Outputs {
-					x.set(o, ir.Type{Unranked: true})
+				for i, o := range n.Outputs {
+					x.set(o, ir.Type{DType: schemaDType(n, i), Unranked: true})
 				}
 				return nil
 			}
 		}
 	}
 	if err := f(x, n); err != nil {
+		var u *untypedError
+		if errors.As(err, &u) {
+			return err // names the whole chain already
+		}
 		return fmt.Errorf("%v: %w", n, err)
 	}
 	for i, v := range n.Outputs {
 		if v != nil && v.Type.Kind == ir.TensorKind && v.Type.DType == ir.Undefined {
-			return fmt.Errorf("%v: output %d (%s): dtype could not be inferred", n, i, v.Name)
+			return x.untyped(n, i)
 		}
 	}
 	return nil
 }
+
+// schemaDType is the dtype output i of n must have by the op table's type
+// constraints alone: that of an input bound to the same constraint letter,
+// or the letter's only dtype. Undefined when neither says.
+func schemaDType(n *ir.Node, i int) ir.DType {
+	s := ir.LookupOp(n.Domain, n.Op)
+	if s == nil {
+		return ir.Undefined
+	}
+	f, ok := ir.Formal(s.Outputs, i)
+	if !ok {
+		return ir.Undefined
+	}
+	if !f.Heterogeneous {
+		for j, v := range n.Inputs {
+			if g, ok := ir.Formal(s.Inputs, j); ok && v != nil && g.Type == f.Type && v.Type.Kind == ir.TensorKind && v.Type.DType != ir.Undefined {
+				return v.Type.DType
+			}
+		}
+	}
+	if dts := s.Types[f.Type]; len(dts) == 1 && len(s.Kinds[f.Type]) <= 1 {
+		return dts[0]
+	}
+	return ir.Undefined
+}
+
+// untyped is the error for output i of n whose dtype nothing determines:
+// it names the value, the chain of enclosing control-flow nodes and what
+// is known about the value and the node's inputs.
+func (x *inferer) untyped(n *ir.Node, i int) error {
+	v := n.Outputs[i]
+	where := n.String()
+	if len(x.chain) > 0 {
+		where = strings.Join(x.chain, " > ") + " > " + where
+	}
+	var known []string
+	if !v.Type.Unranked {
+		known = append(known, fmt.Sprintf("its shape is %v", v.Type.Shape))
+	} else {
+		known = append(known, "its rank is unknown")
+	}
+	for j, in := range n.Inputs {
+		if in != nil {
+			known = append(known, fmt.Sprintf("input %d (%s) is %s", j, in.Name, in.Type))
+		}
+	}
+	if n.Op == "If" {
+		for _, name := range []string{"then_branch", "else_branch"} {
+			if a := n.Attr(name); a != nil && a.G != nil && i < len(a.G.Outputs) {
+				o := a.G.Outputs[i]
+				known = append(known, fmt.Sprintf("%s output %s is %s", name, o.Name, o.Type))
+			}
+		}
+	}
+	known = append(known, "the model declares no type for it (value_info)")
+	return &untypedError{fmt.Sprintf("%s: output %d (%s): dtype could not be inferred: %s", where, i, v.Name, strings.Join(known, "; "))}
+}
+
+// untypedError is untyped's error; its message names the enclosing nodes,
+// so the control-flow rules above it do not prefix them again.
+type untypedError struct{ msg string }
+
+func (e *untypedError) Error() string { return e.msg }
 
 func isControlFlow(op string) bool {
 	return op == "If" || op == "Loop" || op == "Scan" || op == "SequenceMap"

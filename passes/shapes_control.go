@@ -22,7 +22,20 @@ func init() {
 // subgraph infers a body graph, then restores the current node (fresh
 // symbols are named after it).
 func (x *inferer) subgraph(n *ir.Node, g *ir.Graph) error {
+	attr := "?"
+	for _, a := range n.Attrs {
+		if a.G == g {
+			attr = a.Name
+		}
+		for _, h := range a.Graphs {
+			if h == g {
+				attr = a.Name
+			}
+		}
+	}
+	x.chain = append(x.chain, fmt.Sprintf("%v.%s", n, attr))
 	err := x.graph(g)
+	x.chain = x.chain[:len(x.chain)-1]
 	at(x.m, n)
 	x.node = n
 	return err
@@ -62,8 +75,13 @@ func (x *inferer) mergeTypes(a, b ir.Type) ir.Type {
 		e := x.mergeTypes(*a.Elem, *b.Elem)
 		return ir.Type{Kind: a.Kind, DType: a.DType, Elem: &e}
 	}
+	// A path that does not know the dtype takes the other's: both must
+	// agree at run time.
 	dt := a.DType
-	if dt != b.DType {
+	switch {
+	case dt == ir.Undefined:
+		dt = b.DType
+	case b.DType != ir.Undefined && dt != b.DType:
 		dt = ir.Undefined
 	}
 	if a.Unranked || b.Unranked || len(a.Shape) != len(b.Shape) {
@@ -113,7 +131,15 @@ func inferIf(x *inferer, n *ir.Node) error {
 		return nil
 	}
 	for i, o := range n.Outputs {
-		x.set(o, x.mergeTypes(then.Outputs[i].Type, els.Outputs[i].Type))
+		t := x.mergeTypes(then.Outputs[i].Type, els.Outputs[i].Type)
+		x.set(o, t)
+		// A branch output whose dtype only the other branch (or the
+		// declaration) knows gets it too.
+		for _, b := range []*ir.Value{then.Outputs[i], els.Outputs[i]} {
+			if b.Def != nil && b.Type.Kind == ir.TensorKind && b.Type.DType == ir.Undefined && o.Type.Kind == ir.TensorKind {
+				b.Type.DType = o.Type.DType
+			}
+		}
 	}
 	return nil
 }

@@ -27,3 +27,9 @@ func init() {
 	register("StringNormalizer", StringNormalizer)
 	register("TfIdfVectorizer", TfIdfVectorizer)
 }
+
+func init() {
+	register("StringConcat", StringConcat)
+	register("StringSplit", StringSplit)
+	register("RegexFullMatch", RegexFullMatch)
+}

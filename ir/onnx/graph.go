@@ -213,6 +213,9 @@ func (im *importer) importNode(e nodeEntry, sc *scope, g *ir.Graph, declared map
 		if n.Domain == "" && opset > ir.MaxOpset {
 			return nil, fail("opset %d of ai.onnx is newer than Cuvil supports (up to %d)", opset, ir.MaxOpset)
 		}
+		if n.Domain == ir.MLDomain && opset > ir.MaxMLOpset {
+			return nil, fail("opset %d of ai.onnx.ml is newer than Cuvil supports (up to %d)", opset, ir.MaxMLOpset)
+		}
 		first := 0
 		if len(schema.Versions) > 0 {
 			first = schema.Versions[0]
