@@ -9,6 +9,14 @@ package ir
 // MLDomain is the domain of ONNX's traditional machine-learning operators.
 const MLDomain = "ai.onnx.ml"
 
+// MLUnsupported names the ai.onnx.ml ops the table leaves out, with why,
+// for the importer's error.
+var MLUnsupported = map[string]string{
+	"ZipMap":         "its output is a sequence of maps, and Cuvil's IR and generated API have no map values yet (a classifier's probabilities tensor, ZipMap's input, is the usual output to use instead)",
+	"DictVectorizer": "its input is a map, and Cuvil's IR and generated API have no map values yet",
+	"CastMap":        "its input is a map, and Cuvil's IR and generated API have no map values yet",
+}
+
 // MaxMLOpset is the newest ai.onnx.ml opset Cuvil supports.
 const MaxMLOpset = 5
 

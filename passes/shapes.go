@@ -129,7 +129,11 @@ func (x *inferer) infer(n *ir.Node) error {
 	if f == nil {
 		for i, v := range n.Outputs {
 			if v != nil && !hintUsable(v.Type) {
-				return fmt.Errorf("%v: no shape inference for op %s (domain %q) and the model declares no type for output %d (%s)", n, n.Op, n.Domain, i, v.Name)
+				where := n.String()
+				if len(x.chain) > 0 {
+					where = strings.Join(x.chain, " > ") + " > " + where
+				}
+				return &untypedError{fmt.Sprintf("%s: no shape inference for op %s (domain %q) and the model declares no type for output %d (%s)", where, n.Op, n.Domain, i, v.Name)}
 			}
 		}
 		return nil

@@ -33,6 +33,9 @@ type UnknownOpError struct {
 }
 
 func (e *UnknownOpError) Error() string {
+	if why, ok := ir.MLUnsupported[e.Op]; ok && e.Domain == ir.MLDomain {
+		return fmt.Sprintf("node %q (%s): op %s of domain %q is not supported yet: %s", e.Node, e.Op, e.Op, displayDomain(e.Domain), why)
+	}
 	return fmt.Sprintf("node %q (%s): op %s of domain %q is not known at opset %d; custom ops are not yet supported",
 		e.Node, e.Op, e.Op, displayDomain(e.Domain), e.Opset)
 }

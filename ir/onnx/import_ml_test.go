@@ -43,3 +43,18 @@ func TestImportRecentVersionsAndUnusedDomains(t *testing.T) {
 		t.Errorf("ai.onnx.ml opset 6: %v", err)
 	}
 }
+
+// ZipMap (what skl2onnx puts after a classifier) is refused with the reason.
+func TestImportZipMapSaysWhy(t *testing.T) {
+	mp := model(&pb.GraphProto{
+		Input:  []*pb.ValueInfoProto{vi("x", ir.F32, 2, 3)},
+		Output: []*pb.ValueInfoProto{vi("y", ir.F32, 2, 3)},
+		Node: []*pb.NodeProto{{Name: proto.String("zm"), OpType: proto.String("ZipMap"), Domain: proto.String("ai.onnx.ml"),
+			Input: strs("x"), Output: strs("y")}},
+	}, 17)
+	mp.OpsetImport = append(mp.OpsetImport, &pb.OperatorSetIdProto{Domain: proto.String("ai.onnx.ml"), Version: proto.Int64(1)})
+	b, _ := proto.Marshal(mp)
+	if _, err := Decode(b, ""); err == nil || !strings.Contains(err.Error(), "no map values yet") {
+		t.Errorf("ZipMap: %v", err)
+	}
+}
