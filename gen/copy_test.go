@@ -171,3 +171,29 @@ func TestGeneratedAPI(t *testing.T) {
 		t.Errorf("k_gemm.go does not declare the unexported matMul kernel")
 	}
 }
+
+// TestUnexportKeywordsAndBuiltins: kernels whose lower-case name is a Go
+// keyword or a builtin (Range, Max, Len...) get a prefix instead.
+func TestUnexportKeywordsAndBuiltins(t *testing.T) {
+	lib, err := loadLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := lib.closure([]string{"Range", "Max", "Min"})
+	out := map[string][]byte{}
+	for _, f := range files {
+		out[f] = lib.renamed(f, "p", "// x")
+	}
+	if err := unexportRuntime(out, lib, files); err != nil {
+		t.Fatal(err)
+	}
+	all := ""
+	for _, b := range out {
+		all += string(b)
+	}
+	for _, want := range []string{"func xRange(n *node) error", "func xMax(n *node) error", "func xMin(n *node) error"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in the unexported files", want)
+		}
+	}
+}

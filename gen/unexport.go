@@ -74,7 +74,7 @@ func unexportRuntime(out map[string][]byte, lib *library, copied []string) error
 			}
 			r, size := utf8.DecodeRuneInString(d)
 			to := string(unicode.ToLower(r)) + d[size:]
-			if taken[to] {
+			if taken[to] || token.IsKeyword(to) { // Range -> range is a keyword
 				to = "x" + d
 			}
 			if taken[to] {
