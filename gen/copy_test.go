@@ -1,6 +1,9 @@
 package gen
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"slices"
 	"strings"
 	"testing"
@@ -126,5 +129,71 @@ func TestNegPackageSize(t *testing.T) {
 	}
 	if !strings.Contains(string(files["doc.go"]), "Runtime and kernels copied from cuvil's templates: ") {
 		t.Errorf("doc.go does not report the copied files:\n%s", files["doc.go"])
+	}
+}
+
+// TestGeneratedAPI: a generated package exports the model's API and the
+// runtime names runtimeAPI lists (plus the DType constants), nothing of the
+// copied kernels or runtime internals.
+func TestGeneratedAPI(t *testing.T) {
+	files, err := Generate(tinyModel(), Options{Package: "tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"BF16ToF32", "DType", "F16ToF32", "F32ToBF16", "F32ToF16", "Input", "Model", "New", "NewOptional",
+		"NewSequence", "NodeProfile", "Option", "OptionalValue", "Output", "Sequence", "Session", "SessionOptions",
+		"Tensor", "WithProfile", "WithThreads"}
+	var got []string
+	fset := token.NewFileSet()
+	for name, src := range files {
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		typed := dtypeConsts(f)
+		for _, d := range f.Decls {
+			for _, id := range declIdents(d) {
+				if ast.IsExported(id) && !typed[id] {
+					got = append(got, id)
+				}
+			}
+		}
+	}
+	slices.Sort(got)
+	got = slices.Compact(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("generated package exports\n  %v\nwant\n  %v", got, want)
+	}
+	if !strings.Contains(string(files["k_gemm.go"]), "func matMul(n *node) error") {
+		t.Errorf("k_gemm.go does not declare the unexported matMul kernel")
+	}
+}
+
+// TestUnexportKeywordsAndBuiltins: kernels whose lower-case name is a Go
+// keyword or a builtin (Range, Max, Len...) get a prefix instead.
+func TestUnexportKeywordsAndBuiltins(t *testing.T) {
+	lib, err := loadLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := lib.closure([]string{"Range", "Max", "Min"})
+	out := map[string][]byte{}
+	for _, f := range files {
+		out[f] = lib.renamed(f, "p", "// x")
+	}
+	if err := unexportRuntime(out, lib, files); err != nil {
+		t.Fatal(err)
+	}
+	all := ""
+	for _, b := range out {
+		all += string(b)
+	}
+	for _, want := range []string{"func xRange(n *node) error", "func xMax(n *node) error", "func xMin(n *node) error"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in the unexported files", want)
+		}
 	}
 }

@@ -154,6 +154,9 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
+	if err := unexportRuntime(out, lib, files); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -12,7 +12,7 @@ type cuvilCustomState struct {
 }
 
 // cuvilCustomFastGelu_9fe842c9 runs com.acme::FastGelu(f32) -> (f32) {alpha: float} with github.com/cuvil/cuvil/examples/customop/ops.FastGelu.
-func cuvilCustomFastGelu_9fe842c9(n *Node) error {
+func cuvilCustomFastGelu_9fe842c9(n *node) error {
 	st, _ := n.Cache.(*cuvilCustomState)
 	if st == nil {
 		st = &cuvilCustomState{data: make([]any, 1), shapes: make([][]int, 1)}

@@ -92,7 +92,7 @@ func ewUnaryData(dt DType, out, in any, op *ewUn, p, q float64) bool {
 }
 
 // ewUnary runs op from input 0 to output 0 (same dtype and shape).
-func ewUnary(n *Node, op *ewUn, p, q float64) error {
+func ewUnary(n *node, op *ewUn, p, q float64) error {
 	if len(n.In) < 1 || n.In[0] == nil || len(n.Out) < 1 {
 		return n.Errorf("want 1 input and 1 output")
 	}
@@ -227,51 +227,51 @@ var (
 	ewOpAtanh    = ewUn{f: func(x, _, _ float64) float64 { return math.Atanh(x) }}
 )
 
-func ewAttrF(n *Node, name string, def float32) float64 {
+func ewAttrF(n *node, name string, def float32) float64 {
 	return float64(n.Attrs.Float(name, def))
 }
 
-func Sqrt(n *Node) error       { return ewUnary(n, &ewOpSqrt, 0, 0) }
-func Exp(n *Node) error        { return ewUnary(n, &ewOpExp, 0, 0) }
-func Log(n *Node) error        { return ewUnary(n, &ewOpLog, 0, 0) }
-func Neg(n *Node) error        { return ewUnary(n, &ewOpNeg, 0, 0) }
-func Abs(n *Node) error        { return ewUnary(n, &ewOpAbs, 0, 0) }
-func Reciprocal(n *Node) error { return ewUnary(n, &ewOpReciprocal, 0, 0) }
-func Floor(n *Node) error      { return ewUnary(n, &ewOpFloor, 0, 0) }
-func Ceil(n *Node) error       { return ewUnary(n, &ewOpCeil, 0, 0) }
-func Round(n *Node) error      { return ewUnary(n, &ewOpRound, 0, 0) }
-func Sign(n *Node) error       { return ewUnary(n, &ewOpSign, 0, 0) }
-func Relu(n *Node) error       { return ewUnary(n, &ewOpRelu, 0, 0) }
-func LeakyRelu(n *Node) error {
+func sqrt(n *node) error       { return ewUnary(n, &ewOpSqrt, 0, 0) }
+func exp(n *node) error        { return ewUnary(n, &ewOpExp, 0, 0) }
+func log(n *node) error        { return ewUnary(n, &ewOpLog, 0, 0) }
+func neg(n *node) error        { return ewUnary(n, &ewOpNeg, 0, 0) }
+func abs(n *node) error        { return ewUnary(n, &ewOpAbs, 0, 0) }
+func reciprocal(n *node) error { return ewUnary(n, &ewOpReciprocal, 0, 0) }
+func floor(n *node) error      { return ewUnary(n, &ewOpFloor, 0, 0) }
+func ceil(n *node) error       { return ewUnary(n, &ewOpCeil, 0, 0) }
+func round(n *node) error      { return ewUnary(n, &ewOpRound, 0, 0) }
+func sign(n *node) error       { return ewUnary(n, &ewOpSign, 0, 0) }
+func relu(n *node) error       { return ewUnary(n, &ewOpRelu, 0, 0) }
+func leakyRelu(n *node) error {
 	return ewUnary(n, &ewOpLeakyRelu, ewAttrF(n, "alpha", 0.01), 0)
 }
-func Elu(n *Node) error { return ewUnary(n, &ewOpElu, ewAttrF(n, "alpha", 1), 0) }
-func Selu(n *Node) error {
+func elu(n *node) error { return ewUnary(n, &ewOpElu, ewAttrF(n, "alpha", 1), 0) }
+func selu(n *node) error {
 	return ewUnary(n, &ewOpSelu, ewAttrF(n, "alpha", 1.67326319217681884765625),
 		ewAttrF(n, "gamma", 1.05070102214813232421875))
 }
-func Celu(n *Node) error { return ewUnary(n, &ewOpCelu, ewAttrF(n, "alpha", 1), 0) }
-func ThresholdedRelu(n *Node) error {
+func celu(n *node) error { return ewUnary(n, &ewOpCelu, ewAttrF(n, "alpha", 1), 0) }
+func thresholdedRelu(n *node) error {
 	return ewUnary(n, &ewOpThresholdedRelu, ewAttrF(n, "alpha", 1), 0)
 }
-func Sigmoid(n *Node) error { return ewUnary(n, &ewOpSigmoid, 0, 0) }
-func HardSigmoid(n *Node) error {
+func sigmoid(n *node) error { return ewUnary(n, &ewOpSigmoid, 0, 0) }
+func hardSigmoid(n *node) error {
 	return ewUnary(n, &ewOpHardSigmoid, ewAttrF(n, "alpha", 0.2), ewAttrF(n, "beta", 0.5))
 }
-func HardSwish(n *Node) error { return ewUnary(n, &ewOpHardSwish, 0, 0) }
-func Softplus(n *Node) error  { return ewUnary(n, &ewOpSoftplus, 0, 0) }
-func Softsign(n *Node) error  { return ewUnary(n, &ewOpSoftsign, 0, 0) }
-func Mish(n *Node) error      { return ewUnary(n, &ewOpMish, 0, 0) }
-func Tanh(n *Node) error      { return ewUnary(n, &ewOpTanh, 0, 0) }
-func Erf(n *Node) error       { return ewUnary(n, &ewOpErf, 0, 0) }
-func Sin(n *Node) error       { return ewUnary(n, &ewOpSin, 0, 0) }
-func Cos(n *Node) error       { return ewUnary(n, &ewOpCos, 0, 0) }
-func Tan(n *Node) error       { return ewUnary(n, &ewOpTan, 0, 0) }
-func Asin(n *Node) error      { return ewUnary(n, &ewOpAsin, 0, 0) }
-func Acos(n *Node) error      { return ewUnary(n, &ewOpAcos, 0, 0) }
-func Atan(n *Node) error      { return ewUnary(n, &ewOpAtan, 0, 0) }
-func Sinh(n *Node) error      { return ewUnary(n, &ewOpSinh, 0, 0) }
-func Cosh(n *Node) error      { return ewUnary(n, &ewOpCosh, 0, 0) }
-func Asinh(n *Node) error     { return ewUnary(n, &ewOpAsinh, 0, 0) }
-func Acosh(n *Node) error     { return ewUnary(n, &ewOpAcosh, 0, 0) }
-func Atanh(n *Node) error     { return ewUnary(n, &ewOpAtanh, 0, 0) }
+func hardSwish(n *node) error { return ewUnary(n, &ewOpHardSwish, 0, 0) }
+func softplus(n *node) error  { return ewUnary(n, &ewOpSoftplus, 0, 0) }
+func softsign(n *node) error  { return ewUnary(n, &ewOpSoftsign, 0, 0) }
+func mish(n *node) error      { return ewUnary(n, &ewOpMish, 0, 0) }
+func tanh(n *node) error      { return ewUnary(n, &ewOpTanh, 0, 0) }
+func erf(n *node) error       { return ewUnary(n, &ewOpErf, 0, 0) }
+func sin(n *node) error       { return ewUnary(n, &ewOpSin, 0, 0) }
+func cos(n *node) error       { return ewUnary(n, &ewOpCos, 0, 0) }
+func tan(n *node) error       { return ewUnary(n, &ewOpTan, 0, 0) }
+func asin(n *node) error      { return ewUnary(n, &ewOpAsin, 0, 0) }
+func acos(n *node) error      { return ewUnary(n, &ewOpAcos, 0, 0) }
+func atan(n *node) error      { return ewUnary(n, &ewOpAtan, 0, 0) }
+func sinh(n *node) error      { return ewUnary(n, &ewOpSinh, 0, 0) }
+func cosh(n *node) error      { return ewUnary(n, &ewOpCosh, 0, 0) }
+func asinh(n *node) error     { return ewUnary(n, &ewOpAsinh, 0, 0) }
+func acosh(n *node) error     { return ewUnary(n, &ewOpAcosh, 0, 0) }
+func atanh(n *node) error     { return ewUnary(n, &ewOpAtanh, 0, 0) }

@@ -66,12 +66,12 @@ func New() (*Model, error) {
 type Session struct {
 	model  *Model
 	closed bool
-	pool   *WorkPool
-	prof   *Profiler
+	pool   *workPool
+	prof   *profiler
 	inputs [1]Tensor
 	vals   [2]Tensor
 	outs   [1]Tensor
-	nodes  [2]Node
+	nodes  [2]node
 }
 
 // NewSession returns a session that runs the model. Memory grows on the
@@ -79,13 +79,13 @@ type Session struct {
 // run on a pool of WithThreads(n) goroutines (default GOMAXPROCS) that
 // lives until Close.
 func (m *Model) NewSession(opts ...Option) *Session {
-	s := &Session{model: m, pool: NewWorkPool(opts...)}
+	s := &Session{model: m, pool: newWorkPool(opts...)}
 	// A session dropped without Close (Model.Run's pool) still stops its workers.
-	runtime.AddCleanup(s, (*WorkPool).Close, s.pool)
-	s.prof = NewProfiler(cuvilProfNodes[:], opts...)
+	runtime.AddCleanup(s, (*workPool).Close, s.pool)
+	s.prof = newProfiler(cuvilProfNodes[:], opts...)
 	// Memory plan: values of known size are views of one arena per dtype.
-	s.nodes[0] = Node{Name: "gelu", Op: "FastGelu", Version: 1, Attrs: Attrs{"alpha": float32(1.702)}, In: []*Tensor{&s.inputs[0]}, Out: []*Tensor{&s.vals[0]}}
-	s.nodes[1] = Node{Name: "neg", Op: "Neg", Version: 13, In: []*Tensor{&s.vals[0]}, Out: []*Tensor{&s.vals[1]}}
+	s.nodes[0] = node{Name: "gelu", Op: "FastGelu", Version: 1, Attrs: attrs{"alpha": float32(1.702)}, In: []*Tensor{&s.inputs[0]}, Out: []*Tensor{&s.vals[0]}}
+	s.nodes[1] = node{Name: "neg", Op: "Neg", Version: 13, In: []*Tensor{&s.vals[0]}, Out: []*Tensor{&s.vals[1]}}
 	for i := range s.nodes {
 		s.nodes[i].Pool = s.pool
 	}
@@ -114,7 +114,7 @@ func (s *Session) Run(in Input) (Output, error) {
 	s.prof.Mark(0)
 
 	// neg: Neg(g) -> z
-	if err := Neg(&s.nodes[1]); err != nil {
+	if err := neg(&s.nodes[1]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(1)
@@ -146,7 +146,7 @@ func (s *Session) Close() {
 		s.outs[i] = Tensor{}
 	}
 	for i := range s.nodes {
-		s.nodes[i] = Node{}
+		s.nodes[i] = node{}
 	}
 }
 

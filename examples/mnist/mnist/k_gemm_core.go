@@ -354,7 +354,7 @@ func sgemvRow(transB bool, n, k int, alpha float32, a, b []float32, ldb int, bet
 // scratchFor returns part i's GEMM buffers, kept in the pool's slot i
 // (nil without a pool). A function, not a WorkPool method, so the runtime
 // does not pull the GEMM code into every package.
-func scratchFor(p *WorkPool, i int) *gemmScratch {
+func scratchFor(p *workPool, i int) *gemmScratch {
 	if p == nil || i >= len(p.slots) {
 		return nil
 	}
@@ -374,7 +374,7 @@ type sgemmParTask struct {
 	a, b, c        []float32
 	lda, ldb, ldc  int
 	byCols         bool
-	pool           *WorkPool
+	pool           *workPool
 }
 
 func (t *sgemmParTask) runPart(i, parts int) {
@@ -404,7 +404,7 @@ func (t *sgemmParTask) runPart(i, parts int) {
 // sgemmPar is sgemm spread over p: over column blocks when C is wide,
 // else over row blocks. Each element of C is computed by one goroutine in
 // the same order as sgemm would, so results do not depend on the threads.
-func sgemmPar(p *WorkPool, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func sgemmPar(p *workPool, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	threads := p.Threads()
 	if threads == 1 || m*n*k < parMinFlops {
 		sgemmWith(scratchFor(p, 0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
@@ -429,7 +429,7 @@ func sgemmPar(p *WorkPool, transA, transB bool, m, n, k int, alpha float32, a []
 
 // gemmTPart is gemmT for part i of a parallel section of p: float32
 // packs into the part's own buffers.
-func gemmTPart[T nnFloat](p *WorkPool, i int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmTPart[T nnFloat](p *workPool, i int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if av, ok := any(a).([]float32); ok {
 		sgemmWith(scratchFor(p, i), transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
@@ -438,7 +438,7 @@ func gemmTPart[T nnFloat](p *WorkPool, i int, transA, transB bool, m, n, k int, 
 }
 
 // gemmTPar is gemmT spread over p for float32 (float64 stays serial).
-func gemmTPar[T nnFloat](p *WorkPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmTPar[T nnFloat](p *workPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if av, ok := any(a).([]float32); ok && p != nil {
 		sgemmPar(p, transA, transB, m, n, k, float32(alpha), av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return

@@ -12,7 +12,7 @@ package mnist
 // of rows at a time and its epilogue right after, while the band is in
 // cache. With packed set (float32 only), b is op(B) packed whole by
 // sgemmPackB at compile time (transB and ldb are then unused).
-func fusedGemmFloat[T nnFloat](n *Node, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T, packed bool) {
+func fusedGemmFloat[T nnFloat](n *node, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T, packed bool) {
 	if c == nil {
 		beta = 0
 	}
@@ -49,7 +49,7 @@ func fusedGemmFloat[T nnFloat](n *Node, transA, transB bool, m, nn, k int, alpha
 
 // fusedGemmTask is one fused GEMM split into column or row blocks.
 type fusedGemmTask[T nnFloat] struct {
-	p                  *WorkPool
+	p                  *workPool
 	transA, transB     bool
 	m, nn, k           int
 	alpha, beta        T
@@ -124,8 +124,8 @@ const fusedMMFloats = 256 << 10
 
 // FusedGemm is cuvil::FusedGemm: Gemm, then residual Z and activation in
 // the epilogue of each block of output rows.
-func FusedGemm(n *Node) error {
-	if ok, err := nnViaF32(n, FusedGemm); ok {
+func fusedGemm(n *node) error {
+	if ok, err := nnViaF32(n, fusedGemm); ok {
 		return err
 	}
 	A, B, C, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
@@ -218,8 +218,8 @@ func FusedGemm(n *Node) error {
 // FusedMatMul is cuvil::FusedMatMul: A [..., M, K] times a 2-D B [K, N]
 // (the batches of A stack into one tall GEMM), plus bias [N], residual Z
 // and activation in the epilogue of each block of output rows.
-func FusedMatMul(n *Node) error {
-	if ok, err := nnViaF32(n, FusedMatMul); ok {
+func fusedMatMul(n *node) error {
+	if ok, err := nnViaF32(n, fusedMatMul); ok {
 		return err
 	}
 	A, B, bias, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)

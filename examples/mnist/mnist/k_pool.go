@@ -13,7 +13,7 @@ const (
 )
 
 // poolSetup validates X and computes the window geometry and output shape.
-func poolSetup(n *Node, X *Tensor, ceil bool) (nnWin, error) {
+func poolSetup(n *node, X *Tensor, ceil bool) (nnWin, error) {
 	r := len(X.Shape)
 	if r < 3 {
 		return nnWin{}, n.Errorf("X %v must have rank at least 3", X.ShapeString())
@@ -154,8 +154,8 @@ func (it *poolIter) colMajorOff() int {
 // MaxPool is ONNX MaxPool (versions 1-12): optional Indices output (v8+,
 // row-major or, with storage_order 1, column-major within the plane,
 // offset by the plane), ceil_mode and dilations (v10+), int8/uint8 (v12).
-func MaxPool(n *Node) error {
-	if ok, err := nnViaF32(n, MaxPool); ok {
+func xMaxPool(n *node) error {
+	if ok, err := nnViaF32(n, xMaxPool); ok {
 		return err
 	}
 	X := n.Input(0)
@@ -250,7 +250,7 @@ func (t *maxPool2DTask[T]) runPart(i, parts int) {
 
 // maxPool2DPar runs maxPool2D over n's pool, planes split between parts;
 // each output is computed the same way at any thread count.
-func maxPool2DPar[T nnNum](n *Node, x, y []T, W, planes int, in []int, win nnWin) {
+func maxPool2DPar[T nnNum](n *node, x, y []T, W, planes int, in []int, win nnWin) {
 	parts := 1
 	if threads := n.Pool.Threads(); threads > 1 && len(x) >= parMinElems {
 		parts = min(threads, planes)
@@ -412,17 +412,17 @@ func maxPoolColsEdge[T nnNum](row, yr []T, k, s, d, pb, o0, o1 int) {
 // AveragePool is ONNX AveragePool (versions 1-11, and dilations as in
 // v19): count_include_pad (v7+) divides by the taps inside the padded
 // extent, otherwise by the taps inside the input; ceil_mode (v10+).
-func AveragePool(n *Node) error {
-	return windowPool(n, AveragePool, poolAvg)
+func averagePool(n *node) error {
+	return windowPool(n, averagePool, poolAvg)
 }
 
 // LpPool is ONNX LpPool (versions 1-11): p is a float attribute in v1 and
 // an int (default 2) from v2; padding contributes zeros.
-func LpPool(n *Node) error {
-	return windowPool(n, LpPool, poolLp)
+func lpPool(n *node) error {
+	return windowPool(n, lpPool, poolLp)
 }
 
-func windowPool(n *Node, self Kernel, kind int) error {
+func windowPool(n *node, self kernel, kind int) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}
@@ -449,7 +449,7 @@ func windowPool(n *Node, self Kernel, kind int) error {
 }
 
 // poolP reads LpPool's p: a float in version 1, an int (default 2) later.
-func poolP(n *Node) float64 {
+func poolP(n *node) float64 {
 	if v, ok := n.Attrs["p"].(float32); ok {
 		return float64(v)
 	}
@@ -503,7 +503,7 @@ func avgLpPool[T nnFloat](x, y []T, xs []int, win nnWin, kind int, p float64, in
 
 // globalPool reduces each [N, C] plane to one value: kind is poolAvg,
 // poolLp or -1 for max.
-func globalPool(n *Node, self Kernel, kind int) error {
+func globalPool(n *node, self kernel, kind int) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}
@@ -563,10 +563,10 @@ func globalPoolT[T nnFloat](x, y []T, planes, size, kind int, p float64) {
 }
 
 // GlobalAveragePool is ONNX GlobalAveragePool (version 1).
-func GlobalAveragePool(n *Node) error { return globalPool(n, GlobalAveragePool, poolAvg) }
+func globalAveragePool(n *node) error { return globalPool(n, globalAveragePool, poolAvg) }
 
 // GlobalMaxPool is ONNX GlobalMaxPool (version 1).
-func GlobalMaxPool(n *Node) error { return globalPool(n, GlobalMaxPool, -1) }
+func globalMaxPool(n *node) error { return globalPool(n, globalMaxPool, -1) }
 
 // GlobalLpPool is ONNX GlobalLpPool (p a float in v1, an int from v2).
-func GlobalLpPool(n *Node) error { return globalPool(n, GlobalLpPool, poolLp) }
+func globalLpPool(n *node) error { return globalPool(n, globalLpPool, poolLp) }

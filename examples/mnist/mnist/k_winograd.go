@@ -66,7 +66,7 @@ func convWinogradPack(w []float32, M, C int) []float32 {
 // convWinogradWeightShape is convWeightShape for a node with
 // convWinogradAttr: it checks the attribute, W's length and that the
 // convolution is one Winograd computes.
-func convWinogradWeightShape(n *Node, W *Tensor, sc []int) ([]int, bool, error) {
+func convWinogradWeightShape(n *node, W *Tensor, sc []int) ([]int, bool, error) {
 	ps := n.Attrs.Ints(convWinogradAttr)
 	if W.DType != F32 || len(ps) != 4 || len(sc) < 4 || ps[2] != 3 || ps[3] != 3 {
 		return nil, false, n.Errorf("Winograd W must be float32 of a 3x3 kernel, have %v %v", W.DType, ps)
@@ -93,7 +93,7 @@ func convWinogradWeightShape(n *Node, W *Tensor, sc []int) ([]int, bool, error) 
 // convWinogradTry runs the convolution through Winograd when n has
 // convWinogradAttr (wp is then the transformed W) and reports whether it
 // did. Only float32 reaches it with wp set.
-func convWinogradTry[T nnFloat](n *Node, x []T, wp []float32, bias, z []T, after bool, act fusedAct, y []T, xs []int, M int, win nnWin) bool {
+func convWinogradTry[T nnFloat](n *node, x []T, wp []float32, bias, z []T, after bool, act fusedAct, y []T, xs []int, M int, win nnWin) bool {
 	if wp == nil || len(xs) != 4 || n.Attrs.Ints(convWinogradAttr) == nil {
 		return false
 	}
@@ -133,7 +133,7 @@ type wgTask struct {
 	byRows           bool
 }
 
-func convWinograd(n *Node, x, u, bias, z []float32, after bool, act fusedAct, y []float32, xs []int, M int, win nnWin) {
+func convWinograd(n *node, x, u, bias, z []float32, after bool, act fusedAct, y []float32, xs []int, M int, win nnWin) {
 	N, C, H, W := xs[0], xs[1], xs[2], xs[3]
 	OH, OW := win.out[0], win.out[1]
 	tilesH, tilesW := (OH+3)/4, (OW+3)/4

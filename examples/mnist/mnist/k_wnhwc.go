@@ -129,13 +129,13 @@ type wnTask struct {
 	lo, hi           float32
 	clamp, after     bool
 	act              fusedAct
-	pool             *WorkPool
+	pool             *workPool
 }
 
 // convWinogradNHWC runs the convolution of X [N,H,W,C] (window win) with
 // wnPack's weights u for F(f x f, 3x3) into Y [N,OH,OW,M] (row stride
 // ldy >= M, see nhwcOutput), with FusedConv's epilogue.
-func convWinogradNHWC(n *Node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, f int, win nnWin, after bool, act fusedAct) {
+func convWinogradNHWC(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, f int, win nnWin, after bool, act fusedAct) {
 	OH, OW := win.out[0], win.out[1]
 	tilesH, tilesW := (OH+f-1)/f, (OW+f-1)/f
 	pts := wnPoints(f)
@@ -373,7 +373,7 @@ func wnOutputGo(dst *[16][]float32, mo []float32, ldm int, bias []float32, z *[1
 
 // fusedConvWinogradNHWC is fusedConvNHWC for a node with convWinogradAttr:
 // W holds wnPack's result for the ONNX shape the attribute gives.
-func fusedConvWinogradNHWC(n *Node, X, W, B, Z *Tensor, act fusedAct) error {
+func fusedConvWinogradNHWC(n *node, X, W, B, Z *Tensor, act fusedAct) error {
 	ps := n.Attrs.Ints(convWinogradAttr)
 	if len(ps) != 4 || ps[2] != 3 || ps[3] != 3 {
 		return n.Errorf("Winograd W shape %v must be [M, C, 3, 3]", ps)

@@ -5,8 +5,8 @@ package mnist
 // Conv is ONNX Conv (versions 1-11) over any number of spatial dims. Each
 // group is an im2col followed by one GEMM; 1x1 unit-stride convolutions
 // skip the im2col. Depthwise 2-D convolutions run a direct kernel.
-func Conv(n *Node) error {
-	if ok, err := nnViaF32(n, Conv); ok {
+func conv(n *node) error {
+	if ok, err := nnViaF32(n, conv); ok {
 		return err
 	}
 	X, W, B := n.Input(0), n.Input(1), n.Input(2)
@@ -86,7 +86,7 @@ const convPackedAttr = "packed_w_shape"
 
 // convWeightShape returns W's ONNX shape (in sc when W is prepacked; sc
 // needs room for the rank) and whether W is prepacked.
-func convWeightShape(n *Node, W *Tensor, sc []int) ([]int, bool, error) {
+func convWeightShape(n *node, W *Tensor, sc []int) ([]int, bool, error) {
 	ps := n.Attrs.Ints(convPackedAttr)
 	if n.Attrs.Ints(convWinogradAttr) != nil {
 		return convWinogradWeightShape(n, W, sc) // k_winograd.go
@@ -131,7 +131,7 @@ func convPackWeights(w []float32, ws []int, group int) []float32 {
 // residual z, which may be nil): depthwise directly, anything else as an
 // im2col and GEMM per image and group. wp (float32 only) is W prepacked by
 // convPackWeights, used instead of w when not nil.
-func convFloat[T nnFloat](n *Node, x, w []T, wp []float32, bias, z []T, after bool, act fusedAct, y []T, xs []int, M, group int, win nnWin) {
+func convFloat[T nnFloat](n *node, x, w []T, wp []float32, bias, z []T, after bool, act fusedAct, y []T, xs []int, M, group int, win nnWin) {
 	N, C := xs[0], xs[1]
 	in := xs[2:]
 	inSize, outSize, kSize := nnProd(in), nnProd(win.out), nnProd(win.k)
@@ -225,7 +225,7 @@ type convGemmTask[T nnFloat] struct {
 	nb                   int
 	byRows               bool
 	im                   sgemmIm2col // implicit B when im.x != nil
-	pool                 *WorkPool
+	pool                 *workPool
 	bias                 []T
 	after                bool
 	act                  fusedAct
@@ -328,7 +328,7 @@ func im2col2D[T nnFloat](x, col []T, C int, in []int, win nnWin) {
 }
 
 // im2colND is im2col for any number of spatial dims.
-func im2colND[T nnFloat](n *Node, x, col []T, C int, in []int, win nnWin) {
+func im2colND[T nnFloat](n *node, x, col []T, C int, in []int, win nnWin) {
 	nd := len(in)
 	idx := nnBuf[int](n, 1, 2*nd)
 	kidx, oidx := idx[:nd], idx[nd:]
@@ -375,8 +375,8 @@ func nnNext(idx, dims []int) {
 
 // ConvTranspose is ONNX ConvTranspose (versions 1-11): one GEMM per group
 // into column form, then a scatter-add (col2im) into the output.
-func ConvTranspose(n *Node) error {
-	if ok, err := nnViaF32(n, ConvTranspose); ok {
+func convTranspose(n *node) error {
+	if ok, err := nnViaF32(n, convTranspose); ok {
 		return err
 	}
 	X, W, B := n.Input(0), n.Input(1), n.Input(2)
@@ -471,7 +471,7 @@ func ConvTranspose(n *Node) error {
 	return nil
 }
 
-func convTransposeFloat[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, group int, win nnWin, idx []int) {
+func convTransposeFloat[T nnFloat](n *node, x, w []T, B *Tensor, y []T, xs []int, M, group int, win nnWin, idx []int) {
 	N, C := xs[0], xs[1]
 	in := xs[2:]
 	nd := len(in)

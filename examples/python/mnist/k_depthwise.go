@@ -133,7 +133,7 @@ func convDWRow[T nnFloat](yr, xr []T, wv T, off, s int) {
 // epilogue (act, residual z; both optional), split over channels. 3x3
 // float32 kernels of stride 1 or 2 with at most a Relu or Clip take
 // convDW3x3, which fuses bias and clamp into the vector kernel.
-func convDWRun[T nnFloat](n *Node, x, w, bias, z []T, after bool, act fusedAct, y []T, N, C int, in []int, win nnWin) {
+func convDWRun[T nnFloat](n *node, x, w, bias, z []T, after bool, act fusedAct, y []T, N, C int, in []int, win nnWin) {
 	inSize, outSize := nnProd(in), nnProd(win.out)
 	fused := z != nil || act.kind != fusedActNone
 	t := parTaskOf[convDWTask[T]](n)

@@ -29,11 +29,11 @@ type fusedAct struct {
 }
 
 // fusedActOf reads the activation and activation_params attributes.
-func fusedActOf(n *Node) (fusedAct, error) { return fusedActNamed(n, "activation") }
+func fusedActOf(n *node) (fusedAct, error) { return fusedActNamed(n, "activation") }
 
 // fusedActNamed reads an activation from n's attributes attr and
 // attr+"_params" (FusedConvChain's stages have one each).
-func fusedActNamed(n *Node, attr string) (fusedAct, error) {
+func fusedActNamed(n *node, attr string) (fusedAct, error) {
 	p := n.Attrs.Floats(attr + "_params")
 	param := func(i int, def float64) float64 {
 		if i < len(p) {
@@ -208,7 +208,7 @@ func fusedEpilogue32(y []float32, bias float32, bvec []float32, bscale float32, 
 const fusedL2Floats = 64 << 10
 
 // fusedCheckZ checks that the residual Z, if any, has Y's shape.
-func fusedCheckZ(n *Node, Z *Tensor, dt DType, shape []int) error {
+func fusedCheckZ(n *node, Z *Tensor, dt DType, shape []int) error {
 	if Z == nil {
 		return nil
 	}

@@ -14,8 +14,8 @@ import "math"
 // FusedConv is cuvil::FusedConv: Conv with bias, residual Z and activation
 // applied to each block of output columns as soon as the GEMM wrote it
 // (convFloat in k_conv.go).
-func FusedConv(n *Node) error {
-	if ok, err := nnViaF32(n, FusedConv); ok {
+func fusedConv(n *node) error {
+	if ok, err := nnViaF32(n, fusedConv); ok {
 		return err
 	}
 	if nhwcLayout(n) {
@@ -106,8 +106,8 @@ func FusedConv(n *Node) error {
 }
 
 // Gelu is cuvil::Gelu (ONNX only has Gelu from opset 20).
-func Gelu(n *Node) error {
-	if ok, err := nnViaF32(n, Gelu); ok {
+func gelu(n *node) error {
+	if ok, err := nnViaF32(n, gelu); ok {
 		return err
 	}
 	X := n.Input(0)
@@ -142,18 +142,18 @@ func Gelu(n *Node) error {
 // CuvilLayerNorm is cuvil::LayerNorm: LayerNormalization for models whose
 // opset predates it (the fuse-layernorm pass makes it from the
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add chain).
-func CuvilLayerNorm(n *Node) error {
+func cuvilLayerNorm(n *node) error {
 	if len(n.Out) > 1 {
 		return n.Errorf("has %d outputs, want 1", len(n.Out))
 	}
-	return LayerNormalization(n)
+	return layerNormalization(n)
 }
 
 // SkipLayerNorm is cuvil::SkipLayerNorm: LayerNorm(X + Skip) over the last
 // axis, one row at a time (the sum never leaves cache unless Sum is asked
 // for).
-func SkipLayerNorm(n *Node) error {
-	if ok, err := nnViaF32(n, SkipLayerNorm); ok {
+func xSkipLayerNorm(n *node) error {
+	if ok, err := nnViaF32(n, xSkipLayerNorm); ok {
 		return err
 	}
 	X, Skip, S, B := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
@@ -242,8 +242,8 @@ func skipLayerNorm[T nnFloat](x, skip, scale, bias, y, sum []T, rows, inner int,
 
 // ScaleShift is cuvil::ScaleShift: activation(X*scale + shift) with one
 // scale and shift per channel (axis 1), in one pass.
-func ScaleShift(n *Node) error {
-	if ok, err := nnViaF32(n, ScaleShift); ok {
+func xScaleShift(n *node) error {
+	if ok, err := nnViaF32(n, xScaleShift); ok {
 		return err
 	}
 	X, S, B := n.Input(0), n.Input(1), n.Input(2)
@@ -353,7 +353,7 @@ func scaleShift[T nnFloat](x, scale, shift, y []T, N, C, inner int, act fusedAct
 // serve all three. Y is [B, Sq, H*Dv] ([Sq, B, H*Dv] with seq_first), head
 // h at columns h*Dv; the mask broadcasts to [B, H, Sq, Sk]. No transpose
 // of Q, K, V or Y is ever made.
-func CuvilAttention(n *Node) error {
+func cuvilAttention(n *node) error {
 	q, kt, v, mask := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
 	if q == nil || kt == nil || v == nil || len(n.Out) < 1 {
 		return n.Errorf("want inputs Q, Kt, V and output Y")
@@ -452,7 +452,7 @@ func CuvilAttention(n *Node) error {
 
 // setHeads reads the shapes of the heads form of cuvil::Attention into t,
 // and sizes Y.
-func (t *attnTask) setHeads(n *Node, q, k, v *Tensor, h int) error {
+func (t *attnTask) setHeads(n *node, q, k, v *Tensor, h int) error {
 	if len(q.Shape) != 3 || len(k.Shape) != 3 || len(v.Shape) != 3 {
 		return n.Errorf("with heads, Q, K and V must have rank 3, have %v %v %v", q.Shape, k.Shape, v.Shape)
 	}
@@ -528,7 +528,7 @@ type attnTask struct {
 	ktrans                    bool
 	rb, nblk, parts           int
 	scale                     float32
-	pool                      *WorkPool
+	pool                      *workPool
 }
 
 func (t *attnTask) runPart(part, parts int) {

@@ -5,8 +5,8 @@ package mnist
 // Gemm computes Y = alpha*op(A)*op(B) + beta*C (versions 1-13). C is
 // broadcast to M x N (unidirectional; versions 1-6 also accept it through
 // the broadcast attribute) and optional since version 11.
-func Gemm(n *Node) error {
-	if ok, err := nnViaF32(n, Gemm); ok {
+func gemm(n *node) error {
+	if ok, err := nnViaF32(n, gemm); ok {
 		return err
 	}
 	A, B, C := n.Input(0), n.Input(1), n.Input(2)
@@ -87,7 +87,7 @@ func Gemm(n *Node) error {
 	return nil
 }
 
-func gemmFloat[T nnFloat](p *WorkPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, C *Tensor, csi, csj int, y []T) {
+func gemmFloat[T nnFloat](p *workPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, C *Tensor, csi, csj int, y []T) {
 	if C == nil || beta == 0 {
 		beta = 0
 	} else {
@@ -137,8 +137,8 @@ func gemmInt[T nnNum](transA, transB bool, m, n, k int, alpha float32, a []T, ld
 
 // MatMul is numpy matmul (versions 1-13): 1-D operands are promoted (and
 // the promoted dimension dropped), leading batch dimensions broadcast.
-func MatMul(n *Node) error {
-	if ok, err := nnViaF32(n, MatMul); ok {
+func matMul(n *node) error {
+	if ok, err := nnViaF32(n, matMul); ok {
 		return err
 	}
 	A, B := n.Input(0), n.Input(1)
@@ -226,7 +226,7 @@ func MatMul(n *Node) error {
 
 // matmulPackedB is MatMul with a constant 2-D B gen stored prepacked
 // (gemmPackedAttr): A's batches stack into one tall GEMM.
-func matmulPackedB(n *Node, A, B *Tensor) error {
+func matmulPackedB(n *node, A, B *Tensor) error {
 	k, nn, _, err := gemmBShape(n, B, false)
 	if err != nil {
 		return err
@@ -257,7 +257,7 @@ const gemmPackedAttr = "packed_b_shape"
 
 // gemmBShape returns B's 2-D ONNX shape (from gemmPackedAttr when B is
 // prepacked) and whether B is prepacked.
-func gemmBShape(n *Node, B *Tensor, transB bool) (rows, cols int, packed bool, err error) {
+func gemmBShape(n *node, B *Tensor, transB bool) (rows, cols int, packed bool, err error) {
 	ps := n.Attrs.Ints(gemmPackedAttr)
 	if ps == nil {
 		if len(B.Shape) != 2 {
@@ -279,7 +279,7 @@ func gemmBShape(n *Node, B *Tensor, transB bool) (rows, cols int, packed bool, e
 	return rows, cols, true, nil
 }
 
-func matmulFloat[T nnFloat](nd *Node, a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
+func matmulFloat[T nnFloat](nd *node, a, b, y []T, m, n, k int, bdims, sa, sb, idx []int) {
 	p := nd.Pool
 	// When B is shared by every batch and A's batches are contiguous, the
 	// batches stack into one tall GEMM.
@@ -328,7 +328,7 @@ func matmulOffsets(bi int, bdims, sa, sb []int) (ao, bo int) {
 
 // matmulTask is a batched MatMul split over the pool by batches.
 type matmulTask[T nnFloat] struct {
-	p       *WorkPool
+	p       *workPool
 	a, b, y []T
 	m, n, k int
 	bdims   []int

@@ -18,7 +18,7 @@ import (
 // float32 only (the pass converts nothing else).
 
 // nhwcLayout reports whether n has the attribute layout=NHWC.
-func nhwcLayout(n *Node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC" }
+func nhwcLayout(n *node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC" }
 
 // Modes of the NHWC window kernels (nhwcTapsGo and asm_nhwc_amd64.s).
 const (
@@ -236,7 +236,7 @@ func (t *nhwcWinTask) runPart(i, parts int) {
 
 // nhwcRunWin runs t over n's pool: one part per thread when the work
 // (ops, multiply-adds or comparisons) is worth it.
-func nhwcRunWin(n *Node, t *nhwcWinTask, ops int) {
+func nhwcRunWin(n *node, t *nhwcWinTask, ops int) {
 	parts := 1
 	if ops >= parMinFlops/4 {
 		parts = min(n.Pool.Threads(), t.g.N*t.g.OH)
@@ -304,7 +304,7 @@ func nhwcPackedLen(ws []int, group int) int {
 // Into's (copied first unless the memory plan put Y over Into; an Into
 // with fewer channels fills Y's first ones) or, with no Into, left for
 // later convolutions to write.
-func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy int, err error) {
+func nhwcOutput(n *node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy int, err error) {
 	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
 		return nil, nil, nil, 0, err
 	}
@@ -354,7 +354,7 @@ func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy i
 // fusedConvNHWC is cuvil::FusedConv with layout=NHWC: depthwise directly
 // (nhwcWinTask), anything else (group 1) as a GEMM of the output pixels'
 // rows (nhwcConvTask).
-func fusedConvNHWC(n *Node) error {
+func fusedConvNHWC(n *node) error {
 	X, W, B, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
 	if X == nil || W == nil {
 		return n.Errorf("needs inputs X and W")
@@ -521,7 +521,7 @@ type nhwcConvTask struct {
 	nchw bool
 	offs []int
 	act  fusedAct
-	pool *WorkPool
+	pool *workPool
 }
 
 func (t *nhwcConvTask) runPart(i, parts int) {
@@ -609,7 +609,7 @@ func (t *nhwcConvTask) epi(z []float32) (nhwcPWEpi, bool) {
 
 // nchwOffsets fills t.offs: the byte offset in an NCHW image of each
 // GEMM step (tap, channel) from a window's corner.
-func (t *nhwcConvTask) nchwOffsets(n *Node) {
+func (t *nhwcConvTask) nchwOffsets(n *node) {
 	g := &t.g
 	t.offs = nnBuf[int](n, 2, t.K)
 	for i := 0; i < g.kh; i++ {
@@ -808,7 +808,7 @@ func (t *nhwcConvTask) im2col(col []float32, a, b int) {
 // PoolNHWC is cuvil::PoolNHWC: MaxPool (mode "max"), AveragePool ("avg")
 // or GlobalAveragePool ("global_avg") of X [N,H,W,C] into [N,H',W',C],
 // vectorised over channels.
-func PoolNHWC(n *Node) error {
+func poolNHWC(n *node) error {
 	X := n.Input(0)
 	if X == nil {
 		return n.Errorf("needs input X")

@@ -38,8 +38,8 @@ func nnStore(t *Tensor, src []float64) {
 // the batch statistics and writes the momentum-updated running mean and
 // variance (then, before v14, the batch mean and variance). spatial=0
 // (versions before 9) gives every position its own parameters.
-func BatchNormalization(n *Node) error {
-	if ok, err := nnViaF32(n, BatchNormalization); ok {
+func batchNormalization(n *node) error {
+	if ok, err := nnViaF32(n, batchNormalization); ok {
 		return err
 	}
 	X := n.Input(0)
@@ -158,8 +158,8 @@ func bnApply[T nnFloat](x, y []T, N, C, inner, pstep int, scale, bias, mean, vr 
 }
 
 // InstanceNormalization is ONNX InstanceNormalization (versions 1-6).
-func InstanceNormalization(n *Node) error {
-	if ok, err := nnViaF32(n, InstanceNormalization); ok {
+func instanceNormalization(n *node) error {
+	if ok, err := nnViaF32(n, instanceNormalization); ok {
 		return err
 	}
 	X, S, B := n.Input(0), n.Input(1), n.Input(2)
@@ -220,8 +220,8 @@ func normRows[T nnFloat](x, y []T, rows, inner int, eps float64, ab func(r int) 
 // LayerNormalization is ONNX LayerNormalization (version 17): normalises
 // over the dims from axis on, then Scale and optional B (broadcast as a
 // suffix of those dims); optional Mean and InvStdDev outputs are float32.
-func LayerNormalization(n *Node) error {
-	if ok, err := nnViaF32Keep(n, LayerNormalization, 6); ok {
+func layerNormalization(n *node) error {
+	if ok, err := nnViaF32Keep(n, layerNormalization, 6); ok {
 		return err
 	}
 	X, S, B := n.Input(0), n.Input(1), n.Input(2)
@@ -302,8 +302,8 @@ func layerNorm[T nnFloat](x, y []T, rows, inner int, eps float64, scale, bias, m
 // LRN is ONNX LRN (versions 1-13): across-channel local response
 // normalisation, y = x / (bias + alpha/size * sum x^2)^beta over channels
 // [c - floor((size-1)/2), c + ceil((size-1)/2)].
-func LRN(n *Node) error {
-	if ok, err := nnViaF32(n, LRN); ok {
+func lRN(n *node) error {
+	if ok, err := nnViaF32(n, lRN); ok {
 		return err
 	}
 	X := n.Input(0)
@@ -350,8 +350,8 @@ func lrnT[T nnFloat](x, y []T, N, C, inner, lo, hi int, a, beta, bias float64) {
 
 // LpNormalization is ONNX LpNormalization (version 1): x divided by its
 // L1 or L2 norm along axis (default -1).
-func LpNormalization(n *Node) error {
-	if ok, err := nnViaF32(n, LpNormalization); ok {
+func lpNormalization(n *node) error {
+	if ok, err := nnViaF32(n, lpNormalization); ok {
 		return err
 	}
 	X := n.Input(0)
@@ -405,8 +405,8 @@ func lpNormT[T nnFloat](x, y []T, outer, dim, inner int, p int64) {
 // MeanVarianceNormalization is ONNX MeanVarianceNormalization (versions
 // 9-13): (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over axes (default
 // [0, 2, 3]).
-func MeanVarianceNormalization(n *Node) error {
-	if ok, err := nnViaF32(n, MeanVarianceNormalization); ok {
+func meanVarianceNormalization(n *node) error {
+	if ok, err := nnViaF32(n, meanVarianceNormalization); ok {
 		return err
 	}
 	X := n.Input(0)
@@ -486,7 +486,7 @@ func mvnT[T nnFloat](x, y []T, shape, ostride, idx []int, acc []float64) {
 // bias, scale and bias (nil: none) of length inner. sum, when not nil,
 // receives x + skip; mean and inv (nil: not wanted) each row's statistics.
 // Rows are split over the pool.
-func layerNorm32(n *Node, x, skip, scale, bias, y, sum []float32, rows, inner int, eps float64, mean, inv []float64) {
+func layerNorm32(n *node, x, skip, scale, bias, y, sum []float32, rows, inner int, eps float64, mean, inv []float64) {
 	t := parTaskOf[lnTask](n)
 	*t = lnTask{x: x, skip: skip, scale: scale, bias: bias, y: y, sum: sum, rows: rows, inner: inner, eps: eps, mean: mean, inv: inv}
 	parts := 1

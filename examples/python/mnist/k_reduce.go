@@ -22,20 +22,20 @@ const (
 	redSumSquare
 )
 
-func ReduceSum(n *Node) error       { return reduce(n, ReduceSum, redSum) }
-func ReduceMean(n *Node) error      { return reduce(n, ReduceMean, redMean) }
-func ReduceMax(n *Node) error       { return reduce(n, ReduceMax, redMax) }
-func ReduceMin(n *Node) error       { return reduce(n, ReduceMin, redMin) }
-func ReduceProd(n *Node) error      { return reduce(n, ReduceProd, redProd) }
-func ReduceL1(n *Node) error        { return reduce(n, ReduceL1, redL1) }
-func ReduceL2(n *Node) error        { return reduce(n, ReduceL2, redL2) }
-func ReduceLogSum(n *Node) error    { return reduce(n, ReduceLogSum, redLogSum) }
-func ReduceLogSumExp(n *Node) error { return reduce(n, ReduceLogSumExp, redLogSumExp) }
-func ReduceSumSquare(n *Node) error { return reduce(n, ReduceSumSquare, redSumSquare) }
+func reduceSum(n *node) error       { return reduce(n, reduceSum, redSum) }
+func reduceMean(n *node) error      { return reduce(n, reduceMean, redMean) }
+func reduceMax(n *node) error       { return reduce(n, reduceMax, redMax) }
+func reduceMin(n *node) error       { return reduce(n, reduceMin, redMin) }
+func reduceProd(n *node) error      { return reduce(n, reduceProd, redProd) }
+func reduceL1(n *node) error        { return reduce(n, reduceL1, redL1) }
+func reduceL2(n *node) error        { return reduce(n, reduceL2, redL2) }
+func reduceLogSum(n *node) error    { return reduce(n, reduceLogSum, redLogSum) }
+func reduceLogSumExp(n *node) error { return reduce(n, reduceLogSumExp, redLogSumExp) }
+func reduceSumSquare(n *node) error { return reduce(n, reduceSumSquare, redSumSquare) }
 
 // reduceGeom reads the axes and fills, in node scratch, the output shape
 // and the output stride of each input dim (0 along reduced axes).
-func reduceGeom(n *Node, X *Tensor) (shape, ostride []int, err error) {
+func reduceGeom(n *node, X *Tensor) (shape, ostride []int, err error) {
 	r := len(X.Shape)
 	sc := n.ScratchInts(4*r + 1)
 	axes := sc[:0]
@@ -90,7 +90,7 @@ func reduceGeom(n *Node, X *Tensor) (shape, ostride []int, err error) {
 	return shape, ostride, nil
 }
 
-func reduce(n *Node, self Kernel, op int) error {
+func reduce(n *node, self kernel, op int) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}
@@ -314,12 +314,12 @@ func reduceIntT[T nnNum](x, y []T, acc []float64, shape, ostride, idx []int, op 
 
 // ArgMax is ONNX ArgMax (versions 1-13): int64 indices along axis,
 // keepdims, select_last_index (v12+).
-func ArgMax(n *Node) error { return argMinMax(n, ArgMax, true) }
+func argMax(n *node) error { return argMinMax(n, argMax, true) }
 
 // ArgMin is ONNX ArgMin (versions 1-13).
-func ArgMin(n *Node) error { return argMinMax(n, ArgMin, false) }
+func argMin(n *node) error { return argMinMax(n, argMin, false) }
 
-func argMinMax(n *Node, self Kernel, isMax bool) error {
+func argMinMax(n *node, self kernel, isMax bool) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}

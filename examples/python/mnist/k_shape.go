@@ -9,7 +9,7 @@ package mnist
 
 // ewIntList reads an integer list from attribute attr before opset
 // inputSince and from input in from then on, into scratch slot.
-func ewIntList(n *Node, attr string, in, inputSince, slot int) ([]int, bool) {
+func ewIntList(n *node, attr string, in, inputSince, slot int) ([]int, bool) {
 	s := ewScr(n)
 	if n.Version < inputSince {
 		v, ok := n.Attrs[attr].([]int64)
@@ -32,7 +32,7 @@ func ewIntList(n *Node, attr string, in, inputSince, slot int) ([]int, bool) {
 func ewShapeCopy(s *ewShape) []int { return append([]int(nil), s.s()...) }
 
 // ewReshaped makes out a copy of x with another shape of the same size.
-func ewReshaped(n *Node, x *Tensor, shape []int) error {
+func ewReshaped(n *node, x *Tensor, shape []int) error {
 	if ewSize(shape) != x.Len() {
 		return n.Errorf("cannot view %v (%d elements) as %v", x.Shape, x.Len(), append([]int(nil), shape...))
 	}
@@ -46,7 +46,7 @@ func ewReshaped(n *Node, x *Tensor, shape []int) error {
 	return nil
 }
 
-func ewIn0(n *Node) (*Tensor, error) {
+func ewIn0(n *node) (*Tensor, error) {
 	if len(n.In) < 1 || n.In[0] == nil || len(n.Out) < 1 || n.Out[0] == nil {
 		return nil, n.Errorf("want an input and an output")
 	}
@@ -55,7 +55,7 @@ func ewIn0(n *Node) (*Tensor, error) {
 
 // Reshape: shape attribute before opset 5, input after; 0 copies the input
 // dim (unless allowzero, opset 14) and one -1 is inferred.
-func Reshape(n *Node) error {
+func reshape(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func Reshape(n *Node) error {
 }
 
 // Flatten makes a 2-D tensor [prod(dims before axis), prod(rest)].
-func Flatten(n *Node) error {
+func flatten(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -119,7 +119,7 @@ func Flatten(n *Node) error {
 
 // Squeeze removes the listed unit dims (all unit dims when none are
 // listed); axes is an attribute before opset 13, an input after.
-func Squeeze(n *Node) error {
+func squeeze(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func Squeeze(n *Node) error {
 }
 
 // Unsqueeze inserts unit dims at the listed output positions.
-func Unsqueeze(n *Node) error {
+func unsqueeze(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func Unsqueeze(n *Node) error {
 }
 
 // Transpose permutes dims by perm (default: reversed).
-func Transpose(n *Node) error {
+func transpose(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -243,7 +243,7 @@ func Transpose(n *Node) error {
 }
 
 // Concat joins its inputs along axis (default 1 in opset 1).
-func Concat(n *Node) error {
+func concat(n *node) error {
 	if len(n.In) == 0 || n.In[0] == nil {
 		return n.Errorf("want inputs")
 	}
@@ -295,7 +295,7 @@ func Concat(n *Node) error {
 
 // concatTask is Concat with its inputs split between parts.
 type concatTask struct {
-	n   *Node
+	n   *node
 	out *Tensor
 	ost [ewMaxRank]int
 	ax  int
@@ -336,7 +336,7 @@ func concatRange(in []*Tensor, lo, hi int, out *Tensor, ost *[ewMaxRank]int, ax 
 // Split cuts input 0 along axis into the outputs: sizes from the split
 // attribute (opset < 13; opset 1 also takes them as input 1), the split
 // input (13+), or equal parts (num_outputs, opset 18, rounds up).
-func Split(n *Node) error {
+func split(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -417,7 +417,7 @@ func Split(n *Node) error {
 // Slice: starts/ends/axes attributes before opset 10; starts, ends, axes,
 // steps inputs after. Negative indices count from the end; out-of-range
 // bounds clamp as in numpy.
-func Slice(n *Node) error {
+func slice(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -505,7 +505,7 @@ func Slice(n *Node) error {
 }
 
 // Expand broadcasts input 0 against the shape in input 1 (both ways).
-func Expand(n *Node) error {
+func expand(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -528,7 +528,7 @@ func Expand(n *Node) error {
 
 // Tile repeats the input repeats[i] times along each axis (opset 1: one
 // axis given by inputs tiles and axis).
-func Tile(n *Node) error {
+func tile(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -585,7 +585,7 @@ func Tile(n *Node) error {
 
 // DepthToSpace moves channel blocks into b x b spatial blocks (DCR: depth
 // major, the only mode before opset 11; CRD: channel major).
-func DepthToSpace(n *Node) error {
+func depthToSpace(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -614,7 +614,7 @@ func DepthToSpace(n *Node) error {
 }
 
 // SpaceToDepth is DepthToSpace's inverse (DCR order).
-func SpaceToDepth(n *Node) error {
+func spaceToDepth(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -639,7 +639,7 @@ func SpaceToDepth(n *Node) error {
 // Pad pads (or, with negative pads, crops) each axis: pads attribute
 // ("paddings" in opset 1) before opset 11, input after, optionally for the
 // listed axes (opset 18). Modes: constant, reflect, edge, wrap.
-func Pad(n *Node) error {
+func pad(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err

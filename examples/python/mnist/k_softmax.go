@@ -15,15 +15,15 @@ const (
 )
 
 // Softmax is ONNX Softmax (versions 1-13).
-func Softmax(n *Node) error { return softmaxLike(n, Softmax, smSoftmax) }
+func softmax(n *node) error { return softmaxLike(n, softmax, smSoftmax) }
 
 // LogSoftmax is ONNX LogSoftmax (versions 1-13).
-func LogSoftmax(n *Node) error { return softmaxLike(n, LogSoftmax, smLogSoftmax) }
+func logSoftmax(n *node) error { return softmaxLike(n, logSoftmax, smLogSoftmax) }
 
 // Hardmax is ONNX Hardmax (versions 1-13): 1 at the first maximum.
-func Hardmax(n *Node) error { return softmaxLike(n, Hardmax, smHardmax) }
+func hardmax(n *node) error { return softmaxLike(n, hardmax, smHardmax) }
 
-func softmaxLike(n *Node, self Kernel, kind int) error {
+func softmaxLike(n *node, self kernel, kind int) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}
@@ -132,7 +132,7 @@ func softmaxRow32(y, x []float32) {
 
 // softmaxRows32 is softmax over rows of dim contiguous float32 values,
 // spread over n's pool when there is enough work.
-func softmaxRows32(n *Node, x, y []float32, rows, dim int) {
+func softmaxRows32(n *node, x, y []float32, rows, dim int) {
 	parts := 1
 	if rows*dim >= 1<<14 {
 		parts = min(n.Pool.Threads(), rows)

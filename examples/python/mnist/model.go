@@ -81,12 +81,12 @@ func New() (*Model, error) {
 type Session struct {
 	model  *Model
 	closed bool
-	pool   *WorkPool
-	prof   *Profiler
+	pool   *workPool
+	prof   *profiler
 	inputs [1]Tensor
 	vals   [8]Tensor
 	outs   [1]Tensor
-	nodes  [8]Node
+	nodes  [8]node
 }
 
 // NewSession returns a session that runs the model. Memory grows on the
@@ -94,10 +94,10 @@ type Session struct {
 // run on a pool of WithThreads(n) goroutines (default GOMAXPROCS) that
 // lives until Close.
 func (m *Model) NewSession(opts ...Option) *Session {
-	s := &Session{model: m, pool: NewWorkPool(opts...)}
+	s := &Session{model: m, pool: newWorkPool(opts...)}
 	// A session dropped without Close (Model.Run's pool) still stops its workers.
-	runtime.AddCleanup(s, (*WorkPool).Close, s.pool)
-	s.prof = NewProfiler(cuvilProfNodes[:], opts...)
+	runtime.AddCleanup(s, (*workPool).Close, s.pool)
+	s.prof = newProfiler(cuvilProfNodes[:], opts...)
 	// Memory plan: values of known size are views of one arena per dtype.
 	arenaF32 := cuvilAlloc(F32, 58496)
 	s.vals[0] = Tensor{DType: F32, Shape: []int{1, 26, 26, 32}, Data: cuvilViewAt(arenaF32, 0, 21632)}
@@ -108,14 +108,14 @@ func (m *Model) NewSession(opts ...Option) *Session {
 	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilViewAt(arenaF32, 9216, 128)}
 	s.vals[6] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 0, 10)}
 	s.vals[7] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 16, 10)}
-	s.nodes[0] = Node{Name: "/conv1/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "in_layout": "NCHW", "kernel_shape": []int64{3, 3}, "layout": "NHWC", "packed_w_shape": []int64{32, 1, 3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
-	s.nodes[1] = Node{Name: "/conv2/Conv", Op: "FusedConv", Version: 1, Attrs: Attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "layout": "NHWC", "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}, "winograd_w_shape": []int64{64, 32, 3, 3}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
-	s.nodes[2] = Node{Name: "/MaxPool", Op: "PoolNHWC", Version: 1, Attrs: Attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "mode": "max", "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[1]}, Out: []*Tensor{&s.vals[2]}}
-	s.nodes[3] = Node{Name: "/MaxPool_output_0", Op: "Transpose", Version: 13, Attrs: Attrs{"perm": []int64{0, 3, 1, 2}}, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
-	s.nodes[4] = Node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[3]}, Out: []*Tensor{&s.vals[4]}}
-	s.nodes[5] = Node{Name: "/fc1/Gemm", Op: "FusedGemm", Version: 1, Attrs: Attrs{"activation": "Relu", "alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[4], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[5]}}
-	s.nodes[6] = Node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: Attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[5], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[6]}}
-	s.nodes[7] = Node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: Attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[6]}, Out: []*Tensor{&s.vals[7]}}
+	s.nodes[0] = node{Name: "/conv1/Conv", Op: "FusedConv", Version: 1, Attrs: attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "in_layout": "NCHW", "kernel_shape": []int64{3, 3}, "layout": "NHWC", "packed_w_shape": []int64{32, 1, 3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
+	s.nodes[1] = node{Name: "/conv2/Conv", Op: "FusedConv", Version: 1, Attrs: attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "layout": "NHWC", "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}, "winograd_w_shape": []int64{64, 32, 3, 3}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
+	s.nodes[2] = node{Name: "/MaxPool", Op: "PoolNHWC", Version: 1, Attrs: attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "mode": "max", "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[1]}, Out: []*Tensor{&s.vals[2]}}
+	s.nodes[3] = node{Name: "/MaxPool_output_0", Op: "Transpose", Version: 13, Attrs: attrs{"perm": []int64{0, 3, 1, 2}}, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
+	s.nodes[4] = node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[3]}, Out: []*Tensor{&s.vals[4]}}
+	s.nodes[5] = node{Name: "/fc1/Gemm", Op: "FusedGemm", Version: 1, Attrs: attrs{"activation": "Relu", "alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[4], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[5]}}
+	s.nodes[6] = node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[5], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[6]}}
+	s.nodes[7] = node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[6]}, Out: []*Tensor{&s.vals[7]}}
 	for i := range s.nodes {
 		s.nodes[i].Pool = s.pool
 	}
@@ -138,51 +138,51 @@ func (s *Session) Run(in Input) (Output, error) {
 
 	// /conv1/Conv: FusedConv(input, conv1.weight, conv1.bias) -> /Relu_output_0_nhwc
 	// fuses Conv /conv1/Conv, Relu /Relu
-	if err := FusedConv(&s.nodes[0]); err != nil {
+	if err := fusedConv(&s.nodes[0]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(0)
 
 	// /conv2/Conv: FusedConv(/Relu_output_0_nhwc, conv2.weight, conv2.bias) -> /Relu_1_output_0_nhwc
 	// fuses Conv /conv2/Conv, Relu /Relu_1
-	if err := FusedConv(&s.nodes[1]); err != nil {
+	if err := fusedConv(&s.nodes[1]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(1)
 
 	// /MaxPool: PoolNHWC(/Relu_1_output_0_nhwc) -> /MaxPool_output_0_nhwc
-	if err := PoolNHWC(&s.nodes[2]); err != nil {
+	if err := poolNHWC(&s.nodes[2]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(2)
 
 	// /MaxPool_output_0: Transpose(/MaxPool_output_0_nhwc) -> /MaxPool_output_0
-	if err := Transpose(&s.nodes[3]); err != nil {
+	if err := transpose(&s.nodes[3]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(3)
 
 	// /Flatten: Flatten(/MaxPool_output_0) -> /Flatten_output_0
-	if err := Flatten(&s.nodes[4]); err != nil {
+	if err := flatten(&s.nodes[4]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(4)
 
 	// /fc1/Gemm: FusedGemm(/Flatten_output_0, fc1.weight, fc1.bias) -> /Relu_2_output_0
 	// fuses Gemm /fc1/Gemm, Relu /Relu_2
-	if err := FusedGemm(&s.nodes[5]); err != nil {
+	if err := fusedGemm(&s.nodes[5]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(5)
 
 	// /fc2/Gemm: Gemm(/Relu_2_output_0, fc2.weight, fc2.bias) -> /fc2/Gemm_output_0
-	if err := Gemm(&s.nodes[6]); err != nil {
+	if err := gemm(&s.nodes[6]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(6)
 
 	// /LogSoftmax: LogSoftmax(/fc2/Gemm_output_0) -> log_probs
-	if err := LogSoftmax(&s.nodes[7]); err != nil {
+	if err := logSoftmax(&s.nodes[7]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(7)
@@ -214,7 +214,7 @@ func (s *Session) Close() {
 		s.outs[i] = Tensor{}
 	}
 	for i := range s.nodes {
-		s.nodes[i] = Node{}
+		s.nodes[i] = node{}
 	}
 }
 

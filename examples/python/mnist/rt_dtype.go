@@ -165,7 +165,7 @@ type ewScratch struct {
 	val  Tensor // a one-element value (Pad's constant)
 }
 
-func ewScr(n *Node) *ewScratch {
+func ewScr(n *node) *ewScratch {
 	if s, ok := n.Cache.(*ewScratch); ok {
 		return s
 	}

@@ -23,7 +23,7 @@ type miscScratch[T any] struct {
 
 // miscScr returns the node's scratch for element type T, creating it on
 // first use.
-func miscScr[T any](n *Node) *miscScratch[T] {
+func miscScr[T any](n *node) *miscScratch[T] {
 	if s, ok := n.Cache.(*miscScratch[T]); ok {
 		return s
 	}
@@ -63,7 +63,7 @@ func miscStrides(shape []int, st []int) []int {
 }
 
 // miscAxis normalises a possibly negative axis against rank r.
-func miscAxis(n *Node, axis int64, r int) (int, error) {
+func miscAxis(n *node, axis int64, r int) (int, error) {
 	if axis < 0 {
 		axis += int64(r)
 	}

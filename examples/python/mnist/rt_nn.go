@@ -20,12 +20,12 @@ type nnNum interface {
 // that survive between runs, and the shadow node used for f16/bf16.
 type nnCache struct {
 	slots  [6]any
-	shadow *Node
+	shadow *node
 	tmpIn  []Tensor
 	tmpOut []Tensor
 }
 
-func nnCacheOf(n *Node) *nnCache {
+func nnCacheOf(n *node) *nnCache {
 	c, ok := n.Cache.(*nnCache)
 	if !ok {
 		c = &nnCache{}
@@ -36,7 +36,7 @@ func nnCacheOf(n *Node) *nnCache {
 
 // nnBuf returns a []T of length size kept in scratch slot `slot` of n;
 // it allocates only when the slot is smaller than size.
-func nnBuf[T any](n *Node, slot, size int) []T {
+func nnBuf[T any](n *node, slot, size int) []T {
 	c := nnCacheOf(n)
 	if b, ok := c.slots[slot].([]T); ok && cap(b) >= size {
 		return b[:size]
@@ -53,11 +53,11 @@ func nnIsHalf(dt DType) bool { return dt == F16 || dt == BF16 }
 // to float32, then narrows the shadow's float32 outputs back to the dtype
 // of the first half input (other outputs, e.g. int64 indices, are copied).
 // It reports false, doing nothing, when n has no half-precision input.
-func nnViaF32(n *Node, k Kernel) (bool, error) { return nnViaF32Keep(n, k, 0) }
+func nnViaF32(n *node, k kernel) (bool, error) { return nnViaF32Keep(n, k, 0) }
 
 // nnViaF32Keep is nnViaF32 whose outputs in the bit set keep (1<<i) stay
 // float32 (LayerNormalization's Mean and InvStdDev).
-func nnViaF32Keep(n *Node, k Kernel, keep uint) (bool, error) {
+func nnViaF32Keep(n *node, k kernel, keep uint) (bool, error) {
 	half := Undefined
 	for _, t := range n.In {
 		if t != nil && nnIsHalf(t.DType) {
@@ -70,7 +70,7 @@ func nnViaF32Keep(n *Node, k Kernel, keep uint) (bool, error) {
 	}
 	c := nnCacheOf(n)
 	if c.shadow == nil {
-		c.shadow = &Node{}
+		c.shadow = &node{}
 	}
 	s := c.shadow
 	s.Name, s.Op, s.Version, s.Attrs = n.Name, n.Op, n.Version, n.Attrs
@@ -172,7 +172,7 @@ func nnCopyData(dst, src *Tensor) {
 }
 
 // nnAxis normalises a possibly negative axis for a tensor of rank r.
-func nnAxis(n *Node, axis int64, r int) (int, error) {
+func nnAxis(n *node, axis int64, r int) (int, error) {
 	a := int(axis)
 	if a < 0 {
 		a += r
@@ -268,7 +268,7 @@ type nnWin struct{ k, s, d, pb, pe, out []int }
 // kernel size per dim. ceil selects ceil_mode rounding of the output size
 // (windows that would start in the end padding are dropped). sc must hold
 // 6*len(in) ints.
-func nnWindow(n *Node, in, kernel []int, ceil bool, sc []int) (nnWin, error) {
+func nnWindow(n *node, in, kernel []int, ceil bool, sc []int) (nnWin, error) {
 	nd := len(in)
 	w := nnWin{k: sc[:nd], s: sc[nd : 2*nd], d: sc[2*nd : 3*nd], pb: sc[3*nd : 4*nd], pe: sc[4*nd : 5*nd], out: sc[5*nd : 6*nd]}
 	copy(w.k, kernel)

@@ -48,7 +48,7 @@ type parTask interface {
 // sections, the common case in a model, never touch a channel. The caller
 // waits for the last part the same way: it polls, then blocks on fin, which
 // the worker that finishes the last part fills.
-type WorkPool struct {
+type workPool struct {
 	threads  int
 	task     parTask
 	parts    int
@@ -79,7 +79,7 @@ type WorkPool struct {
 const poolSpin = 50 * time.Microsecond
 
 // NewWorkPool starts a pool for the options (threads-1 goroutines).
-func NewWorkPool(opts ...Option) *WorkPool {
+func newWorkPool(opts ...Option) *workPool {
 	var o SessionOptions
 	for _, f := range opts {
 		f(&o)
@@ -87,7 +87,7 @@ func NewWorkPool(opts ...Option) *WorkPool {
 	if o.Threads < 1 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
-	p := &WorkPool{threads: o.Threads, wake: make(chan struct{}, o.Threads), fin: make(chan struct{}, 1),
+	p := &workPool{threads: o.Threads, wake: make(chan struct{}, o.Threads), fin: make(chan struct{}, 1),
 		slots: make([]any, o.Threads)}
 	for i := 1; i < p.threads; i++ {
 		go p.worker()
@@ -96,7 +96,7 @@ func NewWorkPool(opts ...Option) *WorkPool {
 }
 
 // Threads is the number of goroutines the pool's sections use (1 for nil).
-func (p *WorkPool) Threads() int {
+func (p *workPool) Threads() int {
 	if p == nil || p.closed.Load() {
 		return 1
 	}
@@ -105,7 +105,7 @@ func (p *WorkPool) Threads() int {
 
 // Close stops the workers. The pool then runs sections on the caller. It
 // must not run concurrently with Run.
-func (p *WorkPool) Close() {
+func (p *workPool) Close() {
 	if p == nil || p.closed.Swap(true) {
 		return
 	}
@@ -130,7 +130,7 @@ func spinFor(d time.Duration, cond func() bool) bool {
 	}
 }
 
-func (p *WorkPool) worker() {
+func (p *workPool) worker() {
 	var seen uint64 // the last section joined (or found closed)
 	ready := func() bool {
 		g := p.gen.Load()
@@ -167,7 +167,7 @@ func (p *WorkPool) worker() {
 }
 
 // unsleep takes one count back from sleeping, if Run has not swapped it.
-func (p *WorkPool) unsleep() bool {
+func (p *workPool) unsleep() bool {
 	for {
 		s := p.sleeping.Load()
 		if s == 0 {
@@ -180,7 +180,7 @@ func (p *WorkPool) unsleep() bool {
 }
 
 // drain runs parts of the current task until none are left.
-func (p *WorkPool) drain() {
+func (p *workPool) drain() {
 	t, parts := p.task, p.parts
 	for {
 		i := int(p.next.Add(1)) - 1
@@ -197,7 +197,7 @@ func (p *WorkPool) drain() {
 // Run runs t.runPart(i, parts) for every i in [0, parts), spread over the
 // pool, and returns when all are done. Parts may run in any order. Run is
 // not safe for concurrent use (a session runs one node at a time).
-func (p *WorkPool) Run(parts int, t parTask) {
+func (p *workPool) Run(parts int, t parTask) {
 	if parts <= 0 {
 		return
 	}
@@ -252,7 +252,7 @@ const parMinFlops = 1 << 17
 
 // parTaskOf returns the parallel task kept in n's scratch (slot 5 of its
 // nnCache), made on first use so steady-state runs do not allocate.
-func parTaskOf[T any](n *Node) *T {
+func parTaskOf[T any](n *node) *T {
 	c := nnCacheOf(n)
 	if t, ok := c.slots[5].(*T); ok {
 		return t

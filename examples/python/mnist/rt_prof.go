@@ -29,14 +29,14 @@ func WithProfile() Option {
 }
 
 // Profiler accumulates NodeProfiles. It is owned by one session.
-type Profiler struct {
+type profiler struct {
 	last  time.Time
 	nodes []NodeProfile
 }
 
 // NewProfiler returns a profiler for the nodes (name and op filled in),
 // or nil when the options do not ask for one.
-func NewProfiler(nodes []NodeProfile, opts ...Option) *Profiler {
+func newProfiler(nodes []NodeProfile, opts ...Option) *profiler {
 	var o SessionOptions
 	for _, f := range opts {
 		f(&o)
@@ -44,27 +44,27 @@ func NewProfiler(nodes []NodeProfile, opts ...Option) *Profiler {
 	if !o.Profile {
 		return nil
 	}
-	p := &Profiler{nodes: make([]NodeProfile, len(nodes))}
+	p := &profiler{nodes: make([]NodeProfile, len(nodes))}
 	copy(p.nodes, nodes)
 	p.Reset()
 	return p
 }
 
 // Start begins a run.
-func (p *Profiler) Start() {
+func (p *profiler) Start() {
 	if p != nil {
 		p.last = time.Now()
 	}
 }
 
 // Mark ends node i of the run.
-func (p *Profiler) Mark(i int) {
+func (p *profiler) Mark(i int) {
 	if p != nil {
 		p.mark(i)
 	}
 }
 
-func (p *Profiler) mark(i int) {
+func (p *profiler) mark(i int) {
 	now := time.Now()
 	p.nodes[i].Runs++
 	p.nodes[i].Total += now.Sub(p.last)
@@ -73,7 +73,7 @@ func (p *Profiler) mark(i int) {
 
 // Nodes returns a copy of the times so far, in graph order (nil for a nil
 // profiler).
-func (p *Profiler) Nodes() []NodeProfile {
+func (p *profiler) Nodes() []NodeProfile {
 	if p == nil {
 		return nil
 	}
@@ -81,7 +81,7 @@ func (p *Profiler) Nodes() []NodeProfile {
 }
 
 // Reset zeroes the times (warm-up runs are usually left out this way).
-func (p *Profiler) Reset() {
+func (p *profiler) Reset() {
 	if p == nil {
 		return
 	}

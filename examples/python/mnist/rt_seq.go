@@ -49,9 +49,9 @@ func (t *Tensor) Opt() *OptionalValue { return t.Data.(*OptionalValue) }
 // elements of dtype dt (used when elems is empty).
 func NewSequence(dt DType, elems ...*Tensor) *Tensor {
 	t := &Tensor{}
-	s := MakeSequence(t, dt)
+	s := makeSequence(t, dt)
 	for _, e := range elems {
-		CopyValue(s.Append(), e)
+		copyValue(s.Append(), e)
 	}
 	return t
 }
@@ -60,16 +60,16 @@ func NewSequence(dt DType, elems ...*Tensor) *Tensor {
 // when v is nil), with elements of dtype dt.
 func NewOptional(dt DType, v *Tensor) *Tensor {
 	t := &Tensor{}
-	o := MakeOptional(t, dt)
+	o := makeOptional(t, dt)
 	if v != nil {
-		CopyValue(o.Set(), v)
+		copyValue(o.Set(), v)
 	}
 	return t
 }
 
 // MakeSequence turns t into an empty sequence of elements of dtype dt,
 // reusing the sequence t held before (its element tensors become spares).
-func MakeSequence(t *Tensor, dt DType) *Sequence {
+func makeSequence(t *Tensor, dt DType) *Sequence {
 	s, ok := t.Data.(*Sequence)
 	if !ok {
 		s = &Sequence{}
@@ -83,7 +83,7 @@ func MakeSequence(t *Tensor, dt DType) *Sequence {
 
 // MakeOptional turns t into an empty optional of elements of dtype dt,
 // reusing the optional t held before.
-func MakeOptional(t *Tensor, dt DType) *OptionalValue {
+func makeOptional(t *Tensor, dt DType) *OptionalValue {
 	o, ok := t.Data.(*OptionalValue)
 	if !ok {
 		o = &OptionalValue{}
@@ -146,20 +146,20 @@ func (o *OptionalValue) Clear() { o.Value = nil }
 
 // CopyValue makes dst a deep copy of src, a tensor, sequence or optional,
 // reusing dst's memory. Copying a value onto itself does nothing.
-func CopyValue(dst, src *Tensor) {
+func copyValue(dst, src *Tensor) {
 	if dst == src {
 		return
 	}
 	switch d := src.Data.(type) {
 	case *Sequence:
-		s := MakeSequence(dst, src.DType)
+		s := makeSequence(dst, src.DType)
 		for _, e := range d.Elems {
-			CopyValue(s.Append(), e)
+			copyValue(s.Append(), e)
 		}
 	case *OptionalValue:
-		o := MakeOptional(dst, src.DType)
+		o := makeOptional(dst, src.DType)
 		if d.Value != nil {
-			CopyValue(o.Set(), d.Value)
+			copyValue(o.Set(), d.Value)
 		}
 	default:
 		if dst.IsSequence() || dst.IsOptional() {
@@ -171,7 +171,7 @@ func CopyValue(dst, src *Tensor) {
 
 // ScalarInt reads the single element of an integer tensor (a Loop's trip
 // count, an index).
-func ScalarInt(t *Tensor) (int64, error) {
+func scalarInt(t *Tensor) (int64, error) {
 	if t.Len() != 1 || dataLen(t.Data) != 1 {
 		return 0, fmt.Errorf("want a one-element tensor, have %s", t.String())
 	}
@@ -196,7 +196,7 @@ func ScalarInt(t *Tensor) (int64, error) {
 
 // ScalarBool reads the single element of a condition tensor (bool, or any
 // numeric dtype where non-zero is true).
-func ScalarBool(t *Tensor) (bool, error) {
+func scalarBool(t *Tensor) (bool, error) {
 	if t.Len() != 1 || dataLen(t.Data) != 1 {
 		return false, fmt.Errorf("want a one-element condition, have %s", t.String())
 	}
@@ -208,18 +208,18 @@ func ScalarBool(t *Tensor) (bool, error) {
 	case []float64:
 		return d[0] != 0, nil
 	}
-	v, err := ScalarInt(t)
+	v, err := scalarInt(t)
 	return v != 0, err
 }
 
 // SetScalarI64 makes t the int64 scalar v.
-func SetScalarI64(t *Tensor, v int64) {
+func setScalarI64(t *Tensor, v int64) {
 	t.Resize(I64)
 	t.I64()[0] = v
 }
 
 // SetScalarBool makes t the bool scalar v.
-func SetScalarBool(t *Tensor, v bool) {
+func setScalarBool(t *Tensor, v bool) {
 	t.Resize(Bool)
 	t.Bool()[0] = v
 }
@@ -239,7 +239,7 @@ func axisSplit(shape []int, axis int) (outer, n, inner int) {
 
 // TakeSlice makes dst the slice of src at index i of axis, with that axis
 // removed (a Scan body's view of one step).
-func TakeSlice(dst, src *Tensor, axis, i int) error {
+func takeSlice(dst, src *Tensor, axis, i int) error {
 	if axis < 0 || axis >= len(src.Shape) || i < 0 || i >= src.Shape[axis] {
 		return fmt.Errorf("slice %d of axis %d is outside %s", i, axis, src.String())
 	}
@@ -255,7 +255,7 @@ func TakeSlice(dst, src *Tensor, axis, i int) error {
 
 // ShapeStacked makes dst the shape of n slices like src stacked along axis
 // (a new axis), keeping its memory when it is large enough.
-func ShapeStacked(dst, src *Tensor, axis, n int) error {
+func shapeStacked(dst, src *Tensor, axis, n int) error {
 	if axis < 0 || axis > len(src.Shape) {
 		return fmt.Errorf("axis %d is outside rank %d", axis, len(src.Shape)+1)
 	}
@@ -267,7 +267,7 @@ func ShapeStacked(dst, src *Tensor, axis, n int) error {
 
 // PutSlice writes src as slice i along axis of dst, which ShapeStacked
 // shaped.
-func PutSlice(dst, src *Tensor, axis, i int) error {
+func putSlice(dst, src *Tensor, axis, i int) error {
 	if len(dst.Shape) != len(src.Shape)+1 || dst.DType != src.DType {
 		return fmt.Errorf("slice %s does not fit %s", src.String(), dst.String())
 	}
@@ -293,7 +293,7 @@ func PutSlice(dst, src *Tensor, axis, i int) error {
 // 0); later slices must match it. dst may hold more slices than written
 // until FinishStacked trims it. When the trip count is known and reached,
 // a session that has run the loop once does not allocate for it again.
-func AppendStacked(dst, src *Tensor, i, hint int) error {
+func appendStacked(dst, src *Tensor, i, hint int) error {
 	if i == 0 {
 		var shape [8]int
 		s := append(append(shape[:0], max(hint, 1)), src.Shape...)
@@ -317,7 +317,7 @@ func AppendStacked(dst, src *Tensor, i, hint int) error {
 }
 
 // FinishStacked trims a Loop's scan output to the count slices written.
-func FinishStacked(dst *Tensor, count int) {
+func finishStacked(dst *Tensor, count int) {
 	if len(dst.Shape) == 0 || dst.Shape[0] == count {
 		return
 	}
@@ -371,7 +371,7 @@ func growSlice[T any](d []T, n int) []T {
 }
 
 // ScanLength returns the length of axis of a Scan's input.
-func ScanLength(t *Tensor, axis int) (int, error) {
+func scanLength(t *Tensor, axis int) (int, error) {
 	if axis < 0 || axis >= len(t.Shape) {
 		return 0, fmt.Errorf("axis %d is outside %s", axis, t.String())
 	}

@@ -271,7 +271,7 @@ func cuvilCopyInto(dst, src *Tensor) {
 // cuvilClone returns a copy of t that owns its memory.
 func cuvilClone(t *Tensor) *Tensor {
 	c := &Tensor{}
-	CopyValue(c, t)
+	copyValue(c, t)
 	return c
 }
 
