@@ -149,7 +149,7 @@ func TestImageDecoder(t *testing.T) {
 						want = []int{b, g, r}
 					default:
 						// 0.299 R + 0.587 G + 0.114 B, rounded.
-						want = []int{int(float64(r)*0.299+float64(g)*0.587+float64(b)*0.114+0.5)}
+						want = []int{int(float64(r)*0.299 + float64(g)*0.587 + float64(b)*0.114 + 0.5)}
 					}
 					for k, v := range want {
 						got := int(y.U8()[i*C+k])
