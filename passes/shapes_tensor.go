@@ -781,8 +781,14 @@ func inferRange(x *inferer, n *ir.Node) error {
 		return err
 	}
 	for i := 0; i < 3; i++ {
-		if _, err := x.inRank(n, i, 0, 0); err != nil {
+		// Scalars by the spec; ONNX's own function bodies (AffineGrid's)
+		// pass one-element 1-D tensors, which its runtimes accept.
+		ti, err := x.inRank(n, i, 0, 1)
+		if err != nil {
 			return err
+		}
+		if len(ti.Shape) == 1 && ti.Shape[0].IsConst() && ti.Shape[0].Size != 1 {
+			return fmt.Errorf("input %d (%s) has shape %v, want a scalar", i, n.Inputs[i].Name, ti.Shape)
 		}
 	}
 	start, ok1 := x.floats(n.Inputs[0])

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"slices"
@@ -139,6 +140,9 @@ func TestDFT(t *testing.T) {
 				for _, length := range []int{0, 5, 9, 16} {
 					for _, inverse := range []int64{0, 1} {
 						for _, onesided := range []int64{0, 1} {
+							if inverse == 1 && onesided == 1 {
+								continue // the inverse real transform: TestDFTInverseReal
+							}
 							x := miscRepr(dt, xtRandF(r, 2*7*8*c, -1, 1))
 							in := []*Tensor{miscTensorF(dt, x, shape...)}
 							L := shape[ax]
@@ -151,6 +155,13 @@ func TestDFT(t *testing.T) {
 								K = L/2 + 1
 							}
 							n := &Node{Op: "DFT", Version: 17, Attrs: Attrs{"axis": int64(axis), "inverse": inverse, "onesided": onesided}, In: in, Out: []*Tensor{{}}}
+							if (length+axis)%2 == 0 { // DFT-20: the axis as input 2
+								for len(in) < 2 {
+									in = append(in, nil)
+								}
+								n = &Node{Op: "DFT", Version: 20, Attrs: Attrs{"inverse": inverse, "onesided": onesided},
+									In: append(in, miscTensorI64([]int64{int64(axis)})), Out: []*Tensor{{}}}
+							}
 							miscRun(t, DFT, n)
 							oshape := append([]int(nil), shape...)
 							oshape[ax], oshape[3] = K, 2
@@ -184,6 +195,57 @@ func TestDFT(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestDFTInverseReal checks inverse+onesided (the inverse of a real
+// transform) against the direct sum over the conjugate-symmetric
+// spectrum, and that it inverts the forward onesided transform.
+func TestDFTInverseReal(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, L := range []int{7, 8, 10, 1, 2} {
+		for _, given := range []bool{false, true} {
+			if !given && L%2 == 1 {
+				continue // 2*(bins-1) is even
+			}
+			t.Run(fmt.Sprint(L, given), func(t *testing.T) {
+				B, inner := 3, 4
+				x := xtRandF(r, B*L*inner, -1, 1)
+				fw := &Node{Op: "DFT", Version: 20, Attrs: Attrs{"onesided": int64(1)},
+					In: []*Tensor{miscTensorF(F64, x, B, L, inner, 1), miscTensorI64([]int64{int64(L)}), miscTensorI64([]int64{1})}, Out: []*Tensor{{}}}
+				miscRun(t, DFT, fw)
+				K := L/2 + 1
+				spec := fw.Out[0]
+				in := []*Tensor{spec, nil, miscTensorI64([]int64{-3})}
+				if given {
+					in[1] = miscTensorI64([]int64{int64(L)})
+				}
+				inv := &Node{Op: "DFT", Version: 20, Attrs: Attrs{"inverse": int64(1), "onesided": int64(1)}, In: in, Out: []*Tensor{{}}}
+				miscRun(t, DFT, inv)
+				miscCheckClose(t, "irfft(rfft(x))", inv.Out[0], x, []int{B, L, inner, 1}, 1e-12)
+				// Direct: x[n] = (1/L) sum_k Re(X[k] e^(2 pi i kn/L)), X[L-k] = conj(X[k]).
+				s := spec.F64()
+				want := make([]float64, 0, B*L*inner)
+				for b := 0; b < B; b++ {
+					for n := 0; n < L; n++ {
+						for q := 0; q < inner; q++ {
+							v := 0.0
+							for k := 0; k < L; k++ {
+								kk, sg := k, 1.0
+								if k >= K {
+									kk, sg = L-k, -1
+								}
+								re, im := s[((b*K+kk)*inner+q)*2], sg*s[((b*K+kk)*inner+q)*2+1]
+								a := 2 * math.Pi * float64(k*n) / float64(L)
+								v += re*math.Cos(a) - im*math.Sin(a)
+							}
+							want = append(want, v/float64(L))
+						}
+					}
+				}
+				miscCheckClose(t, "irfft", inv.Out[0], want, []int{B, L, inner, 1}, 1e-12)
+			})
 		}
 	}
 }

@@ -19,6 +19,8 @@ type miscResizeRefCfg struct {
 	scales               []float64
 	outW                 []float64
 	roi                  []float64
+	antialias            bool  // Resize-18
+	outInt               []int // output sizes, for half_pixel_symmetric
 }
 
 func miscRef1D(c *miscResizeRefCfg, data []float64, axis int, x float64) float64 {
@@ -55,6 +57,9 @@ func miscRef1D(c *miscResizeRefCfg, data []float64, axis int, x float64) float64
 		xo = (x+0.5)/scale - 0.5
 	case "tf_half_pixel_for_nn":
 		xo = (x + 0.5) / scale
+	case "half_pixel_symmetric":
+		adj := float64(c.outInt[axis]) / outW
+		xo = inW/2*(1-adj) + (x+0.5)/scale - 0.5
 	}
 	xi := math.Floor(xo)
 	ratio := xo - xi
@@ -76,9 +81,45 @@ func miscRef1D(c *miscResizeRefCfg, data []float64, axis int, x float64) float64
 		case c.nearest == "ceil":
 			coeffs = []float64{0, 1}
 		}
-	case "linear":
+	case "linear", "cubic":
+		if !c.antialias {
+			break
+		}
+		// The filter stretched by 1/scale when shrinking, taps at
+		// i - ratio for i in [start, 2-start), normalised.
+		sc := min(scale, 1)
+		support := 1.0
+		if c.mode == "cubic" {
+			support = 2
+		}
+		start := int(math.Floor(-support/sc)) + 1
+		sum := 0.0
+		for i := start; i < 2-start; i++ {
+			u := math.Abs(sc * (float64(i) - ratio))
+			var v float64
+			if c.mode == "linear" {
+				v = math.Max(0, 1-u)
+			} else {
+				A := c.a
+				switch {
+				case u <= 1:
+					v = (A+2)*u*u*u - (A+3)*u*u + 1
+				case u < 2:
+					v = A*u*u*u - 5*A*u*u + 8*A*u - 4*A
+				}
+			}
+			coeffs = append(coeffs, v)
+			sum += v
+		}
+		for i := range coeffs {
+			coeffs[i] /= sum
+		}
+	}
+	switch {
+	case coeffs != nil:
+	case c.mode == "linear":
 		coeffs = []float64{1 - ratio, ratio}
-	case "cubic":
+	case c.mode == "cubic":
 		A := c.a
 		coeffs = []float64{
 			((A*(ratio+1)-5*A)*(ratio+1)+8*A)*(ratio+1) - 4*A,
@@ -301,4 +342,112 @@ func TestResizeSpecExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	miscCheckClose(t, "half_pixel", n.Out[0], []float64{2.6666665, 4.3333331}, []int{1, 1, 1, 2}, 1e-6)
+}
+
+// TestResize19 checks Resize-18/19's axes, antialias,
+// keep_aspect_ratio_policy and half_pixel_symmetric against the float64
+// reference on odd sizes.
+func TestResize19(t *testing.T) {
+	type tc struct {
+		shape  []int
+		axes   []int64 // nil: all
+		scales []float64
+		sizes  []int64
+		attrs  Attrs
+	}
+	cases := []tc{
+		{[]int{1, 2, 9, 11}, nil, []float64{1, 1, 0.6, 0.45}, nil, Attrs{"mode": "linear", "antialias": int64(1)}},
+		{[]int{1, 1, 13, 7}, nil, []float64{1, 1, 0.3, 0.8}, nil, Attrs{"mode": "cubic", "antialias": int64(1)}},
+		{[]int{2, 7, 10}, []int64{2, 1}, nil, []int64{3, 4}, Attrs{"mode": "linear", "antialias": int64(1)}},
+		{[]int{1, 1, 11, 9}, nil, nil, []int64{1, 1, 4, 5}, Attrs{"mode": "cubic", "antialias": int64(1), "exclude_outside": int64(1), "cubic_coeff_a": float32(-0.5)}},
+		{[]int{1, 1, 5, 7}, nil, []float64{1, 1, 1.7, 0.55}, nil, Attrs{"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"}},
+		{[]int{1, 3, 5, 7}, []int64{-1, -2}, []float64{2.3, 1.4}, nil, Attrs{"mode": "nearest"}},
+		{[]int{1, 1, 5, 7}, []int64{2, 3}, nil, []int64{4, 11}, Attrs{"mode": "nearest", "keep_aspect_ratio_policy": "not_larger"}},
+		{[]int{1, 1, 5, 7}, []int64{3, 2}, nil, []int64{4, 11}, Attrs{"mode": "linear", "keep_aspect_ratio_policy": "not_smaller"}},
+		{[]int{3, 6, 5}, []int64{1}, nil, []int64{3}, Attrs{"mode": "cubic", "coordinate_transformation_mode": "half_pixel_symmetric", "antialias": int64(1)}},
+	}
+	for ci, c := range cases {
+		t.Run(fmt.Sprint(ci), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(int64(100 + ci)))
+			rank := len(c.shape)
+			x := miscRepr(F32, miscRandF64(rng, c.shape...))
+			axes := c.axes
+			if axes == nil {
+				for i := range rank {
+					axes = append(axes, int64(i))
+				}
+			}
+			rc := &miscResizeRefCfg{mode: c.attrs.String("mode", "nearest"), coord: c.attrs.String("coordinate_transformation_mode", "half_pixel"),
+				nearest: "round_prefer_floor", a: float64(c.attrs.Float("cubic_coeff_a", -0.75)),
+				exclude: c.attrs.Int("exclude_outside", 0) == 1, antialias: c.attrs.Int("antialias", 0) == 1,
+				scales: make([]float64, rank), outW: make([]float64, rank), outInt: make([]int, rank)}
+			for i := range rank {
+				rc.scales[i], rc.outW[i], rc.outInt[i] = 1, float64(c.shape[i]), c.shape[i]
+			}
+			attrs := Attrs{}
+			for k, v := range c.attrs {
+				attrs[k] = v
+			}
+			if c.axes != nil {
+				attrs["axes"] = c.axes
+			}
+			in := []*Tensor{miscTensorF(F32, x, c.shape...), nil, nil, nil}
+			norm := func(a int64) int {
+				if a < 0 {
+					a += int64(rank)
+				}
+				return int(a)
+			}
+			if c.scales != nil {
+				s32 := make([]float32, len(c.scales))
+				for i, s := range c.scales {
+					s32[i] = float32(s)
+					a := norm(axes[i])
+					rc.scales[a] = float64(s32[i])
+					rc.outW[a] = rc.scales[a] * float64(c.shape[a])
+					rc.outInt[a] = int(math.Floor(rc.outW[a]))
+				}
+				in[2] = &Tensor{}
+				in[2].Resize(F32, len(s32))
+				copy(in[2].F32(), s32)
+			} else {
+				in[3] = miscTensorI64(c.sizes, len(c.sizes))
+				policy := c.attrs.String("keep_aspect_ratio_policy", "stretch")
+				s := 0.0
+				for i, v := range c.sizes {
+					a := norm(axes[i])
+					si := float64(v) / float64(c.shape[a])
+					if i == 0 || policy == "not_larger" && si < s || policy == "not_smaller" && si > s {
+						s = si
+					}
+					rc.scales[a], rc.outW[a], rc.outInt[a] = si, float64(v), int(v)
+				}
+				if policy != "stretch" {
+					for _, v := range axes {
+						a := norm(v)
+						rc.scales[a] = s
+						rc.outW[a] = s * float64(c.shape[a])
+						rc.outInt[a] = int(rc.outW[a] + 0.5)
+					}
+				}
+			}
+			n := &Node{Op: "Resize", Version: 19, Attrs: attrs, In: in, Out: []*Tensor{{}}}
+			miscRun(t, Resize, n)
+			total := 1
+			for _, o := range rc.outInt {
+				total *= o
+			}
+			want := make([]float64, total)
+			idx := make([]int, rank)
+			for i := range want {
+				rem := i
+				for d := rank - 1; d >= 0; d-- {
+					idx[d] = rem % rc.outInt[d]
+					rem /= rc.outInt[d]
+				}
+				want[i] = miscRefND(rc, x, c.shape, 0, idx)
+			}
+			miscCheckClose(t, "Y", n.Out[0], want, rc.outInt, 1e-5)
+		})
+	}
 }
