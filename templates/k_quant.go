@@ -214,7 +214,9 @@ func QuantizeLinear(n *Node) error {
 			miscQStore(y, i, math.RoundToEven(v)+zq.at(i), lo, hi)
 			continue
 		}
-		if z := zq.at(i); z != 0 {
+		// The reference adds the zero point for float4e2m1 (so -0 becomes
+		// +0) and leaves it out for float8; the two agree unless it is 0.
+		if z := zq.at(i); z != 0 || odt == F4E2M1 {
 			v += z
 		}
 		y.U8()[i] = F64ToF8(odt, v, sat)
@@ -546,7 +548,11 @@ func QLinearMatMul(n *Node) error {
 					sb = ewF64At(bs, (bt*g.n+j)%bs.Len())
 				}
 				o := (bt*g.m+i)*g.n + j
-				v := float64(acc[o]) * (sa * sb / yScale)
+				// the scale factor in the scales' precision, step by
+				// step, as the reference's numpy arithmetic does
+				p := as.DType
+				f := miscRoundTo(p, miscRoundTo(p, sa*sb)/yScale)
+				v := float64(acc[o]) * f
 				miscQStore(y, o, math.RoundToEven(v)+yz, lo, hi)
 			}
 		}

@@ -201,6 +201,8 @@ func randomTensor(v *ir.Value, dims dimFlags, r *rand.Rand) (*ir.Tensor, error) 
 			putLE(b, uint64(templates.F32ToF16(float32(r.Float64()*2-1))))
 		case ir.BF16:
 			putLE(b, uint64(templates.F32ToBF16(float32(r.Float64()*2-1))))
+		case ir.I2:
+			putLE(b, uint64(r.Intn(2))) // 0 or 1: int2 holds -2..1
 		default:
 			putLE(b, uint64(r.Intn(4)))
 		}
