@@ -7,6 +7,10 @@ var Pipeline = []*Pass{
 	// ordinary ops every later pass must see, and it names y only by name,
 	// so constfold and DCE would fold or drop the forward nodes it needs.
 	Gradient,
+	// Before shapes: FlexAttention's score/mask/prob subgraphs become
+	// ordinary nodes of the graph (its kernel runs none), which inference
+	// and every later pass then see like any other.
+	InlineFlexAttention,
 	// Then (gradient only adds nodes): every later pass and gen read
 	// Value.Type, and the importer only knows the declared (untrusted)
 	// types.

@@ -27,7 +27,7 @@ func TestParseDebug(t *testing.T) {
 		t.Errorf("empty: %v, %v", m, err)
 	}
 	for _, tc := range []struct{ in, frag string }{
-		{"nosuch/dump", `unknown pass "nosuch" (passes: gradient, shapes, constfold, dce, `},
+		{"nosuch/dump", `unknown pass "nosuch" (passes: gradient, inline-flexattention, shapes, constfold, dce, `},
 		{"dce/explode", `unknown action "explode" for pass "dce" (actions: dump, off, time)`},
 		{"shapes/off", `pass "shapes" is required`},
 		{"dce", "want <pass>/<action>"},
