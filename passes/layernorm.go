@@ -33,10 +33,17 @@ var FuseLayerNorm = &Pass{
 // lastAxisMean reports whether n is ReduceMean over the last axis only,
 // keeping dims.
 func lastAxisMean(n *ir.Node) bool {
-	if !isOp(n, "ReduceMean") || n.AttrInt("keepdims", 1) != 1 || len(n.Inputs) != 1 {
+	if !isOp(n, "ReduceMean") || n.AttrInt("keepdims", 1) != 1 || len(n.Inputs) < 1 || len(n.Inputs) > 2 {
 		return false
 	}
 	axes := n.AttrInts("axes", nil)
+	if len(n.Inputs) == 2 { // ReduceMean-18: constant axes input
+		ax := n.Inputs[1]
+		if ax == nil || !ax.IsConst() {
+			return false
+		}
+		axes = ax.Const.Int64s()
+	}
 	rank := n.Inputs[0].Type.Rank()
 	return len(axes) == 1 && (axes[0] == -1 || (rank > 0 && axes[0] == int64(rank-1)))
 }

@@ -23,25 +23,25 @@ func CumProd(n *Node) error {
 	o, m, in := ewSize(x.Shape[:ax]), x.Shape[ax], ewSize(x.Shape[ax+1:])
 	switch x.DType {
 	case F32:
-		cumProd[float32, float64](out.F32(), x.F32(), o, m, in, excl, rev)
+		cumProdT[float32, float64](out.F32(), x.F32(), o, m, in, excl, rev)
 	case F64:
-		cumProd[float64, float64](out.F64(), x.F64(), o, m, in, excl, rev)
+		cumProdT[float64, float64](out.F64(), x.F64(), o, m, in, excl, rev)
 	case I32:
-		cumProd[int32, int32](out.I32(), x.I32(), o, m, in, excl, rev)
+		cumProdT[int32, int32](out.I32(), x.I32(), o, m, in, excl, rev)
 	case I64:
-		cumProd[int64, int64](out.I64(), x.I64(), o, m, in, excl, rev)
+		cumProdT[int64, int64](out.I64(), x.I64(), o, m, in, excl, rev)
 	case U32:
-		cumProd[uint32, uint32](out.Data.([]uint32), x.Data.([]uint32), o, m, in, excl, rev)
+		cumProdT[uint32, uint32](out.Data.([]uint32), x.Data.([]uint32), o, m, in, excl, rev)
 	case U64:
-		cumProd[uint64, uint64](out.Data.([]uint64), x.Data.([]uint64), o, m, in, excl, rev)
+		cumProdT[uint64, uint64](out.Data.([]uint64), x.Data.([]uint64), o, m, in, excl, rev)
 	case I8:
-		cumProd[int8, int8](out.I8(), x.I8(), o, m, in, excl, rev)
+		cumProdT[int8, int8](out.I8(), x.I8(), o, m, in, excl, rev)
 	case I16:
-		cumProd[int16, int16](out.Data.([]int16), x.Data.([]int16), o, m, in, excl, rev)
+		cumProdT[int16, int16](out.Data.([]int16), x.Data.([]int16), o, m, in, excl, rev)
 	case U8:
-		cumProd[uint8, uint8](out.U8(), x.U8(), o, m, in, excl, rev)
+		cumProdT[uint8, uint8](out.U8(), x.U8(), o, m, in, excl, rev)
 	case U16:
-		cumProd[uint16, uint16](out.U16(), x.U16(), o, m, in, excl, rev)
+		cumProdT[uint16, uint16](out.U16(), x.U16(), o, m, in, excl, rev)
 	case F16, BF16:
 		for i := 0; i < o; i++ {
 			for j := 0; j < in; j++ {
@@ -69,7 +69,7 @@ func CumProd(n *Node) error {
 	return nil
 }
 
-func cumProd[T, W ewNum](out, x []T, outer, n, inner int, excl, rev bool) {
+func cumProdT[T, W ewNum](out, x []T, outer, n, inner int, excl, rev bool) {
 	for o := 0; o < outer; o++ {
 		for in := 0; in < inner; in++ {
 			acc := W(1)
