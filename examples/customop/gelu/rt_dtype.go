@@ -90,6 +90,9 @@ func ewF64At(t *Tensor, i int) float64 {
 	case []int8:
 		return float64(s[i])
 	case []uint8:
+		if t.DType != U8 && isSmallFloat(t.DType) {
+			return f8ToF64(t.DType, s[i])
+		}
 		return float64(s[i])
 	case []int16:
 		return float64(s[i])

@@ -27,11 +27,24 @@ const (
 	U32       DType = 12
 	U64       DType = 13
 	BF16      DType = 16
+
+	F8E4M3FN   DType = 17
+	F8E4M3FNUZ DType = 18
+	F8E5M2     DType = 19
+	F8E5M2FNUZ DType = 20
+	U4         DType = 21
+	I4         DType = 22
+	F4E2M1     DType = 23
+	F8E8M0     DType = 24
+	U2         DType = 25
+	I2         DType = 26
 )
 
 var dtypeNames = map[DType]string{
 	F32: "f32", U8: "u8", I8: "i8", U16: "u16", I16: "i16", I32: "i32", I64: "i64",
 	String: "string", Bool: "bool", F16: "f16", F64: "f64", U32: "u32", U64: "u64", BF16: "bf16",
+	F8E4M3FN: "f8e4m3fn", F8E4M3FNUZ: "f8e4m3fnuz", F8E5M2: "f8e5m2", F8E5M2FNUZ: "f8e5m2fnuz",
+	U4: "u4", I4: "i4", F4E2M1: "f4e2m1", F8E8M0: "f8e8m0", U2: "u2", I2: "i2",
 }
 
 func (d DType) String() string {
@@ -47,6 +60,12 @@ func (d DType) String() string {
 //	F32 []float32, F64 []float64, F16 and BF16 []uint16 (raw bits),
 //	I8 []int8, U8 []uint8, I16 []int16, U16 []uint16, I32 []int32,
 //	I64 []int64, U32 []uint32, U64 []uint64, Bool []bool, String []string.
+//
+// The narrow dtypes of ONNX opsets 19 to 26 take one Go element each, not
+// packed: I4 and I2 []int8 (the value, -8..7 and -2..1), U4 and U2 []uint8
+// (0..15 and 0..3), and the float formats F8E4M3FN, F8E4M3FNUZ, F8E5M2,
+// F8E5M2FNUZ, F8E8M0 and F4E2M1 []uint8 holding their bit pattern (F4E2M1
+// in the low nibble). F8ToF32 and F32ToF8 (rt_float8.go) convert them.
 //
 // A scalar has an empty Shape and one element.
 type Tensor struct {
@@ -170,9 +189,9 @@ func makeData(dt DType, n int) any {
 		return make([]float64, n)
 	case F16, BF16, U16:
 		return make([]uint16, n)
-	case I8:
+	case I8, I4, I2:
 		return make([]int8, n)
-	case U8:
+	case U8, U4, U2, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, F8E8M0:
 		return make([]uint8, n)
 	case I16:
 		return make([]int16, n)

@@ -396,6 +396,10 @@ func lpNormT[T nnFloat](x, y []T, outer, dim, inner int, p int64) {
 				s = math.Sqrt(s)
 			}
 			for i := 0; i < dim; i++ {
+				if s == 0 { // a zero vector stays zero (the reference's where=norm != 0)
+					y[base+i*inner] = 0
+					continue
+				}
 				y[base+i*inner] = T(float64(x[base+i*inner]) / s)
 			}
 		}

@@ -108,11 +108,12 @@ func cuvilDataLen(t *Tensor) int {
 			return len(d)
 		}
 	case []int8:
-		if t.DType == I8 {
+		if t.DType == I8 || t.DType == I4 || t.DType == I2 {
 			return len(d)
 		}
 	case []uint8:
-		if t.DType == U8 {
+		switch t.DType {
+		case U8, U4, U2, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, F8E8M0:
 			return len(d)
 		}
 	case []int16:
@@ -225,7 +226,8 @@ func cuvilDecode(blob []byte, table []cuvilConst, out []Tensor) error {
 
 func cuvilElemSize(dt DType) int {
 	switch dt {
-	case U8, I8, Bool:
+	case U8, I8, Bool, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, U4, I4, F4E2M1, F8E8M0, U2, I2:
+		// the 4- and 2-bit dtypes take a byte each in weights.bin
 		return 1
 	case U16, I16, F16, BF16:
 		return 2

@@ -124,10 +124,42 @@ func reduce(n *node, self kernel, op int) error {
 		reduceIntT(x, Y.I8(), acc, X.Shape, ostride, idx, op, floatAcc)
 	case []uint8:
 		reduceIntT(x, Y.U8(), acc, X.Shape, ostride, idx, op, floatAcc)
+	case []bool:
+		if op != redMax && op != redMin {
+			return n.Errorf("unsupported dtype %v", X.DType)
+		}
+		reduceBool(x, Y.Data.([]bool), X.Shape, ostride, idx, op == redMax)
 	default:
 		return n.Errorf("unsupported dtype %v", X.DType)
 	}
 	return nil
+}
+
+// reduceBool is ReduceMax (any) and ReduceMin (all) of booleans (v20);
+// an empty reduction gives false for max and true for min.
+func reduceBool(x, y []bool, shape, ostride, idx []int, isMax bool) {
+	for i := range y {
+		y[i] = !isMax
+	}
+	clear(idx)
+	o := 0
+	r := len(shape)
+	for _, v := range x {
+		if isMax {
+			y[o] = y[o] || v
+		} else {
+			y[o] = y[o] && v
+		}
+		for d := r - 1; d >= 0; d-- {
+			idx[d]++
+			o += ostride[d]
+			if idx[d] < shape[d] {
+				break
+			}
+			o -= ostride[d] * idx[d]
+			idx[d] = 0
+		}
+	}
 }
 
 // reduceWalk visits every input element with its output offset.

@@ -566,9 +566,9 @@ func cuvilSlice(dt model.DType, p unsafe.Pointer, n int) any {
 		return unsafe.Slice((*float64)(p), n)
 	case model.F16, model.BF16, model.U16:
 		return unsafe.Slice((*uint16)(p), n)
-	case model.I8:
+	case model.I8, model.I4, model.I2:
 		return unsafe.Slice((*int8)(p), n)
-	case model.U8:
+	case model.U8, model.U4, model.U2, model.F8E4M3FN, model.F8E4M3FNUZ, model.F8E5M2, model.F8E5M2FNUZ, model.F4E2M1, model.F8E8M0:
 		return unsafe.Slice((*uint8)(p), n)
 	case model.I16:
 		return unsafe.Slice((*int16)(p), n)
