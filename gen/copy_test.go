@@ -173,13 +173,14 @@ func TestGeneratedAPI(t *testing.T) {
 }
 
 // TestUnexportKeywordsAndBuiltins: kernels whose lower-case name is a Go
-// keyword or a builtin (Range, Max, Len...) get a prefix instead.
+// keyword, a builtin (Range, Max, Len...) or a name the package spells
+// elsewhere (k_resize.go has a local upsample) get a prefix instead.
 func TestUnexportKeywordsAndBuiltins(t *testing.T) {
 	lib, err := loadLibrary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := lib.closure([]string{"Range", "Max", "Min"})
+	files := lib.closure([]string{"Range", "Max", "Min", "Upsample"})
 	out := map[string][]byte{}
 	for _, f := range files {
 		out[f] = lib.renamed(f, "p", "// x")
@@ -191,7 +192,7 @@ func TestUnexportKeywordsAndBuiltins(t *testing.T) {
 	for _, b := range out {
 		all += string(b)
 	}
-	for _, want := range []string{"func xRange(n *node) error", "func xMax(n *node) error", "func xMin(n *node) error"} {
+	for _, want := range []string{"func xRange(n *node) error", "func xMax(n *node) error", "func xMin(n *node) error", "func xUpsample(n *node) error"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q in the unexported files", want)
 		}

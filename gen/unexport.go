@@ -43,7 +43,6 @@ func unexportRuntime(out map[string][]byte, lib *library, copied []string) error
 			taken[d] = true
 		}
 	}
-	// Generated files may declare lower-case names too.
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
 	var names []string
@@ -59,11 +58,15 @@ func unexportRuntime(out map[string][]byte, lib *library, copied []string) error
 			return fmt.Errorf("gen: parsing generated %s: %v", name, err)
 		}
 		files[name] = f
-		for _, d := range f.Decls {
-			for _, id := range declIdents(d) {
-				taken[id] = true
+		// Every name the package spells anywhere, locals included: a
+		// kernel Upsample must not become upsample where a local
+		// variable upsample would shadow it.
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				taken[id.Name] = true
 			}
-		}
+			return true
+		})
 	}
 	for _, f := range copied {
 		src := lib.files[f]
