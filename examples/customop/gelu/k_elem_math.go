@@ -232,15 +232,15 @@ func ewAttrF(n *node, name string, def float32) float64 {
 }
 
 func sqrt(n *node) error       { return ewUnary(n, &ewOpSqrt, 0, 0) }
-func exp(n *node) error        { return ewUnary(n, &ewOpExp, 0, 0) }
+func xExp(n *node) error       { return ewUnary(n, &ewOpExp, 0, 0) }
 func log(n *node) error        { return ewUnary(n, &ewOpLog, 0, 0) }
 func neg(n *node) error        { return ewUnary(n, &ewOpNeg, 0, 0) }
 func abs(n *node) error        { return ewUnary(n, &ewOpAbs, 0, 0) }
 func reciprocal(n *node) error { return ewUnary(n, &ewOpReciprocal, 0, 0) }
 func floor(n *node) error      { return ewUnary(n, &ewOpFloor, 0, 0) }
-func ceil(n *node) error       { return ewUnary(n, &ewOpCeil, 0, 0) }
+func xCeil(n *node) error      { return ewUnary(n, &ewOpCeil, 0, 0) }
 func round(n *node) error      { return ewUnary(n, &ewOpRound, 0, 0) }
-func sign(n *node) error       { return ewUnary(n, &ewOpSign, 0, 0) }
+func xSign(n *node) error      { return ewUnary(n, &ewOpSign, 0, 0) }
 func relu(n *node) error       { return ewUnary(n, &ewOpRelu, 0, 0) }
 func leakyRelu(n *node) error {
 	return ewUnary(n, &ewOpLeakyRelu, ewAttrF(n, "alpha", 0.01), 0)

@@ -422,7 +422,7 @@ func lpPool(n *node) error {
 	return windowPool(n, lpPool, poolLp)
 }
 
-func windowPool(n *node, self kernel, kind int) error {
+func windowPool(n *node, self xKernel, kind int) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}
@@ -503,7 +503,7 @@ func avgLpPool[T nnFloat](x, y []T, xs []int, win nnWin, kind int, p float64, in
 
 // globalPool reduces each [N, C] plane to one value: kind is poolAvg,
 // poolLp or -1 for max.
-func globalPool(n *node, self kernel, kind int) error {
+func globalPool(n *node, self xKernel, kind int) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}

@@ -90,7 +90,7 @@ func reduceGeom(n *node, X *Tensor) (shape, ostride []int, err error) {
 	return shape, ostride, nil
 }
 
-func reduce(n *node, self kernel, op int) error {
+func reduce(n *node, self xKernel, op int) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}
@@ -351,7 +351,7 @@ func argMax(n *node) error { return argMinMax(n, argMax, true) }
 // ArgMin is ONNX ArgMin (versions 1-13).
 func argMin(n *node) error { return argMinMax(n, argMin, false) }
 
-func argMinMax(n *node, self kernel, isMax bool) error {
+func argMinMax(n *node, self xKernel, isMax bool) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}

@@ -336,7 +336,7 @@ func concatRange(in []*Tensor, lo, hi int, out *Tensor, ost *[ewMaxRank]int, ax 
 // Split cuts input 0 along axis into the outputs: sizes from the split
 // attribute (opset < 13; opset 1 also takes them as input 1), the split
 // input (13+), or equal parts (num_outputs, opset 18, rounds up).
-func split(n *node) error {
+func xSplit(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -528,7 +528,7 @@ func expand(n *node) error {
 
 // Tile repeats the input repeats[i] times along each axis (opset 1: one
 // axis given by inputs tiles and axis).
-func tile(n *node) error {
+func xTile(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
@@ -639,7 +639,7 @@ func spaceToDepth(n *node) error {
 // Pad pads (or, with negative pads, crops) each axis: pads attribute
 // ("paddings" in opset 1) before opset 11, input after, optionally for the
 // listed axes (opset 18). Modes: constant, reflect, edge, wrap.
-func pad(n *node) error {
+func xPad(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err

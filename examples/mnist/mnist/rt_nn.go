@@ -53,11 +53,11 @@ func nnIsHalf(dt DType) bool { return dt == F16 || dt == BF16 }
 // to float32, then narrows the shadow's float32 outputs back to the dtype
 // of the first half input (other outputs, e.g. int64 indices, are copied).
 // It reports false, doing nothing, when n has no half-precision input.
-func nnViaF32(n *node, k kernel) (bool, error) { return nnViaF32Keep(n, k, 0) }
+func nnViaF32(n *node, k xKernel) (bool, error) { return nnViaF32Keep(n, k, 0) }
 
 // nnViaF32Keep is nnViaF32 whose outputs in the bit set keep (1<<i) stay
 // float32 (LayerNormalization's Mean and InvStdDev).
-func nnViaF32Keep(n *node, k kernel, keep uint) (bool, error) {
+func nnViaF32Keep(n *node, k xKernel, keep uint) (bool, error) {
 	half := Undefined
 	for _, t := range n.In {
 		if t != nil && nnIsHalf(t.DType) {

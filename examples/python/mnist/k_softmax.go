@@ -23,7 +23,7 @@ func logSoftmax(n *node) error { return softmaxLike(n, logSoftmax, smLogSoftmax)
 // Hardmax is ONNX Hardmax (versions 1-13): 1 at the first maximum.
 func hardmax(n *node) error { return softmaxLike(n, hardmax, smHardmax) }
 
-func softmaxLike(n *node, self kernel, kind int) error {
+func softmaxLike(n *node, self xKernel, kind int) error {
 	if ok, err := nnViaF32(n, self); ok {
 		return err
 	}

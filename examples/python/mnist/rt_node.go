@@ -26,7 +26,7 @@ type node struct {
 }
 
 // Kernel runs a node: it reads n.In and writes n.Out (resizing them).
-type kernel func(n *node) error
+type xKernel func(n *node) error
 
 // Errorf returns an error naming the node.
 func (n *node) Errorf(format string, args ...any) error {
