@@ -384,7 +384,7 @@ func writeReport(path string, tests []*conformanceTest, rtol, atol float64) erro
 		case t.passed:
 			result = "pass"
 		}
-		if t.err == nil && t.skip == "" && (t.got != nil || t.same != nil) {
+		if t.err == nil && t.skip == "" && (t.got != nil || t.same != nil && t.same.got != nil) {
 			abs, rel = fmt.Sprintf("%.3g", t.maxAbs), fmt.Sprintf("%.3g", t.maxRel)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", suiteOf(t), cell(t.test), result, abs, rel, cell(t.reason))
