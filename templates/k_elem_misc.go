@@ -308,8 +308,9 @@ func Identity(n *Node) error {
 // Dropout is the identity at inference (the mask, when asked for, is all
 // true; before opset 10 it has the input's dtype and holds ones). With
 // training_mode (opset 12+) and a non-zero ratio it drops elements at
-// random, seeded by the seed attribute, and scales the rest by
-// 1/(1-ratio).
+// random (element i is kept when the i-th draw of k_random.go's generator,
+// seeded by the seed attribute, is at least ratio, as numpy computes
+// uniform(0, 1, shape) >= ratio), and scales the rest by 1/(1-ratio).
 func Dropout(n *Node) error {
 	if len(n.In) < 1 || n.In[0] == nil {
 		return n.Errorf("want an input")
@@ -352,11 +353,7 @@ func Dropout(n *Node) error {
 	if ratio < 0 || ratio > 1 {
 		return n.Errorf("ratio %v outside [0, 1]", ratio)
 	}
-	s := ewScr(n)
-	if !s.seed {
-		s.seed = true
-		s.rng = uint64(n.Attrs.Int("seed", 0x5eed))
-	}
+	rng := rngFor(n)
 	out.Resize(x.DType, x.Shape...)
 	keep := ewScr(n).F64(x.Len())
 	scale := 0.0
@@ -365,7 +362,7 @@ func Dropout(n *Node) error {
 	}
 	for i := range keep {
 		keep[i] = 0
-		if ewRand(&s.rng) >= ratio {
+		if rng.Float64() >= ratio {
 			keep[i] = scale
 		}
 	}
@@ -401,14 +398,4 @@ func ewScaleBy[T ewNum](out, x []T, s []float64) {
 	for i, v := range x {
 		out[i] = T(float64(v) * s[i])
 	}
-}
-
-// ewRand returns a uniform float64 in [0, 1) from a splitmix64 state.
-func ewRand(state *uint64) float64 {
-	*state += 0x9e3779b97f4a7c15
-	z := *state
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return float64(z>>11) / (1 << 53)
 }

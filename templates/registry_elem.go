@@ -35,3 +35,12 @@ func init() {
 	register("Swish", Swish)
 	register("Gelu", Gelu)
 }
+
+func init() {
+	register("RandomUniform", RandomUniform)
+	register("RandomUniformLike", RandomUniformLike)
+	register("RandomNormal", RandomNormal)
+	register("RandomNormalLike", RandomNormalLike)
+	register("Bernoulli", Bernoulli)
+	register("Multinomial", Multinomial)
+}

@@ -161,8 +161,7 @@ func ewRoundOdd32(x float64) float32 {
 type ewScratch struct {
 	f64  []float64
 	ints [4][]int
-	rng  uint64
-	seed bool
+	rng  *rngMT // the random ops' generator (k_random.go)
 	val  Tensor // a one-element value (Pad's constant)
 }
 
