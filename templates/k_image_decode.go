@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
-	"image/jpeg"
 	"image/png"
 	"strconv"
 )
@@ -93,7 +92,7 @@ func imgDecode(d []byte) (image.Image, error) {
 	case has("\x89PNG\r\n\x1a\n"):
 		return png.Decode(bytes.NewReader(d))
 	case has("\xff\xd8"):
-		return jpeg.Decode(bytes.NewReader(d))
+		return jpgDecode(d)
 	case has("GIF87a"), has("GIF89a"):
 		return gif.Decode(bytes.NewReader(d))
 	case has("BM"):
