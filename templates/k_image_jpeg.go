@@ -77,7 +77,17 @@ type jpgErr string
 func (e jpgErr) Error() string { return "JPEG: " + string(e) }
 
 // jpgDecode decodes a JPEG stream to *image.Gray or *image.RGBA.
-func jpgDecode(d []byte) (img image.Image, err error) {
+func jpgDecode(d []byte) (image.Image, error) {
+	j, err := jpgParse(d)
+	if err != nil {
+		return nil, err
+	}
+	return j.finish()
+}
+
+// jpgParse reads the markers and entropy-coded scans up to EOI, leaving
+// the quantized coefficients in j.comps.
+func jpgParse(d []byte) (*jpgDec, error) {
 	j := &jpgDec{d: d}
 	if len(d) < 2 || d[0] != 0xFF || d[1] != 0xD8 {
 		return nil, jpgErr("missing SOI marker")
@@ -93,7 +103,7 @@ func jpgDecode(d []byte) (img image.Image, err error) {
 			if !j.frame {
 				return nil, jpgErr("no image (EOI before a frame)")
 			}
-			return j.finish()
+			return j, nil
 		case m == 0xC0 || m == 0xC1 || m == 0xC2:
 			if err := j.readSOF(m == 0xC2); err != nil {
 				return nil, err
