@@ -9,7 +9,9 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -644,6 +646,117 @@ func TestJPEGConformanceInput(t *testing.T) {
 		want := out[len(out)-len(y.U8()):]
 		if !bytes.Equal(y.U8(), want) {
 			t.Errorf("%s: decoded pixels differ from the expected ones", c.test)
+		}
+	}
+}
+
+// TestJPEGAgainstDjpeg compares the decoder with libjpeg-turbo's djpeg
+// (default settings: what Pillow decodes) on files cjpeg makes with many
+// sampling factors, progressive and restart options. It runs only where
+// cjpeg and djpeg are installed (Debian: libjpeg-turbo-progs); the
+// fixtures in testdata/jpeg keep a few of these cases for everyone.
+func TestJPEGAgainstDjpeg(t *testing.T) {
+	if _, err := exec.LookPath("cjpeg"); err != nil {
+		t.Skip("cjpeg/djpeg not installed")
+	}
+	if _, err := exec.LookPath("djpeg"); err != nil {
+		t.Skip("cjpeg/djpeg not installed")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewSource(13))
+	opts := [][]string{
+		{}, {"-progressive"}, {"-sample", "1x1"}, {"-sample", "2x1"}, {"-sample", "1x2"},
+		{"-sample", "2x2", "-progressive", "-restart", "1"}, {"-sample", "4x1"}, {"-sample", "1x4"},
+		{"-sample", "4x2"}, {"-sample", "3x1"}, {"-sample", "2x2,1x2,2x1"}, {"-sample", "1x1,2x2,1x1"},
+		{"-restart", "2B"}, {"-restart", "1", "-optimize"}, {"-grayscale"}, {"-grayscale", "-progressive"},
+		{"-rgb"}, {"-rgb", "-progressive"}, {"-quality", "100"}, {"-quality", "5"},
+		{"-progressive", "-quality", "98", "-restart", "3B"},
+	}
+	sizes := [][2]int{{1, 1}, {2, 2}, {3, 5}, {7, 13}, {17, 33}, {33, 65}, {64, 48}, {9, 40}}
+	cases := 0
+	defer func() { t.Logf("%d files compared with djpeg", cases) }()
+	for _, sz := range sizes {
+		W, H := sz[0], sz[1]
+		var ppm bytes.Buffer
+		fmt.Fprintf(&ppm, "P6\n%d %d\n255\n", W, H)
+		fx, fy := rng.Float64(), rng.Float64()
+		for y := 0; y < H; y++ {
+			for x := 0; x < W; x++ {
+				for ch := 0; ch < 3; ch++ {
+					v := 128 + 110*math.Sin(fx*float64(x)+2*float64(ch))*math.Cos(fy*float64(y+ch)) + float64(rng.Intn(50)-25)
+					if (x/3+y/4)%5 == 0 {
+						v = float64(rng.Intn(256))
+					}
+					ppm.WriteByte(uint8(math.Max(0, math.Min(255, v))))
+				}
+			}
+		}
+		src := filepath.Join(dir, "in.ppm")
+		if err := os.WriteFile(src, ppm.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range opts {
+			name := fmt.Sprintf("%dx%d_%v", W, H, o)
+			jp, err := exec.Command("cjpeg", append(o, src)...).Output()
+			if err != nil {
+				t.Fatalf("%s: cjpeg: %v", name, err)
+			}
+			f := filepath.Join(dir, "x.jpg")
+			if err := os.WriteFile(f, jp, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want, err := exec.Command("djpeg", "-pnm", f).Output()
+			if err != nil {
+				t.Fatalf("%s: djpeg: %v", name, err)
+			}
+			got, gw, gh := jpgPixels(t, jp)
+			cases++
+			if gw != W || gh != H || len(want) < len(got) {
+				t.Fatalf("%s: size %dx%d", name, gw, gh)
+			}
+			if fixtures := os.Getenv("CUVIL_WRITE_JPEG_FIXTURES"); fixtures != "" && W == 17 {
+				base := fmt.Sprintf("%dx%d_%s", W, H, strings.Join(strings.Fields(strings.ReplaceAll(fmt.Sprint(o), "-", "")), "_"))
+				base = strings.NewReplacer("[", "", "]", "", ",", "-").Replace(base)
+				if len(o) == 0 {
+					base += "default"
+				}
+				os.MkdirAll(fixtures, 0o755)
+				os.WriteFile(filepath.Join(fixtures, base+".jpg"), jp, 0o644)
+				os.WriteFile(filepath.Join(fixtures, base+".pnm"), want, 0o644)
+			}
+			exp := want[len(want)-len(got):]
+			if !bytes.Equal(got, exp) {
+				worst, at := 0, 0
+				for i := range got {
+					if d := int(got[i]) - int(exp[i]); d > worst || -d > worst {
+						worst, at = max(d, -d), i
+					}
+				}
+				t.Errorf("%s: differs from djpeg by up to %d (sample %d)", name, worst, at)
+			}
+		}
+	}
+}
+
+// TestJPEGFixtures decodes the files in testdata/jpeg (made by cjpeg, see
+// TestJPEGAgainstDjpeg) and compares with djpeg's output exactly.
+func TestJPEGFixtures(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "jpeg", "*.jpg"))
+	if len(files) == 0 {
+		t.Fatal("no fixtures in testdata/jpeg")
+	}
+	for _, f := range files {
+		jp, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(strings.TrimSuffix(f, ".jpg") + ".pnm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, _ := jpgPixels(t, jp)
+		if len(want) < len(got) || !bytes.Equal(got, want[len(want)-len(got):]) {
+			t.Errorf("%s: differs from djpeg's output", f)
 		}
 	}
 }
