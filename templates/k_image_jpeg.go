@@ -315,8 +315,9 @@ func (j *jpgDec) readSOF(progressive bool) error {
 	if len(s) < 6+3*nc {
 		return jpgErr("truncated SOF segment")
 	}
-	if j.W*j.H > 1<<28 {
-		return jpgErr("image too large")
+	if j.W*j.H > 2*89478485 {
+		// Pillow refuses images this large too (DecompressionBombError).
+		return jpgErr("image too large (" + strconv.Itoa(j.W) + "x" + strconv.Itoa(j.H) + " pixels)")
 	}
 	j.progressive = progressive
 	j.comps = make([]jpgComp, nc)
