@@ -6,16 +6,22 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
-	"image/jpeg"
 	"image/png"
 	"strconv"
 )
 
 // ImageDecoder is ONNX ImageDecoder (v20): a 1-D uint8 encoded image to
 // [H, W, 3] (pixel_format RGB or BGR) or [H, W, 1] (Grayscale) uint8.
-// PNG, JPEG and GIF decode with Go's standard library; BMP (uncompressed
-// 1/4/8/24/32-bit), PNM (P1-P6) and baseline uncompressed TIFF with the
-// small decoders below. WebP, JPEG 2000 and compressed TIFF would need
+// JPEG decodes with the decoder in k_image_jpeg.go, which reproduces
+// libjpeg-turbo's default output bit for bit (what Pillow, and so ONNX's
+// reference, gives; Go's image/jpeg differs by up to tens of levels):
+// baseline and progressive Huffman, grayscale and YCbCr/RGB; 12-bit,
+// lossless, arithmetic-coded and CMYK JPEGs fail with an error naming the
+// feature. For pixel_format Grayscale a color JPEG is converted to RGB and
+// then to luma as Pillow's convert("L") does, a grayscale JPEG gives its
+// samples as they are. PNG and GIF decode with Go's standard library;
+// BMP (uncompressed 1/4/8/24/32-bit), PNM (P1-P6) and baseline
+// uncompressed TIFF with the small decoders below. WebP, JPEG 2000 and compressed TIFF would need
 // decoders outside the standard library (generated packages import only
 // it): they fail at run time with an error naming the format.
 func ImageDecoder(n *Node) error {
@@ -93,7 +99,7 @@ func imgDecode(d []byte) (image.Image, error) {
 	case has("\x89PNG\r\n\x1a\n"):
 		return png.Decode(bytes.NewReader(d))
 	case has("\xff\xd8"):
-		return jpeg.Decode(bytes.NewReader(d))
+		return jpgDecode(d)
 	case has("GIF87a"), has("GIF89a"):
 		return gif.Decode(bytes.NewReader(d))
 	case has("BM"):
