@@ -22,7 +22,8 @@ import (
 //	        name:L?...  zero or more
 //	types   L=dtypes    comma list of dtypes and $sets
 //	        L=seq:dts   sequences of tensors of those dtypes;
-//	        L=t,seq,opt:dts for several kinds
+//	        L=t,seq,opt:dts for several kinds (map: maps, whose
+//	        dtypes are the values'; shape rules check the keys)
 //	attrs   name:kind[=default][!][<N][>=N]  (! = required; list defaults
 //	        are comma separated)
 var opDefs = []opDef{
@@ -320,7 +321,7 @@ func parseOpDef(d opDef) (*OpSchema, error) {
 		if kinds, dts, ok := strings.Cut(spec, ":"); ok {
 			spec = dts
 			for _, k := range strings.Split(kinds, ",") {
-				kind, ok := map[string]TypeKind{"t": TensorKind, "seq": SequenceKind, "opt": OptionalKind}[k]
+				kind, ok := map[string]TypeKind{"t": TensorKind, "seq": SequenceKind, "opt": OptionalKind, "map": MapKind}[k]
 				if !ok {
 					return bad("bad kind %q in %q", k, f)
 				}

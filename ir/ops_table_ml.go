@@ -3,19 +3,15 @@ package ir
 // Operators of the ai.onnx.ml domain (traditional machine learning, the
 // domain skl2onnx and onnxmltools emit), opsets 1 to 5, as docs/Operators-ml.md
 // of ONNX 1.22 defines them. Rows use the little languages of ops_table.go.
-// Ops on map values (ZipMap, DictVectorizer, CastMap) are not here: the IR
-// has no map kind yet.
+// The ops on map values (CastMap, DictVectorizer, ZipMap) constrain the
+// maps' value dtypes here; their shape rules check the key dtypes.
 
 // MLDomain is the domain of ONNX's traditional machine-learning operators.
 const MLDomain = "ai.onnx.ml"
 
 // MLUnsupported names the ai.onnx.ml ops the table leaves out, with why,
-// for the importer's error.
-var MLUnsupported = map[string]string{
-	"ZipMap":         "its output is a sequence of maps, and Cuvil's IR and generated API have no map values yet (a classifier's probabilities tensor, ZipMap's input, is the usual output to use instead)",
-	"DictVectorizer": "its input is a map, and Cuvil's IR and generated API have no map values yet",
-	"CastMap":        "its input is a map, and Cuvil's IR and generated API have no map values yet",
-}
+// for the importer's error (none at present).
+var MLUnsupported = map[string]string{}
 
 // MaxMLOpset is the newest ai.onnx.ml opset Cuvil supports.
 const MaxMLOpset = 5
@@ -35,9 +31,15 @@ var mlOpDefs = []opDef{
 		"Selects elements of the last axis of X at the indices Y.", nil},
 	{"Binarizer", "1", "X:T", "Y:T", "T=f32,f64,i64,i32", "threshold:float=0", "ew",
 		"1 where X > threshold, else 0.", nil},
+	{"CastMap", "1", "X:T1", "Y:T2", "T1=map:string,f32 T2=string,f32,i64",
+		"cast_to:string=TO_FLOAT map_form:string=DENSE max_map:int=1", "",
+		"Converts a map from int64 to a tensor, dense (keys 0..max_map-1) or sparse (in key order).", nil},
 	{"CategoryMapper", "1", "X:T1", "Y:T2", "T1=string,i64 T2=string,i64",
 		"cats_int64s:ints cats_strings:strings default_int64:int=-1 default_string:string=_Unused", "ew",
 		"Maps strings to integers and integers to strings through two parallel lists.", nil},
+	{"DictVectorizer", "1", "X:T1", "Y:T2", "T1=map:string,i64,f32,f64 T2=string,i64,f32,f64",
+		"int64_vocabulary:ints string_vocabulary:strings", "",
+		"Scatters a map's values into a [1, C] tensor at their keys' positions in a vocabulary.", nil},
 	{"FeatureVectorizer", "1", "X:T1...", "Y:T2", "T1=i32,i64,f32,f64 T2=f32", "inputdimensions:ints", "",
 		"Concatenates the inputs' feature columns into one [N, C] float tensor.", nil},
 	{"Imputer", "1", "X:T", "Y:T", "T=f32,f64,i64,i32",
@@ -80,6 +82,8 @@ var mlOpDefs = []opDef{
 		"aggregate_function:string=SUM n_targets:int target_ids:ints target_nodeids:ints target_treeids:ints target_weights:floats " +
 			"target_weights_as_tensor:tensor>=3 " + mlTreeNodeAttrs + mlPackedAttrs, "",
 		"Tree ensemble regressor.", nil},
+	{"ZipMap", "1", "X:T1", "Z:T2", "T1=f32 T2=seq:f32", "classlabels_int64s:ints classlabels_strings:strings", "",
+		"Turns each row of a [N, C] score tensor into a map from the class labels to the scores.", nil},
 }
 
 func init() {

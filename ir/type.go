@@ -185,12 +185,13 @@ func (k TypeKind) String() string {
 }
 
 // ElemDType is the dtype of the innermost tensor: the tensor's own dtype,
-// or that of a sequence's or optional's elements (Undefined when unknown).
+// or that of a sequence's or optional's elements, or of a map's values
+// (Undefined when unknown).
 func (t Type) ElemDType() DType {
 	switch t.Kind {
 	case TensorKind:
 		return t.DType
-	case SequenceKind, OptionalKind:
+	case SequenceKind, OptionalKind, MapKind:
 		if t.Elem != nil {
 			return t.Elem.ElemDType()
 		}
