@@ -26,3 +26,9 @@ func init() {
 	register("ai.onnx.ml::SVMClassifier", MLSVMClassifier)
 	register("ai.onnx.ml::SVMRegressor", MLSVMRegressor)
 }
+
+func init() {
+	register("ai.onnx.ml::CastMap", MLCastMap)
+	register("ai.onnx.ml::DictVectorizer", MLDictVectorizer)
+	register("ai.onnx.ml::ZipMap", MLZipMap)
+}

@@ -142,7 +142,7 @@ func (o *OptionalValue) Set() *Tensor {
 // Clear empties the optional.
 func (o *OptionalValue) Clear() { o.Value = nil }
 
-// CopyValue makes dst a deep copy of src, a tensor, sequence or optional,
+// CopyValue makes dst a deep copy of src, a tensor, sequence, optional or map,
 // reusing dst's memory. Copying a value onto itself does nothing.
 func CopyValue(dst, src *Tensor) {
 	if dst == src {
@@ -159,8 +159,10 @@ func CopyValue(dst, src *Tensor) {
 		if d.Value != nil {
 			CopyValue(o.Set(), d.Value)
 		}
+	case *MapValue:
+		copyMap(dst, src, d)
 	default:
-		if dst.IsSequence() || dst.IsOptional() {
+		if dst.IsSequence() || dst.IsOptional() || dst.IsMap() {
 			dst.Data = nil // a slot changing kind: start afresh
 		}
 		ewCopyTensor(dst, src)
