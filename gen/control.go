@@ -50,11 +50,6 @@ func (c *compiled) lowerNodes(m *ir.Model, lib *library, g *ir.Graph, isInput ma
 	var run []*ir.Node
 	for _, n := range g.Nodes {
 		where := fmt.Sprintf("node %q (%s, domain %s, opset %d)", n.Name, n.Op, domainName(n.Domain), m.Opset(n.Domain))
-		for _, v := range append(append([]*ir.Value(nil), n.Inputs...), n.Outputs...) {
-			if v != nil && v.Type.Kind == ir.MapKind {
-				return nil, fmt.Errorf("gen: %s: value %q has type %s: maps are not supported", where, v.Name, v.Type)
-			}
-		}
 		if n.Domain == "" && n.Op == "Constant" {
 			t, err := constantValue(n)
 			if err != nil {

@@ -140,7 +140,8 @@ func TestGeneratedAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"BF16ToF32", "DType", "F16ToF32", "F32ToBF16", "F32ToF16", "Input", "Model", "New", "NewOptional",
+	want := []string{"BF16ToF32", "DType", "F16ToF32", "F32ToBF16", "F32ToF16", "Input", "MapElem", "MapKey", "MapOf",
+		"MapValue", "MapsOf", "Model", "New", "NewMap", "NewOptional",
 		"NewSequence", "NodeProfile", "Option", "OptionalValue", "Output", "Sequence", "Session", "SessionOptions",
 		"Tensor", "WithProfile", "WithThreads"}
 	var got []string

@@ -199,7 +199,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Comment("Input holds the model's inputs. Every field must be set.")
 	f.Type().Id("Input").StructFunc(func(g *jen.Group) {
 		for i, v := range c.inputs {
-			g.Add(lineComment(fmt.Sprintf("%s is ONNX input %q: %s.", c.inNames[i], v.Name, v.Type)))
+			g.Add(lineComment(fmt.Sprintf("%s is ONNX input %q: %s.%s", c.inNames[i], v.Name, v.Type, mapHint(v.Type, true))))
 			g.Id(c.inNames[i]).Op("*").Id("Tensor")
 		}
 	})
@@ -207,7 +207,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Comment("Output holds the model's outputs.")
 	f.Type().Id("Output").StructFunc(func(g *jen.Group) {
 		for i, v := range c.outputs {
-			g.Add(lineComment(fmt.Sprintf("%s is ONNX output %q: %s.", c.outNames[i], v.Name, v.Type)))
+			g.Add(lineComment(fmt.Sprintf("%s is ONNX output %q: %s.%s", c.outNames[i], v.Name, v.Type, mapHint(v.Type, false))))
 			g.Id(c.outNames[i]).Op("*").Id("Tensor")
 		}
 	})
@@ -250,6 +250,15 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 				} else {
 					dims[i] = jen.Values(jen.Id("sym").Op(":").Lit(c.symIndex[d.Sym]))
 				}
+			}
+			if v.Type.Kind == ir.MapKind {
+				g.Line().Values(
+					jen.Id("name").Op(":").Lit(v.Name),
+					jen.Id("dtype").Op(":").Add(dtypeID(v.Type.ElemDType())),
+					jen.Id("key").Op(":").Add(dtypeID(v.Type.DType)),
+					jen.Id("kind").Op(":").Lit(int(v.Type.Kind)),
+				)
+				continue
 			}
 			if v.Type.Kind != ir.TensorKind {
 				g.Line().Values(
@@ -469,6 +478,10 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 			n, _ := dimOf(d)
 			shape[j] = jen.Lit(n)
 		}
+		if k, e, ok := mapGoTypes(v.Type); ok && v.Type.Kind == ir.MapKind {
+			inputs[i] = jen.Id(c.inNames[i]).Op(":").Id("NewMap").Call(jen.Map(jen.Id(k)).Id(e).Values())
+			continue
+		}
 		inputs[i] = jen.Id(c.inNames[i]).Op(":").Id("cuvilTestTensor").Call(dtypeID(v.Type.DType), jen.Index().Int().Values(shape...), jen.Lit(i+1))
 	}
 	f.Add(lineComment("cuvilTestInput is a deterministic pseudo-random input at the declared", "shapes (symbolic dims as given to cuvil, else 1)."))
@@ -568,4 +581,43 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 		return nil, fmt.Errorf("gen: rendering model_test.go: %v", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// mapGoTypes returns the Go key and value types of a map type, or of the
+// maps of a sequence of maps, when the generated API exchanges them
+// (templates' MapKey and MapElem).
+func mapGoTypes(t ir.Type) (key, val string, ok bool) {
+	if t.Kind == ir.SequenceKind && t.Elem != nil {
+		t = *t.Elem
+	}
+	if t.Kind != ir.MapKind || t.Elem == nil || t.Elem.Kind != ir.TensorKind {
+		return "", "", false
+	}
+	goType := map[ir.DType]string{ir.I64: "int64", ir.String: "string", ir.F32: "float32", ir.F64: "float64"}
+	key, val = goType[t.DType], goType[t.Elem.DType]
+	if key == "" || t.DType == ir.F32 || t.DType == ir.F64 || val == "" {
+		return "", "", false
+	}
+	return key, val, true
+}
+
+// mapHint tells, in the Input and Output docs, how to make or read a map
+// or a sequence of maps as Go maps.
+func mapHint(t ir.Type, input bool) string {
+	k, v, ok := mapGoTypes(t)
+	switch {
+	case !ok:
+		return ""
+	case t.Kind == ir.MapKind && input:
+		return fmt.Sprintf(" Make it with NewMap(map[%s]%s{...}).", k, v)
+	case t.Kind == ir.MapKind:
+		return fmt.Sprintf(" Read it with MapOf[%s, %s].", k, v)
+	case input:
+		return fmt.Sprintf(" Make it with NewSequence(%s, NewMap(map[%s]%s{...}), ...).", v2dtype(v), k, v)
+	}
+	return fmt.Sprintf(" Read it with MapsOf[%s, %s] ([]map[%s]%s).", k, v, k, v)
+}
+
+func v2dtype(goType string) string {
+	return map[string]string{"int64": "I64", "string": "String", "float32": "F32", "float64": "F64"}[goType]
 }

@@ -247,7 +247,7 @@ func lower(m *ir.Model, lib *library, custom []CustomOp) (*compiled, error) {
 	}
 	for _, v := range g.Inputs {
 		t := v.Type
-		if t.Kind == ir.SequenceKind || t.Kind == ir.OptionalKind {
+		if t.Kind == ir.SequenceKind || t.Kind == ir.OptionalKind || t.Kind == ir.MapKind {
 			c.inputs = append(c.inputs, v) // checked by kind at run time
 			continue
 		}
@@ -275,9 +275,6 @@ func lower(m *ir.Model, lib *library, custom []CustomOp) (*compiled, error) {
 	for _, v := range g.Outputs {
 		if v == nil {
 			return nil, fmt.Errorf("gen: graph has a nil output")
-		}
-		if v.Type.Kind == ir.MapKind {
-			return nil, fmt.Errorf("gen: output %q has type %s: maps are not supported", v.Name, v.Type)
 		}
 		isOutput[v] = true
 		c.outputs = append(c.outputs, v)

@@ -24,6 +24,7 @@ var runtimeAPI = map[string]bool{
 	"Option": true, "SessionOptions": true, "WithThreads": true, "WithProfile": true,
 	"NodeProfile": true,
 	"Sequence":    true, "OptionalValue": true, "NewSequence": true, "NewOptional": true,
+	"MapValue": true, "NewMap": true, "MapOf": true, "MapsOf": true, "MapKey": true, "MapElem": true,
 	"F16ToF32": true, "F32ToF16": true, "BF16ToF32": true, "F32ToBF16": true,
 }
 
