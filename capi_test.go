@@ -145,6 +145,16 @@ def wrapper(k, shared):
         if n > 1:  # (one row of every other row is contiguous)
             expect_error("non-contiguous", lambda: m.run([mv(x + x, [2 * n, 3])[::2], mv(y, [n, 3])]), "not C-contiguous")
         expect_error("not an array", lambda: m.run([x, y]), "is not an array" if not use_numpy else "")
+        # Buffer gives a flat buffer its shape, zero-size ones included.
+        out = m.run([dyn.Buffer(array.array("f", x), (n, 3)), dyn.Buffer(array.array("f", y), [n, 3])])[0]
+        if flat(out) != want_z(x, y):
+            fail("thread %d it %d: Buffer: got %s" % (k, it, flat(out)))
+        out = m.run([dyn.Buffer(array.array("f"), (0, 3)), dyn.Buffer(array.array("f"), (0, 3))])[0]
+        if tuple(out.shape) not in ((0, 3), (0,)) or len(out) != 0:
+            fail("thread %d it %d: zero-size: got shape %s" % (k, it, out.shape))
+        expect_error("Buffer size", lambda: m.run([dyn.Buffer(array.array("f", x), (n, 4)), mv(y, [n, 3])]),
+                     "Buffer of %d bytes, shape (%d, 4) of float32 needs %d" % (12 * n, n, 16 * n))
+        expect_error("Buffer of bytes", lambda: m.run([dyn.Buffer(bytes(12 * n), (n, 3)), mv(y, [n, 3])]), "format 'B'")
     if not shared:
         m.close()
         expect_error("closed", lambda: m.run([mv(x, [n, 3]), mv(y, [n, 3])]), "model is closed")

@@ -22,8 +22,9 @@ nothing, that is within the same kind, and copied when not C-contiguous)
 and outputs are numpy arrays. Without numpy (or with Model(path,
 numpy=False)), inputs are any object with the buffer protocol whose format
 and shape are the input's: array.array, ctypes arrays, bytearray or
-memoryview; give a flat buffer its shape with
-memoryview(buf).cast("B").cast("f", shape). Outputs are then read-only
+memoryview; give a flat buffer its shape with mnist.Buffer(buf, shape)
+(which also takes zero-size shapes) or memoryview(buf).cast("B").cast("f",
+shape). Outputs are then read-only
 memoryviews with the output's format and shape (float16 and bfloat16 as
 their uint16 bits, format "H"; a zero-size output is an empty 1-D view).
 """
@@ -37,7 +38,7 @@ try:
 except ImportError:  # the buffer-protocol path needs nothing else
     np = None
 
-__all__ = ["Model", "Error"]
+__all__ = ["Model", "Error", "Buffer"]
 
 _PREFIX = "mnist_"
 
@@ -97,6 +98,17 @@ class Error(RuntimeError):
     def __init__(self, message, code=0):
         super().__init__(message)
         self.code = code
+
+
+class Buffer:
+    """A flat C-contiguous buffer (array.array, bytearray, ctypes array,
+    memoryview) seen as an array of the given shape. Its format must be the
+    input's (bytes and bytearray, format "B", only for uint8 inputs) and
+    its size exactly the shape's."""
+
+    def __init__(self, data, shape):
+        self.data = data
+        self.shape = tuple(int(d) for d in shape)
 
 
 class _Arg:
@@ -197,7 +209,7 @@ class Model:
         """Checks one input; returns (object that keeps it alive, address,
         nbytes, shape)."""
         name, itemsize = _DTYPES[a.dtype][0], _DTYPES[a.dtype][1]
-        if self._np is not None and not isinstance(arr, (memoryview, bytes, bytearray)):
+        if self._np is not None and not isinstance(arr, (Buffer, memoryview, bytes, bytearray)):
             want = np.dtype(_DTYPES[a.dtype][2])
             arr = np.asarray(arr)
             if arr.dtype != want:
@@ -206,6 +218,11 @@ class Model:
                 arr = arr.astype(want)
             arr = np.ascontiguousarray(arr)
             return arr, arr.ctypes.data, arr.nbytes, tuple(arr.shape)
+        shape = None
+        if isinstance(arr, Buffer):
+            arr, shape = arr.data, arr.shape
+            if any(d < 0 for d in shape):
+                raise Error("input %r: Buffer shape %s has a negative dim" % (a.name, shape), 2)
         try:
             mv = memoryview(arr)
         except TypeError:
@@ -216,13 +233,21 @@ class Model:
                         % (a.name, mv.format, mv.itemsize, name, _DTYPES[a.dtype][3]), 2)
         if not mv.c_contiguous:
             raise Error("input %r: buffer is not C-contiguous" % a.name, 2)
+        if shape is None:
+            shape = tuple(mv.shape)
+        else:
+            n = mv.itemsize
+            for d in shape:
+                n *= d
+            if n != mv.nbytes:
+                raise Error("input %r: Buffer of %d bytes, shape %s of %s needs %d" % (a.name, mv.nbytes, shape, name, n), 2)
         if mv.nbytes == 0:
-            return mv, None, 0, tuple(mv.shape)
+            return mv, None, 0, shape
         if mv.readonly:
             keep = (ctypes.c_char * mv.nbytes).from_buffer_copy(mv)
         else:
             keep = (ctypes.c_char * mv.nbytes).from_buffer(mv)
-        return (mv, keep), ctypes.addressof(keep), mv.nbytes, tuple(mv.shape)
+        return (mv, keep), ctypes.addressof(keep), mv.nbytes, shape
 
     def run(self, x):
         """Runs the model.
