@@ -34,13 +34,25 @@ func reluModel(t *testing.T, path string) {
 	}
 }
 
-// python3 returns a python3, or skips.
+// python3 returns a python3, one with numpy where there is one, or skips.
 func python3(t *testing.T) string {
-	path, err := exec.LookPath("python3")
-	if err != nil {
+	first := ""
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		path, err := exec.LookPath(py)
+		if err != nil {
+			continue
+		}
+		if hasNumpy(path) {
+			return path
+		}
+		if first == "" {
+			first = path
+		}
+	}
+	if first == "" {
 		t.Skip("skipping: no python3 (Debian: apt-get install python3)")
 	}
-	return path
+	return first
 }
 
 func hasNumpy(py string) bool { return exec.Command(py, "-c", "import numpy").Run() == nil }
