@@ -301,6 +301,19 @@ int main(void) {
 	ins[1].dims = d3;
 	expect("constant dim", ctx, dyn_eval_tensors(ctx, ins, 2), 2, "dim 1 is 4, want 3");
 	ins[1].dims = d2;
+	float big[8] = {0};
+	ins[0].data = (char *)big + 1;
+	expect("misaligned", ctx, dyn_eval_tensors(ctx, ins, 2), 2, "is not aligned to its f32 elements (4 bytes)");
+	ins[0].data = x;
+
+	// Zero-size inputs (N = 0, legal ONNX) run, with or without data.
+	int64_t d0[2] = {0, 3};
+	dyn_tensor empty[2] = {tensor(NULL, 0, 1, 2, d0), tensor(y, 0, 1, 2, d0)};
+	expect("N = 0", ctx, dyn_eval_tensors(ctx, empty, 2), 0, "");
+	int64_t s0[2] = {-1, -1};
+	expect("N = 0 shape", ctx, dyn_result_shape_n(ctx, 0, s0, 2), 0, "");
+	CHECK(s0[0] == 0 && s0[1] == 3, "N = 0: result shape %" PRId64 " %" PRId64, s0[0], s0[1]);
+	expect("N = 0 copy", ctx, dyn_result_copy(ctx, 0, NULL, 0), 0, "");
 
 	// A short output buffer is refused and left untouched.
 	memset(z, 0x5a, sizeof z);

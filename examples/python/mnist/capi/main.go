@@ -51,8 +51,8 @@ package main
 // Running, checked (use these): mnist_eval_tensors(ctx, ins, nin)
 // takes one mnist_tensor per input, in declaration order, and checks
 // each against the model: dtype, rank, every dim (constant dims equal,
-// a symbolic dim equal across inputs), NULL data, and that nbytes holds
-// the data; it runs and keeps the outputs in the context, read with
+// a symbolic dim equal across inputs), NULL or misaligned data, and that
+// nbytes holds the data; it runs and keeps the outputs in the context, read with
 // mnist_result_rank, mnist_result_shape_n and mnist_result_copy
 // (which takes the destination's size). mnist_run_tensors(ctx, ins, nin,
 // outs, nout) also writes every output into outs[i].data, checking its
@@ -695,6 +695,9 @@ func (c *cuvilCtx) bind(i int, b buffer) error {
 	}
 	if b.p == nil && n > 0 {
 		return fmt.Errorf("input %q: buffer is NULL", a.name)
+	}
+	if size := elemSize(a.dtype); n > 0 && uintptr(b.p)%uintptr(size) != 0 {
+		return fmt.Errorf("input %q: buffer address %#x is not aligned to its %s elements (%d bytes)", a.name, uintptr(b.p), a.dtype, size)
 	}
 	var data any
 	if n == 0 {
