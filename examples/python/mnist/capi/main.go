@@ -35,12 +35,14 @@ package main
 // for the life of the library (it is recycled, never freed), so a stale
 // pointer reads an unrelated message, never freed memory.
 // mnist_last_error(0) returns the calling thread's last error of a call
-// not tied to a live context (mnist_create, mnist_inference, any call
-// given a bad handle): each thread has its own, valid until that thread's
-// next such call; no other thread's call changes or frees it.
-// mnist_error_message(ctx, buf, n) copies the same message (whole, up to
-// n-1 bytes and a NUL) into a caller buffer and returns its full length.
-// Messages are UTF-8; last_error truncates them at 4095 bytes.
+// not tied to a live context (mnist_create, mnist_inference_n, any call
+// given a bad handle): each thread has its own buffer (freed when the
+// thread exits), valid until that thread's next such call; no other
+// thread's call changes or frees it. mnist_error_message(ctx, buf, n)
+// copies the same message into a caller buffer (at most n-1 bytes and a
+// NUL, cut at a UTF-8 boundary) and returns its full length, so a caller
+// can retry with a larger buffer. Messages are UTF-8; the strings
+// last_error returns are cut at 4095 bytes, error_message's are not.
 //
 // Symbolic dims (mnist_sym_count, mnist_sym_name) take their sizes
 // from mnist_set_dims_n(ctx, sizes, n) before a run, or from the shapes
@@ -74,7 +76,8 @@ package main
 // unchecked form (buffers of the declared sizes). Errors of both are the
 // calling thread's, mnist_last_error(0).
 //
-// Exported Go code never panics into C: a panic becomes status 3.
+// A Go panic during a call becomes status 3 with its message, never an
+// abort of the process.
 
 #include <stdint.h>
 #include <stddef.h>
