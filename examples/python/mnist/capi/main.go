@@ -76,8 +76,10 @@ package main
 // unchecked form (buffers of the declared sizes). Errors of both are the
 // calling thread's, mnist_last_error(0).
 //
-// A Go panic during a call becomes status 3 with its message, never an
-// abort of the process.
+// A Go panic in the calling goroutine becomes status 3 with its message
+// (create returns 0, result_rank -1, error_message -1), not an abort;
+// panics in the model's worker goroutines are the generated package's to
+// turn into errors.
 
 #include <stdint.h>
 #include <stddef.h>
