@@ -161,7 +161,7 @@ class Model:
         f("result_copy", [u, i, p, i64], i)
         self.inputs = self._args("input")
         self.outputs = self._args("output")
-        self.syms = [self._c("sym_name")(k).decode() for k in range(self._c("sym_count")())]
+        self.syms = [self._c("sym_name")(k).decode("utf-8", "surrogateescape") for k in range(self._c("sym_count")())]
         ctx = self._c("create")()
         if not ctx:
             raise Error(self._message(0), 4)
@@ -184,11 +184,11 @@ class Model:
             syms = []
             for d in range(rank):
                 s = self._c(kind + "_dim_name")(k, d)
-                syms.append(s.decode() if s is not None else None)
+                syms.append(s.decode("utf-8", "surrogateescape") if s is not None else None)
             code = self._c(kind + "_dtype")(k)
             if code not in _DTYPES:
                 raise Error("%s %d has dtype %d, which this wrapper does not know" % (kind, k, code), 2)
-            out.append(_Arg(self._c(kind + "_name")(k).decode(), code, list(dims)[:rank], syms))
+            out.append(_Arg(self._c(kind + "_name")(k).decode("utf-8", "surrogateescape"), code, list(dims)[:rank], syms))
         return out
 
     def _message(self, ctx):
