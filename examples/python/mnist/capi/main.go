@@ -41,8 +41,8 @@ package main
 // thread's call changes or frees it. mnist_error_message(ctx, buf, n)
 // copies the same message into a caller buffer (at most n-1 bytes and a
 // NUL, cut at a UTF-8 boundary) and returns its full length, so a caller
-// can retry with a larger buffer. Messages are UTF-8; the strings
-// last_error returns are cut at 4095 bytes, error_message's are not.
+// can retry with a larger buffer. Messages are UTF-8 and cut at 4095
+// bytes, except that error_message gives a context's message whole.
 //
 // Symbolic dims (mnist_sym_count, mnist_sym_name) take their sizes
 // from mnist_set_dims_n(ctx, sizes, n) before a run, or from the shapes
