@@ -39,7 +39,7 @@ type library struct {
 // copyable reports whether a templates/ file may go into a generated package.
 func copyable(name string) bool {
 	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") &&
-		!strings.HasPrefix(name, "registry") && name != "doc.go" &&
+		name != "registry.go" && !strings.HasPrefix(name, "compiler_") && name != "doc.go" &&
 		(strings.HasPrefix(name, "rt_") || strings.HasPrefix(name, "k_") || strings.HasPrefix(name, "asm_"))
 }
 

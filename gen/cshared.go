@@ -18,6 +18,9 @@ import (
 //go:embed static/capi.go.txt
 var capiSource string
 
+//go:embed static/capi_cerr.go.txt
+var capiCErrSource string
+
 //go:embed static/capi.py.txt
 var capiPython string
 
@@ -161,6 +164,13 @@ func CShared(m *ir.Model, opts CSharedOptions) (map[string][]byte, error) {
 		return nil, fmt.Errorf("gen: formatting capi/main.go: %v", err)
 	}
 	out["capi/main.go"] = formatted
+	src, err = render("capi/cerr.go", capiCErrSource)
+	if err != nil {
+		return nil, err
+	}
+	if out["capi/cerr.go"], err = format.Source(src); err != nil {
+		return nil, fmt.Errorf("gen: formatting capi/cerr.go: %v", err)
+	}
 	if out["capi/Makefile"], err = render("capi/Makefile", capiMakefile); err != nil {
 		return nil, err
 	}

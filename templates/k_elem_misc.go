@@ -353,9 +353,10 @@ func Dropout(n *Node) error {
 	if ratio < 0 || ratio > 1 {
 		return n.Errorf("ratio %v outside [0, 1]", ratio)
 	}
-	rng := rngFor(n)
+	s := rngScr(n)
+	rng := s.rng
 	out.Resize(x.DType, x.Shape...)
-	keep := ewScr(n).F64(x.Len())
+	keep := s.F64(x.Len())
 	scale := 0.0
 	if ratio < 1 {
 		scale = 1 / (1 - ratio)

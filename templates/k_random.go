@@ -41,13 +41,18 @@ func rngNew(seed uint32) *rngMT {
 // tick differ.
 var rngClock atomic.Uint64
 
-// rngFor returns node n's generator, made on first use from the seed
-// attribute (a float for the Random ops and Bernoulli, an int for
+// rngScratch is a random op's node cache: its generator and a buffer.
+type rngScratch struct {
+	rng *rngMT
+	f64 []float64
+}
+
+// rngScr returns node n's cache, making its generator on first use from
+// the seed attribute (a float for the Random ops and Bernoulli, an int for
 // Dropout) or, without one, from the clock.
-func rngFor(n *Node) *rngMT {
-	s := ewScr(n)
-	if s.rng != nil {
-		return s.rng
+func rngScr(n *Node) *rngScratch {
+	if s, ok := n.Cache.(*rngScratch); ok {
+		return s
 	}
 	var seed uint32
 	switch v := n.Attrs["seed"].(type) {
@@ -61,8 +66,20 @@ func rngFor(n *Node) *rngMT {
 		z = (z ^ z>>27) * 0x94d049bb133111eb
 		seed = uint32(z ^ z>>31)
 	}
-	s.rng = rngNew(seed)
-	return s.rng
+	s := &rngScratch{rng: rngNew(seed)}
+	n.Cache = s
+	return s
+}
+
+// rngFor returns node n's generator.
+func rngFor(n *Node) *rngMT { return rngScr(n).rng }
+
+// F64 returns a buffer of size float64s.
+func (s *rngScratch) F64(size int) []float64 {
+	if cap(s.f64) < size {
+		s.f64 = make([]float64, size)
+	}
+	return s.f64[:size]
 }
 
 // rngSeedFloat maps a float seed attribute to numpy's 32-bit seed: an
@@ -281,8 +298,8 @@ func Multinomial(n *Node) error {
 	}
 	out := n.Out[0]
 	out.Resize(dt, batch, int(samples))
-	cdf := ewScr(n).F64(classes)
-	r := rngFor(n)
+	s := rngScr(n)
+	cdf, r := s.F64(classes), s.rng
 	for b := 0; b < batch; b++ {
 		top := math.Inf(-1)
 		for c := 0; c < classes; c++ {

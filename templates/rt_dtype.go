@@ -161,7 +161,6 @@ func ewRoundOdd32(x float64) float32 {
 type ewScratch struct {
 	f64  []float64
 	ints [4][]int
-	rng  *rngMT // the random ops' generator (k_random.go)
 	val  Tensor // a one-element value (Pad's constant)
 }
 

@@ -6,39 +6,109 @@ Build the library with `make` in the capi folder (go build
 
     import mnist
     with mnist.Model("path/to/libmnist.so") as m:
-        outs = m.run(x)               # list of numpy arrays, one per output
-        named = m.run({"name": x})    # dict of output name -> numpy array
+        outs = m.run(x)               # list of arrays, one per output
+        named = m.run({"name": x})    # dict of output name -> array
 
 A Model owns one context of the library (a session and its memory); calls
 on one Model are serialised, separate Models run in parallel (ctypes
-releases the GIL). Errors raise mnist.Error with the library's message.
-Needs numpy and nothing else.
+releases the GIL). Every misuse (unknown or missing input, wrong dtype,
+rank or shape, a non-contiguous buffer, a closed Model) and every failure
+of the library raises mnist.Error with the message; the wrapper never
+passes the library a buffer it has not checked.
+
+Arrays: with numpy installed, inputs are numpy arrays (or anything
+np.asarray takes; converted to the input's dtype only when that loses
+nothing, that is within the same kind, and copied when not C-contiguous)
+and outputs are numpy arrays. Without numpy (or with Model(path,
+numpy=False)), inputs are any object with the buffer protocol whose format
+and shape are the input's: array.array, ctypes arrays, bytearray or
+memoryview; give a flat buffer its shape with mnist.Buffer(buf, shape)
+(which also takes zero-size shapes) or memoryview(buf).cast("B").cast("f",
+shape). Outputs are then read-only
+memoryviews with the output's format and shape (float16 and bfloat16 as
+their uint16 bits, format "H"; a zero-size output is an empty 1-D view).
 """
 
 import ctypes
+import sys
 import threading
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # the buffer-protocol path needs nothing else
+    np = None
 
-__all__ = ["Model", "Error"]
+__all__ = ["Model", "Error", "Buffer"]
 
 _PREFIX = "mnist_"
 
-# ONNX TensorProto.DataType -> numpy dtype (float16 and bfloat16 travel as
-# their bits; bfloat16 arrays are uint16).
+# ONNX TensorProto.DataType -> (name, itemsize, numpy dtype name, struct
+# format of an output memoryview). float16 and bfloat16 travel as their
+# bits; bfloat16 numpy arrays are uint16.
 _DTYPES = {
-    1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16,
-    6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64,
-    12: np.uint32, 13: np.uint64, 16: np.uint16,
+    1: ("float32", 4, "float32", "f"),
+    2: ("uint8", 1, "uint8", "B"),
+    3: ("int8", 1, "int8", "b"),
+    4: ("uint16", 2, "uint16", "H"),
+    5: ("int16", 2, "int16", "h"),
+    6: ("int32", 4, "int32", "i"),
+    7: ("int64", 8, "int64", "q"),
+    9: ("bool", 1, "bool", "?"),
+    10: ("float16", 2, "float16", "H"),
+    11: ("float64", 8, "float64", "d"),
+    12: ("uint32", 4, "uint32", "I"),
+    13: ("uint64", 8, "uint64", "Q"),
+    16: ("bfloat16", 2, "uint16", "H"),
 }
 
 
+def _format_dtypes(fmt, itemsize):
+    """The ONNX dtypes a buffer of struct format fmt may carry."""
+    if fmt[:1] in ("<", ">", "!", "=", "@"):
+        foreign = (">", "!") if sys.byteorder == "little" else ("<",)
+        if fmt[0] in foreign:
+            return ()
+        fmt = fmt[1:]
+    if len(fmt) != 1:
+        return ()
+    if fmt == "f" and itemsize == 4:
+        return (1,)
+    if fmt == "d" and itemsize == 8:
+        return (11,)
+    if fmt == "e" and itemsize == 2:
+        return (10,)
+    if fmt == "?" and itemsize == 1:
+        return (9,)
+    if fmt == "b":
+        return (3,)
+    if fmt in "Bc":
+        return (2,)
+    if fmt in "hilqn":
+        return {2: (5,), 4: (6,), 8: (7,)}.get(itemsize, ())
+    if fmt in "HILQN":
+        return {2: (4, 10, 16), 4: (12,), 8: (13,)}.get(itemsize, ())
+    return ()
+
+
 class Error(RuntimeError):
-    """A failure reported by the library; code is its status code."""
+    """A misuse or a failure reported by the library; code is its status
+    code (1 closed or unknown context, 2 bad argument, 3 run failed, 4 the
+    weights failed to load)."""
 
     def __init__(self, message, code=0):
         super().__init__(message)
         self.code = code
+
+
+class Buffer:
+    """A flat C-contiguous buffer (array.array, bytearray, ctypes array,
+    memoryview) seen as an array of the given shape. Its format must be the
+    input's (bytes and bytearray, format "B", only for uint8 inputs) and
+    its size exactly the shape's."""
+
+    def __init__(self, data, shape):
+        self.data = data
+        self.shape = tuple(int(d) for d in shape)
 
 
 class _Arg:
@@ -49,18 +119,33 @@ class _Arg:
         self.syms = syms  # symbolic dim name or None, per dim
 
 
+class _Tensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("nbytes", ctypes.c_int64),
+        ("dtype", ctypes.c_int32),
+        ("rank", ctypes.c_int32),
+        ("dims", ctypes.POINTER(ctypes.c_int64)),
+    ]
+
+
 class Model:
     """The compiled model loaded from its shared library."""
 
-    def __init__(self, path):
-        self._lib = lib = ctypes.CDLL(path)
+    def __init__(self, path, numpy=None):
+        if numpy and np is None:
+            raise Error("numpy=True but numpy is not installed", 2)
+        self._np = np if numpy is None or numpy else None
+        self._lib = ctypes.CDLL(path)
         self._lock = threading.Lock()
         self._ctx = None
         f = self._fn
-        u, i, p, c, i64p = ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)
+        u, i, p, c, i32, i64 = ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int32, ctypes.c_int64
+        i64p, tp = ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(_Tensor)
         f("create", [], u)
-        f("destroy", [u], None)
+        f("destroy", [u], i)
         f("last_error", [u], c)
+        f("error_message", [u, ctypes.c_char_p, ctypes.c_size_t], i64)
         for kind in ("input", "output"):
             f(kind + "_count", [], i)
             f(kind + "_name", [i], c)
@@ -70,16 +155,16 @@ class Model:
             f(kind + "_dim_name", [i, i], c)
         f("sym_count", [], i)
         f("sym_name", [i], c)
-        f("set_dims", [u, i64p], i)
+        f("eval_tensors", [u, tp, i32], i)
+        f("result_rank", [u, i], i)
+        f("result_shape_n", [u, i, i64p, i32], i)
+        f("result_copy", [u, i, p, i64], i)
         self.inputs = self._args("input")
         self.outputs = self._args("output")
-        self.syms = [self._c("sym_name")(k).decode() for k in range(self._c("sym_count")())]
-        f("eval", [u] + [p] * len(self.inputs), i)
-        f("result_shape", [u, i, i64p], i)
-        f("result_copy", [u, i, p, ctypes.c_int64], i)
+        self.syms = [self._c("sym_name")(k).decode("utf-8", "surrogateescape") for k in range(self._c("sym_count")())]
         ctx = self._c("create")()
         if not ctx:
-            raise Error(self._c("last_error")(0).decode(), 4)
+            raise Error(self._message(0), 4)
         self._ctx = ctx
 
     def _c(self, name):
@@ -99,25 +184,78 @@ class Model:
             syms = []
             for d in range(rank):
                 s = self._c(kind + "_dim_name")(k, d)
-                syms.append(s.decode() if s is not None else None)
+                syms.append(s.decode("utf-8", "surrogateescape") if s is not None else None)
             code = self._c(kind + "_dtype")(k)
             if code not in _DTYPES:
                 raise Error("%s %d has dtype %d, which this wrapper does not know" % (kind, k, code), 2)
-            out.append(_Arg(self._c(kind + "_name")(k).decode(), code, list(dims)[:rank], syms))
+            out.append(_Arg(self._c(kind + "_name")(k).decode("utf-8", "surrogateescape"), code, list(dims)[:rank], syms))
         return out
+
+    def _message(self, ctx):
+        """The library's message for ctx (0: this thread's), copied."""
+        n = 256
+        while True:
+            buf = ctypes.create_string_buffer(n)
+            full = self._c("error_message")(ctx, buf, n)
+            if full < n:
+                return buf.value.decode("utf-8", "replace")
+            n = full + 1
 
     def _check(self, status):
         if status != 0:
-            raise Error(self._c("last_error")(self._ctx).decode(), status)
+            raise Error(self._message(self._ctx if status != 1 else 0), status)
+
+    def _input(self, a, arr):
+        """Checks one input; returns (object that keeps it alive, address,
+        nbytes, shape)."""
+        name, itemsize = _DTYPES[a.dtype][0], _DTYPES[a.dtype][1]
+        if self._np is not None and not isinstance(arr, (Buffer, memoryview, bytes, bytearray)):
+            want = np.dtype(_DTYPES[a.dtype][2])
+            arr = np.asarray(arr)
+            if arr.dtype != want:
+                if arr.dtype.kind != want.kind:
+                    raise Error("input %r: dtype is %s, want %s" % (a.name, arr.dtype, want), 2)
+                arr = arr.astype(want)
+            arr = np.ascontiguousarray(arr)
+            return arr, arr.ctypes.data, arr.nbytes, tuple(arr.shape)
+        shape = None
+        if isinstance(arr, Buffer):
+            arr, shape = arr.data, arr.shape
+            if any(d < 0 for d in shape):
+                raise Error("input %r: Buffer shape %s has a negative dim" % (a.name, shape), 2)
+        try:
+            mv = memoryview(arr)
+        except TypeError:
+            raise Error("input %r: %s is not an array (it has no buffer protocol)%s"
+                        % (a.name, type(arr).__name__, "" if self._np is not None else "; numpy is not installed"), 2) from None
+        if a.dtype not in _format_dtypes(mv.format, mv.itemsize):
+            raise Error("input %r: buffer format %r (itemsize %d) does not hold %s; want format %r"
+                        % (a.name, mv.format, mv.itemsize, name, _DTYPES[a.dtype][3]), 2)
+        if not mv.c_contiguous:
+            raise Error("input %r: buffer is not C-contiguous" % a.name, 2)
+        if shape is None:
+            shape = tuple(mv.shape)
+        else:
+            n = mv.itemsize
+            for d in shape:
+                n *= d
+            if n != mv.nbytes:
+                raise Error("input %r: Buffer of %d bytes, shape %s of %s needs %d" % (a.name, mv.nbytes, shape, name, n), 2)
+        if mv.nbytes == 0:
+            return mv, None, 0, shape
+        if mv.readonly:
+            keep = (ctypes.c_char * mv.nbytes).from_buffer_copy(mv)
+        else:
+            keep = (ctypes.c_char * mv.nbytes).from_buffer(mv)
+        return (mv, keep), ctypes.addressof(keep), mv.nbytes, shape
 
     def run(self, x):
         """Runs the model.
 
         x is an array (models with one input), a list or tuple of arrays in
-        input order, or a dict of input name -> array. Arrays are converted
-        to the input's dtype only when that loses nothing (same kind);
-        symbolic dims take their sizes from the arrays. Returns a list of
-        output arrays, or a dict by output name when x is a dict.
+        input order, or a dict of input name -> array. Symbolic dims take
+        their sizes from the arrays. Returns a list of output arrays, or a
+        dict by output name when x is a dict.
         """
         if self._ctx is None:
             raise Error("model is closed", 1)
@@ -137,39 +275,56 @@ class Model:
         if len(arrays) != len(self.inputs):
             raise Error("model has %d inputs, got %d arrays" % (len(self.inputs), len(arrays)), 2)
         sizes = {}
-        bufs = []
-        for a, arr in zip(self.inputs, arrays):
-            want = np.dtype(_DTYPES[a.dtype])
-            arr = np.asarray(arr)
-            if arr.dtype != want:
-                if arr.dtype.kind != want.kind:
-                    raise Error("input %r: dtype is %s, want %s" % (a.name, arr.dtype, want), 2)
-                arr = arr.astype(want)
-            if arr.ndim != len(a.dims):
-                raise Error("input %r: rank is %d (shape %s), want %d" % (a.name, arr.ndim, arr.shape, len(a.dims)), 2)
-            for d, (have, dim) in enumerate(zip(arr.shape, a.dims)):
+        keep = []
+        descs = (_Tensor * max(len(self.inputs), 1))()
+        for k, (a, arr) in enumerate(zip(self.inputs, arrays)):
+            obj, addr, nbytes, shape = self._input(a, arr)
+            if len(shape) != len(a.dims):
+                raise Error("input %r: rank is %d (shape %s), want %d" % (a.name, len(shape), shape, len(a.dims)), 2)
+            for d, (have, dim) in enumerate(zip(shape, a.dims)):
                 if dim >= 0 and have != dim:
                     raise Error("input %r: dim %d is %d, want %d" % (a.name, d, have, dim), 2)
                 s = a.syms[d]
                 if dim < 0 and s is not None:
                     if sizes.setdefault(s, have) != have:
                         raise Error("input %r: dim %d (%s) is %d, want %d as set by an earlier input" % (a.name, d, s, have, sizes[s]), 2)
-            bufs.append(np.ascontiguousarray(arr))
+            dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+            keep.append((obj, dims))
+            descs[k] = _Tensor(addr, nbytes, a.dtype, len(shape), dims)
         with self._lock:
-            if self.syms:
-                dims = (ctypes.c_int64 * len(self.syms))(*[sizes.get(s, 0) for s in self.syms])
-                self._check(self._c("set_dims")(self._ctx, dims))
-            self._check(self._c("eval")(self._ctx, *[b.ctypes.data_as(ctypes.c_void_p) for b in bufs]))
+            if self._ctx is None:
+                raise Error("model is closed", 1)
+            self._check(self._c("eval_tensors")(self._ctx, descs, len(self.inputs)))
             results = []
             for k, a in enumerate(self.outputs):
-                shape = (ctypes.c_int64 * max(len(a.dims), 1))()
-                self._check(self._c("result_shape")(self._ctx, k, shape))
-                out = np.empty(tuple(shape[: len(a.dims)]), dtype=_DTYPES[a.dtype])
-                self._check(self._c("result_copy")(self._ctx, k, out.ctypes.data_as(ctypes.c_void_p), out.nbytes))
-                results.append(out)
+                rank = self._c("result_rank")(self._ctx, k)
+                if rank < 0:
+                    raise Error(self._message(self._ctx), 2)
+                shape = (ctypes.c_int64 * max(rank, 1))()
+                self._check(self._c("result_shape_n")(self._ctx, k, shape, rank))
+                shape = tuple(shape[:rank])
+                results.append(self._output(k, a, shape))
+        del keep
         if named:
             return {a.name: r for a, r in zip(self.outputs, results)}
         return results
+
+    def _output(self, k, a, shape):
+        if self._np is not None:
+            out = np.empty(shape, dtype=_DTYPES[a.dtype][2])
+            self._check(self._c("result_copy")(self._ctx, k, out.ctypes.data_as(ctypes.c_void_p), out.nbytes))
+            return out
+        n = _DTYPES[a.dtype][1]
+        for d in shape:
+            n *= d
+        buf = bytearray(n)
+        dst = (ctypes.c_char * n).from_buffer(buf) if n else None
+        self._check(self._c("result_copy")(self._ctx, k, dst, n))
+        del dst
+        mv = memoryview(buf)
+        if n == 0:
+            return mv.cast(_DTYPES[a.dtype][3]).toreadonly()
+        return mv.cast(_DTYPES[a.dtype][3], shape).toreadonly()
 
     def close(self):
         """Frees the context; the Model cannot run afterwards."""

@@ -1,7 +1,7 @@
 package templates
 
 // Compiler-side hooks for weights gen stores prepacked in weights.bin
-// (registry files are never copied into generated packages).
+// (compiler_*.go files are never copied into generated packages).
 
 // ConvPackedAttr names the attribute (ints: W's ONNX shape) gen sets on a
 // Conv or cuvil::FusedConv whose W it replaced by PrepackConvWeights's
