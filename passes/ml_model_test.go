@@ -15,7 +15,7 @@ import (
 
 // An skl2onnx-style model (what skl2onnx writes for a StandardScaler +
 // LogisticRegression pipeline and for a RandomForestClassifier, without the
-// ZipMap: the IR has no map values yet), built here with the encoder and
+// ZipMap that maps_test.go covers), built here with the encoder and
 // committed as testdata/sklearn/model.onnx (go test ./passes -run
 // TestSklearnModel -update rewrites it). The test imports it, infers
 // types, runs each node's kernel and compares with a float64 evaluation
