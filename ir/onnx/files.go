@@ -60,11 +60,14 @@ func WriteTensorFile(path string, t *ir.Tensor) error {
 // the same bytes), so readers pass the kind the model declares for the
 // input or output; nested elements carry their own kind in the file.
 type Data struct {
-	Kind   ir.TypeKind // TensorKind, SequenceKind or OptionalKind
+	Kind   ir.TypeKind // TensorKind, SequenceKind, OptionalKind or MapKind
 	Name   string
 	Tensor *ir.Tensor // TensorKind
 	Seq    []*Data    // SequenceKind: the elements
 	Opt    *Data      // OptionalKind: the value, nil for none
+	// MapKind: the keys (1-D, I64 or String) and the values (1-D, as
+	// long), entry i mapping Keys[i] to Values[i], in the file's order.
+	Keys, Values *ir.Tensor
 }
 
 // ReadDataFile reads a test data file holding a value of the given kind:
@@ -104,8 +107,14 @@ func decodeData(b []byte, kind ir.TypeKind, dir string) (*Data, error) {
 			return nil, fmt.Errorf("not an OptionalProto: %v", err)
 		}
 		return optFromProto(op, dir)
+	case ir.MapKind:
+		mp := &pb.MapProto{}
+		if err := proto.Unmarshal(b, mp); err != nil {
+			return nil, fmt.Errorf("not a MapProto: %v", err)
+		}
+		return mapFromProto(mp, dir)
 	}
-	return nil, fmt.Errorf("test data of kind %d is not supported (want tensor, sequence or optional)", kind)
+	return nil, fmt.Errorf("test data of kind %d is not supported (want tensor, sequence, optional or map)", kind)
 }
 
 func seqFromProto(sp *pb.SequenceProto, dir string) (*Data, error) {
@@ -138,8 +147,16 @@ func seqFromProto(sp *pb.SequenceProto, dir string) (*Data, error) {
 			}
 			d.Seq = append(d.Seq, e)
 		}
+	case pb.SequenceProto_MAP:
+		for _, m := range sp.MapValues {
+			e, err := mapFromProto(m, dir)
+			if err != nil {
+				return nil, fmt.Errorf("sequence %q: %w", sp.GetName(), err)
+			}
+			d.Seq = append(d.Seq, e)
+		}
 	default:
-		return nil, fmt.Errorf("sequence %q: elements of elem_type %d are not supported (want tensor, sequence or optional)", sp.GetName(), sp.GetElemType())
+		return nil, fmt.Errorf("sequence %q: elements of elem_type %d are not supported (want tensor, sequence, map or optional)", sp.GetName(), sp.GetElemType())
 	}
 	return d, nil
 }
@@ -178,6 +195,92 @@ func optFromProto(op *pb.OptionalProto, dir string) (*Data, error) {
 	return d, nil
 }
 
+// mapFromProto reads a MapProto: int64 or string keys, and values as a
+// sequence of one scalar (or one-element) tensor per key, the way ONNX's
+// numpy_helper.from_dict writes them, or of one tensor holding them all.
+func mapFromProto(mp *pb.MapProto, dir string) (*Data, error) {
+	d := &Data{Kind: ir.MapKind, Name: mp.GetName()}
+	n := 0
+	switch kt := ir.DType(mp.GetKeyType()); kt {
+	case ir.I64:
+		n = len(mp.Keys)
+		d.Keys = ir.NewTensorInt64([]int64{int64(n)}, mp.Keys)
+	case ir.String:
+		n = len(mp.StringKeys)
+		strs := make([]string, n)
+		for i, k := range mp.StringKeys {
+			strs[i] = string(k)
+		}
+		d.Keys = &ir.Tensor{DType: ir.String, Shape: []int64{int64(n)}, Strings: strs}
+	default:
+		return nil, fmt.Errorf("map %q: key_type %d is not supported (want int64 or string)", mp.GetName(), mp.GetKeyType())
+	}
+	if mp.Values == nil || (pb.SequenceProto_DataType(mp.Values.GetElemType()) != pb.SequenceProto_TENSOR && n > 0) {
+		return nil, fmt.Errorf("map %q: values must be a sequence of tensors", mp.GetName())
+	}
+	vals := &ir.Tensor{Shape: []int64{int64(n)}}
+	tvs := mp.Values.TensorValues
+	for i, tp := range tvs {
+		t, err := tensorFromProto(tp, dir)
+		if err != nil {
+			return nil, fmt.Errorf("map %q: value %d: %w", mp.GetName(), i, err)
+		}
+		if i == 0 {
+			vals.DType = t.DType
+		} else if t.DType != vals.DType {
+			return nil, fmt.Errorf("map %q: value %d is %s, value 0 %s", mp.GetName(), i, t.DType, vals.DType)
+		}
+		vals.Raw = append(vals.Raw, t.Raw...)
+		vals.Strings = append(vals.Strings, t.Strings...)
+	}
+	if len(tvs) > 0 && vals.NumElements() > 0 {
+		if err := vals.Check(); err != nil {
+			return nil, fmt.Errorf("map %q: %d keys, values %v", mp.GetName(), n, err)
+		}
+	}
+	if n > 0 && len(tvs) == 0 {
+		return nil, fmt.Errorf("map %q: %d keys and no values", mp.GetName(), n)
+	}
+	d.Values = vals
+	return d, nil
+}
+
+func mapToProto(d *Data) (*pb.MapProto, error) {
+	if d.Keys == nil || d.Values == nil || len(d.Keys.Shape) != 1 || len(d.Values.Shape) != 1 || d.Keys.Shape[0] != d.Values.Shape[0] {
+		return nil, fmt.Errorf("map %q: want 1-D keys and values of one length", d.Name)
+	}
+	mp := &pb.MapProto{KeyType: ptr(int32(d.Keys.DType)), Values: &pb.SequenceProto{ElemType: ptr(int32(pb.SequenceProto_TENSOR))}}
+	if d.Name != "" {
+		mp.Name = ptr(d.Name)
+	}
+	n := int(d.Keys.Shape[0])
+	switch d.Keys.DType {
+	case ir.I64:
+		mp.Keys = d.Keys.Int64s()
+	case ir.String:
+		for _, k := range d.Keys.Strings {
+			mp.StringKeys = append(mp.StringKeys, []byte(k))
+		}
+	default:
+		return nil, fmt.Errorf("map %q: keys of dtype %s are not supported", d.Name, d.Keys.DType)
+	}
+	size := d.Values.DType.Size()
+	for i := 0; i < n; i++ {
+		e := &ir.Tensor{DType: d.Values.DType}
+		if d.Values.DType == ir.String {
+			e.Strings = []string{d.Values.Strings[i]}
+		} else {
+			e.Raw = d.Values.Raw[i*size : (i+1)*size]
+		}
+		tp, err := tensorToProto(e)
+		if err != nil {
+			return nil, err
+		}
+		mp.Values.TensorValues = append(mp.Values.TensorValues, tp)
+	}
+	return mp, nil
+}
+
 // EncodeData serializes a test data value as a TensorProto, SequenceProto
 // or OptionalProto according to its kind.
 func EncodeData(d *Data) ([]byte, error) {
@@ -190,6 +293,8 @@ func EncodeData(d *Data) ([]byte, error) {
 		m, err = seqToProto(d)
 	case ir.OptionalKind:
 		m, err = optToProto(d)
+	case ir.MapKind:
+		m, err = mapToProto(d)
 	default:
 		err = fmt.Errorf("test data of kind %d is not supported", d.Kind)
 	}
@@ -234,6 +339,8 @@ func seqToProto(d *Data) (*pb.SequenceProto, error) {
 			sp.ElemType = ptr(int32(pb.SequenceProto_SEQUENCE))
 		case ir.OptionalKind:
 			sp.ElemType = ptr(int32(pb.SequenceProto_OPTIONAL))
+		case ir.MapKind:
+			sp.ElemType = ptr(int32(pb.SequenceProto_MAP))
 		}
 		for i, e := range d.Seq {
 			if e == nil || e.Kind != kind {
@@ -253,6 +360,10 @@ func seqToProto(d *Data) (*pb.SequenceProto, error) {
 				var o *pb.OptionalProto
 				o, err = optToProto(e)
 				sp.OptionalValues = append(sp.OptionalValues, o)
+			case ir.MapKind:
+				var m *pb.MapProto
+				m, err = mapToProto(e)
+				sp.MapValues = append(sp.MapValues, m)
 			default:
 				err = fmt.Errorf("sequence %q: elements of kind %d are not supported", d.Name, kind)
 			}
