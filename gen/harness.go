@@ -172,7 +172,8 @@ func (h *Harness) writeMain() error {
 
 // convTemplate converts between the harness's tensorData and one generated
 // package's Tensor (%[1]s: the package), recursively for sequences and
-// optionals (a Tensor whose Data is a *Sequence or *OptionalValue).
+// optionals and maps (a Tensor whose Data is a *Sequence, *OptionalValue or
+// *MapValue).
 const convTemplate = `
 func in_%[1]s(d *tensorData) *%[1]s.Tensor {
 	switch d.Kind {
@@ -188,6 +189,9 @@ func in_%[1]s(d *tensorData) *%[1]s.Tensor {
 			v = in_%[1]s(e)
 		}
 		return %[1]s.NewOptional(%[1]s.DType(d.DType), v)
+	case kindMap:
+		kv := d.Data.([]*tensorData)
+		return &%[1]s.Tensor{DType: %[1]s.DType(d.DType), Shape: []int{}, Data: &%[1]s.MapValue{Keys: *in_%[1]s(kv[0]), Values: *in_%[1]s(kv[1])}}
 	}
 	return &%[1]s.Tensor{DType: %[1]s.DType(d.DType), Shape: d.Shape, Data: d.Data}
 }
@@ -209,6 +213,8 @@ func out_%[1]s(t *%[1]s.Tensor) *tensorData {
 			e = out_%[1]s(v.Value)
 		}
 		return &tensorData{Kind: kindOptional, DType: uint8(t.DType), Shape: []int{}, Data: e}
+	case *%[1]s.MapValue:
+		return &tensorData{Kind: kindMap, DType: uint8(t.DType), Shape: []int{}, Data: []*tensorData{out_%[1]s(&v.Keys), out_%[1]s(&v.Values)}}
 	}
 	return &tensorData{DType: uint8(t.DType), Shape: t.Shape, Data: t.Data}
 }

@@ -40,12 +40,17 @@ import (
 //	                  for an optional
 //	elements          count records, each a tensor (version 1) or another
 //	                  sequence or optional (version 2)
+//
+// A map is a version 2 record of kind 'M' whose dtype is the values'
+// dtype and whose count is 2: a 1-D keys tensor (int64 or string) then a
+// 1-D values tensor of the same length (version 1 records).
 const tensorMagic = "CUVT"
 
 // Kind tags of version 2 records.
 const (
 	recSequence = 'S'
 	recOptional = 'O'
+	recMap      = 'M'
 )
 
 // maxNesting bounds how deep sequences and optionals nest in a file.
@@ -203,7 +208,7 @@ func ReadTensorFile(path string) (*ir.Tensor, error) {
 	return t, nil
 }
 
-// WriteData writes a tensor, sequence or optional in the harness format
+// WriteData writes a tensor, sequence, optional or map in the harness format
 // (a tensor exactly as WriteTensor does). dt is the dtype of the innermost
 // tensors, which the file records for sequences and optionals even when
 // they hold none; Undefined takes it from the first tensor found.
@@ -233,8 +238,15 @@ func writeData(w io.Writer, d *onnx.Data, dt ir.DType, depth int) error {
 		if d.Opt != nil {
 			elems = []*onnx.Data{d.Opt}
 		}
+	case ir.MapKind:
+		if d.Keys == nil || d.Values == nil {
+			return errors.New("map value without keys or values")
+		}
+		kind = recMap
+		elems = []*onnx.Data{{Kind: ir.TensorKind, Tensor: d.Keys}, {Kind: ir.TensorKind, Tensor: d.Values}}
+		dt = d.Values.DType
 	default:
-		return fmt.Errorf("value of kind %s cannot be exchanged (want tensor, sequence or optional)", d.Kind)
+		return fmt.Errorf("value of kind %s cannot be exchanged (want tensor, sequence, optional or map)", d.Kind)
 	}
 	if dt == ir.Undefined {
 		dt = innerDType(d)
@@ -262,6 +274,8 @@ func innerDType(d *onnx.Data) ir.DType {
 		return d.Tensor.DType
 	case d.Kind == ir.OptionalKind:
 		return innerDType(d.Opt)
+	case d.Kind == ir.MapKind && d.Values != nil:
+		return d.Values.DType
 	case d.Kind == ir.SequenceKind:
 		for _, e := range d.Seq {
 			if dt := innerDType(e); dt != ir.Undefined {
@@ -327,6 +341,29 @@ func readData(r io.Reader, depth int) (*onnx.Data, ir.DType, error) {
 		if n > 1 {
 			return nil, 0, fmt.Errorf("optional holds %d values", n)
 		}
+	case recMap:
+		if n != 2 {
+			return nil, 0, fmt.Errorf("map record holds %d tensors, want 2 (keys, values)", n)
+		}
+		var kv [2]*ir.Tensor
+		for i := range kv {
+			var h [12]byte
+			if err := readHeader(r, h[:]); err != nil {
+				return nil, 0, err
+			}
+			if h[4] != 1 {
+				return nil, 0, fmt.Errorf("map keys or values: version %d record, want a tensor", h[4])
+			}
+			t, err := readTensorBody(r, h)
+			if err != nil {
+				return nil, 0, err
+			}
+			kv[i] = t
+		}
+		if len(kv[0].Shape) != 1 || len(kv[1].Shape) != 1 || kv[0].Shape[0] != kv[1].Shape[0] || (kv[0].DType != ir.I64 && kv[0].DType != ir.String) {
+			return nil, 0, fmt.Errorf("map of keys %s%v and values %s%v, want 1-D int64 or string keys and values of one length", kv[0].DType, kv[0].Shape, kv[1].DType, kv[1].Shape)
+		}
+		return &onnx.Data{Kind: ir.MapKind, Keys: kv[0], Values: kv[1]}, kv[1].DType, nil
 	default:
 		return nil, 0, fmt.Errorf("unknown value kind %q", hdr[5])
 	}

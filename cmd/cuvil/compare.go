@@ -77,10 +77,57 @@ func compareInto(d *diff, got, want *onnx.Data, rtol, atol float64, where string
 		default:
 			return compareInto(d, got.Opt, want.Opt, rtol, atol, prefix(where)+"optional value")
 		}
+	case ir.MapKind:
+		return compareMap(d, got, want, rtol, atol, where)
 	default:
 		return at("cannot compare a %s", want.Kind)
 	}
 	return nil
+}
+
+// compareMap checks that got has exactly want's keys, in any order, and
+// compares the values key by key (as one tensor in want's key order).
+func compareMap(d *diff, got, want *onnx.Data, rtol, atol float64, where string) error {
+	at := func(format string, args ...any) error {
+		return errors.New(prefix(where) + "map: " + fmt.Sprintf(format, args...))
+	}
+	if got.Keys == nil || got.Values == nil || want.Keys == nil || want.Values == nil {
+		return at("keys or values missing")
+	}
+	if got.Keys.DType != want.Keys.DType {
+		return at("keys are %s, want %s", got.Keys.DType, want.Keys.DType)
+	}
+	key := func(t *ir.Tensor, i int) string {
+		if t.DType == ir.String {
+			return "s" + t.Strings[i]
+		}
+		return fmt.Sprint(t.Int64s()[i])
+	}
+	n := int(want.Keys.NumElements())
+	if m := int(got.Keys.NumElements()); m != n {
+		return at("%d entries, want %d", m, n)
+	}
+	pos := map[string]int{}
+	for i := 0; i < n; i++ {
+		pos[key(got.Keys, i)] = i
+	}
+	if got.Values.DType != want.Values.DType {
+		return at("values are %s, want %s", got.Values.DType, want.Values.DType)
+	}
+	reordered := &ir.Tensor{DType: got.Values.DType, Shape: []int64{int64(n)}}
+	size := got.Values.DType.Size()
+	for i := 0; i < n; i++ {
+		j, ok := pos[key(want.Keys, i)]
+		if !ok {
+			return at("key %s is missing", key(want.Keys, i))
+		}
+		if got.Values.DType == ir.String {
+			reordered.Strings = append(reordered.Strings, got.Values.Strings[j])
+		} else {
+			reordered.Raw = append(reordered.Raw, got.Values.Raw[j*size:(j+1)*size]...)
+		}
+	}
+	return compareInto(d, &onnx.Data{Kind: ir.TensorKind, Tensor: reordered}, &onnx.Data{Kind: ir.TensorKind, Tensor: want.Values}, rtol, atol, prefix(where)+"map values")
 }
 
 func prefix(where string) string {

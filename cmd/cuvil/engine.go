@@ -110,9 +110,9 @@ func readDataSet(dir string, m *ir.Model, outputs bool) (*dataSet, error) {
 // readValue reads one data file as the kind of value v's type says.
 func readValue(path, what string, v *ir.Value) (*onnx.Data, error) {
 	switch v.Type.Kind {
-	case ir.TensorKind, ir.SequenceKind, ir.OptionalKind:
+	case ir.TensorKind, ir.SequenceKind, ir.OptionalKind, ir.MapKind:
 	default:
-		return nil, skipError{fmt.Sprintf("%s %q is a %s, the harness exchanges tensors, sequences and optionals only", what, v.Name, v.Type)}
+		return nil, skipError{fmt.Sprintf("%s %q is a %s, the harness exchanges tensors, sequences, optionals and maps only", what, v.Name, v.Type)}
 	}
 	d, err := onnx.ReadDataFile(path, v.Type.Kind)
 	if err != nil {
@@ -131,7 +131,7 @@ func checkKinds(d *onnx.Data, t ir.Type) error {
 	if d.Kind != t.Kind {
 		return fmt.Errorf("holds a %s, the model declares a %s", d.Kind, t)
 	}
-	if t.Elem == nil {
+	if t.Elem == nil || t.Kind == ir.MapKind {
 		return nil
 	}
 	for _, e := range d.Seq {

@@ -164,6 +164,8 @@ func describeData(d *onnx.Data) string {
 			return "optional(none)"
 		}
 		return "optional(" + describeData(d.Opt) + ")"
+	case d.Kind == ir.MapKind && d.Keys != nil && d.Values != nil:
+		return fmt.Sprintf("map(%s,%s)[%d]", d.Keys.DType, d.Values.DType, d.Keys.NumElements())
 	}
 	return d.Kind.String()
 }

@@ -39,6 +39,7 @@ const (
 	kindTensor   = 0
 	kindSequence = 'S'
 	kindOptional = 'O'
+	kindMap      = 'M' // Data is []*tensorData{keys, values}, DType the values'
 )
 
 // maxNesting bounds how deep sequences and optionals nest.
@@ -211,7 +212,10 @@ func readValue(r io.Reader, depth int) (*tensorData, error) {
 		t := &tensorData{Kind: hdr[5], DType: hdr[6], Shape: []int{}}
 		n := binary.LittleEndian.Uint32(hdr[8:])
 		switch t.Kind {
-		case kindSequence:
+		case kindSequence, kindMap:
+			if t.Kind == kindMap && n != 2 {
+				return nil, fmt.Errorf("map record holds %d tensors, want 2", n)
+			}
 			if n > 1<<24 {
 				return nil, fmt.Errorf("sequence of %d elements is too long", n)
 			}
