@@ -30,6 +30,8 @@ func TestDataRoundTrip(t *testing.T) {
 		{"optional none", opt(nil), ir.U8},
 		{"optional sequence", opt(seq(tdata(a))), ir.Undefined},
 		{"sequence of optionals", seq(opt(nil), opt(tdata(a))), ir.F32},
+		{"sequence of maps", seq(&onnx.Data{Kind: ir.MapKind, Keys: &ir.Tensor{DType: ir.String, Shape: []int64{2}, Strings: []string{"x", "y"}}, Values: a},
+			&onnx.Data{Kind: ir.MapKind, Keys: ir.NewTensorInt64([]int64{0}, nil), Values: ir.NewTensorF32([]int64{0}, nil)}), ir.F32},
 	}
 	for _, c := range cases {
 		var buf bytes.Buffer
