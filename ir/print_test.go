@@ -31,7 +31,7 @@ graph main(%x: f32[N,3,8,8], %s: i64[2]) -> (%y, %c) {
 	// domains, explicit versions, omitted outputs, quoted names.
 	`opset ai.onnx 13
 opset com.example 1
-graph "main graph"(%"input:0": ?[?], %q: ?[], %sq: seq<f32[batch,"seq len"]>, %o: opt<seq<?>>, %m: map<i64,f32[]>) -> (%y) {
+graph "main graph"(%"input:0": ?[?], %q: ?[], %sq: seq<f32[batch,"seq len"]>, %o: opt<seq<?>>, %m: map<i64,f32[]>, %zm: seq<map<string,f32[]>>) -> (%y) {
   %y, _ = Dropout <f32[batch,4], _> %"input:0"
   %z = com.example.Fancy <bf16[1]> %q {alpha=2.0 names=strings[] ts=[tensor bool[2] {true, false}, tensor string[] {"x"}] tys=[type<f32[2]>, type<seq<i8[?]>>]}
   %t = Optional:15 <opt<f32[2]>> %"input:0" {type=type<f32[2]>}
