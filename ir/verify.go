@@ -369,7 +369,11 @@ func (v *verifier) kind(n *Node, s *OpSchema, f ArgSpec, b binding) {
 	if !ok {
 		kinds = []TypeKind{TensorKind}
 	}
-	if !slices.Contains(kinds, b.x.Type.Kind) {
+	t := b.x.Type
+	if t.Kind == TensorKind && t.Unranked && t.DType == Undefined {
+		return // not known yet (the importer's type for what ONNX leaves undeclared)
+	}
+	if !slices.Contains(kinds, t.Kind) {
 		names := make([]string, len(kinds))
 		for i, k := range kinds {
 			names[i] = k.String()

@@ -147,6 +147,14 @@ func (x *inferer) infer(n *ir.Node) error {
 		for _, v := range n.Inputs {
 			if v != nil && v.Type.Kind == ir.TensorKind && (v.Type.Unranked || v.Type.DType == ir.Undefined) {
 				for i, o := range n.Outputs {
+					if k, ok := schemaKind(n, i); ok {
+						// A sequence or map output (ZipMap's): its
+						// kind is known, keep a declared type of it.
+						if o != nil && o.Type.Kind != k {
+							x.set(o, ir.Type{Kind: k})
+						}
+						continue
+					}
 					x.set(o, ir.Type{DType: schemaDType(n, i), Unranked: true})
 				}
 				return nil
@@ -166,6 +174,23 @@ func (x *inferer) infer(n *ir.Node) error {
 		}
 	}
 	return nil
+}
+
+// schemaKind is the kind output i of n has by the op table when that is
+// a single kind other than tensor.
+func schemaKind(n *ir.Node, i int) (ir.TypeKind, bool) {
+	s := ir.LookupOp(n.Domain, n.Op)
+	if s == nil {
+		return 0, false
+	}
+	f, ok := ir.Formal(s.Outputs, i)
+	if !ok || f.Heterogeneous {
+		return 0, false
+	}
+	if ks := s.Kinds[f.Type]; len(ks) == 1 && ks[0] != ir.TensorKind {
+		return ks[0], true
+	}
+	return 0, false
 }
 
 // schemaDType is the dtype output i of n must have by the op table's type
