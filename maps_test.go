@@ -35,8 +35,12 @@ func mapsModel() *ir.Model {
 	f32 := ir.TensorType(ir.F32, nil)
 	x := &ir.Value{Name: "x", Type: ir.TensorType(ir.F32, ir.Shape{ir.S("N"), ir.D(2)})}
 	dict := &ir.Value{Name: "dict", Type: ir.Type{Kind: ir.MapKind, DType: ir.String, Elem: &f32}}
-	label, scores, probs := &ir.Value{Name: "label"}, &ir.Value{Name: "scores"}, &ir.Value{Name: "probs"}
-	vec, y := &ir.Value{Name: "vec"}, &ir.Value{Name: "y"}
+	// skl2onnx declares the outputs: ZipMap's as a sequence of maps.
+	probMap := ir.Type{Kind: ir.MapKind, DType: ir.I64, Elem: &f32}
+	label := &ir.Value{Name: "label", Type: ir.TensorType(ir.I64, ir.Shape{ir.S("N")})}
+	scores := &ir.Value{Name: "scores"}
+	probs := &ir.Value{Name: "probs", Type: ir.Type{Kind: ir.SequenceKind, Elem: &probMap}}
+	vec, y := &ir.Value{Name: "vec"}, &ir.Value{Name: "y", Type: ir.TensorType(ir.F32, ir.ShapeOf(1, 1))}
 	lin := &ir.Node{Name: "clf", Op: "LinearClassifier", Domain: ir.MLDomain, Version: 1,
 		Inputs: []*ir.Value{x}, Outputs: []*ir.Value{label, scores},
 		Attrs: []*ir.Attr{attr("classlabels_ints", mapsLabels), attr("coefficients", mapsCoef),
@@ -96,7 +100,7 @@ func TestMapsEndToEnd(t *testing.T) {
 		t.Errorf("-cshared with map values: %v, want a refusal naming the map type", err)
 	}
 	os.RemoveAll(filepath.Join(root, "csh"))
-	if err := Compile(Options{Model: model, Out: out}); err != nil {
+	if err := Compile(Options{Model: model, Out: out, Verify: true}); err != nil {
 		t.Fatal(err)
 	}
 	// The expected values, in float64.
