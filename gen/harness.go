@@ -53,11 +53,15 @@ func NewHarness() (*Harness, error) {
 	if err != nil {
 		return nil, err
 	}
+	trackTemp(dir, "")
 	return &Harness{Dir: dir, models: map[string]*harnessModel{}, Failed: map[string]string{}}, nil
 }
 
 // Close deletes the module.
-func (h *Harness) Close() error { return os.RemoveAll(h.Dir) }
+func (h *Harness) Close() error {
+	untrackTemp(h.Dir)
+	return os.RemoveAll(h.Dir)
+}
 
 // Add generates a package for m under key (any string naming the model).
 func (h *Harness) Add(key string, m *ir.Model) error {
