@@ -72,7 +72,7 @@ type Options struct {
 	// (by default such a folder is refused, so a mistaken Out deletes
 	// nothing).
 	Force bool
-	Ops   []Op   // custom operators
+	Ops   []Op // custom operators
 	// CShared adds capi/ (a main package to build with
 	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
 	CShared bool
