@@ -49,6 +49,7 @@ type harnessModel struct {
 
 // NewHarness creates the module in a fresh temporary folder.
 func NewHarness() (*Harness, error) {
+	removeStaleHarnesses()
 	dir, err := os.MkdirTemp("", "cuvilrun-")
 	if err != nil {
 		return nil, err

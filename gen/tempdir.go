@@ -92,3 +92,19 @@ func removeStale(parent, base string) {
 		}
 	}
 }
+
+// harnessStaleAge is how old a build module must be before a new harness
+// takes it for the leftover of a killed command (a conformance run keeps
+// its module for under an hour).
+const harnessStaleAge = 24 * time.Hour
+
+// removeStaleHarnesses removes build modules (cuvilrun-* in the temporary
+// folder) that a killed command left behind.
+func removeStaleHarnesses() {
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), "cuvilrun-*"))
+	for _, dir := range old {
+		if info, err := os.Lstat(dir); err == nil && info.IsDir() && time.Since(info.ModTime()) > harnessStaleAge {
+			os.RemoveAll(dir)
+		}
+	}
+}
