@@ -68,7 +68,11 @@ type Options struct {
 	Model string // the .onnx file
 	Pkg   string // Go package name (default: the base name of Out)
 	Out   string // folder of the generated package, replaced atomically
-	Ops   []Op   // custom operators
+	// Force replaces Out even when it holds files cuvil did not write
+	// (by default such a folder is refused, so a mistaken Out deletes
+	// nothing).
+	Force bool
+	Ops   []Op // custom operators
 	// CShared adds capi/ (a main package to build with
 	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
 	CShared bool
@@ -129,7 +133,7 @@ func Compile(opts Options) error {
 		}
 	}
 	pr.phase("writing", 90)
-	if err := gen.WritePackage(opts.Out, files); err != nil {
+	if err := gen.WritePackageWith(opts.Out, files, gen.WriteOptions{Force: opts.Force}); err != nil {
 		return err
 	}
 	pr.done()

@@ -49,15 +49,20 @@ type harnessModel struct {
 
 // NewHarness creates the module in a fresh temporary folder.
 func NewHarness() (*Harness, error) {
+	removeStaleHarnesses()
 	dir, err := os.MkdirTemp("", "cuvilrun-")
 	if err != nil {
 		return nil, err
 	}
+	trackTemp(dir, "")
 	return &Harness{Dir: dir, models: map[string]*harnessModel{}, Failed: map[string]string{}}, nil
 }
 
 // Close deletes the module.
-func (h *Harness) Close() error { return os.RemoveAll(h.Dir) }
+func (h *Harness) Close() error {
+	untrackTemp(h.Dir)
+	return os.RemoveAll(h.Dir)
+}
 
 // Add generates a package for m under key (any string naming the model).
 func (h *Harness) Add(key string, m *ir.Model) error {

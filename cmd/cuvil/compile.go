@@ -28,6 +28,7 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	pkg := fs.String("pkg", "", "Go package name (default: the base name of -out)")
 	out := fs.String("out", "", "folder of the generated package (replaced atomically)")
 	verbose := fs.Bool("v", false, "print what was generated")
+	force := fs.Bool("force", false, "replace -out even when it holds files cuvil did not write")
 	cshared := fs.Bool("cshared", false, "also write capi/ (C API, build with -buildmode=c-shared) and python/PKG.py")
 	var winograd winogradFlag
 	fs.Var(&winograd, "winograd", winogradUsage)
@@ -48,7 +49,7 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if err := pf.check(*model); err != nil {
 		return err
 	}
-	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Winograd: winograd.mode.String(),
+	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Force: *force, Winograd: winograd.mode.String(),
 		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}
 	if *verbose {
 		opts.Verbose = stdout

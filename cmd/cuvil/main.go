@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	cuvil compile -model M.onnx -pkg NAME -out DIR [-v] [-verify] [-d=pass/off|dump|time]
+//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-v] [-verify] [-d=pass/off|dump|time]
 //	cuvil inspect -model M.onnx [-stats] [-memplan] [-memplan-svg FILE] [-graph FILE.dot] [-print-after-all] [-d=...]
 //	cuvil run -model M.onnx -data DIR [-out DIR2]
 //	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol 1e-7]
@@ -20,8 +20,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
+	"github.com/cuvil/cuvil/gen"
 	"github.com/cuvil/cuvil/passes"
 )
 
@@ -43,7 +46,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"compile", "-model M.onnx -pkg NAME -out DIR [-v] [-cshared] [-op dom::Op=path.Func] [-verify] [-d=...]", "compile a model into a Go package", cmdCompile},
+		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-v] [-cshared] [-op dom::Op=path.Func] [-verify] [-d=...]", "compile a model into a Go package", cmdCompile},
 		{"inspect", "-model M.onnx [-ops] [-stats] [-memplan] [-memplan-svg FILE] [-graph FILE.dot] [-print-after-all] [-d=...]", "print the IR after the pass pipeline", cmdInspect},
 		{"run", "-model M.onnx -data DIR [-out DIR2]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
 		{"check", "-model M.onnx -data DIR [-rtol R] [-atol A]", "run a model and compare with output_K.pb", cmdCheck},
@@ -64,6 +67,20 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	// An interrupted command removes the temporary folders it made (a
+	// half-written package, a harness's build module) before it exits.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		gen.RemoveTempDirs()
+		fmt.Fprintf(os.Stderr, "cuvil: %v: stopped, temporary files removed\n", s)
+		code := 130
+		if s == syscall.SIGTERM {
+			code = 143
+		}
+		os.Exit(code)
+	}()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
