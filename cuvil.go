@@ -72,7 +72,11 @@ type Options struct {
 	// (by default such a folder is refused, so a mistaken Out deletes
 	// nothing).
 	Force bool
-	Ops   []Op // custom operators
+	// MaxArena and MaxWeights bound the memory NewSession allocates and
+	// the weights.bin size, in bytes (0: gen.DefaultMaxArena, 8 GiB, and
+	// gen.DefaultMaxWeights, 4 GiB; -1: no limit).
+	MaxArena, MaxWeights int64
+	Ops                  []Op // custom operators
 	// CShared adds capi/ (a main package to build with
 	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
 	CShared bool
@@ -115,7 +119,8 @@ func Compile(opts Options) error {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	pr.phase("generating", 65)
-	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom, Winograd: wino})
+	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom, Winograd: wino,
+		MaxArena: opts.MaxArena, MaxWeights: opts.MaxWeights})
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}

@@ -168,6 +168,9 @@ func (x *inferer) infer(n *ir.Node) error {
 		}
 		return fmt.Errorf("%v: %w", n, err)
 	}
+	if err := checkShapes(n); err != nil {
+		return fmt.Errorf("%v: %w", n, err)
+	}
 	for i, v := range n.Outputs {
 		if v != nil && v.Type.Kind == ir.TensorKind && v.Type.DType == ir.Undefined {
 			return x.untyped(n, i)
@@ -518,6 +521,54 @@ func (x *inferer) broadcast(shapes ...ir.Shape) (ir.Shape, error) {
 	return out, nil
 }
 
+// satMul is a*b for dims (a, b >= 0), saturated at MaxInt64 instead of
+// wrapping, so that an overflowing shape fails checkShapes instead of
+// becoming a small one.
+func satMul(a, b int64) int64 {
+	if a < 0 || b < 0 {
+		return a * b // a negative dim is an error checkShapes reports
+	}
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// MaxElements bounds the element count of any value's known shape (2^48):
+// past it, sizes in bytes could overflow, and no machine holds it anyway.
+const MaxElements = 1 << 48
+
+// checkShapes refuses an output whose known dims are negative or whose
+// element count exceeds MaxElements (an overflowing Tile, Expand,
+// ConstantOfShape or Reshape), naming the output.
+func checkShapes(n *ir.Node) error {
+	for i, v := range n.Outputs {
+		if v == nil || v.Type.Kind != ir.TensorKind || v.Type.Unranked {
+			continue
+		}
+		count := int64(1)
+		for _, d := range v.Type.Shape {
+			if !d.IsConst() {
+				continue
+			}
+			if d.Size < 0 {
+				return fmt.Errorf("output %d (%s) would have shape %v: a negative dim", i, v.Name, v.Type.Shape)
+			}
+			count = satMul(count, d.Size)
+		}
+		if count > MaxElements {
+			why := "more than 2^48 elements"
+			for _, d := range v.Type.Shape {
+				if d.IsConst() && d.Size == math.MaxInt64 {
+					why = "a dim overflows int64"
+				}
+			}
+			return fmt.Errorf("output %d (%s) would have shape %v: %s", i, v.Name, v.Type.Shape, why)
+		}
+	}
+	return nil
+}
+
 // product is c times the product of syms: the size of a group of dims.
 type product struct {
 	c    int64
@@ -528,7 +579,7 @@ func productOf(dims []ir.Dim) product {
 	p := product{c: 1}
 	for _, d := range dims {
 		if d.IsConst() {
-			p.c *= d.Size
+			p.c = satMul(p.c, d.Size)
 		} else {
 			p.syms = append(p.syms, d.Sym)
 		}
@@ -577,7 +628,7 @@ func (x *inferer) prodDim(dims []ir.Dim) ir.Dim { return x.dim(productOf(dims)) 
 // mulDim multiplies a dim by a constant.
 func (x *inferer) mulDim(d ir.Dim, k int64) ir.Dim {
 	if d.IsConst() {
-		return ir.D(d.Size * k)
+		return ir.D(satMul(d.Size, k))
 	}
 	return x.dim(product{c: k, syms: []string{d.Sym}})
 }
@@ -602,6 +653,9 @@ func (x *inferer) divDim(d ir.Dim, k int64) (ir.Dim, error) {
 // addDim adds a constant to a dim.
 func (x *inferer) addDim(d ir.Dim, k int64) ir.Dim {
 	if d.IsConst() {
+		if k > 0 && d.Size > math.MaxInt64-k {
+			return ir.D(math.MaxInt64)
+		}
 		return ir.D(d.Size + k)
 	}
 	if k == 0 {

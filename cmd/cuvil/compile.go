@@ -6,6 +6,7 @@ import (
 	"os"
 
 	cuvilapi "github.com/cuvil/cuvil"
+	"github.com/cuvil/cuvil/gen"
 )
 
 // opFlags collects repeated -op domain::Type=import/path.Func flags.
@@ -28,6 +29,9 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	pkg := fs.String("pkg", "", "Go package name (default: the base name of -out)")
 	out := fs.String("out", "", "folder of the generated package (replaced atomically)")
 	verbose := fs.Bool("v", false, "print what was generated")
+	var maxArena, maxWeights bytesFlag
+	fs.Var(&maxArena, "max-arena", "largest memory plan to accept (default 8GiB; -1: no limit)")
+	fs.Var(&maxWeights, "max-weights", "largest weights.bin to write (default 4GiB; -1: no limit)")
 	force := fs.Bool("force", false, "replace -out even when it holds files cuvil did not write")
 	cshared := fs.Bool("cshared", false, "also write capi/ (C API, build with -buildmode=c-shared) and python/PKG.py")
 	var winograd winogradFlag
@@ -49,12 +53,28 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if err := pf.check(*model); err != nil {
 		return err
 	}
-	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Force: *force, Winograd: winograd.mode.String(),
+	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Force: *force, MaxArena: int64(maxArena), MaxWeights: int64(maxWeights), Winograd: winograd.mode.String(),
 		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}
 	if *verbose {
 		opts.Verbose = stdout
 	}
 	return cuvilapi.Compile(opts)
+}
+
+// bytesFlag is a size flag: 8GiB, 512MiB, a byte count, or -1.
+type bytesFlag int64
+
+func (b *bytesFlag) String() string {
+	if *b == 0 {
+		return ""
+	}
+	return gen.FormatBytes(int64(*b))
+}
+
+func (b *bytesFlag) Set(s string) error {
+	v, err := gen.ParseBytes(s)
+	*b = bytesFlag(v)
+	return err
 }
 
 // progressOut receives compile's progress line (a variable for tests).
