@@ -285,6 +285,12 @@ func readExternal(tp *pb.TensorProto, dir string, want int64) ([]byte, error) {
 	if rel, err := filepath.Rel(root, path); err != nil || !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("external data location %q resolves to %s, outside the model folder %s", location, path, root)
 	}
+	// Check before opening: opening a named pipe or a device can block.
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("external data: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("external data location %q is not a regular file (%s)", location, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("external data: %w", err)
