@@ -172,7 +172,7 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := onnx.Load(opts.Model)
+	m, err := onnx.LoadWith(opts.Model, onnx.LoadOptions{MaxData: opts.MaxWeights})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,14 +16,37 @@ import (
 	pb "github.com/cuvil/cuvil/ir/onnx/onnxpb"
 )
 
+// DefaultMaxData bounds the tensor bytes a model may add beyond the file
+// itself: external data read and sparse tensors expanded (LoadWith raises
+// it).
+const DefaultMaxData = 4 << 30
+
+// LoadOptions are LoadWith's options.
+type LoadOptions struct {
+	// MaxData bounds the bytes of external data and of expanded sparse
+	// tensors, together (0: DefaultMaxData; -1: no limit), so that a
+	// small model cannot make the importer allocate terabytes.
+	MaxData int64
+}
+
 // Load reads an .onnx file and imports it. External data is read relative
 // to the file's folder. Errors start with the path.
-func Load(path string) (*ir.Model, error) {
+func Load(path string) (*ir.Model, error) { return LoadWith(path, LoadOptions{}) }
+
+// LoadWith is Load with options.
+func LoadWith(path string, opt LoadOptions) (*ir.Model, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := Decode(data, filepath.Dir(path))
+	m, err := decodeWith(data, filepath.Dir(path), ir.LookupOp, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -40,12 +63,20 @@ func Decode(data []byte, dir string) (*ir.Model, error) {
 // decode is Decode with the op table as a parameter, so tests can pin their
 // own.
 func decode(data []byte, dir string, lookup func(domain, op string) *ir.OpSchema) (*ir.Model, error) {
+	return decodeWith(data, dir, lookup, LoadOptions{})
+}
+
+func decodeWith(data []byte, dir string, lookup func(domain, op string) *ir.OpSchema, opt LoadOptions) (*ir.Model, error) {
 	mp, err := unmarshalModel(data)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	m, err := importModel(mp, dir, lookup)
+	budget := opt.MaxData
+	if budget == 0 {
+		budget = DefaultMaxData
+	}
+	m, err := importModel(mp, dir, lookup, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +129,7 @@ func unmarshalModel(data []byte) (*pb.ModelProto, error) {
 }
 
 // importModel turns a decoded ModelProto into an ir.Model.
-func importModel(mp *pb.ModelProto, dir string, lookup func(domain, op string) *ir.OpSchema) (*ir.Model, error) {
+func importModel(mp *pb.ModelProto, dir string, lookup func(domain, op string) *ir.OpSchema, budget int64) (*ir.Model, error) {
 	m := &ir.Model{
 		Opsets:    map[string]int64{},
 		IRVersion: mp.GetIrVersion(),
@@ -127,6 +158,7 @@ func importModel(mp *pb.ModelProto, dir string, lookup func(domain, op string) *
 	}
 	im := &importer{
 		dir:    dir,
+		budget: budget,
 		opsets: m.Opsets,
 		lookup: lookup,
 		funcs:  map[string]*pb.FunctionProto{},

@@ -115,3 +115,37 @@ func TestExternalDataLarge(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// External data and expanded sparse tensors share one import budget: a
+// tiny file cannot make the importer allocate past it.
+func TestImportDataBudget(t *testing.T) {
+	dir := t.TempDir()
+	writeWeights(t, filepath.Join(dir, "w.bin"), 0, 1, 2, 3)
+	b, _ := proto.Marshal(externalModel("w.bin"))
+	if _, err := decodeWith(b, dir, testLookup, LoadOptions{MaxData: 12}); err != nil {
+		t.Fatalf("12 bytes within a 12-byte budget: %v", err)
+	}
+	_, err := decodeWith(b, dir, testLookup, LoadOptions{MaxData: 8})
+	if err == nil || !strings.Contains(err.Error(), `tensor "w": external data of 12 bytes would exceed the import limit`) {
+		t.Fatalf("over budget: got %v", err)
+	}
+	if _, err := decodeWith(b, dir, testLookup, LoadOptions{MaxData: -1}); err != nil {
+		t.Fatalf("no limit: %v", err)
+	}
+
+	// Sparse initializers of 2^20 f32 each (4 MiB dense): the third is
+	// refused under an 8 MiB budget before it is allocated.
+	mp := addRelu()
+	for i := 0; i < 3; i++ {
+		mp.Graph.SparseInitializer = append(mp.Graph.SparseInitializer, &pb.SparseTensorProto{
+			Dims:    []int64{1 << 20},
+			Values:  &pb.TensorProto{Name: proto.String("s" + strconv.Itoa(i)), DataType: proto.Int32(1), Dims: []int64{1}, FloatData: []float32{1}},
+			Indices: &pb.TensorProto{DataType: proto.Int32(7), Dims: []int64{1}, Int64Data: []int64{5}},
+		})
+	}
+	b, _ = proto.Marshal(mp)
+	_, err = decodeWith(b, "", testLookup, LoadOptions{MaxData: 8 << 20})
+	if err == nil || !strings.Contains(err.Error(), `tensor "s2": sparse tensor expanded to`) {
+		t.Fatalf("sparse over budget: got %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 // importer holds what one model's import shares across its graphs.
 type importer struct {
 	dir    string
+	budget int64 // bytes external data and sparse expansion may still add (< 0: no limit)
 	opsets map[string]int64
 	lookup func(domain, op string) *ir.OpSchema
 	funcs  map[string]*pb.FunctionProto // funcKey -> model-local function
@@ -102,7 +103,7 @@ func (im *importer) importGraph(gp *pb.GraphProto, parent *scope, parentGraph *i
 	}
 
 	for _, tp := range gp.Initializer {
-		t, err := tensorFromProto(tp, im.dir)
+		t, err := im.tensor(tp)
 		if err != nil {
 			return nil, fmt.Errorf("initializer: %w", err)
 		}
@@ -113,7 +114,7 @@ func (im *importer) importGraph(gp *pb.GraphProto, parent *scope, parentGraph *i
 		g.Consts = append(g.Consts, v)
 	}
 	for _, sp := range gp.SparseInitializer {
-		t, err := sparseToDense(sp, im.dir)
+		t, err := im.sparse(sp)
 		if err != nil {
 			return nil, fmt.Errorf("sparse initializer: %w", err)
 		}
@@ -360,7 +361,7 @@ func (im *importer) importAttr(ap *pb.AttributeProto, sc *scope, g *ir.Graph, op
 		if ap.T == nil {
 			return nil, fmt.Errorf("type is tensor but no tensor is set")
 		}
-		t, err := tensorFromProto(ap.T, im.dir)
+		t, err := im.tensor(ap.T)
 		if err != nil {
 			return nil, err
 		}
@@ -371,7 +372,7 @@ func (im *importer) importAttr(ap *pb.AttributeProto, sc *scope, g *ir.Graph, op
 		if ap.SparseTensor == nil {
 			return nil, fmt.Errorf("type is sparse_tensor but no sparse tensor is set")
 		}
-		t, err := sparseToDense(ap.SparseTensor, im.dir)
+		t, err := im.sparse(ap.SparseTensor)
 		if err != nil {
 			return nil, err
 		}
@@ -379,7 +380,7 @@ func (im *importer) importAttr(ap *pb.AttributeProto, sc *scope, g *ir.Graph, op
 	case pb.AttributeProto_TENSORS:
 		a.Kind = ir.AttrTensors
 		for _, tp := range ap.Tensors {
-			t, err := tensorFromProto(tp, im.dir)
+			t, err := im.tensor(tp)
 			if err != nil {
 				return nil, err
 			}
@@ -388,7 +389,7 @@ func (im *importer) importAttr(ap *pb.AttributeProto, sc *scope, g *ir.Graph, op
 	case pb.AttributeProto_SPARSE_TENSORS:
 		a.Kind = ir.AttrTensors
 		for _, sp := range ap.SparseTensors {
-			t, err := sparseToDense(sp, im.dir)
+			t, err := im.sparse(sp)
 			if err != nil {
 				return nil, err
 			}

@@ -429,3 +429,41 @@ func tensorToProto(t *ir.Tensor) (*pb.TensorProto, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// tensor converts an initializer or attribute tensor, charging external
+// data to the import budget before it is read.
+func (im *importer) tensor(tp *pb.TensorProto) (*ir.Tensor, error) {
+	if tp.GetDataLocation() == pb.TensorProto_EXTERNAL {
+		if n, err := checkDims(tp.Dims); err == nil {
+			if err := im.spend(ir.DType(tp.GetDataType()).PackedBytes(n), tp.GetName(), "external data"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return tensorFromProto(tp, im.dir)
+}
+
+// sparse expands a sparse tensor, charging its dense size to the import
+// budget first.
+func (im *importer) sparse(sp *pb.SparseTensorProto) (*ir.Tensor, error) {
+	if sp.Values != nil {
+		if n, err := checkDims(sp.Dims); err == nil {
+			if err := im.spend(ir.DType(sp.Values.GetDataType()).PackedBytes(n), sp.Values.GetName(), "sparse tensor expanded to"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return sparseToDense(sp, im.dir)
+}
+
+// spend takes n bytes from the import budget, or says why not.
+func (im *importer) spend(n int64, name, what string) error {
+	if im.budget < 0 {
+		return nil
+	}
+	if n > im.budget {
+		return fmt.Errorf("tensor %q: %s of %d bytes would exceed the import limit on external and expanded data (%d bytes left of the limit; compile -max-weights raises it)", name, what, n, im.budget)
+	}
+	im.budget -= n
+	return nil
+}
