@@ -330,6 +330,9 @@ func (e *emitter) nodes(g *jen.Group, nodes []*ir.Node) {
 			lines = append(lines, "fuses "+strings.Join(fused, ", "))
 		}
 		g.Add(lineComment(lines...))
+		if e.mark {
+			g.Id("s").Dot("at").Op("=").Lit(fmt.Sprintf("node %q (%s)", n.Name, n.Op))
+		}
 		switch {
 		case n.Op == "If" && isControl(n):
 			e.emitIf(g, n)

@@ -314,6 +314,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Type().Id("Session").Struct(
 		jen.Id("model").Op("*").Id("Model"),
 		jen.Id("closed").Bool(),
+		jen.Id("at").String(), // the main-graph node running, for a panic's error
 		jen.Id("pool").Op("*").Id("WorkPool"),
 		jen.Id("prof").Op("*").Id("Profiler"), // nil unless WithProfile
 		jen.Id("inputs").Index(jen.Lit(len(c.inputs))).Id("Tensor"),
@@ -370,8 +371,14 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 
 	fail := jen.Return(jen.Id("Output").Values(), jen.Err())
 	f.Add(lineComment("Run checks the inputs against the declared dtypes and shapes and runs", "the model. The outputs point into the session's memory: they are valid", "until the next Run or Close. Run does not allocate once the session has", "run at the same input shapes."))
-	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Run").Params(jen.Id("in").Id("Input")).Params(jen.Id("Output"), jen.Error()).BlockFunc(func(g *jen.Group) {
+	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Run").Params(jen.Id("in").Id("Input")).Params(jen.Id("out").Id("Output"), jen.Err().Error()).BlockFunc(func(g *jen.Group) {
 		g.If(jen.Id("s").Dot("closed")).Block(jen.Return(jen.Id("Output").Values(), jen.Id("errCuvilClosed")))
+		// A kernel's panic (a bug) becomes an error naming the node.
+		g.Defer().Func().Params().Block(
+			jen.If(jen.Id("r").Op(":=").Recover(), jen.Id("r").Op("!=").Nil()).Block(
+				jen.List(jen.Id("out"), jen.Err()).Op("=").List(jen.Id("Output").Values(), jen.Id("cuvilPanicError").Call(jen.Id("s").Dot("at"), jen.Id("r"))),
+			),
+		).Call()
 		symsArg := jen.Nil()
 		if len(c.syms) > 0 {
 			minus := make([]jen.Code, len(c.syms))

@@ -59,6 +59,11 @@ type WorkPool struct {
 	closed   atomic.Bool
 	wake     chan struct{}
 	fin      chan struct{}
+	// paniced holds the first panic of a part run by a worker; Run
+	// re-panics with it on the caller once the section is closed, so a
+	// kernel bug becomes the caller's (recoverable) panic, not a crash,
+	// and the pool stays consistent.
+	paniced atomic.Pointer[poolPanic]
 	// parts' own scratch, one slot per part index (parts <= threads):
 	// kernels keep per-part buffers here (k_gemm_core.go's GEMM pack
 	// buffers), made by the part on first use. Only part i touches slot i,
@@ -185,15 +190,28 @@ func (p *WorkPool) drain() {
 		if i >= parts {
 			return
 		}
-		t.runPart(i, parts)
+		p.runPart(t, i, parts)
 		if p.finished.Add(1) == int64(parts) && p.waiting.CompareAndSwap(true, false) {
 			p.fin <- struct{}{}
 		}
 	}
 }
 
+type poolPanic struct{ v any }
+
+// runPart runs one part, keeping its panic for Run.
+func (p *WorkPool) runPart(t parTask, i, parts int) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.paniced.CompareAndSwap(nil, &poolPanic{r})
+		}
+	}()
+	t.runPart(i, parts)
+}
+
 // Run runs t.runPart(i, parts) for every i in [0, parts), spread over the
-// pool, and returns when all are done. Parts may run in any order. Run is
+// pool, and returns when all are done (a part's panic is re-raised on the
+// caller, after every part has ended). Parts may run in any order. Run is
 // not safe for concurrent use (a session runs one node at a time).
 func (p *WorkPool) Run(parts int, t parTask) {
 	if parts <= 0 {
@@ -233,6 +251,9 @@ func (p *WorkPool) Run(parts int, t parTask) {
 		runtime.Gosched()
 	}
 	p.task = nil
+	if e := p.paniced.Swap(nil); e != nil {
+		panic(e.v)
+	}
 }
 
 // parSplit returns the i-th of parts near-equal chunks of [0, n), each
