@@ -1,0 +1,18 @@
+package templates
+
+import (
+	"math/rand"
+	"testing"
+)
+
+func TestScaleShift(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	X, S, B := nnRand(r, 2, 5, 3, 7), nnRand(r, 5), nnRand(r, 5)
+	S3, B3 := nnT([]int{5, 1, 1}, S.F32()...), nnT([]int{5, 1, 1}, B.F32()...)
+	affine := fusedRef64(t, "Add", 14, nil, fusedRef64(t, "Mul", 14, nil, f64(X), f64(S3)), f64(B3))
+	for _, a := range fusedActCases {
+		want := fusedRefAct(t, a, affine)
+		got := nnRun(t, "cuvil::ScaleShift", 1, fusedAttrs(a, nil), 1, X, S, B)[0]
+		nnCheck(t, a.name, got, want.Shape, want.F64(), 1e-5)
+	}
+}
