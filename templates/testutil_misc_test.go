@@ -121,3 +121,35 @@ func miscRepr(dt DType, v []float64) []float64 {
 	}
 	return out
 }
+
+func miscRun(t *testing.T, k Kernel, n *Node) {
+	t.Helper()
+	if err := k(n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func miscWantI64(t *testing.T, what string, got *Tensor, want []int64, shape []int) {
+	t.Helper()
+	w := make([]float64, len(want))
+	for i, v := range want {
+		w[i] = float64(v)
+	}
+	miscCheckClose(t, what, got, w, shape, 0)
+}
+
+func xtRandF(r *rand.Rand, n int, lo, hi float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = lo + r.Float64()*(hi-lo)
+	}
+	return v
+}
+
+func xtProd(s []int) int {
+	p := 1
+	for _, d := range s {
+		p *= d
+	}
+	return p
+}
