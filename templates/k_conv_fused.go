@@ -15,7 +15,7 @@ func FusedConv(n *Node) error {
 		return err
 	}
 	if nhwcLayout(n) {
-		return fusedConvNHWC(n) // k_nhwc.go
+		return fusedConvNHWC(n) // k_conv_nhwc.go
 	}
 	if n.Attrs.Int("out_channels", 0) != 0 || n.Input(4) != nil {
 		return n.Errorf("out_channels and Into need layout NHWC")

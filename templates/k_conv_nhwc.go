@@ -11,9 +11,11 @@ import (
 // pixel over contiguous channels (no per-plane copies), and a 1x1
 // convolution is a plain GEMM [N*H*W, C] x W'[C, M]. cuvil::FusedConv with
 // layout=NHWC reads X [N,H,W,C] and writes Y (and reads Z) [N,H',W',M];
-// cuvil::PoolNHWC is MaxPool, AveragePool or GlobalAveragePool on NHWC
-// data; cuvil::ScaleShift with layout=NHWC scales the last axis. All are
-// float32 only (the pass converts nothing else).
+// cuvil::PoolNHWC (k_pool_nhwc.go) is MaxPool, AveragePool or
+// GlobalAveragePool on NHWC data, on the window machinery here (nhwcGeom,
+// nhwcTaps); cuvil::ScaleShift with layout=NHWC (k_elem_scaleshift.go)
+// scales the last axis. All are float32 only (the pass converts nothing
+// else).
 
 // nhwcLayout reports whether n has the attribute layout=NHWC.
 func nhwcLayout(n *Node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC" }
@@ -368,7 +370,7 @@ func fusedConvNHWC(n *Node) error {
 		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
 	}
 	if n.Attrs.Ints(convWinogradAttr) != nil {
-		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_wnhwc.go
+		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_conv_winograd_nhwc.go
 	}
 	sc := n.ScratchInts(24)
 	ws := W.Shape
@@ -554,7 +556,7 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 			t.im2col(col, a, b)
 		}
 		if nhwcPWFast {
-			// A in place, the epilogue in the tiles (k_nhwc_pw.go).
+			// A in place, the epilogue in the tiles (k_conv_nhwc_pw.go).
 			e, all := t.epi(z)
 			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, t.ldy, &e)
 			if !all {

@@ -150,47 +150,6 @@ func TestFusedConvNHWC(t *testing.T) {
 	}
 }
 
-func TestPoolNHWC(t *testing.T) {
-	r := rand.New(rand.NewSource(6))
-	cases := []struct {
-		op    string
-		x     []int
-		attrs Attrs
-	}{
-		{"MaxPool", []int{2, 13, 11, 9}, Attrs{"kernel_shape": []int64{3, 3}, "strides": []int64{2, 2}, "ceil_mode": int64(1)}},
-		{"MaxPool", []int{1, 40, 15, 16}, Attrs{"kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1}}},
-		{"MaxPool", []int{1, 64, 33, 30}, Attrs{"kernel_shape": []int64{2, 2}, "strides": []int64{2, 2}, "dilations": []int64{1, 2}}},
-		{"AveragePool", []int{1, 21, 10, 12}, Attrs{"kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1}}},
-		{"AveragePool", []int{2, 35, 10, 12}, Attrs{"kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1}, "count_include_pad": int64(1)}},
-		{"AveragePool", []int{1, 48, 28, 28}, Attrs{"kernel_shape": []int64{2, 2}, "strides": []int64{2, 2}}},
-		{"AveragePool", []int{1, 19, 9, 9}, Attrs{"kernel_shape": []int64{3, 3}, "strides": []int64{2, 2}, "pads": []int64{0, 0, 1, 1}, "ceil_mode": int64(1)}},
-		{"GlobalAveragePool", []int{2, 37, 7, 6}, nil},
-	}
-	for _, c := range cases {
-		X := nnRand(r, c.x...)
-		ref := nhwcOf(nnRun(t, c.op, 11, c.attrs, 1, nnAs(X, F64))[0], F64)
-		attrs := Attrs{"mode": map[string]string{"MaxPool": "max", "AveragePool": "avg", "GlobalAveragePool": "global_avg"}[c.op]}
-		for k, v := range c.attrs {
-			attrs[k] = v
-		}
-		what := fmt.Sprintf("%s%v%v", c.op, c.x, c.attrs)
-		got := nhwcRunBoth(t, what, "cuvil::PoolNHWC", attrs, nhwcOf(X, F32))
-		nnCheck(t, what, got, ref.Shape, nnF64(ref), 1e-5)
-	}
-	if err := PoolNHWC(nnNode("cuvil::PoolNHWC", 1, Attrs{"mode": "min"}, 1, nnRand(r, 1, 3, 3, 2))); err == nil {
-		t.Fatal("unknown mode accepted")
-	}
-}
-
-func TestScaleShiftNHWC(t *testing.T) {
-	r := rand.New(rand.NewSource(7))
-	X, S, B := nnRand(r, 2, 11, 5, 7), nnRand(r, 11), nnRand(r, 11)
-	ref := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu"}, 1, nnAs(X, F64), nnAs(S, F64), nnAs(B, F64))[0]
-	got := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu", "layout": "NHWC"}, 1, nhwcOf(X, F32), S, B)[0]
-	want := nhwcOf(ref, F64)
-	nnCheck(t, "ScaleShift NHWC", got, want.Shape, nnF64(want), 1e-5)
-}
-
 // TestTransposeNHWC checks Transpose's tiled path for the layout
 // conversions against the general one (perm [0,2,3,1] and back, rank 4
 // float32, odd sizes over the tile).
@@ -208,7 +167,7 @@ func TestTransposeNHWC(t *testing.T) {
 // with their Go twin on channel counts around the vector widths.
 func TestNHWCTaps(t *testing.T) { nhwcTapsCompare(t) }
 
-// nhwcTapsCompare is TestNHWCTaps's body (k_nhwc_amd64_test.go runs it
+// nhwcTapsCompare is TestNHWCTaps's body (k_conv_nhwc_amd64_test.go runs it
 // with AVX-512 off too).
 func nhwcTapsCompare(t *testing.T) {
 	r := rand.New(rand.NewSource(9))

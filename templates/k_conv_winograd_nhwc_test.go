@@ -41,7 +41,7 @@ func wnWeights(t testing.TB, W *Tensor, f int) *Tensor {
 // at 1 and 2 threads (bit for bit equal).
 func TestFusedConvWinogradNHWC(t *testing.T) { wnCompare(t) }
 
-// wnCompare is TestFusedConvWinogradNHWC's body (k_wnhwc_amd64_test.go
+// wnCompare is TestFusedConvWinogradNHWC's body (k_conv_winograd_nhwc_amd64_test.go
 // runs it with AVX-512 off too).
 func wnCompare(t *testing.T) {
 	r := rand.New(rand.NewSource(41))

@@ -24,7 +24,7 @@ func ScaleShift(n *Node) error {
 	nhwc := nhwcLayout(n)
 	ldx := 0
 	if nhwc {
-		// Channels last (k_nhwc.go): N is then every other axis.
+		// Channels last (k_conv_nhwc.go): N is then every other axis.
 		N, C = nnProd(X.Shape[:len(X.Shape)-1]), X.Shape[len(X.Shape)-1]
 		ldx = C
 		if ch := int(n.Attrs.Int("channels", 0)); ch != 0 {

@@ -16,3 +16,12 @@ func TestScaleShift(t *testing.T) {
 		nnCheck(t, a.name, got, want.Shape, want.F64(), 1e-5)
 	}
 }
+
+func TestScaleShiftNHWC(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	X, S, B := nnRand(r, 2, 11, 5, 7), nnRand(r, 11), nnRand(r, 11)
+	ref := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu"}, 1, nnAs(X, F64), nnAs(S, F64), nnAs(B, F64))[0]
+	got := nnRun(t, "cuvil::ScaleShift", 1, Attrs{"activation": "Relu", "layout": "NHWC"}, 1, nhwcOf(X, F32), S, B)[0]
+	want := nhwcOf(ref, F64)
+	nnCheck(t, "ScaleShift NHWC", got, want.Shape, nnF64(want), 1e-5)
+}
