@@ -5,7 +5,7 @@
 package mnist
 
 // The Winograd transforms without assembly: their pure-Go twins
-// (k_winograd.go).
+// (k_conv_winograd.go).
 
 func wgInput8(v []float32, ldd, ldc int, p []float32, offs *[8]int, lds, nc, cs int) {
 	wgInput8Go(v, ldd, ldc, p, offs, lds, nc, cs)

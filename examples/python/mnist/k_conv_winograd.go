@@ -52,7 +52,7 @@ func convWinogradPack(w []float32, M, C int) []float32 {
 	var all [][wgPoints]float32
 	all = make([][wgPoints]float32, M*C)
 	for mc := range all {
-		all[mc] = wgFilter(w[mc*9 : mc*9+9]) // k_wnhwc.go
+		all[mc] = wgFilter(w[mc*9 : mc*9+9]) // k_conv_winograd_nhwc.go
 	}
 	for xi := 0; xi < wgPoints; xi++ {
 		for mc := range all {

@@ -7,7 +7,7 @@ import "math"
 // Vector kernels on float32 rows: the depthwise 3x3 row, the bias+clamp
 // epilogue, GELU, softmax's exp-and-sum and a row maximum. Each has an
 // AVX2/FMA assembly version (asmgen/amd64/vec, asm_vec_amd64.s, dispatched
-// in k_vec_amd64.go) and the pure-Go twin here, which is what the purego
+// in k_simd_rows_amd64.go) and the pure-Go twin here, which is what the purego
 // tag and other architectures run, the tail of every assembly call (the
 // assembly takes multiples of 8), and the tests' reference.
 

@@ -232,7 +232,7 @@ func (t *wnTask) runPart(i, parts int) {
 		usz := sgemmPackedBSize(C, M)
 		for xi := lo; xi < hi; xi++ {
 			if nhwcPWFast {
-				// The pw tiles (k_nhwc_pw.go), no epilogue; U runs on
+				// The pw tiles (k_conv_nhwc_pw.go), no epilogue; U runs on
 				// to the next points' so the tiles prefetch across them.
 				nhwcPWGemm(t.nt, M, C, t.v[xi*tb*C:], C, nil, t.u[xi*usz:], t.mo[xi*tb*M:(xi+1)*tb*M], M, &nhwcPWEpi{})
 				continue

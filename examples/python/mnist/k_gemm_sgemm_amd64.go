@@ -4,27 +4,9 @@
 
 package mnist
 
-// cpuHasAVX2FMA reports whether the CPU has AVX2 and FMA and the OS saves
-// YMM state across context switches (XCR0 bits 1 and 2), read once at init
-// through the generated cpuidAsm and xgetbvAsm.
-var cpuHasAVX2FMA = detectAVX2FMA()
-
-// cpuHasAVX512 reports whether the CPU has AVX512F and the OS saves the
-// opmask and ZMM state (XCR0 bits 5-7) besides YMM state.
-var cpuHasAVX512 = cpuHasAVX2FMA && detectAVX512()
-
 // sgemmWide makes the packed driver run 6x32 tiles (two B micro-panels)
 // through the AVX-512 kernel.
 var sgemmWide = cpuHasAVX512
-
-func detectAVX512() bool {
-	if xcr0, _ := xgetbvAsm(); xcr0&0xe6 != 0xe6 {
-		return false
-	}
-	_, ebx7, _, _ := cpuidAsm(7, 0)
-	const avx512f, bmi2 = 1 << 16, 1 << 8
-	return ebx7&(avx512f|bmi2) == avx512f|bmi2
-}
 
 // sgemmMicroWide runs a whole 6x32 tile: columns 0-15 from the packed B
 // micro-panel b0, 16-31 from b1. Call it only when sgemmWide.
@@ -59,28 +41,6 @@ func sgemmMicroWideEdge(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha
 // sgemmUseAsm routes sgemm through the packed driver and its assembly
 // micro-kernel.
 var sgemmUseAsm = cpuHasAVX2FMA
-
-func detectAVX2FMA() bool {
-	maxLeaf, _, _, _ := cpuidAsm(0, 0)
-	if maxLeaf < 7 {
-		return false
-	}
-	_, _, ecx1, _ := cpuidAsm(1, 0)
-	const (
-		fma     = 1 << 12
-		osxsave = 1 << 27
-		avx     = 1 << 28
-	)
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false
-	}
-	if xcr0, _ := xgetbvAsm(); xcr0&6 != 6 {
-		return false
-	}
-	_, ebx7, _, _ := cpuidAsm(7, 0)
-	const avx2 = 1 << 5
-	return ebx7&avx2 != 0
-}
 
 // sgemmMicro runs one micro-tile: the assembly kernels when the CPU allows,
 // the full kernel for whole 6x16 tiles and the masked one for edges.

@@ -5,7 +5,7 @@
 package mnist
 
 // The NHWC Winograd transforms without assembly: their Go twins
-// (k_wnhwc.go) on every channel.
+// (k_conv_winograd_nhwc.go) on every channel.
 
 func wnInput(v []float32, ldv int, src *[wgPoints][]float32, c, f int) {
 	wnInputGo(v, ldv, src, 0, c, f)

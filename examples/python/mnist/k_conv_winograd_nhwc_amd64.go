@@ -7,7 +7,7 @@ package mnist
 // The NHWC Winograd transforms' dispatch (see nhwcTaps): the AVX-512
 // assembly (asm_wnhwc_amd64.s) on the largest multiple of 16 channels, the
 // AVX2 one on the largest multiple of 8 of the rest when the CPU has AVX2
-// and FMA, the Go twins (k_wnhwc.go) on the rest. Each channel takes one
+// and FMA, the Go twins (k_conv_winograd_nhwc.go) on the rest. Each channel takes one
 // path, the same at every thread count. The assembly reads and writes
 // through raw pointers, so each wrapper checks the bounds first.
 

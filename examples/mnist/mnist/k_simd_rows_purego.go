@@ -4,7 +4,7 @@
 
 package mnist
 
-// The vector kernels without assembly: their pure-Go twins (k_vec.go).
+// The vector kernels without assembly: their pure-Go twins (k_simd_rows.go).
 
 func dwConv9(y []float32, src *[9][]float32, w *[9]float32, bias, lo, hi float32) {
 	dwConv9Go(y, src, 0, w, bias, lo, hi)

@@ -6,7 +6,7 @@ package mnist
 
 // The vector kernels' dispatch: the assembly (asm_vec_amd64.s) on the
 // largest multiple of 8 elements when the CPU has AVX2 and FMA, the pure-Go
-// twin (k_vec.go) on the rest. The assembly reads and writes through raw
+// twin (k_simd_rows.go) on the rest. The assembly reads and writes through raw
 // pointers, so each wrapper checks the bounds it touches first.
 
 // dwConv9 sets y[i] = min(max(bias + sum_t w[t]*src[t][i], lo), hi) for

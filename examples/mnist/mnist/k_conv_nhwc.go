@@ -13,9 +13,11 @@ import (
 // pixel over contiguous channels (no per-plane copies), and a 1x1
 // convolution is a plain GEMM [N*H*W, C] x W'[C, M]. cuvil::FusedConv with
 // layout=NHWC reads X [N,H,W,C] and writes Y (and reads Z) [N,H',W',M];
-// cuvil::PoolNHWC is MaxPool, AveragePool or GlobalAveragePool on NHWC
-// data; cuvil::ScaleShift with layout=NHWC scales the last axis. All are
-// float32 only (the pass converts nothing else).
+// cuvil::PoolNHWC (k_pool_nhwc.go) is MaxPool, AveragePool or
+// GlobalAveragePool on NHWC data, on the window machinery here (nhwcGeom,
+// nhwcTaps); cuvil::ScaleShift with layout=NHWC (k_elem_scaleshift.go)
+// scales the last axis. All are float32 only (the pass converts nothing
+// else).
 
 // nhwcLayout reports whether n has the attribute layout=NHWC.
 func nhwcLayout(n *node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC" }
@@ -370,7 +372,7 @@ func fusedConvNHWC(n *node) error {
 		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
 	}
 	if n.Attrs.Ints(convWinogradAttr) != nil {
-		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_wnhwc.go
+		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_conv_winograd_nhwc.go
 	}
 	sc := n.ScratchInts(24)
 	ws := W.Shape
@@ -556,7 +558,7 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 			t.im2col(col, a, b)
 		}
 		if nhwcPWFast {
-			// A in place, the epilogue in the tiles (k_nhwc_pw.go).
+			// A in place, the epilogue in the tiles (k_conv_nhwc_pw.go).
 			e, all := t.epi(z)
 			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, t.ldy, &e)
 			if !all {
@@ -800,128 +802,6 @@ func (t *nhwcConvTask) im2col(col []float32, a, b int) {
 				}
 				off := ((n*g.H+ih)*g.W + iw) * C
 				copy(d, t.x[off:off+C])
-			}
-		}
-	}
-}
-
-// PoolNHWC is cuvil::PoolNHWC: MaxPool (mode "max"), AveragePool ("avg")
-// or GlobalAveragePool ("global_avg") of X [N,H,W,C] into [N,H',W',C],
-// vectorised over channels.
-func poolNHWC(n *node) error {
-	X := n.Input(0)
-	if X == nil {
-		return n.Errorf("needs input X")
-	}
-	if X.DType != F32 || len(X.Shape) != 4 {
-		return n.Errorf("X must be float32 of rank 4, have %v %v", X.DType, X.ShapeString())
-	}
-	N, H, W, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3]
-	x, Y := X.F32(), n.Out[0]
-	mode := n.Attrs.String("mode", "")
-	if mode == "global_avg" {
-		nnResize(Y, F32, N, 1, 1, C)
-		y := Y.F32()
-		scale := 1 / float32(H*W)
-		for b := 0; b < N; b++ {
-			yb := y[b*C : (b+1)*C]
-			clear(yb)
-			for p := 0; p < H*W; p++ {
-				off := (b*H*W + p) * C
-				axpy32(yb, x[off:off+C], 1)
-			}
-			for j := range yb {
-				yb[j] *= scale
-			}
-		}
-		return nil
-	}
-	var m int
-	switch mode {
-	case "max":
-		m = nhwcModeMax
-	case "avg":
-		m = nhwcModeAvg
-	default:
-		return n.Errorf("unknown mode %q (want max, avg or global_avg)", mode)
-	}
-	ks := n.Attrs.Ints("kernel_shape")
-	if len(ks) != 2 {
-		return n.Errorf("kernel_shape %v must have 2 values", ks)
-	}
-	sc := n.ScratchInts(16)
-	k := sc[12:14]
-	k[0], k[1] = int(ks[0]), int(ks[1])
-	win, err := nnWindow(n, X.Shape[1:3], k, n.Attrs.Int("ceil_mode", 0) != 0, sc[:12])
-	if err != nil {
-		return err
-	}
-	nnResize(Y, F32, N, win.out[0], win.out[1], C)
-	g := nhwcGeomOf(N, H, W, C, win)
-	t := parTaskOf[nhwcWinTask](n)
-	*t = nhwcWinTask{g: g, mode: m, x: x, y: Y.F32(), avgPad: n.Attrs.Int("count_include_pad", 0) != 0}
-	nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
-	*t = nhwcWinTask{}
-	return nil
-}
-
-// scaleShiftNHWCTask is scaleShiftNHWC in float32 split by rows.
-type scaleShiftNHWCTask struct {
-	x, scale, shift, y []float32
-	C, ldx             int
-	act                fusedAct
-}
-
-func (t *scaleShiftNHWCTask) runPart(i, parts int) {
-	r0, r1 := parSplit(len(t.y)/t.C, parts, i, 1)
-	if r0 < r1 {
-		scaleShiftNHWC(t.x[r0*t.ldx:], t.scale, t.shift, t.y[r0*t.C:r1*t.C], r1-r0, t.C, t.ldx, t.act)
-	}
-}
-
-// scaleShiftNHWC is cuvil::ScaleShift with layout=NHWC: the channel is the
-// last axis of x (inner is the product of the others), x's rows ldx >= C
-// apart (the first C channels of wider rows: concat-into).
-func scaleShiftNHWC[T nnFloat](x, scale, shift, y []T, inner, C, ldx int, act fusedAct) {
-	for p := 0; p < inner; p++ {
-		xr, yr := x[p*ldx:p*ldx+C], y[p*C:(p+1)*C]
-		for c, v := range xr {
-			yr[c] = v*scale[c] + shift[c]
-		}
-	}
-	fusedActRow(act, y[:inner*C])
-}
-
-// transpose2D32 sets y = x^T per batch entry for float32 matrices x
-// [rows, cols] (y [cols, rows]), batch after batch, in 32x32 tiles so
-// both sides are read and written in cache lines: NHWC <-> NCHW
-// conversions (perms [0,2,3,1] and [0,3,1,2]).
-func transpose2D32(y, x []float32, batch, rows, cols int) {
-	const tile = 32
-	for b := 0; b < batch; b++ {
-		xb, yb := x[b*rows*cols:(b+1)*rows*cols], y[b*rows*cols:(b+1)*rows*cols]
-		for i0 := 0; i0 < rows; i0 += tile {
-			i1 := min(i0+tile, rows)
-			for j0 := 0; j0 < cols; j0 += tile {
-				j1 := min(j0+tile, cols)
-				i := i0
-				for ; i+4 <= i1; i += 4 {
-					// Four source rows at a time: four adjacent stores.
-					x0 := xb[i*cols+j0 : i*cols+j1]
-					x1 := xb[(i+1)*cols+j0 : (i+1)*cols+j1][:len(x0)]
-					x2 := xb[(i+2)*cols+j0 : (i+2)*cols+j1][:len(x0)]
-					x3 := xb[(i+3)*cols+j0 : (i+3)*cols+j1][:len(x0)]
-					for j, v := range x0 {
-						d := yb[(j0+j)*rows+i : (j0+j)*rows+i+4]
-						d[0], d[1], d[2], d[3] = v, x1[j], x2[j], x3[j]
-					}
-				}
-				for ; i < i1; i++ {
-					xr := xb[i*cols+j0 : i*cols+j1]
-					for j, v := range xr {
-						yb[(j0+j)*rows+i] = v
-					}
-				}
 			}
 		}
 	}

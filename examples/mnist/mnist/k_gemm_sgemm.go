@@ -338,7 +338,7 @@ func sgemmDrive(bufs *sgemmPkBufs, m, n, k int, alpha float32, A, B sgemmOperand
 					packB = &B
 				}
 				if direct {
-					// A in place (asm_sgemm_direct.go).
+					// A in place (k_gemm_sgemm_direct.go).
 					sgemmMacroDirect(mc, nc, kc, alpha, A.data[ic*A.ld+pc:], A.ld, bp, cbeta, c[ic*ldc+jc:], ldc, packB, pc, jc)
 					continue
 				}
@@ -446,7 +446,7 @@ func sgemmPackBBlock(dst []float32, transB bool, b []float32, ldb, pc, jc, kc, n
 			}
 		case nr == NR:
 			// B is n x k: column j of op(B) is row j of B, contiguous in
-			// p; a whole panel is a 16 x kc transpose (k_vec.go).
+			// p; a whole panel is a 16 x kc transpose (k_simd_rows.go).
 			packBT16(kc, b[(jc+j0)*ldb+pc:], ldb, panel)
 		default:
 			for j := 0; j < NR; j++ {

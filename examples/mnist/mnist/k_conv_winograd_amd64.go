@@ -5,7 +5,7 @@
 package mnist
 
 // The Winograd transforms' dispatch: the assembly (asm_wino_amd64.s) when
-// the CPU has AVX2 and FMA, the pure-Go twins (k_winograd.go) elsewhere.
+// the CPU has AVX2 and FMA, the pure-Go twins (k_conv_winograd.go) elsewhere.
 // The assembly reads and writes through raw pointers, so each wrapper
 // checks the bounds it touches first.
 
