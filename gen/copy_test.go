@@ -85,6 +85,9 @@ func TestClosureGolden(t *testing.T) {
 	}{
 		{[]string{"MatMul"}, []string{"k_conv.go", "k_conv_winograd.go", "k_conv_winograd_nhwc.go", "k_conv_nhwc.go", "asm_pw_amd64.go", "asm_wino_amd64.go"}},
 		{[]string{"Relu", "Add"}, []string{"k_gemm_core.go", "k_gemm_sgemm.go", "k_conv.go"}},
+		// The CPU probes are a pair of their own (asm_cpu_amd64.s): a
+		// pooling model asks the CPU without copying the SGEMM assembly.
+		{[]string{"MaxPool"}, []string{"asm_sgemm_amd64.go", "k_gemm_sgemm.go", "k_conv.go"}},
 	} {
 		why := lib.closureWhy(c.funcs)
 		for _, f := range c.not {

@@ -1,7 +1,8 @@
 package templates
 
 // Small helpers several kernel families share (k_elem_shrink.go,
-// k_linalg.go, k_roi.go, k_conv_deform.go, k_image_grid.go).
+// k_linalg.go, k_roi.go, k_conv.go, k_conv_deform.go, k_pool.go,
+// k_image_grid.go), so none of them reaches another family's file for one.
 
 // miscSetAt stores v into element i of a numeric tensor (integers
 // truncate toward zero, as a C cast would).
@@ -62,4 +63,15 @@ func miscReflect(v, lo, hi float64) float64 {
 		return lo + r
 	}
 	return v
+}
+
+// nnNext advances a row-major multi-index over dims, wrapping to zero.
+func nnNext(idx, dims []int) {
+	for d := len(idx) - 1; d >= 0; d-- {
+		idx[d]++
+		if idx[d] < dims[d] {
+			return
+		}
+		idx[d] = 0
+	}
 }

@@ -1,9 +1,24 @@
+// Command cpu generates the CPU feature probes of package templates:
+// cpuidAsm and xgetbvAsm, which templates/k_cpu_amd64.go reads once at init
+// to decide which assembly kernels the CPU and the OS support. They live in
+// a pair of their own so a model whose kernels only ask the CPU does not
+// copy the SGEMM assembly.
+//
+//	go generate ./asmgen/amd64/cpu
 package main
+
+//go:generate go run . -pkg templates -out ../../../templates/asm_cpu_amd64.s -stubs ../../../templates/asm_cpu_amd64.go
 
 import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/reg"
 )
+
+func main() {
+	ConstraintExpr("amd64,!purego")
+	cpuFeatures()
+	Generate()
+}
 
 // cpuFeatures emits the two instructions the templates need to decide, at
 // init, which kernels the CPU and the OS support. Templates import only the
