@@ -362,17 +362,6 @@ func im2colND[T nnFloat](n *node, x, col []T, C int, in []int, win nnWin) {
 	}
 }
 
-// nnNext advances a row-major multi-index over dims, wrapping to zero.
-func nnNext(idx, dims []int) {
-	for d := len(idx) - 1; d >= 0; d-- {
-		idx[d]++
-		if idx[d] < dims[d] {
-			return
-		}
-		idx[d] = 0
-	}
-}
-
 // ConvTranspose is ONNX ConvTranspose (versions 1-11): one GEMM per group
 // into column form, then a scatter-add (col2im) into the output.
 func convTranspose(n *node) error {

@@ -5,8 +5,8 @@
 package mnist
 
 // CPU feature detection for every amd64 assembly kernel, read once at init
-// (cpuidAsm and xgetbvAsm are generated with the SGEMM kernels,
-// asm_sgemm_amd64.s).
+// (cpuidAsm and xgetbvAsm: the generated pair asm_cpu_amd64.s, from
+// asmgen/amd64/cpu).
 
 // cpuHasAVX2FMA reports whether the CPU has AVX2 and FMA and the OS saves
 // YMM state across context switches (XCR0 bits 1 and 2), read once at init
