@@ -88,6 +88,8 @@ func TestClosureGolden(t *testing.T) {
 		// The CPU probes are a pair of their own (asm_cpu_amd64.s): a
 		// pooling model asks the CPU without copying the SGEMM assembly.
 		{[]string{"MaxPool"}, []string{"asm_sgemm_amd64.go", "k_gemm_sgemm.go", "k_conv.go"}},
+		// NHWC pooling shares only the window kernels with the NHWC convs.
+		{[]string{"PoolNHWC"}, []string{"k_conv_nhwc.go", "k_conv_nhwc_pw.go", "k_conv_winograd_nhwc.go", "asm_pw_amd64.go", "asm_wnhwc_amd64.go"}},
 	} {
 		why := lib.closureWhy(c.funcs)
 		for _, f := range c.not {
