@@ -4,11 +4,6 @@
 
 package mnist
 
-// nhwcTaps without assembly: the pure-Go twin for every channel.
-func nhwcTaps(mode int, y, x []float32, taps []int, w, bias []float32, c, npix, xstep int, scale, lo, hi float32) {
-	nhwcTapsGo(mode, y, x, taps, w, bias, 0, c, npix, xstep, c, scale, lo, hi)
-}
-
 // nhwcBiasClamp without assembly: the Go twin for every column.
 func nhwcBiasClamp(y, bias []float32, rows, m, ldy int, lo, hi float32) {
 	nhwcBiasClampGo(y, bias, rows, 0, m, ldy, lo, hi)
