@@ -19,7 +19,7 @@ func TestClosureCopiesAssembly(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := lib.closure([]string{"Conv"})
-	for _, want := range []string{"asm_cpu_amd64.go", "asm_sgemm.go", "asm_sgemm_amd64.go", "asm_sgemm_purego.go", "k_gemm_core.go", "rt_pool.go", "k_conv.go"} {
+	for _, want := range []string{"k_cpu_amd64.go", "k_gemm_sgemm.go", "k_gemm_sgemm_amd64.go", "asm_sgemm_amd64.go", "k_gemm_sgemm_purego.go", "k_gemm_core.go", "rt_pool.go", "k_conv.go"} {
 		if !slices.Contains(files, want) {
 			t.Errorf("closure of Conv lacks %s (has %v)", want, files)
 		}
@@ -83,8 +83,13 @@ func TestClosureGolden(t *testing.T) {
 		funcs []string
 		not   []string
 	}{
-		{[]string{"MatMul"}, []string{"k_conv.go", "k_winograd.go", "k_wnhwc.go", "k_nhwc.go", "asm_pw_amd64.go", "asm_wino_amd64.go"}},
-		{[]string{"Relu", "Add"}, []string{"k_gemm_core.go", "asm_sgemm.go", "k_conv.go"}},
+		{[]string{"MatMul"}, []string{"k_conv.go", "k_conv_winograd.go", "k_conv_winograd_nhwc.go", "k_conv_nhwc.go", "asm_pw_amd64.go", "asm_wino_amd64.go"}},
+		{[]string{"Relu", "Add"}, []string{"k_gemm_core.go", "k_gemm_sgemm.go", "k_conv.go"}},
+		// The CPU probes are a pair of their own (asm_cpu_amd64.s): a
+		// pooling model asks the CPU without copying the SGEMM assembly.
+		{[]string{"MaxPool"}, []string{"asm_sgemm_amd64.go", "k_gemm_sgemm.go", "k_conv.go"}},
+		// NHWC pooling shares only the window kernels with the NHWC convs.
+		{[]string{"PoolNHWC"}, []string{"k_conv_nhwc.go", "k_conv_nhwc_pw.go", "k_conv_winograd_nhwc.go", "asm_pw_amd64.go", "asm_wnhwc_amd64.go"}},
 	} {
 		why := lib.closureWhy(c.funcs)
 		for _, f := range c.not {

@@ -8,7 +8,7 @@ import (
 )
 
 // WinogradMode chooses the 3x3 stride-1 convolutions that run Winograd
-// F(4x4, 3x3) (templates/k_winograd.go) instead of im2col+GEMM.
+// F(4x4, 3x3) (templates/k_conv_winograd.go) instead of im2col+GEMM.
 type WinogradMode int
 
 const (
@@ -66,7 +66,7 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 		return nil, "", false
 	}
 	if n.AttrString("layout", "NCHW") == "NHWC" {
-		// The layout pass's channels-last FusedConv (templates/k_wnhwc.go).
+		// The layout pass's channels-last FusedConv (templates/k_conv_winograd_nhwc.go).
 		if mode == WinogradAuto && !winogradUsefulNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])) {
 			return nil, "", false
 		}
@@ -81,7 +81,7 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 }
 
 // winogradUsefulNHWC is winogradUseful for NHWC convolutions
-// (FusedConv layout=NHWC, templates/k_wnhwc.go: channels in the vector
+// (FusedConv layout=NHWC, templates/k_conv_winograd_nhwc.go: channels in the vector
 // lanes, the GEMMs [tiles, C] x U[xi] read V in place), M output and C
 // input channels over an H x W input map.
 //
@@ -107,7 +107,7 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 // input channels lose (the transforms outweigh a GEMM with K = C).
 //
 // Except small maps with large weights: since the GEMM's tiles prefetch
-// the weights (templates/k_nhwc_pw.go), im2col+GEMM streams the 3x3
+// the weights (templates/k_conv_nhwc_pw.go), im2col+GEMM streams the 3x3
 // weights under its arithmetic, while F(2x2)'s U is 16/9 of them and its
 // arithmetic too little to hide it. resnet50's 512x7 (U 16.8 MB), 1
 // thread, per-node medians over 30 runs: Winograd 2.10-2.29 ms, GEMM

@@ -3,7 +3,8 @@ package ir
 // Operators of the "cuvil" domain: the fused forms the passes produce
 // (passes/fuse_*.go, fold_batchnorm.go). They are declared like the ONNX
 // ops, so the verifier checks their arity, attributes and dtypes. Their
-// kernels live in templates/k_fused.go under "cuvil::<Op>".
+// kernels are registered in templates/registry.go under "cuvil::<Op>"
+// (templates/README.md lists their files).
 
 // CuvilDomain is the domain of Cuvil's own operators; a model that uses
 // them imports opset CuvilOpset of it.

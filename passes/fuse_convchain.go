@@ -8,7 +8,7 @@ import "github.com/cuvil/cuvil/ir"
 // defines its input (the expand) and the one that reads its output (the
 // project), each taken only when the value between them has no other
 // reader, becomes one cuvil::FusedConvChain when it has at least two of
-// the three. Its kernel (templates/k_convchain.go) streams over output row
+// the three. Its kernel (templates/k_conv_chain.go) streams over output row
 // bands, so the expanded tensors (6x the channels) never go to memory and
 // the memory planner never allocates them. A stage before another one
 // must end in a clamp (no activation, Relu or Clip) with no residual; the

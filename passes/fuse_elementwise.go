@@ -10,7 +10,7 @@ import (
 // FuseElementwise turns connected element-wise ops that the other fusions
 // left (an epilogue inside a GEMM or conv beats a loop of its own) into
 // one cuvil::Elementwise, whose kernel runs them chunk by chunk in one
-// pass over memory (templates/k_elementwise.go).
+// pass over memory (templates/k_elem_group.go).
 //
 // A group holds f32 or f64 nodes of one output shape whose operands have
 // that shape or one element (scalar constants go inline). It grows in

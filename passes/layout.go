@@ -29,7 +29,7 @@ var Layout = &Pass{
 // The cost model: estimated nanoseconds of each op in each layout on one
 // core (a chain's total decides, so only the differences matter), and of
 // the conversions. Calibrated with `go test ./templates -run XXX -bench
-// Layout` (BenchmarkLayout in templates/k_nhwc_bench_test.go: layer shapes
+// Layout` (BenchmarkLayout in templates/k_conv_nhwc_bench_test.go: layer shapes
 // of mobilenet_v2, squeezenet and resnet50, 1 thread, weights prepacked
 // both ways) on the 2-core AVX-512 dev machine while other jobs loaded it
 // (load 7-12: absolute times varied 2x between runs, the NCHW/NHWC ratios
@@ -171,7 +171,7 @@ func layout(m *ir.Model) error {
 
 // layoutFoldMaxC is the most input channels of a convolution that reads
 // its entry Transpose's NCHW input itself: each k step of its GEMM then
-// gathers one tap of one plane (templates/k_nhwc_pw.go), cheap for an
+// gathers one tap of one plane (templates/k_conv_nhwc_pw.go), cheap for an
 // image's few channels.
 const layoutFoldMaxC = 4
 

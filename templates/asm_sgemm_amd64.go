@@ -4,14 +4,6 @@
 
 package templates
 
-// cpuidAsm executes CPUID with EAX=leaf and ECX=subleaf.
-func cpuidAsm(leaf uint32, subleaf uint32) (eax uint32, ebx uint32, ecx uint32, edx uint32)
-
-// xgetbvAsm reads XCR0, the register enabling extended state; the OS must
-// save YMM state (bits 1 and 2) before AVX code may run. Call it only when
-// CPUID reports OSXSAVE.
-func xgetbvAsm() (eax uint32, edx uint32)
-
 // sgemmKernel6x16AVX2 computes C = alpha*A*B + beta*C for one 6x16 tile of C,
 // row-major with row stride ldc (in elements). a is a packed A micro-panel
 // (k steps of 6 contiguous values, one per row), b a packed B micro-panel

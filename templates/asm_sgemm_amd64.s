@@ -4,26 +4,6 @@
 
 #include "textflag.h"
 
-// func cpuidAsm(leaf uint32, subleaf uint32) (eax uint32, ebx uint32, ecx uint32, edx uint32)
-// Requires: CPUID
-TEXT ·cpuidAsm(SB), NOSPLIT, $0-24
-	MOVL leaf+0(FP), AX
-	MOVL subleaf+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
-	RET
-
-// func xgetbvAsm() (eax uint32, edx uint32)
-TEXT ·xgetbvAsm(SB), NOSPLIT, $0-8
-	XORL CX, CX
-	XGETBV
-	MOVL AX, eax+0(FP)
-	MOVL DX, edx+4(FP)
-	RET
-
 DATA sgemmColMask<>+0(SB)/4, $0xffffffff
 DATA sgemmColMask<>+4(SB)/4, $0xffffffff
 DATA sgemmColMask<>+8(SB)/4, $0xffffffff

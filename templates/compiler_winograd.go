@@ -1,7 +1,7 @@
 package templates
 
 // Compiler-side hooks for Winograd-transformed convolution weights
-// (k_winograd.go); compiler_*.go files are never copied into generated packages.
+// (k_conv_winograd.go); compiler_*.go files are never copied into generated packages.
 
 // ConvWinogradAttr names the attribute (ints: W's ONNX shape) gen sets on a
 // Conv or cuvil::FusedConv whose W it replaced by PrepackConvWinograd's

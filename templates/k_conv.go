@@ -87,7 +87,7 @@ const convPackedAttr = "packed_w_shape"
 func convWeightShape(n *Node, W *Tensor, sc []int) ([]int, bool, error) {
 	ps := n.Attrs.Ints(convPackedAttr)
 	if n.Attrs.Ints(convWinogradAttr) != nil {
-		return convWinogradWeightShape(n, W, sc) // k_winograd.go
+		return convWinogradWeightShape(n, W, sc) // k_conv_winograd.go
 	}
 	if ps == nil {
 		return W.Shape, false, nil
@@ -136,7 +136,7 @@ func convFloat[T nnFloat](n *Node, x, w []T, wp []float32, bias, z []T, after bo
 	Cg, Mg := C/group, M/group
 	rows := Cg * kSize
 	if convWinogradTry(n, x, wp, bias, z, after, act, y, xs, M, win) {
-		return // 3x3 weights gen stored Winograd-transformed (k_winograd.go)
+		return // 3x3 weights gen stored Winograd-transformed (k_conv_winograd.go)
 	}
 	if convIsDepthwise2D(C, M, group, in) {
 		convDWRun(n, x, w, bias, z, after, act, y, N, C, in, win)
@@ -357,17 +357,6 @@ func im2colND[T nnFloat](n *Node, x, col []T, C int, in []int, win nnWin) {
 			}
 			nnNext(kidx, win.k)
 		}
-	}
-}
-
-// nnNext advances a row-major multi-index over dims, wrapping to zero.
-func nnNext(idx, dims []int) {
-	for d := len(idx) - 1; d >= 0; d-- {
-		idx[d]++
-		if idx[d] < dims[d] {
-			return
-		}
-		idx[d] = 0
 	}
 }
 

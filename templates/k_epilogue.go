@@ -2,8 +2,8 @@ package templates
 
 import "math"
 
-// The epilogue of the fused conv and GEMM kernels (k_fused.go, k_conv.go,
-// k_nhwc*.go, k_gemm.go): the decoded "activation" attribute and the row
+// The epilogue of the fused conv and GEMM kernels (k_conv_fused.go, k_conv.go,
+// k_conv_nhwc*.go, k_gemm*.go; also k_elem_group.go and k_elem_scaleshift.go): the decoded "activation" attribute and the row
 // loops that add bias and residual and apply it to a block of output while
 // it is still in cache.
 

@@ -233,62 +233,6 @@ func refSoftmax(x []float64, outer, dim, inner int, kind string) []float64 {
 	return y
 }
 
-func TestSoftmaxFamily(t *testing.T) {
-	r := rand.New(rand.NewSource(16))
-	xs := []int{3, 4, 5}
-	X := nnRand(r, xs...)
-	for i := range X.F32() {
-		X.F32()[i] *= 20 // large values exercise the max subtraction
-	}
-	prod := func(s []int) int {
-		p := 1
-		for _, d := range s {
-			p *= d
-		}
-		return p
-	}
-	for op, kind := range map[string]string{"Softmax": "softmax", "LogSoftmax": "log", "Hardmax": "hard"} {
-		for _, dt := range nnFloatTypes {
-			in := nnAs(X, dt)
-			x := nnF64(in)
-			for _, v := range []int{1, 11, 13} {
-				for _, axis := range []int64{0, 1, 2, -1, -2, 99} {
-					attrs := Attrs{}
-					a := int(axis)
-					if axis != 99 {
-						attrs["axis"] = axis
-					} else if v < 13 {
-						a = 1
-					} else {
-						a = -1
-					}
-					if a < 0 {
-						a += 3
-					}
-					outer, dim, inner := prod(xs[:a]), xs[a], prod(xs[a+1:])
-					if v < 13 {
-						dim, inner = prod(xs[a:]), 1
-					}
-					want := refSoftmax(x, outer, dim, inner, kind)
-					got := nnRun(t, op, v, attrs, 1, in)
-					tol := nnTol(dt) * 4
-					if kind == "log" {
-						tol = nnTol(dt) * 40 // values reach -80
-					}
-					nnCheck(t, fmt.Sprintf("%s v%d %v axis %d", op, v, dt, axis), got[0], xs, want, tol)
-				}
-			}
-		}
-	}
-	// test_softmax_example / test_logsoftmax_example_1
-	x := nnT([]int{1, 3}, -1, 0, 1)
-	nnCheck(t, "softmax_example", nnRun(t, "Softmax", 13, nil, 1, x)[0], []int{1, 3}, []float64{0.09003058, 0.24472848, 0.66524094}, 1e-6)
-	nnCheck(t, "logsoftmax_example_1", nnRun(t, "LogSoftmax", 13, nil, 1, x)[0], []int{1, 3}, []float64{-2.4076061, -1.407606, -0.4076061}, 1e-6)
-	// test_hardmax_one_hot: ties pick the first.
-	x = nnT([]int{1, 1, 4}, 3, 3, 3, 1)
-	nnCheck(t, "hardmax_one_hot", nnRun(t, "Hardmax", 13, nil, 1, x)[0], []int{1, 1, 4}, []float64{1, 0, 0, 0}, 0)
-}
-
 func TestArgMinMax(t *testing.T) {
 	r := rand.New(rand.NewSource(17))
 	xs := []int{4, 3, 5}
@@ -373,5 +317,42 @@ func TestReduceSoftmaxNoAlloc(t *testing.T) {
 	}
 	if a := nnAllocs(t, nnNode("ArgMax", 13, nil, 1, nnAs(nnRand(r, 3, 7, 9), F16)), ArgMax); a != 0 {
 		t.Fatalf("ArgMax f16 allocates %v", a)
+	}
+}
+
+// TestReduceBool: ReduceMax is any, ReduceMin is all (opset 20), also over
+// an empty axis (false for max, true for min).
+func TestReduceBool(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, shape := range [][]int{{3, 4, 5}, {2, 0, 3}} {
+		x := &Tensor{}
+		x.Resize(Bool, shape...)
+		for i := range x.Bool() {
+			x.Bool()[i] = r.Intn(4) == 0
+		}
+		for _, op := range []string{"ReduceMax", "ReduceMin"} {
+			n := tewNode(op, 20, Attrs{"keepdims": int64(0)}, x, tewI64([]int{1}, 1))
+			tewRun(t, n)
+			out := n.Out[0]
+			if !tewSameShape(out.Shape, []int{shape[0], shape[2]}) {
+				t.Fatalf("%s: shape %v", op, out.Shape)
+			}
+			for i := 0; i < shape[0]; i++ {
+				for k := 0; k < shape[2]; k++ {
+					want := op == "ReduceMin"
+					for j := 0; j < shape[1]; j++ {
+						v := x.Bool()[(i*shape[1]+j)*shape[2]+k]
+						if op == "ReduceMax" {
+							want = want || v
+						} else {
+							want = want && v
+						}
+					}
+					if got := out.Bool()[i*shape[2]+k]; got != want {
+						t.Fatalf("%s %v at (%d,%d): %v, want %v", op, shape, i, k, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -790,3 +790,38 @@ func ewPadMap(k, n int, mode string) int {
 	}
 	return k
 }
+
+// transpose2D32 sets y = x^T per batch entry for float32 matrices x
+// [rows, cols] (y [cols, rows]), batch after batch, in 32x32 tiles so
+// both sides are read and written in cache lines: NHWC <-> NCHW
+// conversions (perms [0,2,3,1] and [0,3,1,2]).
+func transpose2D32(y, x []float32, batch, rows, cols int) {
+	const tile = 32
+	for b := 0; b < batch; b++ {
+		xb, yb := x[b*rows*cols:(b+1)*rows*cols], y[b*rows*cols:(b+1)*rows*cols]
+		for i0 := 0; i0 < rows; i0 += tile {
+			i1 := min(i0+tile, rows)
+			for j0 := 0; j0 < cols; j0 += tile {
+				j1 := min(j0+tile, cols)
+				i := i0
+				for ; i+4 <= i1; i += 4 {
+					// Four source rows at a time: four adjacent stores.
+					x0 := xb[i*cols+j0 : i*cols+j1]
+					x1 := xb[(i+1)*cols+j0 : (i+1)*cols+j1][:len(x0)]
+					x2 := xb[(i+2)*cols+j0 : (i+2)*cols+j1][:len(x0)]
+					x3 := xb[(i+3)*cols+j0 : (i+3)*cols+j1][:len(x0)]
+					for j, v := range x0 {
+						d := yb[(j0+j)*rows+i : (j0+j)*rows+i+4]
+						d[0], d[1], d[2], d[3] = v, x1[j], x2[j], x3[j]
+					}
+				}
+				for ; i < i1; i++ {
+					xr := xb[i*cols+j0 : i*cols+j1]
+					for j, v := range xr {
+						yb[(j0+j)*rows+i] = v
+					}
+				}
+			}
+		}
+	}
+}

@@ -5,7 +5,8 @@
 //
 //	go generate ./asmgen/amd64
 //
-// It writes templates/asm_sgemm_amd64.s and templates/asm_sgemm_amd64.go.
+// It writes templates/asm_sgemm_amd64.s and templates/asm_sgemm_amd64.go
+// (the CPU feature probes are asmgen/amd64/cpu's).
 package main
 
 //go:generate go run . -pkg templates -out ../../templates/asm_sgemm_amd64.s -stubs ../../templates/asm_sgemm_amd64.go
@@ -16,7 +17,6 @@ import (
 
 func main() {
 	ConstraintExpr("amd64,!purego")
-	cpuFeatures()
 	sgemmKernels()
 	sgemmKernel512()
 	Generate()

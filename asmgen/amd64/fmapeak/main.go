@@ -1,7 +1,7 @@
 // Command fmapeak generates the FMA-peak probes of package templates: loops
 // of independent FMA chains held in registers (no memory traffic), AVX2 and
 // AVX-512, that measure the core's float32 FMA throughput, against which
-// BenchmarkFMAPeak* in templates/asm_sgemm_test.go rates the SGEMM kernels.
+// BenchmarkFMAPeak* in templates/k_gemm_sgemm_test.go rates the SGEMM kernels.
 // Only tests call them, so gen never copies them into a generated package.
 //
 //	go generate ./asmgen/amd64/fmapeak

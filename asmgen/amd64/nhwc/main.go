@@ -1,7 +1,7 @@
 // Command nhwc generates the AVX2/FMA kernels of package templates that run
 // NHWC windows (depthwise convolution, max and average pooling) vectorised
 // over channels, and their Go declarations, with avo's build API. Their
-// pure-Go twin is nhwcTapsGo in templates/k_nhwc.go, the test reference.
+// pure-Go twin is nhwcTapsGo in templates/k_conv_nhwc_window.go, the test reference.
 //
 //	go generate ./asmgen/amd64/nhwc
 package main

@@ -7,7 +7,7 @@
 // with 16 or 24 output channels do not run masked 6x32 tiles; AVX2 tiles
 // up to 6 rows by 16 columns. The bias, the residual and a clamp run in
 // the kernel's epilogue. Their pure-Go twin is nhwcPWTileGo in
-// templates/k_nhwc_pw.go, the test reference.
+// templates/k_conv_nhwc_pw.go, the test reference.
 //
 //	go generate ./asmgen/amd64/pw
 package main

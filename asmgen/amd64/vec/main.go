@@ -1,7 +1,7 @@
 // Command vec generates the AVX2/FMA vector kernels of package templates
 // (depthwise 3x3 convolution rows, bias+clamp epilogues, GELU, exp for
 // softmax) and their Go declarations, with avo's build API. Each kernel's
-// pure-Go twin lives in templates/k_vec.go and is its test reference.
+// pure-Go twin lives in templates/k_simd_rows.go and is its test reference.
 //
 //	go generate ./asmgen/amd64/vec
 package main

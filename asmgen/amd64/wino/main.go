@@ -1,9 +1,9 @@
 // Command wino generates the AVX2/FMA Winograd F(4x4, 3x3) transforms of
-// package templates (k_winograd.go) and their Go declarations, with avo's
+// package templates (k_conv_winograd.go) and their Go declarations, with avo's
 // build API. Both kernels work on 8 tiles at once, one tile per vector
 // lane, so the transforms run on whole vectors; 8x8 transposes move the
 // tiles' rows in and out of the lanes. Their pure-Go twins (wgInput8Go,
-// wgOutput8Go in templates/k_winograd.go) are the test references.
+// wgOutput8Go in templates/k_conv_winograd.go) are the test references.
 //
 //	go generate ./asmgen/amd64/wino
 package main

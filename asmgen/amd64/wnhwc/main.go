@@ -1,9 +1,9 @@
 // Command wnhwc generates the Winograd F(4x4, 3x3) and F(2x2, 3x3) transforms of package
-// templates for NHWC convolutions (k_wnhwc.go) and their Go declarations,
+// templates for NHWC convolutions (k_conv_winograd_nhwc.go) and their Go declarations,
 // with avo's build API. Channels lie in the vector lanes, so one tile's
 // transform is plain vector adds and FMAs over 8 (AVX2) or 16 (AVX-512)
 // channels at a time, no transposes. Their pure-Go twins (wnInputGo,
-// wnOutputGo in templates/k_wnhwc.go) are the test references.
+// wnOutputGo in templates/k_conv_winograd_nhwc.go) are the test references.
 //
 //	go generate ./asmgen/amd64/wnhwc
 package main

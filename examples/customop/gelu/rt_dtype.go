@@ -163,8 +163,6 @@ func ewRoundOdd32(x float64) float32 {
 type ewScratch struct {
 	f64  []float64
 	ints [4][]int
-	rng  uint64
-	seed bool
 	val  Tensor // a one-element value (Pad's constant)
 }
 

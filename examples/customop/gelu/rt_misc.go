@@ -5,7 +5,7 @@ package gelu
 import "math"
 
 // Helpers shared by the kernels in k_rnn.go, k_resize.go, k_quant.go and
-// k_misc.go. Names carry a "misc" prefix so they never collide with the
+// k_index_*.go. Names carry a "misc" prefix so they never collide with the
 // helpers of other kernel groups.
 
 // miscFloat is the set of element types the float kernels are written for;

@@ -39,7 +39,7 @@ var (
 // n x k when transB). With beta == 0, C is overwritten (NaNs in C vanish).
 //
 // When the CPU has the assembly micro-kernel (sgemmUseAsm, decided once at
-// init from CPUID), the packed 6x16 driver in asm_sgemm.go does the work.
+// init from CPUID), the packed 6x16 driver in k_gemm_sgemm.go does the work.
 func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	sgemmWith(nil, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
@@ -49,7 +49,7 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 type gemmScratch struct {
 	g  *gemmBufs[float32]
 	pk *sgemmPkBufs
-	// band: FusedConvChain's band buffers (k_convchain.go), one per part
+	// band: FusedConvChain's band buffers (k_conv_chain.go), one per part
 	// for every node, so they stay in cache from one node to the next.
 	band []float32
 }

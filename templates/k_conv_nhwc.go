@@ -1,0 +1,608 @@
+package templates
+
+import (
+	"math"
+	"slices"
+)
+
+// NHWC kernels: the layout pass (passes/layout.go) runs chains of
+// convolutions and pooling with channels last, where a depthwise
+// convolution or a pooling window is a few vector operations per output
+// pixel over contiguous channels (no per-plane copies), and a 1x1
+// convolution is a plain GEMM [N*H*W, C] x W'[C, M]. cuvil::FusedConv with
+// layout=NHWC reads X [N,H,W,C] and writes Y (and reads Z) [N,H',W',M];
+// cuvil::PoolNHWC (k_pool_nhwc.go) is MaxPool, AveragePool or
+// GlobalAveragePool on NHWC data, on the window kernels
+// (k_conv_nhwc_window.go); cuvil::ScaleShift with layout=NHWC (k_elem_scaleshift.go)
+// scales the last axis. All are float32 only (the pass converts nothing
+// else).
+
+// nhwcLayout reports whether n has the attribute layout=NHWC.
+func nhwcLayout(n *Node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC" }
+
+// nhwcPackWeights returns the float32 convolution weights w (ONNX shape
+// ws = [M, C/group, kH, kW]) in the layout FusedConv with layout=NHWC
+// reads, in dst when it has room: depthwise (group == C == M), the
+// transpose [kH*kW, C]; otherwise (group 1) the GEMM operand
+// W'[(kh, kw, c), m] packed by sgemmPackB. It reports false for other
+// groups.
+func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]float32, []float32, bool) {
+	if len(ws) != 4 || len(w) != nnProd(ws) {
+		return nil, tmp, false
+	}
+	M, Cg, kk := ws[0], ws[1], ws[2]*ws[3]
+	switch {
+	case Cg == 1 && group == M && group > 1:
+		dst = nnGrow(dst, M*kk)
+		for c := 0; c < M; c++ {
+			for t := 0; t < kk; t++ {
+				dst[t*M+c] = w[c*kk+t]
+			}
+		}
+		return dst, tmp, true
+	case group == 1:
+		K := Cg * kk
+		tmp = nnGrow(tmp, K*M)
+		for m := 0; m < M; m++ {
+			for c := 0; c < Cg; c++ {
+				for t := 0; t < kk; t++ {
+					tmp[(t*Cg+c)*M+m] = w[(m*Cg+c)*kk+t]
+				}
+			}
+		}
+		dst = nnGrow(dst, sgemmPackedBSize(K, M))
+		npad := sgemmRoundUp(M, sgemmPkNR)
+		kb := sgemmKBlock(K)
+		for pc := 0; pc < K; pc += kb {
+			sgemmPackBBlock(dst[pc*npad:], false, tmp, M, pc, 0, min(kb, K-pc), M)
+		}
+		return dst, tmp, true
+	}
+	return nil, tmp, false
+}
+
+// nhwcPackedLen is the length of nhwcPackWeights's result.
+func nhwcPackedLen(ws []int, group int) int {
+	kk := ws[2] * ws[3]
+	if group > 1 {
+		return ws[0] * kk
+	}
+	return sgemmPackedBSize(ws[1]*kk, ws[0])
+}
+
+// nhwcOutput checks the residual Z against the NHWC output shape, sizes
+// Y to it and returns the float32 data of Y, Z and B (nil when absent)
+// and Y's row stride. A convolution the concat-into pass gave
+// out_channels writes one channel slice of a wider Y (a Concat's output):
+// Y is shape with out_channels channels, y starts at channel out_offset,
+// its rows ldy = out_channels apart, and the other channels are input
+// Into's (copied first unless the memory plan put Y over Into; an Into
+// with fewer channels fills Y's first ones) or, with no Into, left for
+// later convolutions to write.
+func nhwcOutput(n *Node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy int, err error) {
+	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	M := shape[3]
+	ldy, off := M, 0
+	var Into *Tensor // FusedConv's input 4, only with out_channels (other ops' input 4 is not Into)
+	if oc := int(n.Attrs.Int("out_channels", 0)); oc != 0 {
+		ldy, off = oc, int(n.Attrs.Int("out_offset", 0))
+		if off < 0 || off+M > ldy || Z != nil && ldy != M {
+			return nil, nil, nil, 0, n.Errorf("out_offset %d + %d channels must fit out_channels %d, with no residual Z", off, M, ldy)
+		}
+		Into = n.Input(4)
+	}
+	Y := n.Out[0]
+	shape[3] = ldy
+	nnResize(Y, F32, shape...)
+	shape[3] = M
+	y = Y.F32()
+	if Into != nil {
+		ci := 0
+		if Into.DType == F32 && len(Into.Shape) == 4 && slices.Equal(Into.Shape[:3], Y.Shape[:3]) {
+			ci = Into.Shape[3]
+		}
+		if ci < 1 || ci > ldy {
+			return nil, nil, nil, 0, n.Errorf("Into %v %v must be float32 of Y's shape %v or fewer channels", Into.DType, Into.ShapeString(), Y.ShapeString())
+		}
+		into := Into.F32()
+		switch {
+		case ci < ldy:
+			// Into's channels are Y's first ones (a dense block's input).
+			for p := 0; p < len(into)/ci; p++ {
+				copy(y[p*ldy:p*ldy+ci], into[p*ci:(p+1)*ci])
+			}
+		case len(y) > 0 && &into[0] != &y[0]:
+			copy(y, into)
+		}
+	}
+	if Z != nil {
+		z = Z.F32()
+	}
+	if B != nil {
+		bias = B.F32()
+	}
+	return y[off:], z, bias, ldy, nil
+}
+
+// fusedConvNHWC is cuvil::FusedConv with layout=NHWC: depthwise directly
+// (nhwcWinTask), anything else (group 1) as a GEMM of the output pixels'
+// rows (nhwcConvTask).
+func fusedConvNHWC(n *Node) error {
+	X, W, B, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
+	if X == nil || W == nil {
+		return n.Errorf("needs inputs X and W")
+	}
+	act, err := fusedActOf(n)
+	if err != nil {
+		return err
+	}
+	if X.DType != F32 || W.DType != F32 || B != nil && B.DType != F32 {
+		return n.Errorf("layout NHWC needs float32 inputs, have %v", X.DType)
+	}
+	if len(X.Shape) != 4 {
+		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
+	}
+	if n.Attrs.Ints(convWinogradAttr) != nil {
+		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_conv_winograd_nhwc.go
+	}
+	sc := n.ScratchInts(24)
+	ws := W.Shape
+	packed := false
+	if ps := n.Attrs.Ints(convPackedAttr); ps != nil {
+		if len(ps) != 4 {
+			return n.Errorf("prepacked W shape %v must have rank 4", ps)
+		}
+		ws = sc[16:20]
+		nnIntsInto(ws, ps)
+		packed = true
+	}
+	if len(ws) != 4 {
+		return n.Errorf("W %v must have rank 4", ws)
+	}
+	N, H, Wd, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3]
+	hw := X.Shape[1:3]
+	inNCHW := n.Attrs.String("in_layout", "NHWC") == "NCHW"
+	if inNCHW {
+		// The layout pass folded the entry Transpose: X is [N,C,H,W].
+		C, H, Wd, hw = X.Shape[1], X.Shape[2], X.Shape[3], X.Shape[2:4]
+	}
+	M := ws[0]
+	group := int(n.Attrs.Int("group", 1))
+	dw := group == C && M == C && ws[1] == 1 && group > 1
+	if !dw && (group != 1 || ws[1] != C) {
+		return n.Errorf("layout NHWC takes group 1 or depthwise convolutions: X %v, W %v, group %d", X.ShapeString(), ws, group)
+	}
+	if packed && W.Len() != nhwcPackedLen(ws, group) {
+		return n.Errorf("prepacked W has %d values, want %d for shape %v", W.Len(), nhwcPackedLen(ws, group), ws)
+	}
+	if B != nil && B.Len() != M {
+		return n.Errorf("B %v must have %d values", B.ShapeString(), M)
+	}
+	if inNCHW && dw {
+		return n.Errorf("in_layout NCHW takes group 1 convolutions only")
+	}
+	win, err := nnWindow(n, hw, ws[2:], false, sc[:12])
+	if err != nil {
+		return err
+	}
+	shape := sc[12:16]
+	shape[0], shape[1], shape[2], shape[3] = N, win.out[0], win.out[1], M
+	y, z, bias, ldy, err := nhwcOutput(n, Z, B, shape)
+	if err != nil {
+		return err
+	}
+	if dw && ldy != M {
+		return n.Errorf("out_channels needs a group 1 convolution")
+	}
+	wp := W.F32()
+	if !packed {
+		c := nnCacheOf(n)
+		dst, _ := c.slots[1].([]float32)
+		tmp, _ := c.slots[4].([]float32)
+		wp, tmp, _ = nhwcPackWeights(dst, wp, ws, group, tmp)
+		c.slots[1], c.slots[4] = wp, tmp
+	}
+	after := n.Attrs.Int("residual_after_activation", 0) != 0
+	g := nhwcGeomOf(N, H, Wd, C, win)
+	if dw {
+		if bias == nil {
+			bias = nnBuf[float32](n, 3, C)
+			clear(bias)
+		}
+		t := parTaskOf[nhwcWinTask](n)
+		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: X.F32(), w: wp, bias: bias, y: y, z: z,
+			after: after, act: act, epilogue: z != nil || act.kind != fusedActNone}
+		t.lo, t.hi = float32(math.Inf(-1)), float32(math.Inf(1))
+		if lo, hi, clamp := fusedClampOf(act); clamp && z == nil {
+			t.lo, t.hi, t.epilogue = lo, hi, false
+		}
+		nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
+		*t = nhwcWinTask{}
+		return nil
+	}
+	K := C * g.kh * g.kw
+	pointwise := !inNCHW && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
+	t := parTaskOf[nhwcConvTask](n)
+	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: y, ldy: ldy, M: M, K: K,
+		pointwise: pointwise, after: after, act: act, pool: n.Pool}
+	rows := N * g.OH * g.OW
+	// Row chunks: a multiple of the GEMM's 6-row tile, big enough that
+	// streaming W' once per chunk is amortised, small enough that the
+	// column block (128K floats) or the output block stays in L2.
+	if pointwise {
+		t.chunk = max(48, fusedL2Floats/max(M, 1))
+	} else {
+		t.chunk = max(48, (128<<10)/K)
+	}
+	parts := 1
+	if threads := n.Pool.Threads(); threads > 1 && rows*M*K >= parMinFlops {
+		parts = min(threads, (rows+5)/6)
+		// Fewer rows than output channels (resnet50's 7x7 and 14x14
+		// stages): split the columns, so each part streams its share of W'
+		// (the larger operand) rather than all of it. Each part gathers
+		// all the rows' windows, so a KxK conv needs half as many rows.
+		few := M > rows
+		if !pointwise {
+			few = M >= 2*rows
+		}
+		if few && !inNCHW && M >= 2*threads*sgemmColAlign() {
+			t.byCols = true
+			parts = threads
+		}
+	}
+	// Balance the chunks of a part's rows (rounding their number to the
+	// nearest): 49 rows in chunks of 48 would stream W' a second time for
+	// one row (resnet50's layer4 convs: 1.35x slower).
+	pr := rows
+	if !t.byCols {
+		pr = min(rows, ((rows+parts-1)/parts+5)/6*6)
+	}
+	nch := max(1, (pr+t.chunk/2)/t.chunk)
+	t.chunk = ((pr+nch-1)/nch + 5) / 6 * 6
+	if inNCHW {
+		t.nchw = true
+		t.nchwOffsets(n)
+	}
+	if !pointwise {
+		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
+	}
+	n.Pool.Run(parts, t)
+	*t = nhwcConvTask{}
+	return nil
+}
+
+// nhwcConvTask is an NHWC convolution of group 1 as a GEMM: output pixel
+// rows (N*OH*OW of them) times W' [K, M] (K = kh*kw*C, packed by
+// sgemmPackB), split over parts by rows (by columns, runCols, when there
+// are fewer rows than columns); each part takes chunk rows at a time
+// (gathered into its own column block unless the convolution is pointwise,
+// when X's rows are the GEMM's A as they are) and applies the epilogue to
+// the chunk right after its GEMM. A row's values do not depend
+// on the chunking (the GEMM sums over K in one order), so results are the
+// same at any thread count. Y's rows are ldy apart (>= M: a channel
+// slice of a wider output, see nhwcOutput); Z's are M apart.
+type nhwcConvTask struct {
+	g              nhwcGeom
+	x, wp, bias, z []float32
+	y, col         []float32
+	M, K, chunk    int
+	ldy            int
+	pointwise      bool
+	byCols         bool
+	after          bool
+	// X is NCHW (in_layout NCHW); offs: see nchwOffsets.
+	nchw bool
+	offs []int
+	act  fusedAct
+	pool *WorkPool
+}
+
+func (t *nhwcConvTask) runPart(i, parts int) {
+	if t.byCols {
+		t.runCols(i, parts)
+		return
+	}
+	g, M, K := &t.g, t.M, t.K
+	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
+	bufs := scratchFor(t.pool, i).pkBufs()
+	var col []float32
+	if t.col != nil {
+		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
+	}
+	for a := r0; a < r1; a += t.chunk {
+		b := min(a+t.chunk, r1)
+		src := col
+		blk := t.y[a*t.ldy:]
+		var z []float32
+		if t.z != nil {
+			z = t.z[a*M : b*M]
+		}
+		switch {
+		case t.pointwise:
+			src = t.x[a*K:]
+		case t.nchw && nhwcPWFast:
+			t.nchwGemm(col, a, b)
+			continue
+		case t.nchw:
+			t.nchwIm2col(col, a, b)
+		default:
+			t.im2col(col, a, b)
+		}
+		if nhwcPWFast {
+			// A in place, the epilogue in the tiles (k_conv_nhwc_pw.go).
+			e, all := t.epi(z)
+			nhwcPWGemm(b-a, M, K, src, K, nil, t.wp, blk, t.ldy, &e)
+			if !all {
+				t.epilogue(blk, z, b-a)
+			}
+			continue
+		}
+		sgemmPrepackedBPart(bufs, M, 0, b-a, M, K, 1, false, src, K, t.wp, 0, blk, t.ldy)
+		// The bias (a row vector) and a clamp activation in one pass over
+		// the block; other activations and the residual after it.
+		lo, hi, clamp := fusedClampOf(t.act)
+		if t.bias != nil && t.z == nil && clamp {
+			nhwcBiasClamp(blk, t.bias, b-a, M, t.ldy, lo, hi)
+			continue
+		}
+		if t.bias != nil {
+			nhwcBiasClamp(blk, t.bias, b-a, M, t.ldy, float32(math.Inf(-1)), float32(math.Inf(1)))
+		}
+		t.epilogue(blk, z, b-a)
+	}
+}
+
+// epilogue adds the residual z and applies the activation to rows rows
+// of blk (Y from a block's first row): in one pass when the rows are
+// contiguous, else row by row (a channel slice has no residual).
+func (t *nhwcConvTask) epilogue(blk, z []float32, rows int) {
+	M, ldy := t.M, t.ldy
+	switch {
+	case ldy == M:
+		fusedEpilogue32(blk[:rows*M], 0, nil, 0, z, t.after, t.act)
+	case t.act.kind != fusedActNone:
+		for r := 0; r < rows; r++ {
+			fusedEpilogue32(blk[r*ldy:r*ldy+M], 0, nil, 0, nil, t.after, t.act)
+		}
+	}
+}
+
+// epi is the tile epilogue of a block whose residual is z (see
+// nhwcPWEpiOf); outputs over 1 MB (resnet50's 56x56x256 and 28x28x512)
+// also prefetch each tile's rows of Y and Z before its k loop (1 thread,
+// per node: layer1 conv3 and downsample 0.81-0.94, layer2.0 downsample
+// 0.90 of before; smaller outputs stay in L2, where it cost 3-6%).
+func (t *nhwcConvTask) epi(z []float32) (nhwcPWEpi, bool) {
+	e, all := nhwcPWEpiOf(t.bias, z, t.after, t.act)
+	if len(t.y) >= 256<<10 {
+		e.flags |= nhwcPWPrefetch
+	}
+	return e, all
+}
+
+// nchwOffsets fills t.offs: the byte offset in an NCHW image of each
+// GEMM step (tap, channel) from a window's corner.
+func (t *nhwcConvTask) nchwOffsets(n *Node) {
+	g := &t.g
+	t.offs = nnBuf[int](n, 2, t.K)
+	for i := 0; i < g.kh; i++ {
+		for j := 0; j < g.kw; j++ {
+			for c := 0; c < g.C; c++ {
+				t.offs[(i*g.kw+j)*g.C+c] = 4 * ((c*g.H+i*g.dh)*g.W + j*g.dw)
+			}
+		}
+	}
+}
+
+// nchwGemm computes output pixels [a, b) from the NCHW images t.x: the
+// pixels whose windows lie inside the image read it in place (a run of
+// an output row's pixels is a GEMM with A row r at r*sw from the first
+// window's corner, step p at offs[p]); border pixels are gathered into
+// col (chunk rows of K) first.
+func (t *nhwcConvTask) nchwGemm(col []float32, a, b int) {
+	g := &t.g
+	for r := a; r < b; {
+		ow, oh, img := r%g.OW, r/g.OW%g.OH, r/(g.OW*g.OH)
+		n := min(g.OW-ow, b-r)
+		// Interior columns [lo, hi) of this run (none when the window's
+		// rows leave the image).
+		lo, hi := ow+n, ow+n
+		if ih := oh*g.sh - g.ph; ih >= 0 && ih+(g.kh-1)*g.dh < g.H {
+			lo, hi = max(ow, g.lo), min(ow+n, g.hi)
+			if lo >= hi {
+				lo, hi = ow+n, ow+n
+			} else {
+				x0 := (img*g.C*g.H+ih)*g.W + lo*g.sw - g.pw
+				t.nchwTiles(r+lo-ow, hi-lo, t.x[x0:], g.sw, t.offs)
+			}
+		}
+		t.nchwBorder(col, r, r+lo-ow)
+		t.nchwBorder(col, r+hi-ow, r+n)
+		r += n
+	}
+}
+
+// nchwBorder computes output pixels [a, b) through col: gathered, then
+// read in place.
+func (t *nhwcConvTask) nchwBorder(col []float32, a, b int) {
+	for a < b {
+		n := min(b-a, t.chunk)
+		t.nchwIm2col(col, a, a+n)
+		t.nchwTiles(a, n, col, t.K, nil)
+		a += n
+	}
+}
+
+// nchwTiles runs the tile GEMM for output pixels [r, r+n) with A from a
+// (row stride lda; gathered through offs unless nil), the epilogue in
+// the tiles where it can be.
+func (t *nhwcConvTask) nchwTiles(r, n int, a []float32, lda int, offs []int) {
+	M := t.M
+	var z []float32
+	if t.z != nil {
+		z = t.z[r*M : (r+n)*M]
+	}
+	blk := t.y[r*t.ldy:]
+	e, all := t.epi(z)
+	nhwcPWGemm(n, M, t.K, a, lda, offs, t.wp, blk, t.ldy, &e)
+	if !all {
+		t.epilogue(blk, z, n)
+	}
+}
+
+// nchwIm2col is im2col from the NCHW images t.x: column row r-a holds
+// output pixel r's window in (tap, channel) order, zeros in the padding.
+func (t *nhwcConvTask) nchwIm2col(col []float32, a, b int) {
+	g := &t.g
+	for r := a; r < b; r++ {
+		ow, oh, img := r%g.OW, r/g.OW%g.OH, r/(g.OW*g.OH)
+		dst := col[(r-a)*t.K : (r-a+1)*t.K]
+		for i := 0; i < g.kh; i++ {
+			ih := oh*g.sh - g.ph + i*g.dh
+			for j := 0; j < g.kw; j++ {
+				iw := ow*g.sw - g.pw + j*g.dw
+				d := dst[(i*g.kw+j)*g.C : (i*g.kw+j+1)*g.C]
+				if ih < 0 || ih >= g.H || iw < 0 || iw >= g.W {
+					clear(d)
+					continue
+				}
+				for c := range d {
+					d[c] = t.x[((img*g.C+c)*g.H+ih)*g.W+iw]
+				}
+			}
+		}
+	}
+}
+
+// runCols is runPart for a split by columns: part i computes output
+// columns [j0, j1) of every row, chunk rows at a time (gathering all of
+// their windows when the convolution is not pointwise), the epilogue in
+// the tiles (without them, row by row after the SGEMM driver).
+func (t *nhwcConvTask) runCols(i, parts int) {
+	g, M, K := &t.g, t.M, t.K
+	rows := g.N * g.OH * g.OW
+	j0, j1 := parSplit(M, parts, i, sgemmColAlign())
+	if j0 >= j1 {
+		return
+	}
+	bufs := scratchFor(t.pool, i).pkBufs()
+	var col []float32
+	if !t.pointwise {
+		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
+	}
+	lo, hi, clamp := fusedClampOf(t.act)
+	for a := 0; a < rows; a += t.chunk {
+		b := min(a+t.chunk, rows)
+		src := col
+		if t.pointwise {
+			src = t.x[a*K:]
+		} else {
+			t.im2col(col, a, b)
+		}
+		if nhwcPWFast {
+			// The tiles on this part's columns, A in place (or the
+			// gathered windows), the epilogue in the tile, rather than
+			// the SGEMM driver packing A per part: tiles/driver (minima
+			// of alternating runs) 0.92-0.98 on resnet50's layer3/4 and
+			// squeezenet's classifier (512 -> 1000 at 13x13), 0.78 on
+			// squeezenet's 48->192 at 13x13; runPart's tiles, so results
+			// do not depend on the split.
+			var z []float32
+			if t.z != nil {
+				z = t.z[a*M:]
+			}
+			e, all := t.epi(z)
+			nhwcPWGemmCols(b-a, M, j0, j1, K, src, K, nil, t.wp, t.y[a*t.ldy:], t.ldy, &e)
+			for r := a; r < b && !all; r++ {
+				var z []float32
+				if t.z != nil {
+					z = t.z[r*M+j0 : r*M+j1]
+				}
+				fusedEpilogue32(t.y[r*t.ldy+j0:r*t.ldy+j1], 0, nil, 0, z, t.after, t.act)
+			}
+			continue
+		}
+		sgemmPrepackedBPart(bufs, M, j0, b-a, j1-j0, K, 1, false, src, K, t.wp, 0, t.y[a*t.ldy+j0:], t.ldy)
+		for r := a; r < b; r++ {
+			yr := t.y[r*t.ldy+j0 : r*t.ldy+j1]
+			var bias, z []float32
+			if t.bias != nil {
+				bias = t.bias[j0:j1]
+			}
+			if bias != nil && t.z == nil && clamp {
+				nhwcBiasClamp(yr, bias, 1, j1-j0, j1-j0, lo, hi)
+				continue
+			}
+			if bias != nil {
+				nhwcBiasClamp(yr, bias, 1, j1-j0, j1-j0, float32(math.Inf(-1)), float32(math.Inf(1)))
+			}
+			if t.z != nil {
+				z = t.z[r*M+j0 : r*M+j1]
+			}
+			fusedEpilogue32(yr, 0, nil, 0, z, t.after, t.act)
+		}
+	}
+}
+
+// im2col gathers the input windows of output pixels [a, b) into col, one
+// row of K = kh*kw*C values per pixel, tap after tap, each tap's C channels
+// one contiguous copy (zeros where the tap falls in the padding).
+func (t *nhwcConvTask) im2col(col []float32, a, b int) {
+	g := &t.g
+	C := g.C
+	for r := a; r < b; r++ {
+		ow := r % g.OW
+		oh := r / g.OW % g.OH
+		n := r / (g.OW * g.OH)
+		dst := col[(r-a)*t.K : (r-a+1)*t.K]
+		for i := 0; i < g.kh; i++ {
+			ih := oh*g.sh - g.ph + i*g.dh
+			if iw0 := ow*g.sw - g.pw; g.dw == 1 && ih >= 0 && ih < g.H && iw0 >= 0 && iw0+g.kw <= g.W {
+				// The kernel row's taps are one contiguous run of kw*C
+				// values in both X and the column row.
+				off := ((n*g.H+ih)*g.W + iw0) * C
+				copy(dst[i*g.kw*C:(i+1)*g.kw*C], t.x[off:off+g.kw*C])
+				continue
+			}
+			for j := 0; j < g.kw; j++ {
+				d := dst[(i*g.kw+j)*C : (i*g.kw+j+1)*C]
+				iw := ow*g.sw - g.pw + j*g.dw
+				if ih < 0 || ih >= g.H || iw < 0 || iw >= g.W {
+					clear(d)
+					continue
+				}
+				off := ((n*g.H+ih)*g.W + iw) * C
+				copy(d, t.x[off:off+C])
+			}
+		}
+	}
+}
+
+// fusedClampOf returns the bounds of activation a when it is a clamp
+// (none, Relu or Clip).
+func fusedClampOf(a fusedAct) (lo, hi float32, ok bool) {
+	lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
+	switch a.kind {
+	case fusedActNone:
+	case fusedActRelu:
+		lo = 0
+	case fusedActClip:
+		lo, hi = float32(a.p0), float32(a.p1)
+	default:
+		return lo, hi, false
+	}
+	return lo, hi, true
+}
+
+// nhwcBiasClampGo sets y[r*ldy+j] = min(max(y[r*ldy+j]+bias[j], lo), hi)
+// for rows r and columns j in [j0, m): the twin of nhwcBiasClampAVX.
+func nhwcBiasClampGo(y, bias []float32, rows, j0, m, ldy int, lo, hi float32) {
+	for r := 0; r < rows; r++ {
+		yr := y[r*ldy+j0 : r*ldy+m]
+		for j, v := range yr {
+			yr[j] = min(max(v+bias[j0+j], lo), hi)
+		}
+	}
+}
