@@ -175,7 +175,10 @@ func TestGeneratedPackageRuns(t *testing.T) {
 
 package tiny
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestValues(t *testing.T) {
 	m, err := New()
@@ -214,10 +217,45 @@ func TestValues(t *testing.T) {
 	if _, err := s.Run(Input{X: bad}); err == nil || err.Error() != "input \"x\": dim 1 is 5, want 4" {
 		t.Errorf("bad shape: %v", err)
 	}
+	huge := &Tensor{DType: F32, Shape: []int{1 << 62, 4}, Data: []float32{}} // 2^64 elements: wraps to 0
+	if _, err := s.Run(Input{X: huge}); err == nil || !strings.Contains(err.Error(), "more than 2^48 elements") {
+		t.Errorf("overflowing shape: %v", err)
+	}
+	if _, err := s.Run(Input{}); err == nil || err.Error() != "input \"x\" is nil" {
+		t.Errorf("nil input: %v", err)
+	}
+}
+
+// A kernel that panics (here: its output slot taken away) makes Run
+// return an error naming the node, on one thread and on a pool; the
+// session stays usable.
+func TestPanicIsError(t *testing.T) {
+	m, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []int{1, 2} {
+		s := m.NewSession(WithThreads(threads))
+		x := &Tensor{DType: F32, Shape: []int{64, 4}, Data: make([]float32, 256)}
+		keep := s.nodes[0].Out
+		s.nodes[0].Out = nil
+		_, err := s.Run(Input{X: x})
+		if err == nil || !strings.Contains(err.Error(), "node \"mm\" (MatMul): internal error") {
+			t.Fatalf("threads %d: got %v, want an error naming node mm", threads, err)
+		}
+		s.nodes[0].Out = keep
+		if _, err := s.Run(Input{X: x}); err != nil {
+			t.Fatalf("threads %d: after the panic: %v", threads, err)
+		}
+		s.Close()
+		if _, err := s.Run(Input{X: x}); err == nil {
+			t.Fatalf("threads %d: Run after Close worked", threads)
+		}
+	}
 }
 `)
 	out := goTest(t, "tiny", files)
-	for _, test := range []string{"TestRun", "TestGuard", "TestValues"} {
+	for _, test := range []string{"TestRun", "TestGuard", "TestValues", "TestPanicIsError"} {
 		if !strings.Contains(out, "--- PASS: "+test) {
 			t.Errorf("%s did not pass:\n%s", test, out)
 		}

@@ -178,3 +178,48 @@ func BenchmarkPoolEmpty(b *testing.B) {
 		p.Run(2, task)
 	}
 }
+
+// panicTask panics in part bad and counts the parts that ran.
+type panicTask struct {
+	bad  int
+	hits atomic.Int32
+}
+
+func (t *panicTask) runPart(i, parts int) {
+	t.hits.Add(1)
+	if i == t.bad {
+		panic("part failed")
+	}
+}
+
+// A part's panic, on a worker or on the caller, ends the section normally
+// (every other part still runs) and is re-raised on the caller; the pool
+// then runs the next section as usual.
+func TestPoolPanicReachesCaller(t *testing.T) {
+	for _, threads := range []int{1, 2, 4} {
+		p := NewWorkPool(WithThreads(threads))
+		for r := 0; r < 50; r++ {
+			parts := 2 + r%7
+			task := &panicTask{bad: r % parts}
+			got := func() (v any) {
+				defer func() { v = recover() }()
+				p.Run(parts, task)
+				return nil
+			}()
+			if got != "part failed" {
+				t.Fatalf("threads %d: Run's panic is %v, want the part's", threads, got)
+			}
+			if threads > 1 && int(task.hits.Load()) != parts {
+				t.Fatalf("threads %d: %d of %d parts ran", threads, task.hits.Load(), parts)
+			}
+			ok := &sectionTask{hits: make([]atomic.Int32, parts)}
+			p.Run(parts, ok)
+			for i := range ok.hits {
+				if ok.hits[i].Load() != 1 {
+					t.Fatalf("threads %d: after a panic, part %d ran %d times", threads, i, ok.hits[i].Load())
+				}
+			}
+		}
+		p.Close()
+	}
+}

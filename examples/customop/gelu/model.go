@@ -66,6 +66,7 @@ func New() (*Model, error) {
 type Session struct {
 	model  *Model
 	closed bool
+	at     string
 	pool   *workPool
 	prof   *profiler
 	inputs [1]Tensor
@@ -96,10 +97,15 @@ func (m *Model) NewSession(opts ...Option) *Session {
 // the model. The outputs point into the session's memory: they are valid
 // until the next Run or Close. Run does not allocate once the session has
 // run at the same input shapes.
-func (s *Session) Run(in Input) (Output, error) {
+func (s *Session) Run(in Input) (out Output, err error) {
 	if s.closed {
 		return Output{}, errCuvilClosed
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = Output{}, cuvilPanicError(s.at, r)
+		}
+	}()
 	syms := [1]int{-1}
 	if err := cuvilCheckInput(&cuvilInputs[0], in.X, syms[:]); err != nil {
 		return Output{}, err
@@ -108,12 +114,14 @@ func (s *Session) Run(in Input) (Output, error) {
 	s.prof.Start()
 
 	// gelu: FastGelu(x) -> g
+	s.at = "node \"gelu\" (FastGelu)"
 	if err := cuvilCustomFastGelu_9fe842c9(&s.nodes[0]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(0)
 
 	// neg: Neg(g) -> z
+	s.at = "node \"neg\" (Neg)"
 	if err := neg(&s.nodes[1]); err != nil {
 		return Output{}, err
 	}

@@ -24,7 +24,8 @@ type cuvilInputSpec struct {
 	name  string
 	dtype DType
 	dims  []cuvilDim
-	kind  int // 0 tensor, 1 sequence, 2 optional (ONNX type kinds)
+	key   DType // map key dtype (kind 3)
+	kind  int   // 0 tensor, 1 sequence, 2 optional, 3 map (ir.TypeKind)
 }
 
 // cuvilConst says where a constant lives in weights.bin.
@@ -41,6 +42,15 @@ var errCuvilClosed = errors.New("session is closed")
 // cuvilCheckInput checks t against the declared dtype and shape. syms holds
 // the size each symbolic dim took so far (-1 when not yet seen), so that
 // inputs sharing a symbol must agree on its size.
+// cuvilPanicError is the error Run returns for a panic inside a kernel (a
+// bug in cuvil: please report it with the model).
+func cuvilPanicError(at string, r any) error {
+	if at == "" {
+		at = "Run"
+	}
+	return fmt.Errorf("%s: internal error: %v", at, r)
+}
+
 func cuvilCheckInput(spec *cuvilInputSpec, t *Tensor, syms []int) error {
 	if t == nil {
 		return fmt.Errorf("input %q is nil", spec.name)
@@ -56,8 +66,18 @@ func cuvilCheckInput(spec *cuvilInputSpec, t *Tensor, syms []int) error {
 			return fmt.Errorf("input %q: Data is %T, want an *OptionalValue", spec.name, t.Data)
 		}
 		return nil
+	case 3:
+		if !t.IsMap() {
+			return fmt.Errorf("input %q: Data is %T, want a *MapValue (make it with NewMap)", spec.name, t.Data)
+		}
+		m := t.Map()
+		if m.Keys.DType != spec.key || m.Values.DType != spec.dtype || len(m.Keys.Shape) != 1 || len(m.Values.Shape) != 1 ||
+			m.Keys.Shape[0] != m.Values.Shape[0] || cuvilDataLen(&m.Keys) != m.Keys.Len() || cuvilDataLen(&m.Values) != m.Values.Len() {
+			return fmt.Errorf("input %q: a map from %s to %s, want one from %s to %s", spec.name, m.Keys.DType.String(), m.Values.DType.String(), spec.key.String(), spec.dtype.String())
+		}
+		return nil
 	}
-	if t.IsSequence() || t.IsOptional() {
+	if t.IsSequence() || t.IsOptional() || t.IsMap() {
 		return fmt.Errorf("input %q: Data is %T, want a tensor's slice", spec.name, t.Data)
 	}
 	if t.DType != spec.dtype {
@@ -81,6 +101,13 @@ func cuvilCheckInput(spec *cuvilInputSpec, t *Tensor, syms []int) error {
 			return fmt.Errorf("input %q: dim %d (%s) is %d, want %d as set by an earlier input", spec.name, i, cuvilSymNames[d.sym], have, syms[d.sym])
 		}
 		syms[d.sym] = have
+	}
+	count := 1
+	for _, d := range t.Shape {
+		if d != 0 && count > (1<<48)/d {
+			return fmt.Errorf("input %q: shape %s has more than 2^48 elements", spec.name, t.ShapeString())
+		}
+		count *= d
 	}
 	if n := cuvilDataLen(t); n != t.Len() {
 		if n < 0 {

@@ -81,6 +81,7 @@ func New() (*Model, error) {
 type Session struct {
 	model  *Model
 	closed bool
+	at     string
 	pool   *workPool
 	prof   *profiler
 	inputs [1]Tensor
@@ -126,10 +127,15 @@ func (m *Model) NewSession(opts ...Option) *Session {
 // the model. The outputs point into the session's memory: they are valid
 // until the next Run or Close. Run does not allocate once the session has
 // run at the same input shapes.
-func (s *Session) Run(in Input) (Output, error) {
+func (s *Session) Run(in Input) (out Output, err error) {
 	if s.closed {
 		return Output{}, errCuvilClosed
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = Output{}, cuvilPanicError(s.at, r)
+		}
+	}()
 	if err := cuvilCheckInput(&cuvilInputs[0], in.Input, nil); err != nil {
 		return Output{}, err
 	}
@@ -138,6 +144,7 @@ func (s *Session) Run(in Input) (Output, error) {
 
 	// /conv1/Conv: FusedConv(input, conv1.weight, conv1.bias) -> /Relu_output_0_nhwc
 	// fuses Conv /conv1/Conv, Relu /Relu
+	s.at = "node \"/conv1/Conv\" (FusedConv)"
 	if err := fusedConv(&s.nodes[0]); err != nil {
 		return Output{}, err
 	}
@@ -145,24 +152,28 @@ func (s *Session) Run(in Input) (Output, error) {
 
 	// /conv2/Conv: FusedConv(/Relu_output_0_nhwc, conv2.weight, conv2.bias) -> /Relu_1_output_0_nhwc
 	// fuses Conv /conv2/Conv, Relu /Relu_1
+	s.at = "node \"/conv2/Conv\" (FusedConv)"
 	if err := fusedConv(&s.nodes[1]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(1)
 
 	// /MaxPool: PoolNHWC(/Relu_1_output_0_nhwc) -> /MaxPool_output_0_nhwc
+	s.at = "node \"/MaxPool\" (PoolNHWC)"
 	if err := poolNHWC(&s.nodes[2]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(2)
 
 	// /MaxPool_output_0: Transpose(/MaxPool_output_0_nhwc) -> /MaxPool_output_0
+	s.at = "node \"/MaxPool_output_0\" (Transpose)"
 	if err := transpose(&s.nodes[3]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(3)
 
 	// /Flatten: Flatten(/MaxPool_output_0) -> /Flatten_output_0
+	s.at = "node \"/Flatten\" (Flatten)"
 	if err := flatten(&s.nodes[4]); err != nil {
 		return Output{}, err
 	}
@@ -170,18 +181,21 @@ func (s *Session) Run(in Input) (Output, error) {
 
 	// /fc1/Gemm: FusedGemm(/Flatten_output_0, fc1.weight, fc1.bias) -> /Relu_2_output_0
 	// fuses Gemm /fc1/Gemm, Relu /Relu_2
+	s.at = "node \"/fc1/Gemm\" (FusedGemm)"
 	if err := fusedGemm(&s.nodes[5]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(5)
 
 	// /fc2/Gemm: Gemm(/Relu_2_output_0, fc2.weight, fc2.bias) -> /fc2/Gemm_output_0
+	s.at = "node \"/fc2/Gemm\" (Gemm)"
 	if err := gemm(&s.nodes[6]); err != nil {
 		return Output{}, err
 	}
 	s.prof.Mark(6)
 
 	// /LogSoftmax: LogSoftmax(/fc2/Gemm_output_0) -> log_probs
+	s.at = "node \"/LogSoftmax\" (LogSoftmax)"
 	if err := logSoftmax(&s.nodes[7]); err != nil {
 		return Output{}, err
 	}

@@ -61,6 +61,11 @@ type workPool struct {
 	closed   atomic.Bool
 	wake     chan struct{}
 	fin      chan struct{}
+	// paniced holds the first panic of a part run by a worker; Run
+	// re-panics with it on the caller once the section is closed, so a
+	// kernel bug becomes the caller's (recoverable) panic, not a crash,
+	// and the pool stays consistent.
+	paniced atomic.Pointer[poolPanic]
 	// parts' own scratch, one slot per part index (parts <= threads):
 	// kernels keep per-part buffers here (k_gemm_core.go's GEMM pack
 	// buffers), made by the part on first use. Only part i touches slot i,
@@ -187,15 +192,28 @@ func (p *workPool) drain() {
 		if i >= parts {
 			return
 		}
-		t.runPart(i, parts)
+		p.runPart(t, i, parts)
 		if p.finished.Add(1) == int64(parts) && p.waiting.CompareAndSwap(true, false) {
 			p.fin <- struct{}{}
 		}
 	}
 }
 
+type poolPanic struct{ v any }
+
+// runPart runs one part, keeping its panic for Run.
+func (p *workPool) runPart(t parTask, i, parts int) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.paniced.CompareAndSwap(nil, &poolPanic{r})
+		}
+	}()
+	t.runPart(i, parts)
+}
+
 // Run runs t.runPart(i, parts) for every i in [0, parts), spread over the
-// pool, and returns when all are done. Parts may run in any order. Run is
+// pool, and returns when all are done (a part's panic is re-raised on the
+// caller, after every part has ended). Parts may run in any order. Run is
 // not safe for concurrent use (a session runs one node at a time).
 func (p *workPool) Run(parts int, t parTask) {
 	if parts <= 0 {
@@ -235,6 +253,9 @@ func (p *workPool) Run(parts int, t parTask) {
 		runtime.Gosched()
 	}
 	p.task = nil
+	if e := p.paniced.Swap(nil); e != nil {
+		panic(e.v)
+	}
 }
 
 // parSplit returns the i-th of parts near-equal chunks of [0, n), each

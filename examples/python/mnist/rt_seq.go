@@ -144,7 +144,7 @@ func (o *OptionalValue) Set() *Tensor {
 // Clear empties the optional.
 func (o *OptionalValue) Clear() { o.Value = nil }
 
-// CopyValue makes dst a deep copy of src, a tensor, sequence or optional,
+// CopyValue makes dst a deep copy of src, a tensor, sequence, optional or map,
 // reusing dst's memory. Copying a value onto itself does nothing.
 func copyValue(dst, src *Tensor) {
 	if dst == src {
@@ -161,8 +161,10 @@ func copyValue(dst, src *Tensor) {
 		if d.Value != nil {
 			copyValue(o.Set(), d.Value)
 		}
+	case *MapValue:
+		copyMap(dst, src, d)
 	default:
-		if dst.IsSequence() || dst.IsOptional() {
+		if dst.IsSequence() || dst.IsOptional() || dst.IsMap() {
 			dst.Data = nil // a slot changing kind: start afresh
 		}
 		ewCopyTensor(dst, src)

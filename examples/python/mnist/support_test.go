@@ -141,6 +141,28 @@ func cuvilSameTensor(a, b *Tensor) bool {
 	if a.DType != b.DType || len(a.Shape) != len(b.Shape) {
 		return false
 	}
+	switch d := a.Data.(type) {
+	case *Sequence:
+		e, ok := b.Data.(*Sequence)
+		if !ok || len(d.Elems) != len(e.Elems) {
+			return false
+		}
+		for i := range d.Elems {
+			if !cuvilSameTensor(d.Elems[i], e.Elems[i]) {
+				return false
+			}
+		}
+		return true
+	case *OptionalValue:
+		e, ok := b.Data.(*OptionalValue)
+		if !ok || (d.Value == nil) != (e.Value == nil) {
+			return false
+		}
+		return d.Value == nil || cuvilSameTensor(d.Value, e.Value)
+	case *MapValue:
+		e, ok := b.Data.(*MapValue)
+		return ok && cuvilSameTensor(&d.Keys, &e.Keys) && cuvilSameTensor(&d.Values, &e.Values)
+	}
 	for i := range a.Shape {
 		if a.Shape[i] != b.Shape[i] {
 			return false
