@@ -67,6 +67,9 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if m == nil || m.Graph == nil {
 		return nil, fmt.Errorf("gen: model has no graph")
 	}
+	if len(m.Graph.Outputs) == 0 {
+		return nil, fmt.Errorf("gen: graph %q has no outputs: there is nothing to compute", m.Graph.Name)
+	}
 	if opts.Source == "" {
 		opts.Source = filepath.Base(m.Path)
 		if m.Path == "" {

@@ -94,6 +94,11 @@ func TestGenerateErrors(t *testing.T) {
 	if _, err := Generate(m, Options{Package: "tiny"}); err == nil || !strings.Contains(err.Error(), `input "x"`) {
 		t.Errorf("unranked input: got %v", err)
 	}
+	m = tinyModel()
+	m.Graph.Outputs = nil
+	if _, err := Generate(m, Options{Package: "tiny"}); err == nil || !strings.Contains(err.Error(), `graph "tiny" has no outputs`) {
+		t.Errorf("no outputs: got %v", err)
+	}
 }
 
 func TestPlanSharesMemory(t *testing.T) {

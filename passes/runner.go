@@ -148,10 +148,12 @@ func runPasses(m *ir.Model, list []*Pass, opts Options) error {
 	if log == nil {
 		log = os.Stderr
 	}
-	if opts.Verify {
-		if err := ir.Verify(m); err != nil {
-			return fmt.Errorf("before the first pass: %w", err)
-		}
+	// The imported model is always verified (arity, attribute kinds,
+	// required and unknown attributes, dtypes against the op table), so a
+	// malformed node is refused naming it instead of being compiled with
+	// defaults; -verify adds a check after every pass.
+	if err := ir.Verify(m); err != nil {
+		return fmt.Errorf("invalid model: %w", err)
 	}
 	for _, p := range list {
 		action := opts.Debug[p.Name]

@@ -96,7 +96,11 @@ func TestRunOff(t *testing.T) {
 func TestRunVerifies(t *testing.T) {
 	b := smallModel(t)
 	b.g.Nodes[0].Version = 99 // not a version of Neg
-	wantErr(t, Run(b.m, Options{Verify: true}), "before the first pass", `node "dead" (Neg)`)
+	wantErr(t, Run(b.m, Options{Verify: true}), "invalid model", `node "dead" (Neg)`)
+	// The imported model is verified also without Verify.
+	b = smallModel(t)
+	b.g.Nodes[0].Version = 99
+	wantErr(t, Run(b.m, Options{}), "invalid model", `node "dead" (Neg)`)
 
 	// A pass that breaks the IR is caught right after it.
 	b = smallModel(t)

@@ -36,6 +36,18 @@ func inferUnary(x *inferer, n *ir.Node) error {
 	if v == nil {
 		return fmt.Errorf("input 0 is missing")
 	}
+	switch n.Op {
+	case "Softmax", "LogSoftmax", "Hardmax":
+		def := int64(-1)
+		if n.Version < 13 {
+			def = 1
+		}
+		if t := v.Type; t.Kind == ir.TensorKind && !t.Unranked {
+			if _, err := normAxis(n.AttrInt("axis", def), len(t.Shape)); err != nil {
+				return err
+			}
+		}
+	}
 	x.set(n.Outputs[0], v.Type.Clone())
 	if n.Op == "Identity" {
 		if d, ok := x.vals(v); ok {
@@ -295,6 +307,19 @@ func inferBatchNorm(x *inferer, n *ir.Node) error {
 	c := ir.D(1)
 	if len(t.Shape) > 1 {
 		c = t.Shape[1]
+	}
+	// scale, B, mean and var hold one value per channel.
+	for i, name := range []string{"scale", "B", "input_mean", "input_var"} {
+		v := n.Input(i + 1)
+		if v == nil || v.Type.Kind != ir.TensorKind || v.Type.Unranked || n.Version < 7 {
+			continue
+		}
+		if len(v.Type.Shape) != 1 {
+			return fmt.Errorf("input %d (%s) has shape %v, want [C]", i+1, name, v.Type.Shape)
+		}
+		if d := v.Type.Shape[0]; d.IsConst() && c.IsConst() && d.Size != c.Size {
+			return fmt.Errorf("input %d (%s) has %d elements, the input has %d channels", i+1, name, d.Size, c.Size)
+		}
 	}
 	// Training-mode outputs: running (or saved) mean and variance, per channel.
 	statType := t.DType

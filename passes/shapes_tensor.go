@@ -632,6 +632,15 @@ func inferGather(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
+	if d := data.Shape[axis]; d.IsConst() {
+		if is, ok := x.ints(n.Inputs[1]); ok {
+			for _, k := range is {
+				if k < -d.Size || k >= d.Size {
+					return fmt.Errorf("index %d is out of range for axis %d of size %d", k, axis, d.Size)
+				}
+			}
+		}
+	}
 	out := append(append(append(ir.Shape{}, data.Shape[:axis]...), idx.Shape...), data.Shape[axis+1:]...)
 	x.setOut(n, 0, data.DType, out)
 	if src, ok := x.vals(n.Inputs[0]); ok && len(data.Shape) == 1 {
