@@ -76,7 +76,12 @@ type Options struct {
 	// the weights.bin size, in bytes (0: gen.DefaultMaxArena, 8 GiB, and
 	// gen.DefaultMaxWeights, 4 GiB; -1: no limit).
 	MaxArena, MaxWeights int64
-	Ops                  []Op // custom operators
+	// MaxNodes and MaxDepth bound the nodes once model-local functions are
+	// inlined and the nesting of subgraphs (0: the importer's defaults,
+	// 2^21 nodes and 256 levels; -1: no limit).
+	MaxNodes int64
+	MaxDepth int
+	Ops      []Op // custom operators
 	// CShared adds capi/ (a main package to build with
 	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
 	CShared bool
@@ -172,7 +177,7 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := onnx.LoadWith(opts.Model, onnx.LoadOptions{MaxData: opts.MaxWeights})
+	m, err := onnx.LoadWith(opts.Model, onnx.LoadOptions{MaxData: opts.MaxWeights, MaxNodes: opts.MaxNodes, MaxDepth: opts.MaxDepth})
 	if err != nil {
 		return nil, nil, err
 	}

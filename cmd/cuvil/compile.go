@@ -32,6 +32,8 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	var maxArena, maxWeights bytesFlag
 	fs.Var(&maxArena, "max-arena", "largest memory plan to accept (default 8GiB; -1: no limit)")
 	fs.Var(&maxWeights, "max-weights", "largest weights.bin to write (default 4GiB; -1: no limit)")
+	maxNodes := fs.Int64("max-nodes", 0, "most nodes once model-local functions are inlined (default 2097152; -1: no limit)")
+	maxDepth := fs.Int("max-depth", 0, "deepest nesting of subgraphs (default 256; -1: no limit)")
 	force := fs.Bool("force", false, "replace -out even when it holds files cuvil did not write")
 	cshared := fs.Bool("cshared", false, "also write capi/ (C API, build with -buildmode=c-shared) and python/PKG.py")
 	var winograd winogradFlag
@@ -53,7 +55,7 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if err := pf.check(*model); err != nil {
 		return err
 	}
-	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Force: *force, MaxArena: int64(maxArena), MaxWeights: int64(maxWeights), Winograd: winograd.mode.String(),
+	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Force: *force, MaxArena: int64(maxArena), MaxWeights: int64(maxWeights), MaxNodes: *maxNodes, MaxDepth: *maxDepth, Winograd: winograd.mode.String(),
 		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}
 	if *verbose {
 		opts.Verbose = stdout

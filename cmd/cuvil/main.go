@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena SIZE] [-max-weights SIZE] [-v] [-verify] [-d=pass/off|dump|time]
+//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena SIZE] [-max-weights SIZE] [-max-nodes N] [-max-depth N] [-v] [-verify] [-d=pass/off|dump|time]
 //	cuvil inspect -model M.onnx [-stats] [-memplan] [-memplan-svg FILE] [-graph FILE.dot] [-print-after-all] [-d=...]
 //	cuvil run -model M.onnx -data DIR [-out DIR2]
 //	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol 1e-7]
@@ -46,7 +46,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena SIZE] [-max-weights SIZE] [-v] [-cshared] [-op dom::Op=path.Func] [-verify] [-d=...]", "compile a model into a Go package", cmdCompile},
+		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena SIZE] [-max-weights SIZE] [-max-nodes N] [-max-depth N] [-v] [-cshared] [-op dom::Op=path.Func] [-verify] [-d=...]", "compile a model into a Go package", cmdCompile},
 		{"inspect", "-model M.onnx [-ops] [-stats] [-memplan] [-memplan-svg FILE] [-graph FILE.dot] [-print-after-all] [-d=...]", "print the IR after the pass pipeline", cmdInspect},
 		{"run", "-model M.onnx -data DIR [-out DIR2]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
 		{"check", "-model M.onnx -data DIR [-rtol R] [-atol A]", "run a model and compare with output_K.pb", cmdCheck},

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,6 +28,39 @@ type LoadOptions struct {
 	// tensors, together (0: DefaultMaxData; -1: no limit), so that a
 	// small model cannot make the importer allocate terabytes.
 	MaxData int64
+	// MaxNodes bounds the nodes of all graphs once model-local functions
+	// are inlined (0: DefaultMaxNodes; -1: no limit): a few kilobytes of
+	// functions calling each other twice can stand for 2^40 nodes.
+	MaxNodes int64
+	// MaxDepth bounds how deep subgraphs (If, Loop, Scan bodies) nest
+	// (0: DefaultMaxDepth; -1: no limit).
+	MaxDepth int
+}
+
+// The default import limits on nodes and nesting.
+const (
+	DefaultMaxNodes = 1 << 21
+	DefaultMaxDepth = 256
+)
+
+func (o LoadOptions) maxNodes() int64 {
+	switch {
+	case o.MaxNodes == 0:
+		return DefaultMaxNodes
+	case o.MaxNodes < 0:
+		return math.MaxInt64
+	}
+	return o.MaxNodes
+}
+
+func (o LoadOptions) maxDepth() int {
+	switch {
+	case o.MaxDepth == 0:
+		return DefaultMaxDepth
+	case o.MaxDepth < 0:
+		return math.MaxInt
+	}
+	return o.MaxDepth
 }
 
 // Load reads an .onnx file and imports it. External data is read relative
@@ -76,7 +110,7 @@ func decodeWith(data []byte, dir string, lookup func(domain, op string) *ir.OpSc
 	if budget == 0 {
 		budget = DefaultMaxData
 	}
-	m, err := importModel(mp, dir, lookup, budget)
+	m, err := importModel(mp, dir, lookup, budget, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +163,7 @@ func unmarshalModel(data []byte) (*pb.ModelProto, error) {
 }
 
 // importModel turns a decoded ModelProto into an ir.Model.
-func importModel(mp *pb.ModelProto, dir string, lookup func(domain, op string) *ir.OpSchema, budget int64) (*ir.Model, error) {
+func importModel(mp *pb.ModelProto, dir string, lookup func(domain, op string) *ir.OpSchema, budget int64, opt LoadOptions) (*ir.Model, error) {
 	m := &ir.Model{
 		Opsets:    map[string]int64{},
 		IRVersion: mp.GetIrVersion(),
@@ -159,6 +193,7 @@ func importModel(mp *pb.ModelProto, dir string, lookup func(domain, op string) *
 	im := &importer{
 		dir:    dir,
 		budget: budget,
+		limits: opt,
 		opsets: m.Opsets,
 		lookup: lookup,
 		funcs:  map[string]*pb.FunctionProto{},

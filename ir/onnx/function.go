@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"math"
 
 	"google.golang.org/protobuf/proto"
 
@@ -22,6 +23,10 @@ func (im *importer) expand(nodes []*pb.NodeProto, opsets map[string]int64, stack
 		key := funcKey(np.GetDomain(), np.GetOpType())
 		f := im.funcs[key]
 		if f == nil {
+			im.nodes++
+			if max := im.limits.maxNodes(); im.nodes > max {
+				return nil, fmt.Errorf("node %q (%s): the model has more than %d nodes with its functions inlined (compile -max-nodes raises it)", name, np.GetOpType(), max)
+			}
 			out = append(out, nodeEntry{np: np, name: name, opsets: opsets})
 			continue
 		}
@@ -32,6 +37,11 @@ func (im *importer) expand(nodes []*pb.NodeProto, opsets map[string]int64, stack
 		}
 		if len(stack) >= maxInlineDepth {
 			return nil, fmt.Errorf("node %q (%s): functions nest more than %d deep", name, np.GetOpType(), maxInlineDepth)
+		}
+		// Refuse a call whose body would pass the node limit before
+		// copying any of it.
+		if max := im.limits.maxNodes(); im.nodes+im.funcNodes(key, 0) > max {
+			return nil, fmt.Errorf("node %q (%s): the model has more than %d nodes with its functions inlined (compile -max-nodes raises it)", name, np.GetOpType(), max)
 		}
 		body, err := im.inline(np, name, f)
 		if err != nil {
@@ -51,6 +61,37 @@ func (im *importer) expand(nodes []*pb.NodeProto, opsets map[string]int64, stack
 		out = append(out, sub...)
 	}
 	return out, nil
+}
+
+// funcNodes is the number of nodes function key expands into, its calls
+// inlined (saturating at MaxInt64; memoized). Recursion counts as
+// unbounded: expand reports it with its own error.
+func (im *importer) funcNodes(key string, depth int) int64 {
+	if n, ok := im.funcSizes[key]; ok {
+		return n
+	}
+	f := im.funcs[key]
+	if f == nil {
+		return 1
+	}
+	if depth > maxInlineDepth {
+		return math.MaxInt64
+	}
+	if im.funcSizes == nil {
+		im.funcSizes = map[string]int64{}
+	}
+	im.funcSizes[key] = math.MaxInt64 // while counting: a cycle is unbounded
+	var n int64
+	for _, np := range f.Node {
+		k := im.funcNodes(funcKey(np.GetDomain(), np.GetOpType()), depth+1)
+		if n > math.MaxInt64-k {
+			n = math.MaxInt64
+			break
+		}
+		n += k
+	}
+	im.funcSizes[key] = n
+	return n
 }
 
 // inline returns a copy of f's body for one call: formal inputs and

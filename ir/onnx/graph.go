@@ -14,13 +14,18 @@ import (
 type importer struct {
 	dir    string
 	budget int64 // bytes external data and sparse expansion may still add (< 0: no limit)
-	opsets map[string]int64
-	lookup func(domain, op string) *ir.OpSchema
-	funcs  map[string]*pb.FunctionProto // funcKey -> model-local function
-	names  map[string]bool              // every value name in the file
-	syms   map[string]bool              // every dim_param in the file
-	unk    int                          // next unk__N
-	fresh  int                          // next suffix for invented value names
+	nodes  int64 // nodes imported so far, function bodies inlined (all graphs)
+	// funcSizes memoizes funcNodes: the nodes each function expands into.
+	funcSizes map[string]int64
+	limits    LoadOptions
+	depth     int // graphs open (1 in the main graph)
+	opsets    map[string]int64
+	lookup    func(domain, op string) *ir.OpSchema
+	funcs     map[string]*pb.FunctionProto // funcKey -> model-local function
+	names     map[string]bool              // every value name in the file
+	syms      map[string]bool              // every dim_param in the file
+	unk       int                          // next unk__N
+	fresh     int                          // next suffix for invented value names
 }
 
 // UnknownOpError reports a node whose operator the op table does not know.
@@ -89,6 +94,11 @@ func nodeName(np *pb.NodeProto, i int) string {
 // importGraph builds one graph. parent is the scope of the enclosing graph
 // (nil for the main graph).
 func (im *importer) importGraph(gp *pb.GraphProto, parent *scope, parentGraph *ir.Graph, opsets map[string]int64) (*ir.Graph, error) {
+	im.depth++
+	defer func() { im.depth-- }()
+	if max := im.limits.maxDepth(); im.depth > max {
+		return nil, fmt.Errorf("graph %q: subgraphs nest more than %d deep (compile -max-depth raises it)", gp.GetName(), max)
+	}
 	g := &ir.Graph{Name: gp.GetName(), Parent: parentGraph}
 	sc := &scope{parent: parent, vals: map[string]*ir.Value{}}
 	define := func(v *ir.Value) error {
