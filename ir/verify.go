@@ -370,8 +370,8 @@ func (v *verifier) kind(n *Node, s *OpSchema, f ArgSpec, b binding) {
 		kinds = []TypeKind{TensorKind}
 	}
 	t := b.x.Type
-	if t.Kind == TensorKind && t.Unranked && t.DType == Undefined {
-		return // not known yet (the importer's type for what ONNX leaves undeclared)
+	if t.Kind == TensorKind && t.DType == Undefined {
+		return // not known yet (the importer's type for what ONNX leaves undeclared or declares without an element type)
 	}
 	if !slices.Contains(kinds, t.Kind) {
 		names := make([]string, len(kinds))
