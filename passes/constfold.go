@@ -228,7 +228,7 @@ func trackedConsts(n *ir.Node, info *ShapeInfo) []*ir.Tensor {
 			return nil
 		}
 		shape, ok := o.Type.Shape.Consts()
-		if !ok || o.Type.Unranked || !o.Type.DType.IsInt() {
+		if !ok || o.Type.Unranked || !trackable(o.Type.DType) {
 			return nil
 		}
 		t := intTensor(o.Type.DType, shape, vals)
@@ -245,10 +245,11 @@ func trackedConsts(n *ir.Node, info *ShapeInfo) []*ir.Tensor {
 	return outs
 }
 
-// intTensor packs integer values into a tensor of an integer dtype.
+// intTensor packs integer values into a tensor of an integer dtype, or
+// 0/1 values into a bool tensor.
 func intTensor(dt ir.DType, shape, vals []int64) *ir.Tensor {
 	size := dt.Size()
-	if !dt.IsInt() || size == 0 {
+	if !trackable(dt) || size == 0 {
 		return nil
 	}
 	raw := make([]byte, size*len(vals))
