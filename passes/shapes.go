@@ -134,7 +134,7 @@ func (x *inferer) infer(n *ir.Node) error {
 				if len(x.chain) > 0 {
 					where = strings.Join(x.chain, " > ") + " > " + where
 				}
-				return &untypedError{fmt.Sprintf("%s: no shape inference for op %s (domain %q) and the model declares no type for output %d (%s)", where, n.Op, n.Domain, i, v.Name)}
+				return &chainError{msg: fmt.Sprintf("%s: no shape inference for op %s (domain %q) and the model declares no type for output %d (%s)", where, n.Op, n.Domain, i, v.Name)}
 			}
 		}
 		return nil
@@ -155,9 +155,14 @@ func (x *inferer) infer(n *ir.Node) error {
 		}
 	}
 	if err := f(x, n); err != nil {
-		var u *untypedError
+		var u *chainError
 		if errors.As(err, &u) {
 			return err // names the whole chain already
+		}
+		if len(x.chain) > 0 {
+			// Inside a subgraph: name the enclosing nodes and graph
+			// attributes, as for an untyped value.
+			return &chainError{msg: fmt.Sprintf("%s > %v: %v", strings.Join(x.chain, " > "), n, err), err: err}
 		}
 		return fmt.Errorf("%v: %w", n, err)
 	}
@@ -223,14 +228,19 @@ func (x *inferer) untyped(n *ir.Node, i int) error {
 		}
 	}
 	known = append(known, "the model declares no type for it (value_info)")
-	return &untypedError{fmt.Sprintf("%s: output %d (%s): dtype could not be inferred: %s", where, i, v.Name, strings.Join(known, "; "))}
+	return &chainError{msg: fmt.Sprintf("%s: output %d (%s): dtype could not be inferred: %s", where, i, v.Name, strings.Join(known, "; "))}
 }
 
-// untypedError is untyped's error; its message names the enclosing nodes,
-// so the control-flow rules above it do not prefix them again.
-type untypedError struct{ msg string }
+// chainError is an error inside a subgraph, or untyped's; its message
+// names the enclosing nodes, so the control-flow rules above it do not
+// prefix them again.
+type chainError struct {
+	msg string
+	err error // the rule's error, if any
+}
 
-func (e *untypedError) Error() string { return e.msg }
+func (e *chainError) Error() string { return e.msg }
+func (e *chainError) Unwrap() error { return e.err }
 
 func isControlFlow(op string) bool {
 	return op == "If" || op == "Loop" || op == "Scan" || op == "SequenceMap"
