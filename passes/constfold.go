@@ -9,10 +9,10 @@ import (
 )
 
 // ConstFold replaces nodes whose results are known at compile time by
-// constants.
+// constants, and an If whose condition is known by the branch it runs.
 var ConstFold = &Pass{
 	Name: "constfold",
-	Doc:  "replace nodes computable at compile time (constant inputs, known shapes) by constants",
+	Doc:  "replace nodes computable at compile time (constant inputs, known shapes) by constants, an If of known condition by its branch",
 	Run:  constFold,
 }
 
@@ -62,8 +62,21 @@ func constFold(m *ir.Model) error {
 func foldGraph(m *ir.Model, g *ir.Graph, info *ShapeInfo) (int, error) {
 	kept := g.Nodes[:0:0]
 	folded := 0
+	var r *rewriter
 	for _, n := range g.Nodes {
 		at(m, n)
+		if branch := knownBranch(n, info); branch != nil {
+			if r == nil {
+				r = newRewriter(m, g)
+			}
+			nodes, err := inlineBranch(r, n, branch)
+			if err != nil {
+				return folded, fmt.Errorf("%v: %w", n, err)
+			}
+			kept = append(kept, nodes...)
+			folded++
+			continue
+		}
 		outs, err := foldNode(n, info)
 		if err != nil {
 			return folded, fmt.Errorf("%v: %w", n, err)
@@ -83,6 +96,99 @@ func foldGraph(m *ir.Model, g *ir.Graph, info *ShapeInfo) (int, error) {
 	}
 	g.Nodes = kept
 	return folded, nil
+}
+
+// knownBranch returns the branch an If runs when shape inference knows its
+// condition (a constant, or a comparison of known sizes such as
+// Equal(Size(x), 4)), else nil.
+func knownBranch(n *ir.Node, info *ShapeInfo) *ir.Graph {
+	if !isOp(n, "If") || len(n.Inputs) != 1 || n.Inputs[0] == nil {
+		return nil
+	}
+	c := n.Inputs[0]
+	var cond []int64
+	if c.Const != nil && (c.Const.DType == ir.Bool || c.Const.DType.IsInt()) {
+		cond = c.Const.Int64s()
+	} else if d, ok := info.Values[c]; ok {
+		cond, _ = ir.Shape(d).Consts()
+	}
+	if len(cond) != 1 {
+		return nil
+	}
+	name := "else_branch"
+	if cond[0] != 0 {
+		name = "then_branch"
+	}
+	if a := n.Attr(name); a != nil && a.G != nil && len(a.G.Outputs) == len(n.Outputs) {
+		return a.G
+	}
+	return nil
+}
+
+// inlineBranch returns the nodes that replace If n by the branch it runs:
+// the branch's nodes (renamed after n, their constants moved to n's
+// graph), then an Identity per output of n that gives it the branch's
+// result (remove-identity drops them), so n's outputs keep their names and
+// readers.
+func inlineBranch(r *rewriter, n *ir.Node, b *ir.Graph) ([]*ir.Node, error) {
+	ver, ok := onnxVersion(r.m, "Identity")
+	if !ok {
+		return nil, fmt.Errorf("Identity is not available at opset %d", r.m.Opset(""))
+	}
+	// The branch's names stay unless another scope uses them too (ONNX
+	// forbids that, but a model may still do it).
+	count := map[string]int{}
+	r.m.Graph.Walk(func(s *ir.Graph) {
+		for _, v := range s.Inputs {
+			count[v.Name]++
+		}
+		for _, v := range s.Consts {
+			count[v.Name]++
+		}
+		for _, nd := range s.Nodes {
+			for _, v := range nd.Outputs {
+				if v != nil {
+					count[v.Name]++
+				}
+			}
+		}
+	})
+	for _, c := range b.Consts {
+		if count[c.Name] > 1 {
+			c.Name = r.fresh(c.Name)
+			if c.Const != nil {
+				c.Const.Name = c.Name
+			}
+		}
+		r.g.Consts = append(r.g.Consts, c)
+	}
+	var nodes []*ir.Node
+	for _, nd := range b.Nodes {
+		nd.Name = r.fresh(n.Name + "_" + nd.Name)
+		for _, o := range nd.Outputs {
+			if o != nil && count[o.Name] > 1 {
+				o.Name = r.fresh(o.Name)
+			}
+		}
+		for _, a := range nd.Attrs {
+			if a.G != nil {
+				a.G.Parent = r.g
+			}
+			for _, s := range a.Graphs {
+				s.Parent = r.g
+			}
+		}
+		nodes = append(nodes, nd)
+	}
+	for i, o := range n.Outputs {
+		if o == nil {
+			continue
+		}
+		id := &ir.Node{Name: r.fresh(n.Name + "_" + o.Name), Op: "Identity", Version: ver, Inputs: []*ir.Value{b.Outputs[i]}, Outputs: []*ir.Value{o}}
+		o.Def = id
+		nodes = append(nodes, id)
+	}
+	return nodes, nil
 }
 
 // foldNode returns the constant outputs of n, or nil when n stays.
@@ -228,7 +334,7 @@ func trackedConsts(n *ir.Node, info *ShapeInfo) []*ir.Tensor {
 			return nil
 		}
 		shape, ok := o.Type.Shape.Consts()
-		if !ok || o.Type.Unranked || !o.Type.DType.IsInt() {
+		if !ok || o.Type.Unranked || !trackable(o.Type.DType) {
 			return nil
 		}
 		t := intTensor(o.Type.DType, shape, vals)
@@ -245,10 +351,11 @@ func trackedConsts(n *ir.Node, info *ShapeInfo) []*ir.Tensor {
 	return outs
 }
 
-// intTensor packs integer values into a tensor of an integer dtype.
+// intTensor packs integer values into a tensor of an integer dtype, or
+// 0/1 values into a bool tensor.
 func intTensor(dt ir.DType, shape, vals []int64) *ir.Tensor {
 	size := dt.Size()
-	if !dt.IsInt() || size == 0 {
+	if !trackable(dt) || size == 0 {
 		return nil
 	}
 	raw := make([]byte, size*len(vals))

@@ -23,8 +23,9 @@ var Shapes = &Pass{
 }
 
 // ShapeInfo is what shape inference knows beyond Value.Type: the contents of
-// small integer tensors (shapes, sizes, indices), element by element, each a
-// constant or a symbol. It lets Reshape(x, Concat(Shape(y)[0], 64)) get the
+// small integer tensors (shapes, sizes, indices) and of the bool tensors
+// computed from them (0 or 1), element by element, each a constant or a
+// symbol. It lets Reshape(x, Concat(Shape(y)[0], 64)) get the
 // shape [seq,64] even though seq is only known at run time, and lets
 // constfold replace such tensors when all their elements are constant.
 type ShapeInfo struct {
@@ -133,7 +134,7 @@ func (x *inferer) infer(n *ir.Node) error {
 				if len(x.chain) > 0 {
 					where = strings.Join(x.chain, " > ") + " > " + where
 				}
-				return &untypedError{fmt.Sprintf("%s: no shape inference for op %s (domain %q) and the model declares no type for output %d (%s)", where, n.Op, n.Domain, i, v.Name)}
+				return &chainError{msg: fmt.Sprintf("%s: no shape inference for op %s (domain %q) and the model declares no type for output %d (%s)", where, n.Op, n.Domain, i, v.Name)}
 			}
 		}
 		return nil
@@ -162,9 +163,14 @@ func (x *inferer) infer(n *ir.Node) error {
 		}
 	}
 	if err := f(x, n); err != nil {
-		var u *untypedError
+		var u *chainError
 		if errors.As(err, &u) {
 			return err // names the whole chain already
+		}
+		if len(x.chain) > 0 {
+			// Inside a subgraph: name the enclosing nodes and graph
+			// attributes, as for an untyped value.
+			return &chainError{msg: fmt.Sprintf("%s > %v: %v", strings.Join(x.chain, " > "), n, err), err: err}
 		}
 		return fmt.Errorf("%v: %w", n, err)
 	}
@@ -250,14 +256,19 @@ func (x *inferer) untyped(n *ir.Node, i int) error {
 		}
 	}
 	known = append(known, "the model declares no type for it (value_info)")
-	return &untypedError{fmt.Sprintf("%s: output %d (%s): dtype could not be inferred: %s", where, i, v.Name, strings.Join(known, "; "))}
+	return &chainError{msg: fmt.Sprintf("%s: output %d (%s): dtype could not be inferred: %s", where, i, v.Name, strings.Join(known, "; "))}
 }
 
-// untypedError is untyped's error; its message names the enclosing nodes,
-// so the control-flow rules above it do not prefix them again.
-type untypedError struct{ msg string }
+// chainError is an error inside a subgraph, or untyped's; its message
+// names the enclosing nodes, so the control-flow rules above it do not
+// prefix them again.
+type chainError struct {
+	msg string
+	err error // the rule's error, if any
+}
 
-func (e *untypedError) Error() string { return e.msg }
+func (e *chainError) Error() string { return e.msg }
+func (e *chainError) Unwrap() error { return e.err }
 
 func isControlFlow(op string) bool {
 	return op == "If" || op == "Loop" || op == "Scan" || op == "SequenceMap"
@@ -391,7 +402,7 @@ func (x *inferer) ints(v *ir.Value) ([]int64, bool) {
 	if v == nil {
 		return nil, false
 	}
-	if v.Const != nil && v.Const.DType.IsInt() {
+	if v.Const != nil && (v.Const.DType.IsInt() || v.Const.DType == ir.Bool) {
 		return v.Const.Int64s(), true
 	}
 	d, ok := x.info.Values[v]
@@ -419,16 +430,22 @@ func (x *inferer) floats(v *ir.Value) ([]float64, bool) {
 	return nil, false
 }
 
-// track records the contents of v (an integer tensor of rank <= 1).
+// track records the contents of v (an integer or bool tensor of rank <=
+// 1; a bool's elements are 0 and 1).
 func (x *inferer) track(v *ir.Value, d []ir.Dim) {
-	if v == nil || len(d) > maxTracked || !v.Type.DType.IsInt() || len(v.Type.Shape) > 1 {
+	if v == nil || len(d) > maxTracked || !trackable(v.Type.DType) || len(v.Type.Shape) > 1 {
 		return
 	}
 	x.info.Values[v] = d
 }
 
+// trackable reports whether inference follows the contents of tensors of
+// dtype dt: integers (shapes, sizes, indices) and bools (conditions on
+// them, such as an If's Equal(Size(x), 4)).
+func trackable(dt ir.DType) bool { return dt.IsInt() || dt == ir.Bool }
+
 func (x *inferer) trackTensor(v *ir.Value, t *ir.Tensor) {
-	if !t.DType.IsInt() || len(t.Shape) > 1 || t.NumElements() > maxTracked {
+	if !trackable(t.DType) || len(t.Shape) > 1 || t.NumElements() > maxTracked {
 		return
 	}
 	is := t.Int64s()

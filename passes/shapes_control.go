@@ -110,25 +110,32 @@ func inferIf(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
+	if len(then.Outputs) != len(n.Outputs) || len(els.Outputs) != len(n.Outputs) {
+		return fmt.Errorf("branches have %d and %d outputs, node has %d", len(then.Outputs), len(els.Outputs), len(n.Outputs))
+	}
+	// A known condition picks one branch's types exactly. The other
+	// branch never runs (constfold removes it): an error there, such as
+	// the shape arithmetic of an expanded function's case for other
+	// inputs, does not stop inference.
+	if c, ok := x.ints(n.Inputs[0]); ok && len(c) == 1 {
+		pick, dead := els, then
+		if c[0] != 0 {
+			pick, dead = then, els
+		}
+		if err := x.subgraph(n, pick); err != nil {
+			return err
+		}
+		_ = x.subgraph(n, dead)
+		for i, o := range n.Outputs {
+			x.set(o, pick.Outputs[i].Type.Clone())
+		}
+		return nil
+	}
 	if err := x.subgraph(n, then); err != nil {
 		return err
 	}
 	if err := x.subgraph(n, els); err != nil {
 		return err
-	}
-	if len(then.Outputs) != len(n.Outputs) || len(els.Outputs) != len(n.Outputs) {
-		return fmt.Errorf("branches have %d and %d outputs, node has %d", len(then.Outputs), len(els.Outputs), len(n.Outputs))
-	}
-	// A constant condition picks one branch's types exactly.
-	if c, ok := x.ints(n.Inputs[0]); ok && len(c) == 1 {
-		pick := els
-		if c[0] != 0 {
-			pick = then
-		}
-		for i, o := range n.Outputs {
-			x.set(o, pick.Outputs[i].Type.Clone())
-		}
-		return nil
 	}
 	for i, o := range n.Outputs {
 		t := x.mergeTypes(then.Outputs[i].Type, els.Outputs[i].Type)

@@ -63,7 +63,23 @@ func inferUnaryBool(x *inferer, n *ir.Node) error {
 		return err
 	}
 	x.setOut(n, 0, ir.Bool, cloneShape(t.Shape))
+	if n.Op == "Not" {
+		if a, ok := x.ints(n.Inputs[0]); ok && len(t.Shape) <= 1 {
+			out := make([]ir.Dim, len(a))
+			for i, v := range a {
+				out[i] = boolDim(v == 0)
+			}
+			x.track(n.Outputs[0], out)
+		}
+	}
 	return nil
+}
+
+func boolDim(b bool) ir.Dim {
+	if b {
+		return ir.D(1)
+	}
+	return ir.D(0)
 }
 
 // inputShapes returns the shapes of the present inputs.
@@ -186,7 +202,64 @@ func inferBroadcastBool(x *inferer, n *ir.Node) error {
 		return err
 	}
 	x.setOut(n, 0, ir.Bool, out)
+	if len(n.Inputs) == 2 {
+		x.trackCompare(n)
+	}
 	return nil
+}
+
+// trackCompare follows comparisons and logic on tracked tensors: an If's
+// condition such as Equal(Size(x), 4) is then known, and the If takes its
+// branch's types exactly. Equal symbols are equal; anything else about a
+// symbol stays unknown.
+func (x *inferer) trackCompare(n *ir.Node) {
+	a, ok1 := x.vals(n.Inputs[0])
+	b, ok2 := x.vals(n.Inputs[1])
+	if !ok1 || !ok2 || len(n.Outputs[0].Type.Shape) > 1 {
+		return
+	}
+	l := max(len(a), len(b))
+	if len(a) != l && len(a) != 1 || len(b) != l && len(b) != 1 {
+		return
+	}
+	out := make([]ir.Dim, l)
+	for i := range out {
+		p, q := a[min(i, len(a)-1)], b[min(i, len(b)-1)]
+		if n.Op == "Equal" && p == q {
+			out[i] = ir.D(1)
+			continue
+		}
+		if !p.IsConst() || !q.IsConst() {
+			return
+		}
+		u, v := p.Size, q.Size
+		if (u < 0 || v < 0) && n.Inputs[0].Type.DType.IsUnsigned() {
+			return // a uint64 past int64's range: the order differs
+		}
+		var r bool
+		switch n.Op {
+		case "Equal":
+			r = u == v
+		case "Less":
+			r = u < v
+		case "Greater":
+			r = u > v
+		case "LessOrEqual":
+			r = u <= v
+		case "GreaterOrEqual":
+			r = u >= v
+		case "And":
+			r = u != 0 && v != 0
+		case "Or":
+			r = u != 0 || v != 0
+		case "Xor":
+			r = (u != 0) != (v != 0)
+		default:
+			return
+		}
+		out[i] = boolDim(r)
+	}
+	x.track(n.Outputs[0], out)
 }
 
 func inferWhere(x *inferer, n *ir.Node) error {

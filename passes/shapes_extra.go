@@ -17,7 +17,7 @@ func init() {
 
 // inferCuvilElementwise gives every output of a fused element-wise group
 // the type of input 0, which has the outputs' shape (fuse-elementwise);
-// the other inputs have that shape or one element.
+// the other inputs have that shape or one element of no higher rank.
 func inferCuvilElementwise(x *inferer, n *ir.Node) error {
 	if len(n.Inputs) == 0 || n.Inputs[0] == nil {
 		return fmt.Errorf("needs at least one input")
@@ -27,8 +27,9 @@ func inferCuvilElementwise(x *inferer, n *ir.Node) error {
 		if v == nil || v.Type.DType != t.DType {
 			return fmt.Errorf("input %d: want dtype %s", i+1, t.DType)
 		}
-		if c, ok := v.Type.Shape.NumElements(); !v.Type.Shape.Equal(t.Shape) && (!ok || c != 1) {
-			return fmt.Errorf("input %d has shape %v: want %v or one element", i+1, v.Type.Shape, t.Shape)
+		// One element of a higher rank would broadcast the result to it.
+		if c, ok := v.Type.Shape.NumElements(); !v.Type.Shape.Equal(t.Shape) && (!ok || c != 1 || len(v.Type.Shape) > len(t.Shape)) {
+			return fmt.Errorf("input %d has shape %v: want %v or one element of rank <= %d", i+1, v.Type.Shape, t.Shape, len(t.Shape))
 		}
 	}
 	for i := range n.Outputs {

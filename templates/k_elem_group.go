@@ -228,13 +228,16 @@ func ewRun[T float32 | float64](n *Node) error {
 		if !ok {
 			return n.Errorf("input %d: data does not match dtype %s", i, x.DType)
 		}
-		if len(d) != 1 || total == 1 {
+		// One element of rank <= input 0's broadcasts to input 0's shape
+		// (also when that shape holds one element: [] against [1] gives
+		// [1]); any other input must have that shape exactly.
+		if len(d) != 1 || len(x.Shape) > len(x0.Shape) {
 			if len(x.Shape) != len(x0.Shape) || len(d) != total {
-				return n.Errorf("input %d has shape %v: want %v or one element", i, x.Shape, x0.Shape)
+				return n.Errorf("input %d has shape %v: want %v or one element of rank <= %d", i, x.Shape, x0.Shape, len(x0.Shape))
 			}
 			for k := range x.Shape {
 				if x.Shape[k] != x0.Shape[k] {
-					return n.Errorf("input %d has shape %v: want %v or one element", i, x.Shape, x0.Shape)
+					return n.Errorf("input %d has shape %v: want %v or one element of rank <= %d", i, x.Shape, x0.Shape, len(x0.Shape))
 				}
 			}
 		}

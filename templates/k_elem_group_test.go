@@ -122,6 +122,39 @@ func TestElementwise(t *testing.T) {
 	}
 }
 
+// TestElementwiseOneElement: an input of one element and rank <= input
+// 0's broadcasts to input 0's shape, also when that shape holds one element
+// itself (a dynamic [N] that is [1] at run time, plus a scalar []).
+func TestElementwiseOneElement(t *testing.T) {
+	r := rand.New(rand.NewSource(14))
+	for _, c := range []struct{ x0, x1 []int }{
+		{[]int{1}, []int{}}, {[]int{1}, []int{1}}, {[]int{1, 1}, []int{}}, {[]int{1, 1}, []int{1}},
+		{[]int{}, []int{}}, {[]int{5}, []int{}}, {[]int{2, 3}, []int{1}}, {[]int{2, 3}, []int{1, 1}}, {[]int{0}, []int{}},
+	} {
+		a, b := nnRand(r, c.x0...), nnRand(r, c.x1...)
+		n := nnNode("cuvil::Elementwise", 1, Attrs{"ops": []string{"Sub", "Div"}, "args": []int64{0, 1, 1, 2}, "outputs": []int64{3}}, 1, a, b)
+		if err := CuvilElementwise(n); err != nil {
+			t.Fatalf("%v, %v: %v", c.x0, c.x1, err)
+		}
+		y := n.Out[0]
+		if len(y.Shape) != len(c.x0) {
+			t.Fatalf("%v, %v: output shape %v", c.x0, c.x1, y.Shape)
+		}
+		for k := range y.Shape {
+			if y.Shape[k] != c.x0[k] {
+				t.Fatalf("%v, %v: output shape %v", c.x0, c.x1, y.Shape)
+			}
+		}
+		s := float64(b.F32()[0])
+		for i, v := range nnF64(a) {
+			want := s / (v - s)
+			if got := float64(y.F32()[i]); math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
+				t.Fatalf("%v, %v: [%d] = %v, want %v", c.x0, c.x1, i, got, want)
+			}
+		}
+	}
+}
+
 // TestElementwiseFloorCeil checks the rounding ops on exact values.
 func TestElementwiseFloorCeil(t *testing.T) {
 	x := &Tensor{}
@@ -157,6 +190,10 @@ func TestElementwiseErrors(t *testing.T) {
 		{Attrs{"ops": []string{"Neg"}, "args": []int64{0}, "outputs": []int64{0}}, []*Tensor{x}, "result of its own"},
 		{Attrs{"ops": []string{"Neg"}, "args": []int64{0}, "outputs": []int64{}}, []*Tensor{x}, "outputs listed"},
 		{Attrs{"ops": []string{"Add"}, "args": []int64{0, 1}, "outputs": []int64{2}}, []*Tensor{x, y}, "want [2 3] or one element"},
+		// One element of a higher rank than input 0 broadcasts to a
+		// bigger rank: not the output's shape.
+		{Attrs{"ops": []string{"Add"}, "args": []int64{0, 1}, "outputs": []int64{2}}, []*Tensor{nnRand(r, 1), nnRand(r, 1, 1)}, "want [1] or one element of rank <= 1"},
+		{Attrs{"ops": []string{"Add"}, "args": []int64{0, 1}, "outputs": []int64{2}}, []*Tensor{nnRand(r, 3), nnRand(r, 1, 1)}, "want [3] or one element of rank <= 1"},
 	} {
 		n := nnNode("cuvil::Elementwise", 1, c.attrs, 1, c.in...)
 		err := CuvilElementwise(n)
