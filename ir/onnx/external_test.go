@@ -126,7 +126,7 @@ func TestImportDataBudget(t *testing.T) {
 		t.Fatalf("12 bytes within a 12-byte budget: %v", err)
 	}
 	_, err := decodeWith(b, dir, testLookup, LoadOptions{MaxData: 8})
-	if err == nil || !strings.Contains(err.Error(), `tensor "w": external data of 12 bytes would exceed the import limit`) {
+	if err == nil || !strings.Contains(err.Error(), `tensor "w": external data (12 bytes) would exceed the import limit`) {
 		t.Fatalf("over budget: got %v", err)
 	}
 	if _, err := decodeWith(b, dir, testLookup, LoadOptions{MaxData: -1}); err != nil {
@@ -145,7 +145,7 @@ func TestImportDataBudget(t *testing.T) {
 	}
 	b, _ = proto.Marshal(mp)
 	_, err = decodeWith(b, "", testLookup, LoadOptions{MaxData: 8 << 20})
-	if err == nil || !strings.Contains(err.Error(), `tensor "s2": sparse tensor expanded to`) {
+	if err == nil || !strings.Contains(err.Error(), `tensor "s2": the dense form of a sparse tensor`) {
 		t.Fatalf("sparse over budget: got %v", err)
 	}
 }

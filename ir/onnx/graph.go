@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -91,13 +92,19 @@ func nodeName(np *pb.NodeProto, i int) string {
 	return fmt.Sprintf("%s_%d", np.GetOpType(), i)
 }
 
+// depthError is the error for subgraphs nested too deep; the enclosing
+// nodes do not add themselves to it.
+type depthError struct{ msg string }
+
+func (e *depthError) Error() string { return e.msg }
+
 // importGraph builds one graph. parent is the scope of the enclosing graph
 // (nil for the main graph).
 func (im *importer) importGraph(gp *pb.GraphProto, parent *scope, parentGraph *ir.Graph, opsets map[string]int64) (*ir.Graph, error) {
 	im.depth++
 	defer func() { im.depth-- }()
 	if max := im.limits.maxDepth(); im.depth > max {
-		return nil, fmt.Errorf("graph %q: subgraphs nest more than %d deep (compile -max-depth raises it)", gp.GetName(), max)
+		return nil, &depthError{fmt.Sprintf("graph %q: subgraphs nest more than %d deep (compile -max-depth raises it)", gp.GetName(), max)}
 	}
 	g := &ir.Graph{Name: gp.GetName(), Parent: parentGraph}
 	sc := &scope{parent: parent, vals: map[string]*ir.Value{}}
@@ -251,6 +258,10 @@ func (im *importer) importNode(e nodeEntry, sc *scope, g *ir.Graph, declared map
 	}
 
 	attrs, err := im.importAttrs(np, sc, g, e.opsets)
+	var deep *depthError
+	if errors.As(err, &deep) {
+		return nil, err // a chain hundreds of levels long says nothing more
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e, err)
 	}
@@ -300,6 +311,10 @@ func (im *importer) importAttrs(np *pb.NodeProto, sc *scope, g *ir.Graph, opsets
 			return nil, fmt.Errorf("attribute %q refers to attribute %q of a calling function, but the node is not inside a function", name, ap.GetRefAttrName())
 		}
 		a, err := im.importAttr(ap, sc, g, opsets)
+		var deep *depthError
+		if errors.As(err, &deep) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("attribute %q: %w", name, err)
 		}

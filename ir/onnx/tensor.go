@@ -448,7 +448,7 @@ func (im *importer) tensor(tp *pb.TensorProto) (*ir.Tensor, error) {
 func (im *importer) sparse(sp *pb.SparseTensorProto) (*ir.Tensor, error) {
 	if sp.Values != nil {
 		if n, err := checkDims(sp.Dims); err == nil {
-			if err := im.spend(ir.DType(sp.Values.GetDataType()).PackedBytes(n), sp.Values.GetName(), "sparse tensor expanded to"); err != nil {
+			if err := im.spend(ir.DType(sp.Values.GetDataType()).PackedBytes(n), sp.Values.GetName(), "the dense form of a sparse tensor"); err != nil {
 				return nil, err
 			}
 		}
@@ -462,7 +462,7 @@ func (im *importer) spend(n int64, name, what string) error {
 		return nil
 	}
 	if n > im.budget {
-		return fmt.Errorf("tensor %q: %s of %d bytes would exceed the import limit on external and expanded data (%d bytes left of the limit; compile -max-weights raises it)", name, what, n, im.budget)
+		return fmt.Errorf("tensor %q: %s (%d bytes) would exceed the import limit on external and expanded data (%d bytes left; compile -max-weights raises it)", name, what, n, im.budget)
 	}
 	im.budget -= n
 	return nil
