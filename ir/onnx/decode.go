@@ -94,6 +94,11 @@ func Decode(data []byte, dir string) (*ir.Model, error) {
 	return decode(data, dir, ir.LookupOp)
 }
 
+// DecodeWith is Decode with load options (limits).
+func DecodeWith(data []byte, dir string, opt LoadOptions) (*ir.Model, error) {
+	return decodeWith(data, dir, ir.LookupOp, opt)
+}
+
 // decode is Decode with the op table as a parameter, so tests can pin their
 // own.
 func decode(data []byte, dir string, lookup func(domain, op string) *ir.OpSchema) (*ir.Model, error) {
