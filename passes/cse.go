@@ -17,10 +17,20 @@ var CSE = &Pass{
 	Run: func(m *ir.Model) error {
 		return forGraphs(m, func(g *ir.Graph) error {
 			r := newRewriter(m, g)
-			cseConsts(r)
+			// Replacements are collected and applied in one walk at the
+			// end (a walk per merge would make the pass quadratic); nodes
+			// come in topological order, so each node's inputs are
+			// redirected before its key is computed.
+			repl := map[*ir.Value]*ir.Value{}
+			cseConsts(r, repl)
 			seen := map[string]*ir.Node{}
 			for _, n := range g.Nodes {
 				at(m, n)
+				for i, v := range n.Inputs {
+					if w, ok := repl[v]; ok {
+						n.Inputs[i] = w
+					}
+				}
 				key, ok := cseKey(n)
 				if !ok {
 					continue
@@ -30,10 +40,11 @@ var CSE = &Pass{
 					seen[key] = n
 					continue
 				}
-				if cseRedirect(r, n, first) {
+				if cseRedirect(r, n, first, repl) {
 					r.kill(n)
 				}
 			}
+			r.replaceAll(repl)
 			r.sweep()
 			return nil
 		})
@@ -44,7 +55,7 @@ var CSE = &Pass{
 // rarely duplicated, and costly to compare).
 const cseMaxConst = 1024
 
-func cseConsts(r *rewriter) {
+func cseConsts(r *rewriter, repl map[*ir.Value]*ir.Value) {
 	seen := map[string]*ir.Value{}
 	keep := r.g.Consts[:0]
 	for _, c := range r.g.Consts {
@@ -55,18 +66,18 @@ func cseConsts(r *rewriter) {
 		}
 		key := fmt.Sprintf("%d%v%x", t.DType, t.Shape, t.Raw)
 		if first, ok := seen[key]; ok {
-			r.replaceUses(c, first)
+			repl[c] = first
 			continue
 		}
 		seen[key] = c
 		keep = append(keep, c)
 	}
 	r.g.Consts = keep
-	r.refresh()
 }
 
-// cseRedirect points the readers of dup's outputs at first's.
-func cseRedirect(r *rewriter, dup, first *ir.Node) bool {
+// cseRedirect records that the readers of dup's outputs are to read
+// first's.
+func cseRedirect(r *rewriter, dup, first *ir.Node, repl map[*ir.Value]*ir.Value) bool {
 	for i, o := range dup.Outputs {
 		if o != nil && r.outs[o] {
 			return false
@@ -77,7 +88,7 @@ func cseRedirect(r *rewriter, dup, first *ir.Node) bool {
 	}
 	for i, o := range dup.Outputs {
 		if o != nil {
-			r.replaceUses(o, first.Outputs[i])
+			repl[o] = first.Outputs[i]
 		}
 	}
 	return true

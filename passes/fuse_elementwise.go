@@ -183,6 +183,7 @@ func fuseElementwise(r *rewriter) error {
 	groups = slices.DeleteFunc(groups, func(gr *ewGroup) bool { return gr.dead })
 	// Cost model: a group may compute a small cone of another group's
 	// nodes again instead of reading its result.
+	readers := ewReaders{}
 	for _, h := range groups {
 		for _, x := range slices.Clone(h.members) {
 			for _, t := range x.Inputs {
@@ -194,7 +195,7 @@ func fuseElementwise(r *rewriter) error {
 					continue
 				}
 				cone := ewCone(groupOf, groupOf[p], p)
-				if ewRecomputeCheaper(r, groupOf, h, t, cone) {
+				if ewRecomputeCheaper(r, groupOf, readers, h, t, cone) {
 					for _, c := range cone {
 						if !slices.Contains(h.recomp, c) {
 							h.recomp = append(h.recomp, c)
@@ -222,6 +223,39 @@ func fuseElementwise(r *rewriter) error {
 	err := sortNodes(g)
 	r.refresh()
 	return err
+}
+
+// ewReaders caches, per value, the groups other than its producer's that
+// read it: n distinct ones (2 meaning two or more, or a reader in no
+// group), only the one when n is 1.
+type ewReaders map[*ir.Value]struct {
+	n    int
+	only *ewGroup
+}
+
+// other reports whether t has a reader outside its producer's group and h.
+func (rs ewReaders) other(r *rewriter, groupOf map[*ir.Node]*ewGroup, t *ir.Value, h *ewGroup) bool {
+	info, ok := rs[t]
+	if !ok {
+		def := groupOf[t.Def]
+		for _, u := range r.uses[t] {
+			g := groupOf[u]
+			switch {
+			case g == def:
+			case g == nil:
+				info.n = 2
+			case info.n == 0:
+				info.n, info.only = 1, g
+			case info.only != g:
+				info.n = 2
+			}
+			if info.n == 2 {
+				break
+			}
+		}
+		rs[t] = info
+	}
+	return info.n >= 2 || info.n == 1 && info.only != h
 }
 
 // ewInstrs is the number of program instructions n becomes.
@@ -357,18 +391,13 @@ func ewCone(groupOf map[*ir.Node]*ewGroup, gr *ewGroup, p *ir.Node) []*ir.Node {
 // h does not read already plus the cone's ops (ewOpCost). A reader
 // outside any group needs t in memory anyway: there storing always wins,
 // which is why only group readers get here.
-func ewRecomputeCheaper(r *rewriter, groupOf map[*ir.Node]*ewGroup, h *ewGroup, t *ir.Value, cone []*ir.Node) bool {
+func ewRecomputeCheaper(r *rewriter, groupOf map[*ir.Node]*ewGroup, readers ewReaders, h *ewGroup, t *ir.Value, cone []*ir.Node) bool {
 	if len(cone) == 0 || h.ops+len(cone) > ewMaxOps {
 		return false
 	}
 	size := float64(t.Type.DType.Size())
 	store := size // h reads t
-	other := r.outs[t]
-	for _, u := range r.uses[t] {
-		if groupOf[u] != groupOf[t.Def] && groupOf[u] != h {
-			other = true
-		}
-	}
+	other := r.outs[t] || readers.other(r, groupOf, t, h)
 	if !other {
 		store += size // the other group writes t only for h
 	}

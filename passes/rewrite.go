@@ -18,32 +18,64 @@ type rewriter struct {
 	g     *ir.Graph
 	uses  map[*ir.Value][]*ir.Node
 	outs  map[*ir.Value]bool
-	names map[string]bool
+	names map[string]bool // every value name in the model, made on first use
 	dead  map[*ir.Node]bool
+	pos   map[*ir.Node]int // node -> index in g.Nodes, rebuilt when stale
 }
 
 func newRewriter(m *ir.Model, g *ir.Graph) *rewriter {
-	r := &rewriter{m: m, g: g, outs: map[*ir.Value]bool{}, names: map[string]bool{}, dead: map[*ir.Node]bool{}}
+	r := &rewriter{m: m, g: g, outs: map[*ir.Value]bool{}, dead: map[*ir.Node]bool{}}
 	for _, v := range g.Outputs {
 		r.outs[v] = true
 	}
+	r.refresh()
+	return r
+}
+
+// modelNames returns the set of value names in m. While Run runs a pass
+// the set is shared by every rewriter of that pass (one per graph), so a
+// model of many subgraphs is walked once, not once per graph.
+func modelNames(m *ir.Model) map[string]bool {
+	c, _ := cursors.Load(m)
+	if cur, ok := c.(*cursor); ok && cur.names != nil {
+		return cur.names
+	}
+	names := map[string]bool{}
 	m.Graph.Walk(func(s *ir.Graph) {
 		for _, v := range s.Inputs {
-			r.names[v.Name] = true
+			names[v.Name] = true
 		}
 		for _, v := range s.Consts {
-			r.names[v.Name] = true
+			names[v.Name] = true
 		}
 		for _, n := range s.Nodes {
 			for _, v := range n.Outputs {
 				if v != nil {
-					r.names[v.Name] = true
+					names[v.Name] = true
 				}
 			}
 		}
 	})
-	r.refresh()
-	return r
+	if cur, ok := c.(*cursor); ok {
+		cur.names = names
+	}
+	return names
+}
+
+// nodePos returns n's index in g.Nodes (-1 when it is not there), from a
+// map rebuilt only when it no longer matches the graph.
+func (r *rewriter) nodePos(n *ir.Node) int {
+	if i, ok := r.pos[n]; ok && i < len(r.g.Nodes) && r.g.Nodes[i] == n {
+		return i
+	}
+	r.pos = make(map[*ir.Node]int, len(r.g.Nodes))
+	for i, x := range r.g.Nodes {
+		r.pos[x] = i
+	}
+	if i, ok := r.pos[n]; ok {
+		return i
+	}
+	return -1
 }
 
 // refresh recomputes the readers of every value.
@@ -63,6 +95,9 @@ func (r *rewriter) only(v *ir.Value) *ir.Node {
 
 // fresh returns an unused value name built from base.
 func (r *rewriter) fresh(base string) string {
+	if r.names == nil {
+		r.names = modelNames(r.m)
+	}
 	name := base
 	for i := 1; r.names[name]; i++ {
 		name = fmt.Sprintf("%s_%d", base, i)
@@ -97,6 +132,30 @@ func (r *rewriter) replaceUses(old, new *ir.Value) {
 			}
 		}
 	})
+}
+
+// replaceAll makes every reader of a key of repl (nodes of g and of its
+// subgraphs, graph outputs) read its value instead, in one walk, and
+// refreshes the readers. The values are final (no chains).
+func (r *rewriter) replaceAll(repl map[*ir.Value]*ir.Value) {
+	if len(repl) == 0 {
+		return
+	}
+	r.g.Walk(func(s *ir.Graph) {
+		for _, n := range s.Nodes {
+			for i, v := range n.Inputs {
+				if w, ok := repl[v]; ok {
+					n.Inputs[i] = w
+				}
+			}
+		}
+		for i, v := range s.Outputs {
+			if w, ok := repl[v]; ok {
+				s.Outputs[i] = w
+			}
+		}
+	})
+	r.refresh()
 }
 
 // redirect removes value old (defined by a node being deleted) in favour
@@ -176,12 +235,21 @@ func (r *rewriter) absorb(p *ir.Node, eaten ...*ir.Node) {
 // each once. All fusion and folding passes go through it (fuse, absorb),
 // so cuvil inspect -graph can box every fused group.
 func (r *rewriter) record(n *ir.Node, from ...*ir.Node) {
-	pos := map[*ir.Node]int{}
-	for i, x := range r.g.Nodes {
-		pos[x] = i
-	}
 	from = slices.Clone(from)
-	slices.SortStableFunc(from, func(a, b *ir.Node) int { return pos[a] - pos[b] })
+	pos := make([]int, len(from))
+	for i, x := range from {
+		pos[i] = r.nodePos(x)
+	}
+	idx := make([]int, len(from))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return pos[a] - pos[b] })
+	sorted := make([]*ir.Node, len(from))
+	for i, j := range idx {
+		sorted[i] = from[j]
+	}
+	from = sorted
 	var fused []ir.Origin
 	seen := map[ir.Origin]bool{}
 	for _, x := range from {

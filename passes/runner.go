@@ -206,7 +206,10 @@ func runOne(m *ir.Model, p *Pass) (err error) {
 
 // A cursor records the node a running pass is working on, so that a panic
 // can be reported against it. Passes call at(m, n) as they visit nodes.
-type cursor struct{ node *ir.Node }
+type cursor struct {
+	node  *ir.Node
+	names map[string]bool // modelNames' set, shared by the pass's rewriters
+}
 
 var cursors sync.Map // *ir.Model -> *cursor, only while Run runs a pass
 
