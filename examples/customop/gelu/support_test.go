@@ -5,6 +5,7 @@ package gelu
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -210,4 +211,60 @@ func cuvilCheckProfile(t *testing.T, got, nodes []NodeProfile, runs int, wall ti
 	if sum > wall {
 		t.Errorf("the nodes' times add up to %v, more than the runs' wall time %v", sum, wall)
 	}
+}
+
+// FuzzGuard hands Run inputs of random dtypes, shapes and data lengths
+// (and nil ones): Run may refuse them, but must never panic or report a
+// kernel's internal error.
+func FuzzGuard(f *testing.F) {
+	f.Add(uint8(1), []byte{1, 2, 3}, uint16(6), false)
+	f.Add(uint8(7), []byte{}, uint16(1), false)
+	f.Add(uint8(1), []byte{0, 5}, uint16(0), true)
+	m, err := New()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, dt uint8, dims []byte, n uint16, nilInput bool) {
+		in := cuvilTestInput()
+		v := reflect.ValueOf(&in).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			fv := v.Field(i)
+			if fv.Type() != reflect.TypeOf((*Tensor)(nil)) {
+				continue
+			}
+			if nilInput {
+				fv.Set(reflect.Zero(fv.Type()))
+				continue
+			}
+			x := &Tensor{}
+			if !cuvilTryResize(x, DType(dt%27), int(n%512)) {
+				return // a dtype this package's Tensor cannot hold
+			}
+			shape := make([]int, len(dims)%6)
+			for j := range shape {
+				shape[j] = int(dims[j] % 9)
+			}
+			x.Shape = shape
+			fv.Set(reflect.ValueOf(x))
+			if i%2 == 1 {
+				break // leave the other inputs valid now and then
+			}
+		}
+		s := m.NewSession(WithThreads(2))
+		defer s.Close()
+		if _, err := s.Run(in); err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("Run: %v", err)
+		}
+	})
+}
+
+// cuvilTryResize resizes t, reporting false where Resize refuses the dtype.
+func cuvilTryResize(t *Tensor, dt DType, n int) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	t.Resize(dt, n)
+	return true
 }
