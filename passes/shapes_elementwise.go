@@ -43,8 +43,13 @@ func inferUnary(x *inferer, n *ir.Node) error {
 			def = 1
 		}
 		if t := v.Type; t.Kind == ir.TensorKind && !t.Unranked {
-			if _, err := normAxis(n.AttrInt("axis", def), len(t.Shape)); err != nil {
-				return err
+			r := len(t.Shape)
+			// Before 13 the input is coerced to 2-D at axis, which may
+			// also be r (the default 1 on a 1-D input: [N, 1]).
+			if a := n.AttrInt("axis", def); !(n.Version < 13 && (a == int64(r) || r == 0)) {
+				if _, err := normAxis(a, r); err != nil {
+					return err
+				}
 			}
 		}
 	}
