@@ -101,7 +101,7 @@ func (d DType) Bits() int {
 
 // PackedBytes is the length of n elements in ONNX's raw_data form.
 func (d DType) PackedBytes(n int64) int64 {
-	if b := d.Bits(); b < 8 {
+	if b := d.Bits(); b > 0 && b < 8 {
 		per := int64(8 / b)
 		return (n + per - 1) / per
 	}

@@ -433,7 +433,7 @@ func ptr[T any](v T) *T { return &v }
 // tensor converts an initializer or attribute tensor, charging external
 // data to the import budget before it is read.
 func (im *importer) tensor(tp *pb.TensorProto) (*ir.Tensor, error) {
-	if tp.GetDataLocation() == pb.TensorProto_EXTERNAL {
+	if dt := ir.DType(tp.GetDataType()); tp.GetDataLocation() == pb.TensorProto_EXTERNAL && dt.Valid() {
 		if n, err := checkDims(tp.Dims); err == nil {
 			if err := im.spend(ir.DType(tp.GetDataType()).PackedBytes(n), tp.GetName(), "external data"); err != nil {
 				return nil, err
@@ -446,7 +446,7 @@ func (im *importer) tensor(tp *pb.TensorProto) (*ir.Tensor, error) {
 // sparse expands a sparse tensor, charging its dense size to the import
 // budget first.
 func (im *importer) sparse(sp *pb.SparseTensorProto) (*ir.Tensor, error) {
-	if sp.Values != nil {
+	if sp.Values != nil && ir.DType(sp.Values.GetDataType()).Valid() {
 		if n, err := checkDims(sp.Dims); err == nil {
 			if err := im.spend(ir.DType(sp.Values.GetDataType()).PackedBytes(n), sp.Values.GetName(), "the dense form of a sparse tensor"); err != nil {
 				return nil, err
