@@ -3,13 +3,13 @@
 //
 // Usage:
 //
-//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena SIZE] [-max-weights SIZE] [-max-nodes N] [-max-depth N] [-v] [-verify] [-d=pass/off|dump|time]
-//	cuvil inspect -model M.onnx [-stats] [-memplan] [-memplan-svg FILE] [-graph FILE.dot] [-print-after-all] [-d=...]
-//	cuvil run -model M.onnx -data DIR [-out DIR2]
-//	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol 1e-7]
-//	cuvil conformance [-report FILE.md] [-run REGEXP] DIR...
-//	cuvil bench -model M.onnx [-threads N] [-runs R] [-dim name=V ...] [-profile]
-//	cuvil convert -in T.pb -out T.cuvt [-raw]
+//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off]
+//	cuvil inspect -model M.onnx [-ops] [-stats] [-memplan] [-memplan-svg F.svg] [-graph F.dot] [-print-after-all] [-verify] [-d=...]
+//	cuvil run -model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off]
+//	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol 1e-7] [-verify] [-d=...] [-winograd=auto|on|off]
+//	cuvil conformance [-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] DIR...
+//	cuvil bench -model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]]
+//	cuvil convert -in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]
 //
 // Errors go to standard error with exit status 1; usage errors exit 2.
 package main
@@ -46,12 +46,12 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena SIZE] [-max-weights SIZE] [-max-nodes N] [-max-depth N] [-v] [-cshared] [-op dom::Op=path.Func] [-verify] [-d=...]", "compile a model into a Go package", cmdCompile},
-		{"inspect", "-model M.onnx [-ops] [-stats] [-memplan] [-memplan-svg FILE] [-graph FILE.dot] [-print-after-all] [-d=...]", "print the IR after the pass pipeline", cmdInspect},
-		{"run", "-model M.onnx -data DIR [-out DIR2]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
-		{"check", "-model M.onnx -data DIR [-rtol R] [-atol A]", "run a model and compare with output_K.pb", cmdCheck},
-		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
-		{"bench", "-model M.onnx [-threads N] [-runs R] [-dim name=V ...] [-profile]", "time the compiled model on random inputs", cmdBench},
+		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off]", "compile a model into a Go package", cmdCompile},
+		{"inspect", "-model M.onnx [-ops] [-stats] [-memplan] [-memplan-svg F.svg] [-graph F.dot] [-print-after-all] [-verify] [-d=...]", "print the IR after the pass pipeline", cmdInspect},
+		{"run", "-model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
+		{"check", "-model M.onnx -data DIR [-rtol 1e-3] [-atol 1e-7] [-verify] [-d=...] [-winograd=auto|on|off]", "run a model and compare with output_K.pb", cmdCheck},
+		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
+		{"bench", "-model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]]", "time the compiled model on random inputs", cmdBench},
 		{"convert", "-in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]", "convert a tensor file (TensorProto, harness format, raw data)", cmdConvert},
 	}
 }
@@ -120,13 +120,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("cuvil "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	flagSets[name] = fs
 	return fs
 }
+
+// flagSets holds each command's flag set once it has run (the usage test
+// checks the usage lines name every flag).
+var flagSets = map[string]*flag.FlagSet{}
+
+// helpOut receives -h's flag list (a variable for tests).
+var helpOut io.Writer = os.Stderr
 
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stderr)
+			fs.SetOutput(helpOut)
 			fs.PrintDefaults()
 			return err
 		}
