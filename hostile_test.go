@@ -2,11 +2,13 @@ package cuvil
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +36,7 @@ type hostileCase struct {
 	files     map[string][]byte // extra files next to model.onnx (external data)
 	want      []string
 	either    bool // refused or compiled, but never a panic (random damage)
+	literal   string // a name that must come out exactly as a Go string literal in model.go
 }
 
 // panicWords mark an error that is a recovered panic, not a refusal.
@@ -107,6 +110,9 @@ func TestHostileCorpus(t *testing.T) {
 			if perr := parseAll(out); perr != nil {
 				t.Errorf("%s: %v", label, perr)
 				tl.bad++
+			} else if tc.literal != "" && !hasLiteral(filepath.Join(out, "model.go"), tc.literal) {
+				t.Errorf("%s: model.go holds no string literal %q: the name did not round-trip", label, tc.literal)
+				tl.bad++
 			}
 			tl.compiled++
 		}
@@ -168,6 +174,25 @@ func parseAll(dir string) error {
 		}
 		return nil
 	})
+}
+
+// hasLiteral reports whether the Go file holds a string literal whose
+// value is s.
+func hasLiteral(path, s string) bool {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		return false
+	}
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if v, err := strconv.Unquote(lit.Value); err == nil && v == s {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // text compiles an IR text into ONNX bytes.
@@ -321,7 +346,7 @@ func hostileCorpus(t *testing.T) []hostileCase {
 	names := []string{"a\rimport os", "b\nfunc x() {}", "c\x00d", `e"f`, `g\h`, "i*/j", "k\xff\xfel", "m\u2028n", "o\u2029p", "q\u0085r",
 		"`s`", "t/*", "u//v", "w'x", "y; rm -rf z", "${HOME}", "$(id)", "a\tb", "ü", "名"}
 	for i, nm := range names {
-		add("names", fmt.Sprintf("node_name_%d", i), namedModel(t, nm, "node"))
+		cs = append(cs, hostileCase{cat: "names", name: fmt.Sprintf("node_name_%d", i), model: namedModel(t, nm, "node"), literal: nm})
 		add("names", fmt.Sprintf("value_name_%d", i), namedModel(t, nm, "value"))
 		add("names", fmt.Sprintf("doc_%d", i), namedModel(t, nm, "doc"))
 	}
@@ -417,7 +442,8 @@ func externalModel(loc string, hugeOffset bool) []byte {
 	return b
 }
 
-// namedModel puts name where into a valid two-node model: the node names,
+// namedModel puts name where into a valid two-node model (Softmax, which
+// no pass fuses, then Neg): the node names,
 // the intermediate value's name, or the doc strings and metadata.
 func namedModel(t *testing.T, name, where string) []byte {
 	t.Helper()
@@ -434,7 +460,7 @@ func namedModel(t *testing.T, name, where string) []byte {
 		Input:  []*pb.ValueInfoProto{f32Info("x", 2)},
 		Output: []*pb.ValueInfoProto{f32Info("y", 2)},
 		Node: []*pb.NodeProto{
-			{Name: proto.String(node), OpType: proto.String("Relu"), Input: []string{"x"}, Output: []string{val}, DocString: proto.String(doc)},
+			{Name: proto.String(node), OpType: proto.String("Softmax"), Input: []string{"x"}, Output: []string{val}, DocString: proto.String(doc)},
 			{Name: proto.String(node + "2"), OpType: proto.String("Neg"), Input: []string{val}, Output: []string{"y"}},
 		}}
 	mp := &pb.ModelProto{IrVersion: proto.Int64(8), ProducerName: proto.String(doc), DocString: proto.String(doc),
