@@ -304,6 +304,12 @@ func hostileCorpus(t *testing.T) []hostileCase {
 		add("shapes", s.name, text(t, s.src), s.want)
 	}
 
+	// --- declared types (value_info, outputs) that contradict the computation.
+	add("declared", "output_dim", text(t, "opset ai.onnx 17\ngraph main(%x: f32[2,3]) -> (%y) {\n  %y = Relu @n <f32[2,4]> %x\n}"), `node "n"`, `declared f32[2,4] but computes f32[2,3]`)
+	add("declared", "output_dtype", text(t, "opset ai.onnx 17\ngraph main(%x: f32[2,3]) -> (%y) {\n  %y = Relu @n <f64[2,3]> %x\n}"), `node "n"`, "output 0 (Y) has dtype f64, want f32")
+	add("declared", "output_rank", text(t, "opset ai.onnx 17\ngraph main(%x: f32[2,3]) -> (%y) {\n  %y = Relu @n <f32[6]> %x\n}"), `node "n"`, "declared f32[6]")
+	add("declared", "intermediate_dim", text(t, "opset ai.onnx 17\ngraph main(%x: f32[2,3]) -> (%y) {\n  %a = Neg @a <f32[5,3]> %x\n  %y = Relu @n <?[?]> %a\n}"), `node "a"`, `value "a" is declared f32[5,3]`)
+
 	// --- memory bombs: constant shapes of terabytes, products that wrap.
 	bombs := []struct{ name, src, want string }{
 		{"constantofshape_4tb", "opset ai.onnx 17\ngraph main(%x: f32[1]) -> (%y) {\n  %s = const i64[3] {100000, 100000, 100}\n  %c = ConstantOfShape @n <?[?]> %s\n  %y = Add @add <?[?]> %c %x\n}", "-max-arena"},

@@ -103,6 +103,9 @@ type inferer struct {
 	// chain names the control-flow nodes and graph attributes enclosing
 	// the graph being inferred, outermost first, for error messages.
 	chain []string
+	// conflict is the first declared type (value_info, graph output) the
+	// current node's inferred type contradicts.
+	conflict error
 }
 
 func (x *inferer) graph(g *ir.Graph) error {
@@ -175,6 +178,10 @@ func (x *inferer) infer(n *ir.Node) error {
 		return fmt.Errorf("%v: %w", n, err)
 	}
 	if err := checkShapes(n); err != nil {
+		return fmt.Errorf("%v: %w", n, err)
+	}
+	if err := x.conflict; err != nil {
+		x.conflict = nil
 		return fmt.Errorf("%v: %w", n, err)
 	}
 	for i, v := range n.Outputs {
@@ -290,6 +297,12 @@ func (x *inferer) set(v *ir.Value, t ir.Type) {
 	}
 	h := v.Type
 	if t.Kind == ir.TensorKind && h.Kind == ir.TensorKind && hintUsable(h) {
+		// A model's declared types must agree with inference; the
+		// fused ops' types are the passes' own (concat-into gives a
+		// FusedConv its slice of the Concat's output).
+		if x.conflict == nil && (x.node == nil || x.node.Domain != ir.CuvilDomain) {
+			x.conflict = declaredConflict(v, h, t)
+		}
 		if t.DType == ir.Undefined {
 			t.DType = h.DType
 		}
@@ -306,6 +319,26 @@ func (x *inferer) set(v *ir.Value, t ir.Type) {
 		}
 	}
 	v.Type = t
+}
+
+// declaredConflict says how the inferred type t of v contradicts its
+// declared type h: another dtype, another rank, or another constant size
+// of a dim. Declared symbols are names, not sizes: they never conflict.
+func declaredConflict(v *ir.Value, h, t ir.Type) error {
+	switch {
+	case h.DType != ir.Undefined && t.DType != ir.Undefined && h.DType != t.DType:
+	case h.Unranked || t.Unranked:
+		return nil
+	case len(h.Shape) != len(t.Shape):
+	default:
+		for i, d := range h.Shape {
+			if e := t.Shape[i]; d.IsConst() && e.IsConst() && d.Size != e.Size {
+				return fmt.Errorf("value %q is declared %s but computes %s (dim %d)", v.Name, h, t, i)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("value %q is declared %s but computes %s", v.Name, h, t)
 }
 
 // setOut sets output i of the current node, when present.
