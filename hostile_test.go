@@ -35,7 +35,7 @@ type hostileCase struct {
 	model     []byte
 	files     map[string][]byte // extra files next to model.onnx (external data)
 	want      []string
-	either    bool // refused or compiled, but never a panic (random damage)
+	either    bool   // refused or compiled, but never a panic (random damage)
 	literal   string // a name that must come out exactly as a Go string literal in model.go
 }
 
