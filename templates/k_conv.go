@@ -7,6 +7,13 @@ func Conv(n *Node) error {
 	if ok, err := nnViaF32(n, Conv); ok {
 		return err
 	}
+	return convNCHW(n, fusedAct{}, nil, false)
+}
+
+// convNCHW runs Conv, and FusedConv in NCHW with its epilogue: the
+// activation act and the residual Z (nil: none), added after the
+// activation when after is set.
+func convNCHW(n *Node, act fusedAct, Z *Tensor, after bool) error {
 	X, W, B := n.Input(0), n.Input(1), n.Input(2)
 	if X == nil || W == nil {
 		return n.Errorf("needs inputs X and W")
@@ -46,14 +53,20 @@ func Conv(n *Node) error {
 	shape := sc[6*nd : 7*nd+2]
 	shape[0], shape[1] = N, M
 	copy(shape[2:], win.out)
-	Y := n.Out[0]
-	nnResize(Y, X.DType, shape...)
+	if err := fusedCheckZ(n, Z, X.DType, shape); err != nil {
+		return err
+	}
 	if packed && convIsDepthwise2D(C, M, group, X.Shape[2:]) {
 		return n.Errorf("W is prepacked but the convolution is depthwise")
 	}
+	Y := n.Out[0]
+	nnResize(Y, X.DType, shape...)
 	switch x := X.Data.(type) {
 	case []float32:
-		var bias, wp []float32
+		var z, bias, wp []float32
+		if Z != nil {
+			z = Z.F32()
+		}
 		if B != nil {
 			bias = B.F32()
 		}
@@ -61,13 +74,16 @@ func Conv(n *Node) error {
 		if packed {
 			w, wp = nil, w
 		}
-		convFloat(n, x, w, wp, bias, nil, false, fusedAct{}, Y.F32(), X.Shape, M, group, win)
+		convFloat(n, x, w, wp, bias, z, after, act, Y.F32(), X.Shape, M, group, win)
 	case []float64:
-		var bias []float64
+		var z, bias []float64
+		if Z != nil {
+			z = Z.F64()
+		}
 		if B != nil {
 			bias = B.F64()
 		}
-		convFloat(n, x, W.F64(), nil, bias, nil, false, fusedAct{}, Y.F64(), X.Shape, M, group, win)
+		convFloat(n, x, W.F64(), nil, bias, z, after, act, Y.F64(), X.Shape, M, group, win)
 	default:
 		return n.Errorf("unsupported dtype %v", X.DType)
 	}

@@ -13,55 +13,15 @@ func gemm(n *node) error {
 	if A == nil || B == nil {
 		return n.Errorf("needs inputs A and B")
 	}
-	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
-	br, bc, packed, err := gemmBShape(n, B, transB)
+	g, err := gemmArgsOf(n, A, B, C)
 	if err != nil {
 		return err
 	}
-	if len(A.Shape) != 2 {
-		return n.Errorf("A %v must be 2-D", A.ShapeString())
-	}
-	if C != nil && C.DType != A.DType || B.DType != A.DType {
-		return n.Errorf("inputs must share one dtype")
-	}
-	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
-	m, k := A.Shape[0], A.Shape[1]
-	if transA {
-		m, k = k, m
-	}
-	kb, nn := br, bc
-	if transB {
-		kb, nn = nn, kb
-	}
-	if k != kb {
-		return n.Errorf("inner dimensions differ: A %v, B [%d %d] (transA=%v transB=%v)", A.ShapeString(), br, bc, transA, transB)
-	}
-	// C's strides when broadcast to m x nn.
-	var csi, csj int
-	if C != nil {
-		cm, cn := 1, 1
-		switch len(C.Shape) {
-		case 0:
-		case 1:
-			cn = C.Shape[0]
-		case 2:
-			cm, cn = C.Shape[0], C.Shape[1]
-		default:
-			return n.Errorf("C %v has rank > 2", C.ShapeString())
-		}
-		if (cm != 1 && cm != m) || (cn != 1 && cn != nn) {
-			return n.Errorf("C %v does not broadcast to [%d,%d]", C.ShapeString(), m, nn)
-		}
-		if cm != 1 {
-			csi = cn
-		}
-		if cn != 1 {
-			csj = 1
-		}
-	}
+	transA, transB, m, nn, k, alpha, beta, csi, csj := g.transA, g.transB, g.m, g.n, g.k, g.alpha, g.beta, g.csi, g.csj
+	packed := g.packed
 	Y := n.Out[0]
 	nnResize(Y, A.DType, m, nn)
-	lda, ldb := A.Shape[1], bc
+	lda, ldb := g.lda, g.ldb
 	switch a := A.Data.(type) {
 	case []float32:
 		// The fused driver adds beta*C in each band's epilogue, in
@@ -85,6 +45,71 @@ func gemm(n *node) error {
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
 	return nil
+}
+
+// gemmArgs is what Gemm and FusedGemm read from their inputs and
+// attributes: op(A) is m x k, op(B) k x n, C broadcast to m x n with
+// strides csi, csj.
+type gemmArgs struct {
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float32
+	csi, csj       int
+	lda, ldb       int
+	packed         bool
+}
+
+// gemmArgsOf checks Gemm's inputs A, B and C (nil: none) against each
+// other and the attributes.
+func gemmArgsOf(n *node, A, B, C *Tensor) (gemmArgs, error) {
+	var g gemmArgs
+	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
+	br, bc, packed, err := gemmBShape(n, B, transB)
+	if err != nil {
+		return g, err
+	}
+	if len(A.Shape) != 2 {
+		return g, n.Errorf("A %v must be 2-D", A.ShapeString())
+	}
+	if C != nil && C.DType != A.DType || B.DType != A.DType {
+		return g, n.Errorf("inputs must share one dtype")
+	}
+	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
+	m, k := A.Shape[0], A.Shape[1]
+	if transA {
+		m, k = k, m
+	}
+	kb, nn := br, bc
+	if transB {
+		kb, nn = nn, kb
+	}
+	if k != kb {
+		return g, n.Errorf("inner dimensions differ: A %v, B [%d %d] (transA=%v transB=%v)", A.ShapeString(), br, bc, transA, transB)
+	}
+	// C's strides when broadcast to m x nn.
+	var csi, csj int
+	if C != nil {
+		cm, cn := 1, 1
+		switch len(C.Shape) {
+		case 0:
+		case 1:
+			cn = C.Shape[0]
+		case 2:
+			cm, cn = C.Shape[0], C.Shape[1]
+		default:
+			return g, n.Errorf("C %v has rank > 2", C.ShapeString())
+		}
+		if (cm != 1 && cm != m) || (cn != 1 && cn != nn) {
+			return g, n.Errorf("C %v does not broadcast to [%d,%d]", C.ShapeString(), m, nn)
+		}
+		if cm != 1 {
+			csi = cn
+		}
+		if cn != 1 {
+			csj = 1
+		}
+	}
+	return gemmArgs{transA, transB, m, nn, k, alpha, beta, csi, csj, A.Shape[1], bc, packed}, nil
 }
 
 func gemmFloat[T nnFloat](p *workPool, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, C *Tensor, csi, csj int, y []T) {

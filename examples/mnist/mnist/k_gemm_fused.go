@@ -136,51 +136,12 @@ func fusedGemm(n *node) error {
 	if err != nil {
 		return err
 	}
-	transA, transB := n.Attrs.Int("transA", 0) != 0, n.Attrs.Int("transB", 0) != 0
-	br, bc, packed, err := gemmBShape(n, B, transB)
+	g, err := gemmArgsOf(n, A, B, C) // k_gemm.go
 	if err != nil {
 		return err
 	}
-	if len(A.Shape) != 2 {
-		return n.Errorf("A %v must be 2-D", A.ShapeString())
-	}
-	if C != nil && C.DType != A.DType || B.DType != A.DType {
-		return n.Errorf("inputs must share one dtype")
-	}
-	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
-	m, k := A.Shape[0], A.Shape[1]
-	if transA {
-		m, k = k, m
-	}
-	kb, nn := br, bc
-	if transB {
-		kb, nn = nn, kb
-	}
-	if k != kb {
-		return n.Errorf("inner dimensions differ: A %v, B [%d %d] (transA=%v transB=%v)", A.ShapeString(), br, bc, transA, transB)
-	}
-	var csi, csj int
-	if C != nil {
-		cm, cn := 1, 1
-		switch len(C.Shape) {
-		case 0:
-		case 1:
-			cn = C.Shape[0]
-		case 2:
-			cm, cn = C.Shape[0], C.Shape[1]
-		default:
-			return n.Errorf("C %v has rank > 2", C.ShapeString())
-		}
-		if (cm != 1 && cm != m) || (cn != 1 && cn != nn) {
-			return n.Errorf("C %v does not broadcast to [%d,%d]", C.ShapeString(), m, nn)
-		}
-		if cm != 1 {
-			csi = cn
-		}
-		if cn != 1 {
-			csj = 1
-		}
-	}
+	transA, transB, m, nn, k, alpha, beta, csi, csj := g.transA, g.transB, g.m, g.n, g.k, g.alpha, g.beta, g.csi, g.csj
+	packed := g.packed
 	sc := n.ScratchInts(2)
 	sc[0], sc[1] = m, nn
 	if err := fusedCheckZ(n, Z, A.DType, sc); err != nil {
@@ -189,7 +150,7 @@ func fusedGemm(n *node) error {
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
 	Y := n.Out[0]
 	nnResize(Y, A.DType, m, nn)
-	lda, ldb := A.Shape[1], bc
+	lda, ldb := g.lda, g.ldb
 	switch a := A.Data.(type) {
 	case []float32:
 		var c, z []float32
