@@ -123,20 +123,30 @@ func inferBroadcast(x *inferer, n *ir.Node) error {
 	return nil
 }
 
+// trackedPair returns the tracked contents of n's two inputs, which must
+// broadcast (equal lengths or one of length 1) into a tracked output, and
+// the output's contents to fill.
+func (x *inferer) trackedPair(n *ir.Node) (a, b, out []ir.Dim, ok bool) {
+	a, ok1 := x.vals(n.Inputs[0])
+	b, ok2 := x.vals(n.Inputs[1])
+	if !ok1 || !ok2 || len(n.Outputs[0].Type.Shape) > 1 {
+		return nil, nil, nil, false
+	}
+	l := max(len(a), len(b))
+	if len(a) != l && len(a) != 1 || len(b) != l && len(b) != 1 {
+		return nil, nil, nil, false
+	}
+	return a, b, make([]ir.Dim, l), true
+}
+
 // trackArith follows integer arithmetic on tracked tensors (shape maths
 // like Div(Gather(Shape(x), 2), 4)). Sizes that cannot be computed get
 // fresh symbols shared by equal expressions.
 func (x *inferer) trackArith(n *ir.Node) {
-	a, ok1 := x.vals(n.Inputs[0])
-	b, ok2 := x.vals(n.Inputs[1])
-	if !ok1 || !ok2 || len(n.Outputs[0].Type.Shape) > 1 {
+	a, b, out, ok := x.trackedPair(n)
+	if !ok {
 		return
 	}
-	l := max(len(a), len(b))
-	if len(a) != l && len(a) != 1 || len(b) != l && len(b) != 1 {
-		return
-	}
-	out := make([]ir.Dim, l)
 	for i := range out {
 		p, q := a[min(i, len(a)-1)], b[min(i, len(b)-1)]
 		d, ok := x.arith(n.Op, p, q)
@@ -218,16 +228,10 @@ func inferBroadcastBool(x *inferer, n *ir.Node) error {
 // branch's types exactly. Equal symbols are equal; anything else about a
 // symbol stays unknown.
 func (x *inferer) trackCompare(n *ir.Node) {
-	a, ok1 := x.vals(n.Inputs[0])
-	b, ok2 := x.vals(n.Inputs[1])
-	if !ok1 || !ok2 || len(n.Outputs[0].Type.Shape) > 1 {
+	a, b, out, ok := x.trackedPair(n)
+	if !ok {
 		return
 	}
-	l := max(len(a), len(b))
-	if len(a) != l && len(a) != 1 || len(b) != l && len(b) != 1 {
-		return
-	}
-	out := make([]ir.Dim, l)
 	for i := range out {
 		p, q := a[min(i, len(a)-1)], b[min(i, len(b)-1)]
 		if n.Op == "Equal" && p == q {
