@@ -29,8 +29,12 @@ demo: build
 
 test: vet unit fuzz conformance
 
+# templates/capi (the -cshared C API, cgo) is vetted where a C compiler is.
 vet:
 	$(GO) vet ./...
+	@if command -v gcc >/dev/null; then echo "CGO_ENABLED=1 $(GO) vet -tags cuvil_capi ./templates/capi/"; \
+		CGO_ENABLED=1 $(GO) vet -tags cuvil_capi ./templates/capi/; \
+	else echo "vet: no gcc; templates/capi (cgo) not vetted"; fi
 
 unit:
 	$(GO) test ./...

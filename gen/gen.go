@@ -1,14 +1,15 @@
 package gen
 
 import (
-	_ "embed"
 	"fmt"
 	"go/format"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/templates"
 )
 
 // Version is the cuvil version written into generated files.
@@ -46,12 +47,6 @@ const (
 	DefaultMaxArena   = 8 << 30
 	DefaultMaxWeights = 4 << 30
 )
-
-//go:embed static/support.go.txt
-var supportSource string
-
-//go:embed static/support_test.go.txt
-var supportTestSource string
 
 // names that model.go and support.go declare; a templates file declaring
 // one of them cannot be copied next to them.
@@ -150,7 +145,7 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err := add("model.go", model); err != nil {
 		return nil, err
 	}
-	if err := add("support.go", staticFile(supportSource, opts.Package, header)); err != nil {
+	if err := add("support.go", wholeFile("gen_support.go", opts.Package, header)); err != nil {
 		return nil, err
 	}
 	if !opts.NoTest {
@@ -161,7 +156,7 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 		if err := add("model_test.go", test); err != nil {
 			return nil, err
 		}
-		if err := add("support_test.go", staticFile(supportTestSource, opts.Package, header)); err != nil {
+		if err := add("support_test.go", wholeFile("gen_support_test.go", opts.Package, header)); err != nil {
 			return nil, err
 		}
 	}
@@ -180,8 +175,23 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	return out, nil
 }
 
-func staticFile(src, pkg, header string) []byte {
-	return []byte(header + "\n\n" + strings.Replace(src, "package PKG", "package "+pkg, 1))
+// modelGoMarker starts the part of a templates/gen_*.go file that stands
+// for model.go (so the file compiles and is tested in templates/); gen
+// drops it and what follows.
+const modelGoMarker = "\n//cuvil:model-go"
+
+// wholeFile returns templates/name as a file of package pkg: a gen_ file
+// goes into every package whole, up to its modelGoMarker.
+func wholeFile(name, pkg, header string) []byte {
+	b, err := fs.ReadFile(templates.Sources, name)
+	if err != nil {
+		panic("gen: templates/" + name + " is not embedded: " + err.Error())
+	}
+	src := string(b)
+	if i := strings.Index(src, modelGoMarker); i >= 0 {
+		src = src[:i]
+	}
+	return []byte(header + "\n\n" + strings.Replace(src, "package templates", "package "+pkg, 1))
 }
 
 // compiled is the model lowered to what the generated code needs.

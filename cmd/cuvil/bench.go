@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cuvil/cuvil/gen"
+	"github.com/cuvil/cuvil/internal/harness"
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/templates"
 )
@@ -54,7 +54,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 		}
 		ds.inputs = append(ds.inputs, tensorData(t))
 	}
-	h, err := gen.NewHarness()
+	h, err := harness.New()
 	if err != nil {
 		return err
 	}
@@ -71,15 +71,15 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if reason, ok := h.Failed["model"]; ok {
 		return fmt.Errorf("%s", reason)
 	}
-	job := gen.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs, Profile: *profile}
+	job := harness.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs, Profile: *profile}
 	for k, t := range ds.inputs {
 		path := filepath.Join(h.Dir, fmt.Sprintf("input_%d.cuvt", k))
-		if err := gen.WriteDataFile(path, t, ir.Undefined); err != nil {
+		if err := harness.WriteDataFile(path, t, ir.Undefined); err != nil {
 			return err
 		}
 		job.Inputs = append(job.Inputs, path)
 	}
-	res, err := h.Run(ctx, exe, []gen.Job{job}, *threads)
+	res, err := h.Run(ctx, exe, []harness.Job{job}, *threads)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 
 // printProfile prints the nodes that took the most time and the totals per
 // op type, as ms per run and as a share of the timed runs' wall time.
-func printProfile(w io.Writer, nodes []gen.NodeTime, times []time.Duration, top int) {
+func printProfile(w io.Writer, nodes []harness.NodeTime, times []time.Duration, top int) {
 	var wall, sum time.Duration
 	for _, t := range times {
 		wall += t
@@ -115,7 +115,7 @@ func printProfile(w io.Writer, nodes []gen.NodeTime, times []time.Duration, top 
 	pct := func(d time.Duration) string { return fmt.Sprintf("%5.1f%%", 100*float64(d)/float64(max(wall, 1))) }
 	fmt.Fprintf(w, "\nprofile: %d nodes, %s ms per run in nodes, %s of the wall time (%d runs)\n", len(nodes), strings.TrimSpace(perRun(sum)), strings.TrimSpace(pct(sum)), len(times))
 
-	sorted := append([]gen.NodeTime(nil), nodes...)
+	sorted := append([]harness.NodeTime(nil), nodes...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Total > sorted[j].Total })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  ms/run\t     %%\top\tnode\n")

@@ -1,4 +1,4 @@
-package PKG
+package templates
 
 import (
 	"encoding/binary"
@@ -376,3 +376,10 @@ func cuvilView(buf any, n int) any {
 	}
 	panic(fmt.Sprintf("cuvilView: unexpected buffer %T", buf))
 }
+
+//cuvil:model-go Everything below stands for what model.go declares, so that
+// this file compiles and is tested in templates/; gen drops it on copy.
+
+// cuvilSymNames are the symbolic dims of the inputs (model.go); here the
+// one of gen_support_test.go's stand-in model.
+var cuvilSymNames = []string{"n"}

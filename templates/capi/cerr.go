@@ -1,4 +1,4 @@
-{{.Header}}
+//go:build cuvil_capi
 
 package main
 

@@ -1,4 +1,4 @@
-package gen
+package harness
 
 import (
 	"context"
@@ -7,166 +7,106 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cuvil/cuvil/internal/irbuild"
 	"github.com/cuvil/cuvil/ir"
-	"github.com/cuvil/cuvil/passes"
 )
 
 // Hand-built models with control flow and sequences, generated, built in
 // one harness and run; outputs are checked against values computed here.
 
-type gb struct{ g *ir.Graph }
-
-func (b *gb) in(name string, t ir.Type) *ir.Value {
-	v := &ir.Value{Name: name, Type: t}
-	b.g.Inputs = append(b.g.Inputs, v)
-	return v
-}
-
-func (b *gb) op(op string, attrs []*ir.Attr, ins ...*ir.Value) *ir.Value {
-	out := &ir.Value{Name: fmt.Sprintf("%s_%s_%d", b.g.Name, op, len(b.g.Nodes))}
-	b.opN(op, attrs, ins, out)
-	return out
-}
-
-func (b *gb) opN(op string, attrs []*ir.Attr, ins []*ir.Value, outs ...*ir.Value) {
-	s := ir.LookupOp("", op)
-	if s == nil {
-		panic("no op " + op)
-	}
-	ver, _ := s.VersionFor(17)
-	n := &ir.Node{Name: fmt.Sprintf("%s_%d", b.g.Name, len(b.g.Nodes)), Op: op, Version: ver, Inputs: ins, Outputs: outs, Attrs: attrs}
-	for _, o := range outs {
-		if o != nil {
-			o.Def = n
-		}
-	}
-	b.g.Nodes = append(b.g.Nodes, n)
-}
-
-func (b *gb) constF32(shape []int64, v ...float32) *ir.Value {
-	c := &ir.Value{Name: fmt.Sprintf("%s_c%d", b.g.Name, len(b.g.Consts)), Const: ir.NewTensorF32(shape, v)}
-	b.g.Consts = append(b.g.Consts, c)
-	return c
-}
-
-func (b *gb) constI64(shape []int64, v ...int64) *ir.Value {
-	c := &ir.Value{Name: fmt.Sprintf("%s_c%d", b.g.Name, len(b.g.Consts)), Const: ir.NewTensorInt64(shape, v)}
-	b.g.Consts = append(b.g.Consts, c)
-	return c
-}
-
-func sub(name string, parent *ir.Graph) *gb { return &gb{&ir.Graph{Name: name, Parent: parent}} }
-
-func graphA(name string, g *ir.Graph) *ir.Attr { return &ir.Attr{Name: name, Kind: ir.AttrGraph, G: g} }
-
-func intA(name string, v int64) *ir.Attr { return &ir.Attr{Name: name, Kind: ir.AttrInt, I: v} }
-
-func intsA(name string, v ...int64) *ir.Attr { return &ir.Attr{Name: name, Kind: ir.AttrInts, Ints: v} }
-
-func f32T(dims ...int64) ir.Type { return ir.TensorType(ir.F32, ir.ShapeOf(dims...)) }
-
-func model(b *gb, outs ...*ir.Value) *ir.Model {
-	b.g.Outputs = outs
-	m := &ir.Model{Graph: b.g, Opsets: map[string]int64{"": 17}, Path: b.g.Name + ".onnx"}
-	if _, err := passes.InferShapes(m); err != nil {
-		panic(err)
-	}
-	return m
-}
-
 // ifModel: y = cond ? x+1 : -x, with x captured by both branches.
 func ifModel() *ir.Model {
-	b := &gb{&ir.Graph{Name: "ifm"}}
-	cond := b.in("cond", ir.TensorType(ir.Bool, nil))
-	x := b.in("x", f32T(3))
-	then := sub("then", b.g)
-	then.g.Outputs = []*ir.Value{then.op("Add", nil, x, then.constF32(nil, 1))}
-	els := sub("else", b.g)
-	els.g.Outputs = []*ir.Value{els.op("Neg", nil, x)}
+	b := &irbuild.B{G: &ir.Graph{Name: "ifm"}}
+	cond := b.In("cond", ir.TensorType(ir.Bool, nil))
+	x := b.In("x", irbuild.F32(3))
+	then := irbuild.Sub("then", b.G)
+	then.G.Outputs = []*ir.Value{then.Op("Add", nil, x, then.ConstF32(nil, 1))}
+	els := irbuild.Sub("else", b.G)
+	els.G.Outputs = []*ir.Value{els.Op("Neg", nil, x)}
 	y := &ir.Value{Name: "y"}
-	b.opN("If", []*ir.Attr{graphA("else_branch", els.g), graphA("then_branch", then.g)}, []*ir.Value{cond}, y)
-	return model(b, y)
+	b.OpN("If", []*ir.Attr{irbuild.GraphAttr("else_branch", els.G), irbuild.GraphAttr("then_branch", then.G)}, []*ir.Value{cond}, y)
+	return irbuild.Model(b, y)
 }
 
 // loopModel: M iterations of acc += x, a and b swapped each iteration,
 // acc stacked as a scan output.
 func loopModel() *ir.Model {
-	b := &gb{&ir.Graph{Name: "loopm"}}
-	trips := b.in("M", ir.TensorType(ir.I64, nil))
-	x := b.in("x", f32T(2))
-	acc0, a0, b0 := b.constF32([]int64{2}, 0, 0), b.constF32(nil, 1), b.constF32(nil, 2)
-	body := sub("body", b.g)
-	iter := body.in("i", ir.TensorType(ir.I64, nil))
-	condIn := body.in("c", ir.TensorType(ir.Bool, nil))
-	acc := body.in("acc", f32T(2))
-	av := body.in("a", f32T())
-	bv := body.in("b", f32T())
+	b := &irbuild.B{G: &ir.Graph{Name: "loopm"}}
+	trips := b.In("M", ir.TensorType(ir.I64, nil))
+	x := b.In("x", irbuild.F32(2))
+	acc0, a0, b0 := b.ConstF32([]int64{2}, 0, 0), b.ConstF32(nil, 1), b.ConstF32(nil, 2)
+	body := irbuild.Sub("body", b.G)
+	iter := body.In("i", ir.TensorType(ir.I64, nil))
+	condIn := body.In("c", ir.TensorType(ir.Bool, nil))
+	acc := body.In("acc", irbuild.F32(2))
+	av := body.In("a", irbuild.F32())
+	bv := body.In("b", irbuild.F32())
 	_ = iter
-	accOut := body.op("Add", nil, acc, x)
-	body.g.Outputs = []*ir.Value{body.op("Identity", nil, condIn), accOut, bv, av, body.op("Identity", nil, accOut)}
+	accOut := body.Op("Add", nil, acc, x)
+	body.G.Outputs = []*ir.Value{body.Op("Identity", nil, condIn), accOut, bv, av, body.Op("Identity", nil, accOut)}
 	outs := []*ir.Value{{Name: "acc"}, {Name: "a"}, {Name: "b"}, {Name: "stack"}}
-	b.opN("Loop", []*ir.Attr{graphA("body", body.g)}, []*ir.Value{trips, nil, acc0, a0, b0}, outs...)
-	return model(b, outs...)
+	b.OpN("Loop", []*ir.Attr{irbuild.GraphAttr("body", body.G)}, []*ir.Value{trips, nil, acc0, a0, b0}, outs...)
+	return irbuild.Model(b, outs...)
 }
 
 // scanModel: a running sum over the rows of X in reverse, the sums stacked
 // along axis 1.
 func scanModel() *ir.Model {
-	b := &gb{&ir.Graph{Name: "scanm"}}
-	x := b.in("X", f32T(3, 2))
-	body := sub("body", b.g)
-	s := body.in("s", f32T(2))
-	row := body.in("row", f32T(2))
-	sum := body.op("Add", nil, s, row)
-	body.g.Outputs = []*ir.Value{sum, body.op("Identity", nil, sum)}
+	b := &irbuild.B{G: &ir.Graph{Name: "scanm"}}
+	x := b.In("X", irbuild.F32(3, 2))
+	body := irbuild.Sub("body", b.G)
+	s := body.In("s", irbuild.F32(2))
+	row := body.In("row", irbuild.F32(2))
+	sum := body.Op("Add", nil, s, row)
+	body.G.Outputs = []*ir.Value{sum, body.Op("Identity", nil, sum)}
 	outs := []*ir.Value{{Name: "sum"}, {Name: "sums"}}
-	b.opN("Scan", []*ir.Attr{graphA("body", body.g), intA("num_scan_inputs", 1), intsA("scan_input_directions", 1), intsA("scan_output_axes", 1)},
-		[]*ir.Value{b.constF32([]int64{2}, 0, 0), x}, outs...)
-	return model(b, outs...)
+	b.OpN("Scan", []*ir.Attr{irbuild.GraphAttr("body", body.G), irbuild.IntAttr("num_scan_inputs", 1), irbuild.IntsAttr("scan_input_directions", 1), irbuild.IntsAttr("scan_output_axes", 1)},
+		[]*ir.Value{b.ConstF32([]int64{2}, 0, 0), x}, outs...)
+	return irbuild.Model(b, outs...)
 }
 
 // nestedModel: cond ? (x added M times, by a Loop) : x.
 func nestedModel() *ir.Model {
-	b := &gb{&ir.Graph{Name: "nestm"}}
-	cond := b.in("cond", ir.TensorType(ir.Bool, nil))
-	trips := b.in("M", ir.TensorType(ir.I64, nil))
-	x := b.in("x", f32T(2))
-	then := sub("then", b.g)
-	body := sub("body", then.g)
-	body.in("i", ir.TensorType(ir.I64, nil))
-	c := body.in("c", ir.TensorType(ir.Bool, nil))
-	acc := body.in("acc", f32T(2))
-	body.g.Outputs = []*ir.Value{body.op("Identity", nil, c), body.op("Add", nil, acc, x)}
+	b := &irbuild.B{G: &ir.Graph{Name: "nestm"}}
+	cond := b.In("cond", ir.TensorType(ir.Bool, nil))
+	trips := b.In("M", ir.TensorType(ir.I64, nil))
+	x := b.In("x", irbuild.F32(2))
+	then := irbuild.Sub("then", b.G)
+	body := irbuild.Sub("body", then.G)
+	body.In("i", ir.TensorType(ir.I64, nil))
+	c := body.In("c", ir.TensorType(ir.Bool, nil))
+	acc := body.In("acc", irbuild.F32(2))
+	body.G.Outputs = []*ir.Value{body.Op("Identity", nil, c), body.Op("Add", nil, acc, x)}
 	sum := &ir.Value{Name: "sum"}
-	then.opN("Loop", []*ir.Attr{graphA("body", body.g)}, []*ir.Value{trips, nil, then.constF32([]int64{2}, 0, 0)}, sum)
-	then.g.Outputs = []*ir.Value{sum}
-	els := sub("else", b.g)
-	els.g.Outputs = []*ir.Value{els.op("Identity", nil, x)}
+	then.OpN("Loop", []*ir.Attr{irbuild.GraphAttr("body", body.G)}, []*ir.Value{trips, nil, then.ConstF32([]int64{2}, 0, 0)}, sum)
+	then.G.Outputs = []*ir.Value{sum}
+	els := irbuild.Sub("else", b.G)
+	els.G.Outputs = []*ir.Value{els.Op("Identity", nil, x)}
 	y := &ir.Value{Name: "y"}
-	b.opN("If", []*ir.Attr{graphA("else_branch", els.g), graphA("then_branch", then.g)}, []*ir.Value{cond}, y)
-	return model(b, y)
+	b.OpN("If", []*ir.Attr{irbuild.GraphAttr("else_branch", els.G), irbuild.GraphAttr("then_branch", then.G)}, []*ir.Value{cond}, y)
+	return irbuild.Model(b, y)
 }
 
 // seqModel: split X (4x2) into rows, insert a row of 9s at 1, erase the
 // last, read element 2, count, and concatenate the rest along axis 0.
 func seqModel() *ir.Model {
-	b := &gb{&ir.Graph{Name: "seqm"}}
-	x := b.in("X", f32T(4, 2))
-	seq := b.op("SplitToSequence", []*ir.Attr{intA("axis", 0)}, x, b.constI64(nil, 1))
-	ins := b.op("SequenceInsert", nil, seq, b.constF32([]int64{1, 2}, 9, 9), b.constI64(nil, 1))
-	er := b.op("SequenceErase", nil, ins)
-	at := b.op("SequenceAt", nil, er, b.constI64(nil, -2))
-	n := b.op("SequenceLength", nil, er)
-	cat := b.op("ConcatFromSequence", []*ir.Attr{intA("axis", 0)}, er)
-	opt := b.op("Optional", nil, at)
-	has := b.op("OptionalHasElement", nil, opt)
-	got := b.op("OptionalGetElement", nil, opt)
-	return model(b, got, n, cat, has)
+	b := &irbuild.B{G: &ir.Graph{Name: "seqm"}}
+	x := b.In("X", irbuild.F32(4, 2))
+	seq := b.Op("SplitToSequence", []*ir.Attr{irbuild.IntAttr("axis", 0)}, x, b.ConstI64(nil, 1))
+	ins := b.Op("SequenceInsert", nil, seq, b.ConstF32([]int64{1, 2}, 9, 9), b.ConstI64(nil, 1))
+	er := b.Op("SequenceErase", nil, ins)
+	at := b.Op("SequenceAt", nil, er, b.ConstI64(nil, -2))
+	n := b.Op("SequenceLength", nil, er)
+	cat := b.Op("ConcatFromSequence", []*ir.Attr{irbuild.IntAttr("axis", 0)}, er)
+	opt := b.Op("Optional", nil, at)
+	has := b.Op("OptionalHasElement", nil, opt)
+	got := b.Op("OptionalGetElement", nil, opt)
+	return irbuild.Model(b, got, n, cat, has)
 }
 
 func runModels(t *testing.T, models map[string]*ir.Model, jobs map[string][][]*ir.Tensor) map[string][][]*ir.Tensor {
 	t.Helper()
-	h, err := NewHarness()
+	h, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}

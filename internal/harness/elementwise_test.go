@@ -1,9 +1,10 @@
-package gen
+package harness
 
 import (
 	"math"
 	"testing"
 
+	"github.com/cuvil/cuvil/internal/irbuild"
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/passes"
 )
@@ -15,14 +16,14 @@ func TestElementwiseGroupRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module; skipped in -short mode")
 	}
-	b := &gb{&ir.Graph{Name: "ew"}}
-	x := b.in("x", f32T(2, 3))
-	y := b.in("y", f32T(2, 3))
-	e := b.op("Mul", nil, x, b.constF32(nil, 2))
-	s := b.op("Add", nil, e, y)
-	z := b.op("Sigmoid", nil, s)
-	mm := b.op("MatMul", nil, e, b.constF32([]int64{3, 1}, 1, 1, 1))
-	m := model(b, z, mm)
+	b := &irbuild.B{G: &ir.Graph{Name: "ew"}}
+	x := b.In("x", irbuild.F32(2, 3))
+	y := b.In("y", irbuild.F32(2, 3))
+	e := b.Op("Mul", nil, x, b.ConstF32(nil, 2))
+	s := b.Op("Add", nil, e, y)
+	z := b.Op("Sigmoid", nil, s)
+	mm := b.Op("MatMul", nil, e, b.ConstF32([]int64{3, 1}, 1, 1, 1))
+	m := irbuild.Model(b, z, mm)
 	if err := passes.Run(m, passes.Options{}); err != nil {
 		t.Fatal(err)
 	}

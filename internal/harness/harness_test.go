@@ -1,4 +1,4 @@
-package gen
+package harness
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuvil/cuvil/internal/irbuild"
 	"github.com/cuvil/cuvil/ir"
 )
 
@@ -16,15 +17,15 @@ func TestHarnessDropsBrokenPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module; skipped in -short mode")
 	}
-	h, err := NewHarness()
+	h, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if err := h.Add("good", tinyModel()); err != nil {
+	if err := h.Add("good", irbuild.Tiny()); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Add("bad", tinyModel()); err != nil {
+	if err := h.Add("bad", irbuild.Tiny()); err != nil {
 		t.Fatal(err)
 	}
 	h.models["bad"].files["zz.go"] = []byte("package m0001\n\nvar broken int = \"not an int\"\n")

@@ -1,4 +1,4 @@
-package PKG
+package templates
 
 import (
 	"math"
@@ -266,3 +266,49 @@ func cuvilTryResize(t *Tensor, dt DType, n int) (ok bool) {
 	t.Resize(dt, n)
 	return true
 }
+
+//cuvil:model-go Everything below stands for what model.go and
+// model_test.go declare, so that this file compiles and runs in templates/;
+// gen drops it on copy.
+
+// Input, Output, Model, Session, New and cuvilTestInput stand for a
+// generated package's: a model of one float32 input [2, n] whose Run
+// checks it as model.go does and returns its negation.
+type Input struct{ X *Tensor }
+
+type Output struct{ Y *Tensor }
+
+type Model struct{}
+
+type Session struct{ closed bool }
+
+var cuvilInputs = [...]cuvilInputSpec{{name: "x", dtype: F32, dims: []cuvilDim{{size: 2, sym: -1}, {sym: 0}}}}
+
+func New() (*Model, error) { return &Model{}, nil }
+
+func (m *Model) NewSession(opts ...Option) *Session { return &Session{} }
+
+func (s *Session) Close() { s.closed = true }
+
+func (s *Session) Run(in Input) (out Output, err error) {
+	if s.closed {
+		return Output{}, errCuvilClosed
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = cuvilPanicError("", r)
+		}
+	}()
+	syms := []int{-1}
+	if err := cuvilCheckInput(&cuvilInputs[0], in.X, syms); err != nil {
+		return Output{}, err
+	}
+	y := &Tensor{}
+	y.Resize(F32, in.X.Shape...)
+	for i, v := range in.X.F32() {
+		y.F32()[i] = -v
+	}
+	return Output{Y: y}, nil
+}
+
+func cuvilTestInput() Input { return Input{X: cuvilTestTensor(F32, []int{2, 3}, 1)} }

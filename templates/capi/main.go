@@ -1,26 +1,26 @@
-{{.Header}}
+//go:build cuvil_capi
 
-// Command capi is the C API of the Go package {{.Pkg}} ({{.ImportPath}}).
+// Command capi is the C API of the Go package PKG (github.com/cuvil/cuvil/examples/python/mnist).
 // Build it into a shared library and its C header with
 //
-//	go build -buildmode=c-shared -o lib{{.Pkg}}.so .
+//	go build -buildmode=c-shared -o libPKG.so .
 //
-// (or `make`). The header lib{{.Pkg}}.h documents the functions.
+// (or `make`). The header libPKG.h documents the functions.
 package main
 
 /*
-// C API of the model {{.Pkg}}, compiled by cuvil into lib{{.Pkg}}.so.
+// C API of the model PKG, compiled by cuvil into libPKG.so.
 //
-// Every function is prefixed {{.Pkg}}_. Buffers are void*: element type and
+// Every function is prefixed PKG_. Buffers are void*: element type and
 // layout (row-major, packed, native endianness) follow the tensor's dtype,
 // numbered as ONNX's TensorProto.DataType: 1 float32, 2 uint8, 3 int8,
 // 4 uint16, 5 int16, 6 int32, 7 int64, 9 bool (1 byte), 10 float16 (bits),
 // 11 float64, 12 uint32, 13 uint64, 16 bfloat16 (bits). Inputs are only read.
 //
-// Contexts. {{.Pkg}}_create returns a context handle (0 on failure) that
+// Contexts. PKG_create returns a context handle (0 on failure) that
 // owns a session, its memory and its last error. Calls on one context are
 // serialised; different contexts run in parallel, so use one context per
-// thread for throughput. {{.Pkg}}_destroy frees it. Handles carry a
+// thread for throughput. PKG_destroy frees it. Handles carry a
 // generation count: a destroyed, stale or made-up handle is refused with
 // status 1, never used, and a handle is never reissued by a later create.
 //
@@ -29,52 +29,64 @@ package main
 // shape whose size overflows), 3 the model failed to run, 4 the model's
 // weights failed to load.
 //
-// Errors. {{.Pkg}}_last_error(ctx) returns the message of the context's last
+// Errors. PKG_last_error(ctx) returns the message of the context's last
 // call ("" after a success). The string is owned by the context: its text
 // is valid until the context's next call, and the memory stays readable
 // for the life of the library (it is recycled, never freed), so a stale
 // pointer reads an unrelated message, never freed memory.
-// {{.Pkg}}_last_error(0) returns the calling thread's last error of a call
-// not tied to a live context ({{.Pkg}}_create{{if .Inference}}, {{.Pkg}}_inference_n{{end}}, any call
+// PKG_last_error(0) returns the calling thread's last error of a call
+//tmpl:begin
+// not tied to a live context (PKG_create, PKG_inference_n, any call
+//tmpl:as
+//// not tied to a live context ({{.Pkg}}_create{{if .Inference}}, {{.Pkg}}_inference_n{{end}}, any call
+//tmpl:end
 // given a bad handle): each thread has its own buffer (freed when the
 // thread exits), valid until that thread's next such call; no other
-// thread's call changes or frees it. {{.Pkg}}_error_message(ctx, buf, n)
+// thread's call changes or frees it. PKG_error_message(ctx, buf, n)
 // copies the same message into a caller buffer (at most n-1 bytes and a
 // NUL, cut at a UTF-8 boundary) and returns its full length, so a caller
 // can retry with a larger buffer. Messages are UTF-8 and cut at 4095
 // bytes, except that error_message gives a context's message whole.
 //
-// Symbolic dims ({{.Pkg}}_sym_count, {{.Pkg}}_sym_name) take their sizes
-// from {{.Pkg}}_set_dims_n(ctx, sizes, n) before a run, or from the shapes
+// Symbolic dims (PKG_sym_count, PKG_sym_name) take their sizes
+// from PKG_set_dims_n(ctx, sizes, n) before a run, or from the shapes
 // given to the _tensors calls; shape queries report them as -1. An input
 // whose element count or byte size overflows at the given sizes is an
 // error (status 2), at set_dims_n and at every run.
 //
-// Running, checked (use these): {{.Pkg}}_eval_tensors(ctx, ins, nin)
-// takes one {{.Pkg}}_tensor per input, in declaration order, and checks
+// Running, checked (use these): PKG_eval_tensors(ctx, ins, nin)
+// takes one PKG_tensor per input, in declaration order, and checks
 // each against the model: dtype, rank, every dim (constant dims equal,
 // a symbolic dim equal across inputs), NULL or misaligned data, and that
 // nbytes holds the data; it runs and keeps the outputs in the context, read with
-// {{.Pkg}}_result_rank, {{.Pkg}}_result_shape_n and {{.Pkg}}_result_copy
-// (which takes the destination's size). {{.Pkg}}_run_tensors(ctx, ins, nin,
+// PKG_result_rank, PKG_result_shape_n and PKG_result_copy
+// (which takes the destination's size). PKG_run_tensors(ctx, ins, nin,
 // outs, nout) also writes every output into outs[i].data, checking its
 // dtype, its nbytes and, when outs[i].dims is not NULL, its shape.
 // The outputs an eval keeps stay valid until the context's next call;
 // they never point into the caller's input buffers.
 //
-// Running, unchecked (kept for existing callers): {{.Pkg}}_run(ctx, in...,
-// out...), {{.Pkg}}_eval(ctx, in...), {{.Pkg}}_set_dims(ctx, sizes) and
-// {{.Pkg}}_result_shape(ctx, i, dims) take bare pointers: the library
+// Running, unchecked (kept for existing callers): PKG_run(ctx, in...,
+// out...), PKG_eval(ctx, in...), PKG_set_dims(ctx, sizes) and
+// PKG_result_shape(ctx, i, dims) take bare pointers: the library
 // cannot know their lengths and trusts that each input buffer holds the
 // input's declared shape (symbolic dims at their set sizes), each output
 // buffer the output's, sizes sym_count entries and dims output_rank(i).
-// A shorter buffer is read or written past its end.{{if .Inference}}
+//tmpl:begin
+// A shorter buffer is read or written past its end.
+//tmpl:as
+//// A shorter buffer is read or written past its end.{{if .Inference}}
+//tmpl:end
 //
-// {{.Pkg}}_inference_n(in, in_nbytes, out, out_nbytes) runs the model on a
+// PKG_inference_n(in, in_nbytes, out, out_nbytes) runs the model on a
 // pooled internal session (safe from any thread) with one input and one
-// output buffer of the given sizes; {{.Pkg}}_inference(in, out) is its
+// output buffer of the given sizes; PKG_inference(in, out) is its
 // unchecked form (buffers of the declared sizes). Errors of both are the
-// calling thread's, {{.Pkg}}_last_error(0).{{end}}
+//tmpl:begin
+// calling thread's, PKG_last_error(0).
+//tmpl:as
+//// calling thread's, {{.Pkg}}_last_error(0).{{end}}
+//tmpl:end
 //
 // A Go panic in the calling goroutine becomes status 3 with its message
 // (create returns 0, result_rank -1, error_message -1), not an abort;
@@ -84,14 +96,14 @@ package main
 #include <stdint.h>
 #include <stddef.h>
 
-// {{.Pkg}}_tensor describes one caller buffer for the checked calls.
+// PKG_tensor describes one caller buffer for the checked calls.
 typedef struct {
 	void *data;           // the elements (may be NULL when there are none)
 	int64_t nbytes;       // size of data in bytes
 	int32_t dtype;        // ONNX TensorProto.DataType, must be the model's
 	int32_t rank;         // number of dims
 	const int64_t *dims;  // rank sizes (may be NULL when rank is 0)
-} {{.Pkg}}_tensor;
+} PKG_tensor;
 */
 import "C"
 
@@ -102,7 +114,7 @@ import (
 	"sync"
 	"unsafe"
 
-	model "{{.ImportPath}}"
+	model "github.com/cuvil/cuvil/examples/python/mnist"
 )
 
 func main() {}
@@ -129,18 +141,32 @@ type cuvilArg struct {
 	csyms []*C.char
 }
 
-var symNames = []string{ {{- range .Syms}}{{printf "%q" .}}, {{end -}} }
+//tmpl:begin
+
+var symNames = []string{}
+
+//tmpl:as
+//var symNames = []string{ {{- range .Syms}}{{printf "%q" .}}, {{end -}} }
+//tmpl:end
 
 var inputs = []cuvilArg{
-{{- range .Inputs}}
-	{name: {{printf "%q" .Name}}, dtype: {{.DType}}, dims: []int64{ {{- range .Dims}}{{.}}, {{end -}} }, sym: []int{ {{- range .Sym}}{{.}}, {{end -}} }},
-{{- end}}
+	//tmpl:begin
+	{name: "input", dtype: model.F32, dims: []int64{1, 1, 28, 28}, sym: []int{-1, -1, -1, -1}},
+	//tmpl:as
+	//{{- range .Inputs}}
+	//	{name: {{printf "%q" .Name}}, dtype: {{.DType}}, dims: []int64{ {{- range .Dims}}{{.}}, {{end -}} }, sym: []int{ {{- range .Sym}}{{.}}, {{end -}} }},
+	//{{- end}}
+	//tmpl:end
 }
 
 var outputs = []cuvilArg{
-{{- range .Outputs}}
-	{name: {{printf "%q" .Name}}, dtype: {{.DType}}, dims: []int64{ {{- range .Dims}}{{.}}, {{end -}} }, sym: []int{ {{- range .Sym}}{{.}}, {{end -}} }},
-{{- end}}
+	//tmpl:begin
+	{name: "log_probs", dtype: model.F32, dims: []int64{1, 10}, sym: []int{-1, -1}},
+	//tmpl:as
+	//{{- range .Outputs}}
+	//	{name: {{printf "%q" .Name}}, dtype: {{.DType}}, dims: []int64{ {{- range .Dims}}{{.}}, {{end -}} }, sym: []int{ {{- range .Sym}}{{.}}, {{end -}} }},
+	//{{- end}}
+	//tmpl:end
 }
 
 // C copies of the names, made once and never freed.
@@ -164,22 +190,37 @@ func init() {
 	}
 }
 
+//tmpl:begin
+
 // modelInput builds the generated package's Input from the context's tensors.
-func modelInput(t *[{{len .Inputs}}]model.Tensor) model.Input {
+func modelInput(t *[1]model.Tensor) model.Input {
+	//tmpl:as
+	//// modelInput builds the generated package's Input from the context's tensors.
+	//func modelInput(t *[{{len .Inputs}}]model.Tensor) model.Input {
+	//tmpl:end
 	return model.Input{
-{{- range $i, $in := .Inputs}}
-		{{$in.Field}}: &t[{{$i}}],
-{{- end}}
+		//tmpl:begin
+		Input: &t[0],
+		//tmpl:as
+		//{{- range $i, $in := .Inputs}}
+		//		{{$in.Field}}: &t[{{$i}}],
+		//{{- end}}
+		//tmpl:end
 	}
 }
 
 // outputAt returns output i of o.
 func outputAt(o *model.Output, i int) *model.Tensor {
 	switch i {
-{{- range $i, $out := .Outputs}}
-	case {{$i}}:
-		return o.{{$out.Field}}
-{{- end}}
+	//tmpl:begin
+	case 0:
+		return o.LogProbs
+		//tmpl:as
+		//{{- range $i, $out := .Outputs}}
+		//	case {{$i}}:
+		//		return o.{{$out.Field}}
+		//{{- end}}
+		//tmpl:end
 	}
 	return nil
 }
@@ -202,8 +243,13 @@ type cuvilCtx struct {
 	pooled bool // an inference context: errors go to the thread's buffer
 	s      *model.Session
 	syms   []int
-	ins    [{{len .Inputs}}]model.Tensor
-	shapes [{{len .Inputs}}][]int
+	//tmpl:begin
+	ins    [1]model.Tensor
+	shapes [1][]int
+	//tmpl:as
+	//	ins    [{{len .Inputs}}]model.Tensor
+	//	shapes [{{len .Inputs}}][]int
+	//tmpl:end
 	out    model.Output
 	hasOut bool
 	err    string  // the last call's message
@@ -357,11 +403,11 @@ func newCtx(m *model.Model) *cuvilCtx {
 	return c
 }
 
-// {{.Pkg}}_create returns a new context, or 0 with the reason in
-// {{.Pkg}}_last_error(0).
+// PKG_create returns a new context, or 0 with the reason in
+// PKG_last_error(0).
 //
-//export {{.Pkg}}_create
-func {{.Pkg}}_create() (h C.uintptr_t) {
+//export PKG_create
+func PKG_create() (h C.uintptr_t) {
 	defer func() {
 		if r := recover(); r != nil {
 			setThreadErr(fmt.Sprintf("panic in the C API: %v", r))
@@ -386,11 +432,11 @@ func {{.Pkg}}_create() (h C.uintptr_t) {
 	return h
 }
 
-// {{.Pkg}}_destroy frees a context; its handle is refused afterwards.
+// PKG_destroy frees a context; its handle is refused afterwards.
 // It returns 0, or 1 for a handle that is not a live context.
 //
-//export {{.Pkg}}_destroy
-func {{.Pkg}}_destroy(ctx C.uintptr_t) (code C.int) {
+//export PKG_destroy
+func PKG_destroy(ctx C.uintptr_t) (code C.int) {
 	defer catchThread(&code)
 	c := unregister(ctx)
 	if c == nil {
@@ -401,7 +447,11 @@ func {{.Pkg}}_destroy(ctx C.uintptr_t) (code C.int) {
 	c.closed = true
 	c.s.Close()
 	c.out, c.hasOut = model.Output{}, false
-	c.ins = [{{len .Inputs}}]model.Tensor{}
+	//tmpl:begin
+	c.ins = [1]model.Tensor{}
+	//tmpl:as
+	//	c.ins = [{{len .Inputs}}]model.Tensor{}
+	//tmpl:end
 	writeErr(c.errBuf, "context destroyed")
 	ctxMu.Lock()
 	errBufs = append(errBufs, c.errBuf)
@@ -410,12 +460,12 @@ func {{.Pkg}}_destroy(ctx C.uintptr_t) (code C.int) {
 	return statusOK
 }
 
-// {{.Pkg}}_last_error returns the context's last error ("" after a
+// PKG_last_error returns the context's last error ("" after a
 // success), or for ctx 0 the calling thread's; never NULL. See the top of
 // this header for how long the string is valid.
 //
-//export {{.Pkg}}_last_error
-func {{.Pkg}}_last_error(ctx C.uintptr_t) *C.char {
+//export PKG_last_error
+func PKG_last_error(ctx C.uintptr_t) *C.char {
 	if ctx == 0 {
 		return threadErr()
 	}
@@ -431,12 +481,12 @@ func {{.Pkg}}_last_error(ctx C.uintptr_t) *C.char {
 	return c.errBuf
 }
 
-// {{.Pkg}}_error_message copies the message {{.Pkg}}_last_error(ctx) would
+// PKG_error_message copies the message PKG_last_error(ctx) would
 // return, whole, into buf (at most n-1 bytes and a NUL, cut at a UTF-8
 // boundary; nothing when n is 0) and returns its full length in bytes.
 //
-//export {{.Pkg}}_error_message
-func {{.Pkg}}_error_message(ctx C.uintptr_t, buf *C.char, n C.size_t) (length C.int64_t) {
+//export PKG_error_message
+func PKG_error_message(ctx C.uintptr_t, buf *C.char, n C.size_t) (length C.int64_t) {
 	defer func() {
 		if recover() != nil {
 			length = -1
@@ -465,19 +515,19 @@ func {{.Pkg}}_error_message(ctx C.uintptr_t, buf *C.char, n C.size_t) (length C.
 	return C.int64_t(len(msg))
 }
 
-//export {{.Pkg}}_input_count
-func {{.Pkg}}_input_count() C.int { return C.int(len(inputs)) }
+//export PKG_input_count
+func PKG_input_count() C.int { return C.int(len(inputs)) }
 
-//export {{.Pkg}}_output_count
-func {{.Pkg}}_output_count() C.int { return C.int(len(outputs)) }
+//export PKG_output_count
+func PKG_output_count() C.int { return C.int(len(outputs)) }
 
-//export {{.Pkg}}_sym_count
-func {{.Pkg}}_sym_count() C.int { return C.int(len(symNames)) }
+//export PKG_sym_count
+func PKG_sym_count() C.int { return C.int(len(symNames)) }
 
-// {{.Pkg}}_sym_name returns the name of symbolic dim i, or NULL.
+// PKG_sym_name returns the name of symbolic dim i, or NULL.
 //
-//export {{.Pkg}}_sym_name
-func {{.Pkg}}_sym_name(i C.int) *C.char {
+//export PKG_sym_name
+func PKG_sym_name(i C.int) *C.char {
 	if i < 0 || int(i) >= len(cSymNames) {
 		return nil
 	}
@@ -531,50 +581,50 @@ func argDimName(a *cuvilArg, d C.int) *C.char {
 	return a.csyms[d]
 }
 
-// {{.Pkg}}_input_name returns the name of input i, or NULL when there is none.
+// PKG_input_name returns the name of input i, or NULL when there is none.
 //
-//export {{.Pkg}}_input_name
-func {{.Pkg}}_input_name(i C.int) *C.char { return argName(argAt(inputs, i)) }
+//export PKG_input_name
+func PKG_input_name(i C.int) *C.char { return argName(argAt(inputs, i)) }
 
-// {{.Pkg}}_input_dtype returns the dtype code of input i, or -1.
+// PKG_input_dtype returns the dtype code of input i, or -1.
 //
-//export {{.Pkg}}_input_dtype
-func {{.Pkg}}_input_dtype(i C.int) C.int { return argDType(argAt(inputs, i)) }
+//export PKG_input_dtype
+func PKG_input_dtype(i C.int) C.int { return argDType(argAt(inputs, i)) }
 
-// {{.Pkg}}_input_rank returns the rank of input i, or -1.
+// PKG_input_rank returns the rank of input i, or -1.
 //
-//export {{.Pkg}}_input_rank
-func {{.Pkg}}_input_rank(i C.int) C.int { return argRank(argAt(inputs, i)) }
+//export PKG_input_rank
+func PKG_input_rank(i C.int) C.int { return argRank(argAt(inputs, i)) }
 
-// {{.Pkg}}_input_shape writes the declared dims of input i (-1 for a
+// PKG_input_shape writes the declared dims of input i (-1 for a
 // symbolic dim) into dims, which must hold input_rank(i) entries, and
 // returns the rank, or -1.
 //
-//export {{.Pkg}}_input_shape
-func {{.Pkg}}_input_shape(i C.int, dims *C.int64_t) C.int { return argShape(argAt(inputs, i), dims) }
+//export PKG_input_shape
+func PKG_input_shape(i C.int, dims *C.int64_t) C.int { return argShape(argAt(inputs, i), dims) }
 
-// {{.Pkg}}_input_dim_name returns the symbolic name of dim d of input i, or NULL.
+// PKG_input_dim_name returns the symbolic name of dim d of input i, or NULL.
 //
-//export {{.Pkg}}_input_dim_name
-func {{.Pkg}}_input_dim_name(i, d C.int) *C.char { return argDimName(argAt(inputs, i), d) }
+//export PKG_input_dim_name
+func PKG_input_dim_name(i, d C.int) *C.char { return argDimName(argAt(inputs, i), d) }
 
-//export {{.Pkg}}_output_name
-func {{.Pkg}}_output_name(i C.int) *C.char { return argName(argAt(outputs, i)) }
+//export PKG_output_name
+func PKG_output_name(i C.int) *C.char { return argName(argAt(outputs, i)) }
 
-//export {{.Pkg}}_output_dtype
-func {{.Pkg}}_output_dtype(i C.int) C.int { return argDType(argAt(outputs, i)) }
+//export PKG_output_dtype
+func PKG_output_dtype(i C.int) C.int { return argDType(argAt(outputs, i)) }
 
-//export {{.Pkg}}_output_rank
-func {{.Pkg}}_output_rank(i C.int) C.int { return argRank(argAt(outputs, i)) }
+//export PKG_output_rank
+func PKG_output_rank(i C.int) C.int { return argRank(argAt(outputs, i)) }
 
-// {{.Pkg}}_output_shape: as input_shape, for output i (dims holds
+// PKG_output_shape: as input_shape, for output i (dims holds
 // output_rank(i) entries).
 //
-//export {{.Pkg}}_output_shape
-func {{.Pkg}}_output_shape(i C.int, dims *C.int64_t) C.int { return argShape(argAt(outputs, i), dims) }
+//export PKG_output_shape
+func PKG_output_shape(i C.int, dims *C.int64_t) C.int { return argShape(argAt(outputs, i), dims) }
 
-//export {{.Pkg}}_output_dim_name
-func {{.Pkg}}_output_dim_name(i, d C.int) *C.char { return argDimName(argAt(outputs, i), d) }
+//export PKG_output_dim_name
+func PKG_output_dim_name(i, d C.int) *C.char { return argDimName(argAt(outputs, i), d) }
 
 // elemSize is the size in bytes of one element of dt in a C buffer.
 func elemSize(dt model.DType) int64 {
@@ -622,7 +672,7 @@ func (c *cuvilCtx) shapeOf(i int, syms []int) ([]int, error) {
 		}
 		v := syms[a.sym[d]]
 		if v < 0 {
-			return nil, fmt.Errorf("input %q: dim %d is the symbolic dim %s, whose size is not set (call {{.Pkg}}_set_dims_n)", a.name, d, symNames[a.sym[d]])
+			return nil, fmt.Errorf("input %q: dim %d is the symbolic dim %s, whose size is not set (call PKG_set_dims_n)", a.name, d, symNames[a.sym[d]])
 		}
 		shape[d] = v
 	}
@@ -651,12 +701,12 @@ func (c *cuvilCtx) setSyms(sizes []int64) error {
 	return nil
 }
 
-// {{.Pkg}}_set_dims_n sets the sizes of the n symbolic dims (n must be
-// {{.Pkg}}_sym_count()). A negative size, or sizes at which an input's
+// PKG_set_dims_n sets the sizes of the n symbolic dims (n must be
+// PKG_sym_count()). A negative size, or sizes at which an input's
 // element count overflows, is status 2 and changes nothing.
 //
-//export {{.Pkg}}_set_dims_n
-func {{.Pkg}}_set_dims_n(ctx C.uintptr_t, sizes *C.int64_t, n C.int32_t) (code C.int) {
+//export PKG_set_dims_n
+func PKG_set_dims_n(ctx C.uintptr_t, sizes *C.int64_t, n C.int32_t) (code C.int) {
 	c := enter(ctx)
 	if c == nil {
 		return statusBadCtx
@@ -678,12 +728,12 @@ func {{.Pkg}}_set_dims_n(ctx C.uintptr_t, sizes *C.int64_t, n C.int32_t) (code C
 	return c.setErr(statusOK, nil)
 }
 
-// {{.Pkg}}_set_dims is set_dims_n(ctx, sizes, sym_count()), unchecked:
+// PKG_set_dims is set_dims_n(ctx, sizes, sym_count()), unchecked:
 // sizes must hold sym_count() entries.
 //
-//export {{.Pkg}}_set_dims
-func {{.Pkg}}_set_dims(ctx C.uintptr_t, sizes *C.int64_t) (code C.int) {
-	return {{.Pkg}}_set_dims_n(ctx, sizes, C.int32_t(len(symNames)))
+//export PKG_set_dims
+func PKG_set_dims(ctx C.uintptr_t, sizes *C.int64_t) (code C.int) {
+	return PKG_set_dims_n(ctx, sizes, C.int32_t(len(symNames)))
 }
 
 // buffer is one caller buffer: nbytes < 0 when the caller did not say.
@@ -780,7 +830,7 @@ func (c *cuvilCtx) checkDeclared(i int, t *model.Tensor) error {
 		want := int(size)
 		if size < 0 {
 			if a.sym[d] < 0 {
-				return fmt.Errorf("output %q: dim %d depends on the data; use {{.Pkg}}_eval_tensors and {{.Pkg}}_result_copy", a.name, d)
+				return fmt.Errorf("output %q: dim %d depends on the data; use PKG_eval_tensors and PKG_result_copy", a.name, d)
 			}
 			want = c.syms[a.sym[d]]
 		}
@@ -837,7 +887,7 @@ func (c *cuvilCtx) run(bufs []buffer, outs []outBuf) C.int {
 }
 
 // tensors views the caller's n descriptors at p, checking n against want.
-func tensors(what string, p *C.{{.Pkg}}_tensor, n C.int32_t, want int) ([]C.{{.Pkg}}_tensor, error) {
+func tensors(what string, p *C.PKG_tensor, n C.int32_t, want int) ([]C.PKG_tensor, error) {
 	if int(n) != want {
 		return nil, fmt.Errorf("%s: n is %d, the model has %d", what, n, want)
 	}
@@ -851,7 +901,7 @@ func tensors(what string, p *C.{{.Pkg}}_tensor, n C.int32_t, want int) ([]C.{{.P
 }
 
 // tensorDims checks a descriptor's dtype and rank against a and returns its dims.
-func tensorDims(kind string, a *cuvilArg, t *C.{{.Pkg}}_tensor) ([]int64, error) {
+func tensorDims(kind string, a *cuvilArg, t *C.PKG_tensor) ([]int64, error) {
 	if int64(t.dtype) != int64(a.dtype) {
 		return nil, fmt.Errorf("%s %q: dtype is %d, want %d (%s)", kind, a.name, t.dtype, int(a.dtype), a.dtype)
 	}
@@ -869,7 +919,7 @@ func tensorDims(kind string, a *cuvilArg, t *C.{{.Pkg}}_tensor) ([]int64, error)
 
 // bindTensors checks the input descriptors, sets the symbolic dims from
 // their shapes and returns the buffers.
-func (c *cuvilCtx) bindTensors(p *C.{{.Pkg}}_tensor, n C.int32_t) ([]buffer, error) {
+func (c *cuvilCtx) bindTensors(p *C.PKG_tensor, n C.int32_t) ([]buffer, error) {
 	ts, err := tensors("inputs", p, n, len(inputs))
 	if err != nil {
 		return nil, err
@@ -915,13 +965,13 @@ func (c *cuvilCtx) bindTensors(p *C.{{.Pkg}}_tensor, n C.int32_t) ([]buffer, err
 	return bufs, nil
 }
 
-// {{.Pkg}}_eval_tensors checks the nin input descriptors (nin must be
+// PKG_eval_tensors checks the nin input descriptors (nin must be
 // input_count()) against the model, takes the symbolic dims from their
 // shapes, runs the model and keeps the outputs for result_rank,
 // result_shape_n and result_copy. Status 2 for any mismatch, nothing run.
 //
-//export {{.Pkg}}_eval_tensors
-func {{.Pkg}}_eval_tensors(ctx C.uintptr_t, ins *C.{{.Pkg}}_tensor, nin C.int32_t) (code C.int) {
+//export PKG_eval_tensors
+func PKG_eval_tensors(ctx C.uintptr_t, ins *C.PKG_tensor, nin C.int32_t) (code C.int) {
 	c := enter(ctx)
 	if c == nil {
 		return statusBadCtx
@@ -936,13 +986,13 @@ func {{.Pkg}}_eval_tensors(ctx C.uintptr_t, ins *C.{{.Pkg}}_tensor, nin C.int32_
 	return c.eval(bufs)
 }
 
-// {{.Pkg}}_run_tensors is eval_tensors, then copies output i into
+// PKG_run_tensors is eval_tensors, then copies output i into
 // outs[i].data (nout must be output_count()): outs[i].dtype must be the
 // output's, outs[i].nbytes at least its size and, when outs[i].dims is not
 // NULL, outs[i].rank and dims its shape.
 //
-//export {{.Pkg}}_run_tensors
-func {{.Pkg}}_run_tensors(ctx C.uintptr_t, ins *C.{{.Pkg}}_tensor, nin C.int32_t, outs *C.{{.Pkg}}_tensor, nout C.int32_t) (code C.int) {
+//export PKG_run_tensors
+func PKG_run_tensors(ctx C.uintptr_t, ins *C.PKG_tensor, nin C.int32_t, outs *C.PKG_tensor, nout C.int32_t) (code C.int) {
 	c := enter(ctx)
 	if c == nil {
 		return statusBadCtx
@@ -986,37 +1036,69 @@ func ptrBufs(ps ...unsafe.Pointer) []buffer {
 	return b
 }
 
-// {{.Pkg}}_run runs the model with one buffer per input, then one per
+//tmpl:begin
+
+// PKG_run runs the model with one buffer per input, then one per
 // output, in declaration order. Unchecked: see the top of this header;
-// prefer {{.Pkg}}_run_tensors.
+// prefer PKG_run_tensors.
 //
-//export {{.Pkg}}_run
-func {{.Pkg}}_run(ctx C.uintptr_t{{range .Inputs}}, {{.Param}} unsafe.Pointer{{end}}{{range .Outputs}}, {{.Param}} unsafe.Pointer{{end}}) (code C.int) {
+//export PKG_run
+func PKG_run(ctx C.uintptr_t, input unsafe.Pointer, logProbs unsafe.Pointer) (code C.int) {
+	//tmpl:as
+	//// {{.Pkg}}_run runs the model with one buffer per input, then one per
+	//// output, in declaration order. Unchecked: see the top of this header;
+	//// prefer {{.Pkg}}_run_tensors.
+	////
+	////export {{.Pkg}}_run
+	//func {{.Pkg}}_run(ctx C.uintptr_t{{range .Inputs}}, {{.Param}} unsafe.Pointer{{end}}{{range .Outputs}}, {{.Param}} unsafe.Pointer{{end}}) (code C.int) {
+	//tmpl:end
 	c := enter(ctx)
 	if c == nil {
 		return statusBadCtx
 	}
 	defer c.mu.Unlock()
 	defer c.catch(&code)
-	outs := make([]outBuf, 0, {{len .Outputs}})
-	for _, b := range ptrBufs({{range $i, $o := .Outputs}}{{if $i}}, {{end}}{{$o.Param}}{{end}}) {
+	//tmpl:begin
+	outs := make([]outBuf, 0, 1)
+	for _, b := range ptrBufs(logProbs) {
+		//tmpl:as
+		//	outs := make([]outBuf, 0, {{len .Outputs}})
+		//	for _, b := range ptrBufs({{range $i, $o := .Outputs}}{{if $i}}, {{end}}{{$o.Param}}{{end}}) {
+		//tmpl:end
 		outs = append(outs, outBuf{buffer: b})
 	}
-	return c.run(ptrBufs({{range $i, $in := .Inputs}}{{if $i}}, {{end}}{{$in.Param}}{{end}}), outs)
+	//tmpl:begin
+	return c.run(ptrBufs(input), outs)
+	//tmpl:as
+	//	return c.run(ptrBufs({{range $i, $in := .Inputs}}{{if $i}}, {{end}}{{$in.Param}}{{end}}), outs)
+	//tmpl:end
 }
 
-// {{.Pkg}}_eval runs the model with one buffer per input and keeps the
-// outputs. Unchecked: prefer {{.Pkg}}_eval_tensors.
+//tmpl:begin
+
+// PKG_eval runs the model with one buffer per input and keeps the
+// outputs. Unchecked: prefer PKG_eval_tensors.
 //
-//export {{.Pkg}}_eval
-func {{.Pkg}}_eval(ctx C.uintptr_t{{range .Inputs}}, {{.Param}} unsafe.Pointer{{end}}) (code C.int) {
+//export PKG_eval
+func PKG_eval(ctx C.uintptr_t, input unsafe.Pointer) (code C.int) {
+	//tmpl:as
+	//// {{.Pkg}}_eval runs the model with one buffer per input and keeps the
+	//// outputs. Unchecked: prefer {{.Pkg}}_eval_tensors.
+	////
+	////export {{.Pkg}}_eval
+	//func {{.Pkg}}_eval(ctx C.uintptr_t{{range .Inputs}}, {{.Param}} unsafe.Pointer{{end}}) (code C.int) {
+	//tmpl:end
 	c := enter(ctx)
 	if c == nil {
 		return statusBadCtx
 	}
 	defer c.mu.Unlock()
 	defer c.catch(&code)
-	return c.eval(ptrBufs({{range $i, $in := .Inputs}}{{if $i}}, {{end}}{{$in.Param}}{{end}}))
+	//tmpl:begin
+	return c.eval(ptrBufs(input))
+	//tmpl:as
+	//	return c.eval(ptrBufs({{range $i, $in := .Inputs}}{{if $i}}, {{end}}{{$in.Param}}{{end}}))
+	//tmpl:end
 }
 
 func (c *cuvilCtx) result(i C.int) (*model.Tensor, C.int) {
@@ -1029,11 +1111,11 @@ func (c *cuvilCtx) result(i C.int) (*model.Tensor, C.int) {
 	return outputAt(&c.out, int(i)), statusOK
 }
 
-// {{.Pkg}}_result_rank returns the rank of output i of the last eval, or
+// PKG_result_rank returns the rank of output i of the last eval, or
 // -1 (with the reason in last_error(ctx), or last_error(0) for a bad handle).
 //
-//export {{.Pkg}}_result_rank
-func {{.Pkg}}_result_rank(ctx C.uintptr_t, i C.int) (rank C.int) {
+//export PKG_result_rank
+func PKG_result_rank(ctx C.uintptr_t, i C.int) (rank C.int) {
 	c := enter(ctx)
 	if c == nil {
 		return -1
@@ -1053,11 +1135,11 @@ func {{.Pkg}}_result_rank(ctx C.uintptr_t, i C.int) (rank C.int) {
 	return C.int(len(t.Shape))
 }
 
-// {{.Pkg}}_result_shape_n writes the shape of output i of the last eval
+// PKG_result_shape_n writes the shape of output i of the last eval
 // into dims, which holds n entries (at least result_rank(ctx, i)).
 //
-//export {{.Pkg}}_result_shape_n
-func {{.Pkg}}_result_shape_n(ctx C.uintptr_t, i C.int, dims *C.int64_t, n C.int32_t) (code C.int) {
+//export PKG_result_shape_n
+func PKG_result_shape_n(ctx C.uintptr_t, i C.int, dims *C.int64_t, n C.int32_t) (code C.int) {
 	c := enter(ctx)
 	if c == nil {
 		return statusBadCtx
@@ -1083,18 +1165,18 @@ func {{.Pkg}}_result_shape_n(ctx C.uintptr_t, i C.int, dims *C.int64_t, n C.int3
 	return c.setErr(statusOK, nil)
 }
 
-// {{.Pkg}}_result_shape is result_shape_n with n = output_rank(i), unchecked.
+// PKG_result_shape is result_shape_n with n = output_rank(i), unchecked.
 //
-//export {{.Pkg}}_result_shape
-func {{.Pkg}}_result_shape(ctx C.uintptr_t, i C.int, dims *C.int64_t) C.int {
-	return {{.Pkg}}_result_shape_n(ctx, i, dims, C.int32_t(argRank(argAt(outputs, i))))
+//export PKG_result_shape
+func PKG_result_shape(ctx C.uintptr_t, i C.int, dims *C.int64_t) C.int {
+	return PKG_result_shape_n(ctx, i, dims, C.int32_t(argRank(argAt(outputs, i))))
 }
 
-// {{.Pkg}}_result_copy copies output i of the last eval into dst, which
+// PKG_result_copy copies output i of the last eval into dst, which
 // must have exactly the output's size in bytes.
 //
-//export {{.Pkg}}_result_copy
-func {{.Pkg}}_result_copy(ctx C.uintptr_t, i C.int, dst unsafe.Pointer, nbytes C.int64_t) (code C.int) {
+//export PKG_result_copy
+func PKG_result_copy(ctx C.uintptr_t, i C.int, dst unsafe.Pointer, nbytes C.int64_t) (code C.int) {
 	c := enter(ctx)
 	if c == nil {
 		return statusBadCtx
@@ -1117,12 +1199,20 @@ func {{.Pkg}}_result_copy(ctx C.uintptr_t, i C.int, dst unsafe.Pointer, nbytes C
 	}
 	return c.setErr(statusOK, nil)
 }
-{{if .Inference}}
+
+//tmpl:begin
+
 // Contexts for inference, reused and never dropped (a dropped session
 // would keep its worker goroutines).
 var (
-	poolMu    sync.Mutex
-	freeCtxs  []*cuvilCtx
+	//tmpl:as
+	//{{if .Inference}}
+	//// Contexts for inference, reused and never dropped (a dropped session
+	//// would keep its worker goroutines).
+	//var (
+	//tmpl:end
+	poolMu   sync.Mutex
+	freeCtxs []*cuvilCtx
 )
 
 func inference(bufs []buffer, out outBuf) (code C.int) {
@@ -1145,7 +1235,11 @@ func inference(bufs []buffer, out outBuf) (code C.int) {
 	}
 	defer func() {
 		c.out, c.hasOut = model.Output{}, false
-		c.ins = [{{len .Inputs}}]model.Tensor{}
+		//tmpl:begin
+		c.ins = [1]model.Tensor{}
+		//tmpl:as
+		//		c.ins = [{{len .Inputs}}]model.Tensor{}
+		//tmpl:end
 		poolMu.Lock()
 		freeCtxs = append(freeCtxs, c)
 		poolMu.Unlock()
@@ -1153,30 +1247,42 @@ func inference(bufs []buffer, out outBuf) (code C.int) {
 	return c.run(bufs, []outBuf{out})
 }
 
-// {{.Pkg}}_inference_n runs the model on a pooled session with one input
+// PKG_inference_n runs the model on a pooled session with one input
 // buffer of in_nbytes bytes and one output buffer of out_nbytes; errors
 // in last_error(0).
 //
-//export {{.Pkg}}_inference_n
-func {{.Pkg}}_inference_n(in unsafe.Pointer, inNbytes C.int64_t, out unsafe.Pointer, outNbytes C.int64_t) C.int {
+//export PKG_inference_n
+func PKG_inference_n(in unsafe.Pointer, inNbytes C.int64_t, out unsafe.Pointer, outNbytes C.int64_t) C.int {
 	if inNbytes < 0 || outNbytes < 0 {
 		setThreadErr(fmt.Sprintf("inference_n: negative size (%d, %d)", int64(inNbytes), int64(outNbytes)))
 		return statusBadArg
 	}
-	return inference([]buffer{ {p: in, nbytes: int64(inNbytes)} }, outBuf{buffer: buffer{p: out, nbytes: int64(outNbytes)}})
+	//tmpl:begin
+	return inference([]buffer{{p: in, nbytes: int64(inNbytes)}}, outBuf{buffer: buffer{p: out, nbytes: int64(outNbytes)}})
+	//tmpl:as
+	//	return inference([]buffer{ {p: in, nbytes: int64(inNbytes)} }, outBuf{buffer: buffer{p: out, nbytes: int64(outNbytes)}})
+	//tmpl:end
 }
 
-// {{.Pkg}}_inference is inference_n with buffers of the declared sizes,
+// PKG_inference is inference_n with buffers of the declared sizes,
 // unchecked.
 //
-//export {{.Pkg}}_inference
-func {{.Pkg}}_inference(in, out unsafe.Pointer) C.int {
+//export PKG_inference
+func PKG_inference(in, out unsafe.Pointer) C.int {
 	return inference(ptrBufs(in), outBuf{buffer: buffer{p: out, nbytes: -1}})
 }
-{{end}}
+
+//tmpl:begin
+
 // cuvilSlice views n elements of dtype dt at p as the Go slice type the
 // generated package wants.
 func cuvilSlice(dt model.DType, p unsafe.Pointer, n int) any {
+	//tmpl:as
+	//{{end}}
+	//// cuvilSlice views n elements of dtype dt at p as the Go slice type the
+	//// generated package wants.
+	//func cuvilSlice(dt model.DType, p unsafe.Pointer, n int) any {
+	//tmpl:end
 	switch dt {
 	case model.F32:
 		return unsafe.Slice((*float32)(p), n)

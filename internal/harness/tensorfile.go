@@ -1,4 +1,4 @@
-package gen
+package harness
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 )
 
 // The harness exchanges tensors in a tiny binary format that needs nothing
-// but the standard library to read (gen/harnessmain has the other half):
+// but the standard library to read (harnessmain/main.go has the other half):
 //
 //	"CUVT"            4 bytes of magic
 //	version           uint8, 1
@@ -282,21 +282,6 @@ func innerDType(d *onnx.Data) ir.DType {
 				return dt
 			}
 		}
-	}
-	return ir.Undefined
-}
-
-// ElemDType is the dtype of the innermost tensors of a value of type t
-// (tensor, sequence or optional, nested), Undefined when not known.
-func ElemDType(t ir.Type) ir.DType {
-	for i := 0; i <= maxNesting; i++ {
-		if t.Kind == ir.TensorKind {
-			return t.DType
-		}
-		if t.Elem == nil {
-			break
-		}
-		t = *t.Elem
 	}
 	return ir.Undefined
 }

@@ -1,10 +1,11 @@
 // Command harnessmain is the fixed part of the program that `cuvil run`,
-// `check`, `conformance` and `bench` build: gen copies this file into a
-// temporary module next to one generated package per model and a
-// models.go that registers each model's runner in the models map. It reads
-// a JSON manifest of jobs, runs each (recovering from panics), writes the
-// outputs in the harness tensor format (see gen/tensorfile.go) and prints
-// one JSON line per job. It imports only the standard library.
+// `check`, `conformance` and `bench` build: internal/harness copies this
+// file into a temporary module next to one generated package per model and
+// a models.go that registers each model's runner in the models map. It
+// reads a JSON manifest of jobs, runs each (recovering from panics), writes
+// the outputs in the harness tensor format (see tensorfile.go in
+// internal/harness) and prints one JSON line per job. It imports only the
+// standard library.
 package main
 
 import (
