@@ -455,13 +455,19 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("RunContext").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id("Input")).Params(jen.Id("Output"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.If(jen.Err().Op(":=").Id("ctx").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(fail)
 		g.If(jen.Id("ctx").Dot("Done").Call().Op("==").Nil()).Block(jen.Return(jen.Id("s").Dot("Run").Call(jen.Id("in"))))
-		g.Id("id").Op(":=").Id("s").Dot("pool").Dot("BeginRun").Call()
+		g.List(jen.Id("deadline"), jen.Id("_")).Op(":=").Id("ctx").Dot("Deadline").Call()
+		g.Id("id").Op(":=").Id("s").Dot("pool").Dot("BeginRun").Call(jen.Id("deadline"))
 		g.Id("stop").Op(":=").Qual("context", "AfterFunc").Call(jen.Id("ctx"), jen.Func().Params().Block(jen.Id("s").Dot("pool").Dot("Cancel").Call(jen.Id("id"))))
 		g.List(jen.Id("out"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in"))
 		g.Id("stop").Call()
 		g.If(jen.Id("s").Dot("pool").Dot("EndRun").Call(jen.Id("id")).Op("&&").Err().Op("!=").Nil()).Block(
-			jen.If(jen.Id("s").Dot("at").Op("==").Lit("")).Block(jen.Return(jen.Id("Output").Values(), jen.Id("ctx").Dot("Err").Call())),
-			jen.Return(jen.Id("Output").Values(), jen.Qual("fmt", "Errorf").Call(jen.Lit("stopped at %s: %w"), jen.Id("s").Dot("at"), jen.Id("ctx").Dot("Err").Call())),
+			jen.Id("cerr").Op(":=").Id("ctx").Dot("Err").Call(),
+			jen.If(jen.Id("cerr").Op("==").Nil()).Block(
+				jen.Comment("The pool saw the deadline pass before the context's timer ran."),
+				jen.Id("cerr").Op("=").Qual("context", "DeadlineExceeded"),
+			),
+			jen.If(jen.Id("s").Dot("at").Op("==").Lit("")).Block(jen.Return(jen.Id("Output").Values(), jen.Id("cerr"))),
+			jen.Return(jen.Id("Output").Values(), jen.Qual("fmt", "Errorf").Call(jen.Lit("stopped at %s: %w"), jen.Id("s").Dot("at"), jen.Id("cerr"))),
 		)
 		g.Return(jen.Id("out"), jen.Err())
 	})
@@ -609,7 +615,7 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 			jen.Id("t").Dot("Fatalf").Call(jen.Lit("RunContext with an ended context: %v, want context.Canceled"), jen.Err()),
 		)
 		if len(c.run) > 1 {
-			g.Id("id").Op(":=").Id("s").Dot("pool").Dot("BeginRun").Call()
+			g.Id("id").Op(":=").Id("s").Dot("pool").Dot("BeginRun").Call(jen.Qual("time", "Time").Values())
 			g.Id("s").Dot("pool").Dot("Cancel").Call(jen.Id("id"))
 			g.List(jen.Id("_"), jen.Err()).Op("=").Id("s").Dot("Run").Call(jen.Id("in"))
 			g.If(jen.Op("!").Id("s").Dot("pool").Dot("EndRun").Call(jen.Id("id")).Op("||").Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Id("errCancelled"))).Block(

@@ -253,7 +253,7 @@ func TestPoolCancel(t *testing.T) {
 		p := NewWorkPool(WithThreads(threads))
 		for r := 0; r < 50; r++ {
 			parts := 2 + r%7
-			id := p.BeginRun()
+			id := p.BeginRun(time.Time{})
 			task := &cancelTask{p: p, id: id, at: r % parts}
 			p.Run(parts, task)
 			// On several threads a worker may have passed the pool's check
@@ -267,7 +267,7 @@ func TestPoolCancel(t *testing.T) {
 			if p.Cancelled() {
 				t.Fatalf("threads %d: cancelled between runs", threads)
 			}
-			next := p.BeginRun()
+			next := p.BeginRun(time.Time{})
 			p.Cancel(id) // late: the old run's callback
 			ok := &sectionTask{hits: make([]atomic.Int32, parts)}
 			p.Run(parts, ok)

@@ -126,11 +126,11 @@ func (h *Harness) writeMain() error {
 		}
 		path := "cuvilrun/" + hm.pkg
 		f.ImportName(path, hm.pkg)
-		fail := jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Err())
-		f.Func().Id("run_"+hm.pkg).Params(jen.Id("ins").Index().Op("*").Id("tensorData"), jen.Id("warmup"), jen.Id("runs").Int(), jen.Id("prof").Bool()).
-			Params(jen.Index().Op("*").Id("tensorData"), jen.Index().Qual("time", "Duration"), jen.Index().Id("nodeTime"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		fail := jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Nil(), jen.Err())
+		f.Func().Id("run_"+hm.pkg).Params(jen.Id("ins").Index().Op("*").Id("tensorData"), jen.Id("warmup"), jen.Id("runs").Int(), jen.Id("prof").Bool(), jen.Id("deadline").Qual("time", "Duration")).
+			Params(jen.Index().Op("*").Id("tensorData"), jen.Index().Qual("time", "Duration"), jen.Index().Bool(), jen.Index().Id("nodeTime"), jen.Error()).BlockFunc(func(g *jen.Group) {
 			g.If(jen.Len(jen.Id("ins")).Op("!=").Lit(len(hm.inNames))).Block(
-				jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("model has %d inputs, got %%d", len(hm.inNames))), jen.Len(jen.Id("ins")))),
+				jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("model has %d inputs, got %%d", len(hm.inNames))), jen.Len(jen.Id("ins")))),
 			)
 			g.List(jen.Id("m"), jen.Err()).Op(":=").Qual(path, "New").Call()
 			g.If(jen.Err().Op("!=").Nil()).Block(fail)
@@ -144,12 +144,26 @@ func (h *Harness) writeMain() error {
 			}
 			g.Id("in").Op(":=").Qual(path, "Input").Values(fields...)
 			g.Var().Id("out").Qual(path, "Output")
-			g.List(jen.Id("times"), jen.Err()).Op(":=").Id("timeRuns").Call(jen.Id("warmup"), jen.Id("runs"), jen.Func().Params().Error().Block(
+			g.Var().Id("cancelled").Index().Bool()
+			g.List(jen.Id("times"), jen.Err()).Op(":=").Id("timeRuns").Call(jen.Id("warmup"), jen.Id("runs"), jen.Func().Params(jen.Id("timed").Bool()).Error().Block(
 				jen.Var().Err().Error(),
-				jen.List(jen.Id("out"), jen.Err()).Op("=").Id("s").Dot("Run").Call(jen.Id("in")),
+				jen.If(jen.Op("!").Id("timed").Op("||").Id("deadline").Op("<=").Lit(0)).Block(
+					jen.List(jen.Id("out"), jen.Err()).Op("=").Id("s").Dot("Run").Call(jen.Id("in")),
+					jen.Return(jen.Err()),
+				),
+				jen.List(jen.Id("ctx"), jen.Id("cancel")).Op(":=").Qual("context", "WithTimeout").Call(jen.Qual("context", "Background").Call(), jen.Id("deadline")),
+				jen.List(jen.Id("_"), jen.Err()).Op("=").Id("s").Dot("RunContext").Call(jen.Id("ctx"), jen.Id("in")),
+				jen.Id("cancel").Call(),
+				jen.Id("late").Op(":=").Qual("errors", "Is").Call(jen.Err(), jen.Qual("context", "DeadlineExceeded")),
+				jen.Id("cancelled").Op("=").Append(jen.Id("cancelled"), jen.Id("late")),
+				jen.If(jen.Id("late")).Block(jen.Return(jen.Nil())),
 				jen.Return(jen.Err()),
 			), jen.Id("s").Dot("ResetProfile"))
 			g.If(jen.Err().Op("!=").Nil()).Block(fail)
+			g.Comment("A cancelled run leaves the session's outputs half written: run once more.")
+			g.If(jen.Id("deadline").Op(">").Lit(0)).Block(
+				jen.If(jen.List(jen.Id("out"), jen.Err()).Op("=").Id("s").Dot("Run").Call(jen.Id("in")), jen.Err().Op("!=").Nil()).Block(fail),
+			)
 			g.Var().Id("nodes").Index().Id("nodeTime")
 			g.For(jen.List(jen.Id("_"), jen.Id("p")).Op(":=").Range().Id("s").Dot("Profile").Call()).Block(
 				jen.Id("nodes").Op("=").Append(jen.Id("nodes"), jen.Id("nodeTime").Values(jen.Id("p").Dot("Name"), jen.Id("p").Dot("Op"), jen.Id("p").Dot("Runs"), jen.Id("p").Dot("Total").Dot("Nanoseconds").Call())),
@@ -158,7 +172,7 @@ func (h *Harness) writeMain() error {
 			for i, name := range hm.outNames {
 				outs[i] = jen.Id("out_" + hm.pkg).Call(jen.Id("out").Dot(name))
 			}
-			g.Return(jen.Index().Op("*").Id("tensorData").Values(outs...), jen.Id("times"), jen.Id("nodes"), jen.Nil())
+			g.Return(jen.Index().Op("*").Id("tensorData").Values(outs...), jen.Id("times"), jen.Id("cancelled"), jen.Id("nodes"), jen.Nil())
 		})
 	}
 	var buf bytes.Buffer
@@ -329,6 +343,9 @@ type Job struct {
 	// Profile runs the session WithProfile and returns the timed runs'
 	// per-node profile in Result.Profile.
 	Profile bool `json:"profile,omitempty"`
+	// Deadline > 0 runs each timed run through Session.RunContext under a
+	// context with this timeout; Result.Cancelled says which it stopped.
+	Deadline time.Duration `json:"deadline_ns,omitempty"`
 }
 
 // Result is what a job produced.
@@ -336,7 +353,9 @@ type Result struct {
 	Outputs int    // number of output files written
 	Err     string // empty on success
 	Times   []time.Duration
-	Profile []NodeTime // the main graph's nodes in order, with Job.Profile
+	// Cancelled[i] says the deadline stopped timed run i (Job.Deadline).
+	Cancelled []bool
+	Profile   []NodeTime // the main graph's nodes in order, with Job.Profile
 }
 
 // NodeTime is one node's wall time summed over a job's timed runs.
@@ -348,11 +367,12 @@ type NodeTime struct {
 }
 
 type result struct {
-	Job     int        `json:"job"`
-	Outputs int        `json:"outputs"`
-	Error   string     `json:"error,omitempty"`
-	TimesNS []int64    `json:"times_ns,omitempty"`
-	Profile []NodeTime `json:"profile,omitempty"`
+	Job       int        `json:"job"`
+	Outputs   int        `json:"outputs"`
+	Error     string     `json:"error,omitempty"`
+	TimesNS   []int64    `json:"times_ns,omitempty"`
+	Cancelled []bool     `json:"cancelled,omitempty"`
+	Profile   []NodeTime `json:"profile,omitempty"`
 }
 
 // Run runs the built executable on jobs; threads > 0 sets GOMAXPROCS. A
@@ -400,7 +420,7 @@ func (h *Harness) runBatch(ctx context.Context, exe string, jobs []Job, threads 
 		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Job != done {
 			break
 		}
-		results[done] = Result{Outputs: r.Outputs, Err: r.Error, Profile: r.Profile}
+		results[done] = Result{Outputs: r.Outputs, Err: r.Error, Profile: r.Profile, Cancelled: r.Cancelled}
 		for _, ns := range r.TimesNS {
 			results[done].Times = append(results[done].Times, time.Duration(ns))
 		}

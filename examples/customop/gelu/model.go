@@ -180,17 +180,23 @@ func (s *Session) RunContext(ctx context.Context, in Input) (Output, error) {
 	if ctx.Done() == nil {
 		return s.Run(in)
 	}
-	id := s.pool.BeginRun()
+	deadline, _ := ctx.Deadline()
+	id := s.pool.BeginRun(deadline)
 	stop := context.AfterFunc(ctx, func() {
 		s.pool.Cancel(id)
 	})
 	out, err := s.Run(in)
 	stop()
 	if s.pool.EndRun(id) && err != nil {
-		if s.at == "" {
-			return Output{}, ctx.Err()
+		cerr := ctx.Err()
+		if cerr == nil {
+			// The pool saw the deadline pass before the context's timer ran.
+			cerr = context.DeadlineExceeded
 		}
-		return Output{}, fmt.Errorf("stopped at %s: %w", s.at, ctx.Err())
+		if s.at == "" {
+			return Output{}, cerr
+		}
+		return Output{}, fmt.Errorf("stopped at %s: %w", s.at, cerr)
 	}
 	return out, err
 }

@@ -100,7 +100,7 @@ func TestRunContext(t *testing.T) {
 	if _, err := s.RunContext(ctx, in); !errors.Is(err, context.Canceled) {
 		t.Fatalf("RunContext with an ended context: %v, want context.Canceled", err)
 	}
-	id := s.pool.BeginRun()
+	id := s.pool.BeginRun(time.Time{})
 	s.pool.Cancel(id)
 	_, err = s.Run(in)
 	if !s.pool.EndRun(id) || !errors.Is(err, errCancelled) {

@@ -77,15 +77,30 @@ type workPool struct {
 	gemmTask any
 	// Cancellation (Session.RunContext): run is the id of the run in
 	// progress (0 between runs), cancelled the id of the last run whose
-	// context ended. Parts of a cancelled run are skipped, so a long node
-	// ends early; the session checks Cancelled after every node.
+	// context ended, deadline the run's deadline in nanoseconds after
+	// epoch (0: none). Parts of a cancelled run are skipped, so a long node
+	// ends early; the session checks Cancelled after every node. The
+	// deadline is read off the clock rather than waited for: with one
+	// thread nothing else runs while a model runs, not even the timer
+	// that would end its context.
 	runs           uint64 // ids handed out, caller only
 	run, cancelled atomic.Uint64
+	deadline       atomic.Int64
+	epoch          time.Time
 }
 
-// BeginRun starts a cancellable run and returns its id for Cancel.
-func (p *workPool) BeginRun() uint64 {
+// BeginRun starts a cancellable run that ends at deadline (none when
+// zero) and returns its id for Cancel.
+func (p *workPool) BeginRun(deadline time.Time) uint64 {
 	p.runs++
+	d := int64(0)
+	if !deadline.IsZero() {
+		if p.epoch.IsZero() {
+			p.epoch = time.Now()
+		}
+		d = max(int64(deadline.Sub(p.epoch)), 1)
+	}
+	p.deadline.Store(d)
 	p.run.Store(p.runs)
 	return p.runs
 }
@@ -106,7 +121,17 @@ func (p *workPool) Cancelled() bool {
 		return false
 	}
 	r := p.run.Load()
-	return r != 0 && p.cancelled.Load() == r
+	if r == 0 {
+		return false
+	}
+	if p.cancelled.Load() == r {
+		return true
+	}
+	if d := p.deadline.Load(); d != 0 && int64(time.Since(p.epoch)) >= d {
+		p.cancelled.Store(r)
+		return true
+	}
+	return false
 }
 
 // errCancelled is what Session.Run returns when Cancelled stopped it;

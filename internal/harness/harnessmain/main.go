@@ -47,9 +47,11 @@ const (
 const maxNesting = 16
 
 // runner runs one model: warmup untimed runs (at least one run happens),
-// then runs timed runs; it returns the last outputs, and with prof the
-// per-node profile of the timed runs.
-type runner func(ins []*tensorData, warmup, runs int, prof bool) ([]*tensorData, []time.Duration, []nodeTime, error)
+// then runs timed runs, each under a context with the deadline when it is
+// positive; it returns the last outputs (of a run without a deadline),
+// which timed runs the deadline cancelled, and with prof the per-node
+// profile of the timed runs.
+type runner func(ins []*tensorData, warmup, runs int, prof bool, deadline time.Duration) ([]*tensorData, []time.Duration, []bool, []nodeTime, error)
 
 // nodeTime is one node's entry of a generated session's profile.
 type nodeTime struct {
@@ -68,14 +70,18 @@ type job struct {
 	Warmup  int      `json:"warmup"`
 	Runs    int      `json:"runs"`
 	Profile bool     `json:"profile,omitempty"`
+	// DeadlineNS > 0 runs each timed run under a context with this timeout.
+	DeadlineNS int64 `json:"deadline_ns,omitempty"`
 }
 
 type result struct {
-	Job     int        `json:"job"`
-	Outputs int        `json:"outputs"`
-	Error   string     `json:"error,omitempty"`
-	TimesNS []int64    `json:"times_ns,omitempty"`
-	Profile []nodeTime `json:"profile,omitempty"`
+	Job     int     `json:"job"`
+	Outputs int     `json:"outputs"`
+	Error   string  `json:"error,omitempty"`
+	TimesNS []int64 `json:"times_ns,omitempty"`
+	// Cancelled[i] says the deadline stopped timed run i.
+	Cancelled []bool     `json:"cancelled,omitempty"`
+	Profile   []nodeTime `json:"profile,omitempty"`
 }
 
 func main() {
@@ -123,7 +129,7 @@ func runJob(j job) (res result) {
 			res = result{Error: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	outs, times, prof, err := run(ins, j.Warmup, j.Runs, j.Profile)
+	outs, times, cancelled, prof, err := run(ins, j.Warmup, j.Runs, j.Profile, time.Duration(j.DeadlineNS))
 	if err != nil {
 		return result{Error: err.Error()}
 	}
@@ -137,17 +143,18 @@ func runJob(j job) (res result) {
 		res.TimesNS = append(res.TimesNS, d.Nanoseconds())
 	}
 	res.Profile = prof
+	res.Cancelled = cancelled
 	return res
 }
 
-// timeRuns calls f warmup times (at least once in all), then reset, then
-// f runs times, timing each of those.
-func timeRuns(warmup, runs int, f func() error, reset func()) ([]time.Duration, error) {
+// timeRuns calls f(false) warmup times (at least once in all), then reset,
+// then f(true) runs times, timing each of those.
+func timeRuns(warmup, runs int, f func(timed bool) error, reset func()) ([]time.Duration, error) {
 	if warmup < 1 && runs < 1 {
 		warmup = 1
 	}
 	for i := 0; i < warmup; i++ {
-		if err := f(); err != nil {
+		if err := f(false); err != nil {
 			return nil, err
 		}
 	}
@@ -155,7 +162,7 @@ func timeRuns(warmup, runs int, f func() error, reset func()) ([]time.Duration, 
 	times := make([]time.Duration, 0, runs)
 	for i := 0; i < runs; i++ {
 		start := time.Now()
-		if err := f(); err != nil {
+		if err := f(true); err != nil {
 			return nil, err
 		}
 		times = append(times, time.Since(start))
