@@ -14,7 +14,7 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit fuzz conformance generate check bench bench-breadth clean
+.PHONY: all build demo test vet unit fuzz conformance generate check bench bench-breadth check-breadth clean
 
 all: build
 
@@ -108,6 +108,11 @@ bench: build
 # also writes the table to F.md (scripts/bench-breadth.sh says the rest).
 bench-breadth: build
 	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_THREADS="$(BENCH_THREADS)" BENCH_RUNS=$(BENCH_RUNS) scripts/bench-breadth.sh
+
+# The same models checked on their reference data (cuvil check -rtol 1e-3
+# -atol 1e-4): one row per model, pass/FAIL/does not compile.
+check-breadth: build
+	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_CHECK=1 scripts/bench-breadth.sh
 
 clean:
 	rm -rf bin

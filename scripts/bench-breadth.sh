@@ -18,6 +18,8 @@
 #   BENCH_EXPORT=1 export a model.sh model missing from the cache (model.sh
 #                  NAME 17, or 13 for the models it has at 13 only)
 #   BENCH_OUT      also write the markdown table to this file
+#   BENCH_CHECK=1  check every model on its reference data instead (cuvil
+#                  check -rtol 1e-3 -atol 1e-4; CHECK_FLAGS adds flags)
 #   CUVIL          the cuvil binary (default bin/cuvil), SHARED (default
 #                  ../shared), CUVIL_MODELS (default ~/.cache/cuvil-models),
 #                  ORT_DIR (ONNX Runtime's install, see ../shared/tools/ort)
@@ -126,6 +128,39 @@ fmt() { [ "$1" = - ] && echo - || awk -v x="$1" 'BEGIN{ printf (x < 1 ? "%.3f" :
 
 errlog=$(mktemp)
 trap 'rm -f "$errlog"' EXIT
+# BENCH_CHECK=1: check each model on its reference data instead of timing
+# it (cuvil check -rtol 1e-3 -atol 1e-4, the default options; CHECK_FLAGS
+# adds flags, e.g. -winograd=off), one row per model.
+if [ "${BENCH_CHECK:-0}" = 1 ]; then
+	pass=0; total=0
+	{
+		echo "| model | result | max abs | max rel | seconds | note |"
+		echo "|---|---|---|---|---|---|"
+		for entry in "${list[@]}"; do
+			f=${entry%% *}; d=${entry#* }
+			echo "bench-breadth: checking $f" >&2
+			t0=$(date +%s)
+			rc=0
+			out=$("$CUVIL" check -model "$d/model.onnx" -data "$d" -rtol 1e-3 -atol 1e-4 ${CHECK_FLAGS:-} 2>&1) || rc=$?
+			secs=$(( $(date +%s) - t0 ))
+			total=$((total + 1))
+			stats=$(printf '%s\n' "$out" | awk '/max abs/ { for (i = 1; i < NF; i++) { if ($i == "abs") { v = $(i+1); sub(",", "", v); if (v + 0 > a) a = v + 0 } if ($i == "rel") { v = $(i+1); sub(";", "", v); if (v + 0 > r) r = v + 0 } } }
+				END { printf "%.3g | %.3g", a, r }')
+			if [ $rc = 0 ]; then
+				res=pass; pass=$((pass + 1)); note=
+			elif printf '%s\n' "$out" | grep -q 'elements off'; then
+				res=FAIL; note=$(printf '%s\n' "$out" | grep -o '[0-9]* of [0-9]* elements off' | head -1)
+			else
+				res="does not compile"; stats="- | -"; note=$(printf '%s\n' "$out" | tail -1 | cut -c1-160 | tr '|' '/')
+			fi
+			echo "| $f | $res | $stats | $secs | $note |"
+		done
+		echo
+		echo "$pass of $total pass \`cuvil check -rtol 1e-3 -atol 1e-4 ${CHECK_FLAGS:-}\` on their reference data, $(date -u +%Y-%m-%d)."
+	} | if [ -n "${BENCH_OUT:-}" ]; then tee "$BENCH_OUT"; else cat; fi
+	exit 0
+fi
+
 rows=()
 declare -A logsum=() count=()
 for entry in "${list[@]}"; do
