@@ -162,6 +162,7 @@ if [ "${BENCH_CHECK:-0}" = 1 ]; then
 fi
 
 rows=()
+failed=()
 declare -A logsum=() count=()
 for entry in "${list[@]}"; do
 	f=${entry%% *}; d=${entry#* }
@@ -170,6 +171,7 @@ for entry in "${list[@]}"; do
 	runs=$RUNS
 	case $SLOW in *" $name "*) runs=$(( (RUNS + 1) / 2 ));; esac
 	per=$(( (runs + ROUNDS - 1) / ROUNDS ))
+	cfail=0
 	for t in $THREADS; do
 		echo "bench-breadth: $f, $t thread(s), $ROUNDS x $per runs each" >&2
 		cs=() os=()
@@ -177,9 +179,13 @@ for entry in "${list[@]}"; do
 			order="c o"; [ $((k % 2)) = 1 ] && order="o c"
 			for e in $order; do
 				if [ $e = c ]; then
+					[ $cfail = 1 ] && continue # failed once: do not compile it again
 					: >"$errlog"
 					v=$(cuvil_ms "$d/model.onnx" "$per" "$t" "${dims[@]}") || true
-					[ -n "$v" ] && cs+=("$v") || { echo "bench-breadth: $f: cuvil failed: $(tail -c 300 "$errlog")" >&2; }
+					[ -n "$v" ] && cs+=("$v") || {
+						cfail=1; failed+=("$f")
+						echo "bench-breadth: $f: cuvil failed: $(tail -c 300 "$errlog")" >&2
+					}
 				elif [ $have_ort = 1 ]; then
 					v=$(ort_ms "$d/model.onnx" "$per" "$t" "${dims[@]}") || true
 					[ -n "$v" ] && os+=("$v")
@@ -209,6 +215,7 @@ done
 			echo "| **geometric mean** ($n models) | $t | | | **$g** |"
 		fi
 	done
+	[ ${#failed[@]} -gt 0 ] && echo && echo "cuvil failed on (not in the means): ${failed[*]}."
 	echo
 	echo "Medians of $RUNS timed runs per engine (half for the slowest models) in $ROUNDS alternating rounds, $(date -u +%Y-%m-%d), $(nproc) CPUs."
 } | if [ -n "${BENCH_OUT:-}" ]; then tee "$BENCH_OUT"; else cat; fi
