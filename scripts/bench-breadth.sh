@@ -47,6 +47,12 @@ efficientnet_b0:17 shufflenet_v2_x1_0:17 vit_b_16:17
 mobilenet_v3_large:17 mobilenet_v3_small:17 convnext_tiny:17 regnet_y_400mf:17 resnext50_32x4d:17 densenet121:17
 googlenet:17 inception_v3:17 mnasnet1_0:17 swin_t:17 deeplabv3_mobilenet_v3_large:17 lraspp_mobilenet_v3_large:17
 ssdlite320_mobilenet_v3_large:17 mc3_18:17 gru_text_dynseq:17 gpt_dynseq:17 kws_dscnn:17 unet:17 yolov5n_like:17"
+# Models added to models_def.py later: exported at 17 when missing.
+if [ -f "$SHARED/tools/export/models_def.py" ]; then
+	for name in $(grep -oE '^    "[a-z0-9_]+": ' "$SHARED/tools/export/models_def.py" | tr -d ' ":'); do
+		case " $OFFERED " in *[[:space:]]$name:*) ;; *) OFFERED="$OFFERED $name:17" ;; esac
+	done
+fi
 # Models slow enough that half the runs do (ORT over ~50 ms at 1 thread).
 SLOW=" resnet50 resnext50_32x4d convnext_tiny inception_v3 swin_t ssdlite320_mobilenet_v3_large mc3_18 vit_b_16 "
 
