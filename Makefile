@@ -14,7 +14,7 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit fuzz conformance generate check bench clean
+.PHONY: all build demo test vet unit fuzz conformance generate check bench bench-breadth check-breadth clean
 
 all: build
 
@@ -104,6 +104,20 @@ bench: build
 			printf '%-22s %-7s %12s %12s %8s\n' $$name $$t "$${c:--}" "$${o:--}" $$r; \
 		done; \
 	done
+
+# The breadth benchmark: every model in ../shared/models and every model
+# ../shared/tools/export/model.sh offers that is in ~/.cache/cuvil-models,
+# side by side with ONNX Runtime at BENCH_THREADS, with the geometric mean
+# of the ratios; a markdown table for docs/performance.md. BENCH_MODELS
+# picks a subset, BENCH_EXPORT=1 exports missing models, BENCH_OUT=F.md
+# also writes the table to F.md (scripts/bench-breadth.sh says the rest).
+bench-breadth: build
+	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_THREADS="$(BENCH_THREADS)" BENCH_RUNS=$(BENCH_RUNS) scripts/bench-breadth.sh
+
+# The same models checked on their reference data (cuvil check -rtol 1e-3
+# -atol 1e-4): one row per model, pass/FAIL/does not compile.
+check-breadth: build
+	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_CHECK=1 scripts/bench-breadth.sh
 
 clean:
 	rm -rf bin
