@@ -1,7 +1,7 @@
 //go:generate go run github.com/cuvil/cuvil/cmd/cuvil compile -model ../../testdata/digits/model.onnx -pkg digits -out ./digits
-//go:generate go run github.com/cuvil/cuvil/cmd/cuvil convert -raw -in ../../testdata/digits/test_data_set_0/input_0.pb -out images.f32
-//go:generate go run github.com/cuvil/cuvil/cmd/cuvil convert -raw -in ../../testdata/digits/labels.pb -out labels.i64
-//go:generate go run github.com/cuvil/cuvil/cmd/cuvil convert -raw -in ../../testdata/digits/test_data_set_0/output_0.pb -out pytorch.f32
+//go:generate go run github.com/cuvil/cuvil/cmd/cuvil convert -in ../../testdata/digits/test_data_set_0/input_0.pb -out images.pb
+//go:generate go run github.com/cuvil/cuvil/cmd/cuvil convert -in ../../testdata/digits/labels.pb -out labels.pb
+//go:generate go run github.com/cuvil/cuvil/cmd/cuvil convert -in ../../testdata/digits/test_data_set_0/output_0.pb -out pytorch.pb
 
 // Command digits classifies the handwritten digits that training held back
 // with a small CNN trained on scikit-learn's digits (8x8 images; see
@@ -9,17 +9,18 @@
 // ./digits. It prints the predicted digit next to the true one for a few
 // images and the accuracy on all of them. With -ort DIR it also compares
 // with ONNX Runtime's log-probabilities for the same images, read from
-// DIR/output_0.bin (what ../shared/tools/ort/bench.sh --outdir writes;
+// DIR/output_0.pb (what ../shared/tools/ort/bench.sh --outdir writes;
 // `make demo` runs it when ONNX Runtime is installed).
 //
 // It uses nothing but the standard library and that package: the images
-// (float32 [360,1,8,8], pixels scaled to [0,1]) and their labels (int64) are
-// embedded as raw little-endian data converted from testdata/digits.
+// (float32 [360,1,8,8], pixels scaled to [0,1]) and their labels (int64
+// [360]) are embedded as ONNX TensorProto files, copied from testdata/digits
+// by go generate, and decoded with the generated package's ReadTensor.
 package main
 
 import (
+	"bytes"
 	_ "embed"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
@@ -30,50 +31,38 @@ import (
 	"github.com/cuvil/cuvil/examples/digits/digits"
 )
 
-//go:embed images.f32
-var imagesRaw []byte
+//go:embed images.pb
+var imagesPB []byte
 
-//go:embed labels.i64
-var labelsRaw []byte
+//go:embed labels.pb
+var labelsPB []byte
 
-// decodeF32 reads packed little-endian float32 values.
-func decodeF32(b []byte) ([]float32, error) {
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("%d bytes is not a whole number of float32", len(b))
+// readTensor decodes an embedded TensorProto and checks its dtype.
+func readTensor(b []byte, dt digits.DType) (*digits.Tensor, error) {
+	t, err := digits.ReadTensor(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
 	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	if t.DType != dt {
+		return nil, fmt.Errorf("a %s tensor, want %s", t.DType, dt)
 	}
-	return out, nil
-}
-
-// decodeI64 reads packed little-endian int64 values.
-func decodeI64(b []byte) ([]int64, error) {
-	if len(b)%8 != 0 {
-		return nil, fmt.Errorf("%d bytes is not a whole number of int64", len(b))
-	}
-	out := make([]int64, len(b)/8)
-	for i := range out {
-		out[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	return out, nil
+	return t, nil
 }
 
 // testSet returns the embedded held-back images (64 pixels each) and labels.
 func testSet() ([]float32, []int64, error) {
-	img, err := decodeF32(imagesRaw)
+	img, err := readTensor(imagesPB, digits.F32)
 	if err != nil {
 		return nil, nil, fmt.Errorf("images: %w", err)
 	}
-	labels, err := decodeI64(labelsRaw)
+	labels, err := readTensor(labelsPB, digits.I64)
 	if err != nil {
 		return nil, nil, fmt.Errorf("labels: %w", err)
 	}
-	if len(img) != 64*len(labels) {
-		return nil, nil, fmt.Errorf("%d pixels for %d labels, want 64 per label", len(img), len(labels))
+	if len(img.F32()) != 64*len(labels.I64()) {
+		return nil, nil, fmt.Errorf("%d pixels for %d labels, want 64 per label", len(img.F32()), len(labels.I64()))
 	}
-	return img, labels, nil
+	return img.F32(), labels.I64(), nil
 }
 
 // argmax10 returns, for each row of ten values, the index of the largest.
@@ -137,19 +126,16 @@ func picture(img []float32) []string {
 }
 
 // compareORT compares cuvil's log-probabilities with ONNX Runtime's, from
-// dir/output_0.bin, and prints how many predictions agree.
+// dir/output_0.pb, and prints how many predictions agree.
 func compareORT(dir string, pred []int, logProbs []float32) error {
-	b, err := os.ReadFile(filepath.Join(dir, "output_0.bin"))
+	t, err := digits.LoadTensorFile(filepath.Join(dir, "output_0.pb"))
 	if err != nil {
 		return err
 	}
-	ort, err := decodeF32(b)
-	if err != nil {
-		return err
+	if t.DType != digits.F32 || len(t.F32()) != len(logProbs) {
+		return fmt.Errorf("ONNX Runtime wrote %s%v, cuvil f32[%d %d]", t.DType, t.Shape, len(pred), 10)
 	}
-	if len(ort) != len(logProbs) {
-		return fmt.Errorf("ONNX Runtime wrote %d values, cuvil %d", len(ort), len(logProbs))
-	}
+	ort := t.F32()
 	maxAbs := 0.0
 	for i := range ort {
 		maxAbs = max(maxAbs, math.Abs(float64(ort[i]-logProbs[i])))
@@ -170,7 +156,7 @@ func compareORT(dir string, pred []int, logProbs []float32) error {
 }
 
 func main() {
-	ortDir := flag.String("ort", "", "folder with ONNX Runtime's outputs for the same images (output_0.bin) to compare with")
+	ortDir := flag.String("ort", "", "folder with ONNX Runtime's outputs for the same images (output_0.pb) to compare with")
 	show := flag.Int("show", 8, "images to draw with their predicted and true digits")
 	flag.Parse()
 	fail := func(err error) {

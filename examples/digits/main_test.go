@@ -8,11 +8,11 @@ import (
 	"github.com/cuvil/cuvil/examples/digits/digits"
 )
 
-// pytorch.f32 is PyTorch's log-probabilities on the same images
+// pytorch.pb is PyTorch's log-probabilities on the same images
 // (testdata/digits/test_data_set_0/output_0.pb, from tools/train_digits.py).
 //
-//go:embed pytorch.f32
-var pytorchRaw []byte
+//go:embed pytorch.pb
+var pytorchPB []byte
 
 // minAccuracy is the bar for the held-back images: the trained model gets
 // 97.78% (352 of 360) under PyTorch and under cuvil.
@@ -40,10 +40,11 @@ func TestAccuracy(t *testing.T) {
 		t.Errorf("accuracy %.4f, want at least %.2f", acc, minAccuracy)
 	}
 
-	want, err := decodeF32(pytorchRaw)
+	ref, err := readTensor(pytorchPB, digits.F32)
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := ref.F32()
 	if len(want) != len(logProbs) {
 		t.Fatalf("PyTorch reference has %d values, cuvil %d", len(want), len(logProbs))
 	}
