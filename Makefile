@@ -49,6 +49,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzGuard$$' -fuzztime $(FUZZTIME) ./examples/mnist/mnist
 	$(GO) test -run '^$$' -fuzz '^FuzzCAPI$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzReadTensor$$' -fuzztime $(FUZZTIME) ./templates
 
 # The four ONNX backend suites of ONNX 1.12 (opsets to 17) and of ONNX 1.22
 # (opsets to 27) in one run (one go build; a 1.22 test whose folder is

@@ -268,6 +268,7 @@ func TestReadTensorErrors(t *testing.T) {
 		{"npy no shape", npy("{'descr': '<f4', 'fortran_order': False}", nil), `no "shape"`},
 		{"npy bad header", npy("['descr']", nil), "not a dict"},
 		{"npy bad dim", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (x,), }", nil), `dim "x"`},
+		{"npy strings, overflowing size", npy("{'descr': '<U1048576', 'fortran_order': False, 'shape': (17592186044416,), }", make([]byte, 4)), "not 17592186044416 strings"},
 		{"npy header past end", []byte("\x93NUMPY\x01\x00\xff\x00{}"), "truncated header"},
 		{"npy version", []byte("\x93NUMPY\x09\x00\x00\x00"), "format version 9.0"},
 	} {
@@ -418,4 +419,26 @@ func TestReadNpy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzReadTensor: ReadTensor never panics, and what it returns has as
+// many elements as its shape says.
+func FuzzReadTensor(f *testing.F) {
+	for _, pat := range []string{"../testdata/digits/labels.pb", "../testdata/mnist/test_data_set_0/output_0.pb", "testdata/npy/*.npy"} {
+		files, _ := filepath.Glob(pat)
+		for _, p := range files {
+			if b, err := os.ReadFile(p); err == nil && len(b) < 4096 {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := ReadTensor(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		if dataLen(got.Data) != got.Len() {
+			t.Fatalf("%s%v with %d elements", got.DType, got.Shape, dataLen(got.Data))
+		}
+	})
 }
