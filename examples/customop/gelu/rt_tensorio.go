@@ -594,8 +594,8 @@ func tioDecodeNpy(b []byte) (*Tensor, error) {
 		if kind == 'U' {
 			elem = 4 * width
 		}
-		if int64(len(data)) != int64(n)*int64(elem) {
-			return nil, fmt.Errorf("%d bytes of data, %d strings of %q want %d", len(data), n, h.descr, int64(n)*int64(elem))
+		if len(data)%elem != 0 || len(data)/elem != n { // no product: n*elem may overflow
+			return nil, fmt.Errorf("%d bytes of data, not %d strings of %q (%d bytes each)", len(data), n, h.descr, elem)
 		}
 		s := make([]string, n)
 		for i := range s {
