@@ -326,3 +326,27 @@ func checkDims(m *ir.Model, max int64) error {
 	})
 	return err
 }
+
+// OpsAllowList returns an allow-list, in ParseAllowList's format, of
+// exactly the ops m uses (subgraphs and inlined function bodies
+// included), one domain:op:version per line, sorted: a starting point
+// for the list of a model family (cuvil inspect -allow-list).
+func OpsAllowList(m *ir.Model) string {
+	seen := map[string]bool{}
+	m.Graph.Walk(func(g *ir.Graph) {
+		for _, n := range g.Nodes {
+			seen[opName(n.Domain, n.Op, n.Version)] = true
+		}
+	})
+	lines := make([]string, 0, len(seen))
+	for k := range seen {
+		lines = append(lines, k)
+	}
+	sort.Strings(lines)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# ops of %s (cuvil inspect -allow-list)\n", m.Path)
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
