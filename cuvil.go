@@ -96,6 +96,19 @@ type Options struct {
 	// of what was written; Progress a progress line for compiles that take
 	// longer than a second or two.
 	Dump, Verbose, Progress io.Writer
+	// AllowOps, when set, is the op allow-list (-allow-ops; ParseAllowOps,
+	// LoadAllowList, DefaultAllowList): a model with a node, in any
+	// subgraph or inlined function body, whose domain, op and version it
+	// does not allow is refused, naming the node.
+	AllowOps *AllowList
+	// Sandbox (-sandbox) is for models from untrusted sources: external
+	// data is refused, subgraphs may nest SandboxMaxDepth deep unless
+	// MaxDepth says otherwise, dims may reach SandboxMaxDim unless MaxDim
+	// does, and AllowOps defaults to DefaultAllowList.
+	Sandbox bool
+	// MaxDim bounds every constant dim of every value, declared or
+	// inferred (0: no limit, or SandboxMaxDim with Sandbox; -1: no limit).
+	MaxDim int64
 }
 
 // Compile compiles opts.Model into a Go package in opts.Out. Writing the
@@ -177,13 +190,42 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := onnx.LoadWith(opts.Model, onnx.LoadOptions{MaxData: opts.MaxWeights, MaxNodes: opts.MaxNodes, MaxDepth: opts.MaxDepth})
+	lo := onnx.LoadOptions{MaxData: opts.MaxWeights, MaxNodes: opts.MaxNodes, MaxDepth: opts.MaxDepth}
+	allow, maxDim := opts.AllowOps, opts.MaxDim
+	if opts.Sandbox {
+		lo.NoExternalData = true
+		if lo.MaxDepth == 0 {
+			lo.MaxDepth = SandboxMaxDepth
+		}
+		if allow == nil {
+			allow = DefaultAllowList()
+		}
+		if maxDim == 0 {
+			maxDim = SandboxMaxDim
+		}
+	}
+	m, err := onnx.LoadWith(opts.Model, lo)
 	if err != nil {
 		return nil, nil, err
+	}
+	if allow != nil {
+		if err := allow.Check(m); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+		}
+	}
+	if maxDim > 0 {
+		if err := checkDims(m, maxDim); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+		}
 	}
 	pr.phase("running passes", 20)
 	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump}); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+	}
+	if maxDim > 0 { // the dims shape inference found
+		if err := checkDims(m, maxDim); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+		}
 	}
 	var ran []string
 	for _, name := range passes.PassNames() {

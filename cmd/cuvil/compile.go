@@ -43,6 +43,9 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	var pf pipelineFlags
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	allowOps := fs.String("allow-ops", "", "op allow-list: a file (one domain:op[:versions] per line, # comments), entries separated by commas, or default (docs/allow-ops.txt)")
+	sandbox := fs.Bool("sandbox", false, "for untrusted models: no external data, -max-depth 4, -max-dim 16777216, -allow-ops default unless given")
+	maxDim := fs.Int64("max-dim", 0, "largest constant dim of any value (default: none, 16777216 with -sandbox; -1: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -59,6 +62,14 @@ func cmdCompile(args []string, stdout io.Writer) error {
 		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}
 	if *verbose {
 		opts.Verbose = stdout
+	}
+	opts.Sandbox, opts.MaxDim = *sandbox, *maxDim
+	if *allowOps != "" {
+		a, err := cuvilapi.ParseAllowOps(*allowOps)
+		if err != nil {
+			return usagef("-allow-ops: %v", err)
+		}
+		opts.AllowOps = a
 	}
 	return cuvilapi.Compile(opts)
 }

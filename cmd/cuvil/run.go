@@ -70,7 +70,9 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	model := fs.String("model", "", "ONNX model file")
 	data := fs.String("data", "", "test data folder, or a folder of test_data_set_* folders")
 	rtol := fs.Float64("rtol", 1e-3, "relative tolerance")
-	atol := fs.Float64("atol", 1e-7, "absolute tolerance")
+	atolF := atolFlag{v: -1, auto: true}
+	fs.Var(&atolF, "atol", atolUsage)
+	atol := &atolF.v
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	var winograd winogradFlag
@@ -124,7 +126,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%s: %d mismatches (rtol %g, atol %g)", *model, failed, *rtol, *atol)
+		return fmt.Errorf("%s: %d mismatches (rtol %g, atol %s)", *model, failed, *rtol, &atolF)
 	}
 	return nil
 }
