@@ -34,8 +34,6 @@ type Harness struct {
 	// Failed holds models dropped because their package did not compile,
 	// with the compiler's first error line.
 	Failed map[string]string
-	// Winograd is the Winograd choice for the models added after it is set.
-	Winograd WinogradMode
 }
 
 type harnessModel struct {
@@ -70,7 +68,7 @@ func (h *Harness) Add(key string, m *ir.Model) error {
 		return fmt.Errorf("harness: model %q added twice", key)
 	}
 	pkg := fmt.Sprintf("m%04d", len(h.order))
-	files, err := Generate(m, Options{Package: pkg, NoTest: true, Winograd: h.Winograd})
+	files, err := Generate(m, Options{Package: pkg, NoTest: true})
 	if err != nil {
 		return err
 	}

@@ -4,15 +4,15 @@ import (
 	"io"
 
 	cuvilapi "github.com/cuvil/cuvil"
-	"github.com/cuvil/cuvil/gen"
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/passes"
 )
 
 // pipelineFlags are the flags every command that compiles shares.
 type pipelineFlags struct {
-	debug  string
-	verify bool
+	debug    string
+	verify   bool
+	winograd winogradFlag // the prepack pass's Winograd choice
 }
 
 // check makes a missing -model or a bad -d flag a usage error.
@@ -32,16 +32,16 @@ func load(model string, pf pipelineFlags, dump io.Writer) (*ir.Model, []string, 
 	if err := pf.check(model); err != nil {
 		return nil, nil, err
 	}
-	return cuvilapi.Load(cuvilapi.Options{Model: model, Verify: pf.verify, Debug: pf.debug, Dump: dump})
+	return cuvilapi.Load(cuvilapi.Options{Model: model, Verify: pf.verify, Debug: pf.debug, Dump: dump, Winograd: pf.winograd.mode.String()})
 }
 
 // winogradFlag is -winograd=auto|on|off; a bare -winograd means on.
-type winogradFlag struct{ mode gen.WinogradMode }
+type winogradFlag struct{ mode passes.WinogradMode }
 
 func (f *winogradFlag) String() string { return f.mode.String() }
 
 func (f *winogradFlag) Set(s string) (err error) {
-	f.mode, err = gen.ParseWinograd(s)
+	f.mode, err = passes.ParseWinograd(s)
 	return err
 }
 

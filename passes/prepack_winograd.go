@@ -1,4 +1,4 @@
-package gen
+package passes
 
 import (
 	"fmt"
@@ -7,8 +7,10 @@ import (
 	"github.com/cuvil/cuvil/templates"
 )
 
-// WinogradMode chooses the 3x3 stride-1 convolutions that run Winograd
-// F(4x4, 3x3) (templates/k_conv_winograd.go) instead of im2col+GEMM.
+// WinogradMode chooses the 3x3 stride-1 convolutions whose weights the
+// prepack pass stores Winograd-transformed, so they run Winograd
+// (templates/k_conv_winograd.go, k_conv_winograd_nhwc.go) instead of
+// im2col+GEMM (Options.Winograd, the commands' -winograd flag).
 type WinogradMode int
 
 const (
@@ -41,43 +43,43 @@ func (m WinogradMode) String() string {
 	return "auto"
 }
 
-// prepackWinograd returns the Winograd F(4x4, 3x3) form of a Conv or
-// FusedConv's float32 weights data (ONNX shape ws), with the attribute to
-// mark the node by, when the node is one the Winograd kernel computes (a
+// prepackWinograd returns the Winograd form of a Conv or FusedConv's
+// float32 weights data (ONNX shape ws; F(4x4, 3x3), or F(2x2, 3x3) for
+// some NHWC ones) when the node is one the Winograd kernel computes (a
 // 3x3 kernel, group 1, unit strides and dilations, a float32 input of
 // known shape) and mode picks it.
-func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([]float32, string, bool) {
+func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([]float32, bool) {
 	if mode == WinogradOff || len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
-		return nil, "", false
+		return nil, false
 	}
 	for _, a := range []string{"strides", "dilations"} {
 		for _, v := range n.AttrInts(a, nil) {
 			if v != 1 {
-				return nil, "", false
+				return nil, false
 			}
 		}
 	}
 	x := n.Inputs[0]
 	if x == nil || !x.Type.Known() || x.Type.DType != ir.F32 || len(x.Type.Shape) != 4 {
-		return nil, "", false
+		return nil, false
 	}
 	dims, ok := x.Type.Shape.Consts()
 	if !ok {
-		return nil, "", false
+		return nil, false
 	}
 	if n.AttrString("layout", "NCHW") == "NHWC" {
 		// The layout pass's channels-last FusedConv (templates/k_conv_winograd_nhwc.go).
 		if mode == WinogradAuto && !winogradUsefulNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])) {
-			return nil, "", false
+			return nil, false
 		}
 		u, ok := templates.PrepackConvWinogradNHWC(data, ws, winogradTileNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])))
-		return u, templates.ConvWinogradAttr, ok
+		return u, ok
 	}
 	if mode == WinogradAuto && !winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) {
-		return nil, "", false
+		return nil, false
 	}
 	u, ok := templates.PrepackConvWinograd(data, ws)
-	return u, templates.ConvWinogradAttr, ok
+	return u, ok
 }
 
 // winogradUsefulNHWC is winogradUseful for NHWC convolutions
