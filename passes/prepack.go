@@ -226,6 +226,41 @@ func own(n *ir.Node) {
 	n.Inputs = append([]*ir.Value(nil), n.Inputs...)
 }
 
+// unpackedInputs returns n's inputs with each constant prepack packed
+// replaced by a stand-in of its ONNX type (no data), so shape inference
+// after the pass sees the shapes it saw before; nil when n has none.
+func unpackedInputs(n *ir.Node) []*ir.Value {
+	shapes := map[int][]int64{}
+	switch {
+	case isGemmLike(n):
+		shapes[1] = n.AttrInts(templates.GemmPackedAttr, nil)
+	case n.Op == "FusedConvChain" && n.Domain == ir.CuvilDomain:
+		ps := n.AttrInts(templates.ConvChainPackedAttr, nil)
+		for _, i := range []int{1, 3, 5} {
+			if n.Input(i) != nil && len(ps) >= 4 {
+				shapes[i], ps = ps[:4], ps[4:]
+			}
+		}
+	case n.Op == "Conv" && isONNX(n) || n.Op == "FusedConv" && n.Domain == ir.CuvilDomain:
+		shapes[1] = n.AttrInts(templates.ConvPackedAttr, nil)
+		if ws := n.AttrInts(templates.ConvWinogradAttr, nil); ws != nil {
+			shapes[1] = ws
+		}
+	}
+	var ins []*ir.Value
+	for i, s := range shapes {
+		v := n.Input(i)
+		if s == nil || v == nil || !v.IsConst() || len(v.Const.Shape) != 1 {
+			continue
+		}
+		if ins == nil {
+			ins = append([]*ir.Value(nil), n.Inputs...)
+		}
+		ins[i] = &ir.Value{Name: v.Name, Type: ir.TensorType(v.Type.DType, ir.ShapeOf(s...))}
+	}
+	return ins
+}
+
 // constF32 returns t's float32 values.
 func constF32(t *ir.Tensor) []float32 {
 	data := make([]float32, len(t.Raw)/4)

@@ -11,13 +11,18 @@ import (
 
 // TestPrepackGolden runs constfold (the files build weights of more than
 // 16 elements with ConstantOfShape, which the text form cannot hold
-// inline), prepack (Winograd auto) and DCE on testdata/prepack.
+// inline), prepack (Winograd auto), shapes (inference after the pass sees
+// the packed weights' ONNX shapes: unpackedInputs) and DCE on
+// testdata/prepack.
 func TestPrepackGolden(t *testing.T) {
 	irtest.Golden(t, "testdata/prepack/*.txtar", func(m *ir.Model) error {
 		if err := ConstFold.Run(m); err != nil {
 			return err
 		}
 		if err := Prepack.Run(m); err != nil {
+			return err
+		}
+		if err := Shapes.Run(m); err != nil {
 			return err
 		}
 		return DCE.Run(m)
