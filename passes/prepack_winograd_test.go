@@ -30,3 +30,17 @@ func TestWinogradUsefulNHWC(t *testing.T) {
 		}
 	}
 }
+
+// TestWinogradF4Accurate pins the accuracy rule: F(4x4) up to 64x64
+// maps (resnet50's and googlenet's 56x56 keep it), not on inception_v3's
+// 73x73 and 147x147 stem maps.
+func TestWinogradF4Accurate(t *testing.T) {
+	for _, c := range []struct {
+		H, W int
+		want bool
+	}{{56, 56, true}, {64, 64, true}, {35, 35, true}, {73, 73, false}, {147, 147, false}, {65, 64, false}, {128, 16, true}} {
+		if got := winogradF4Accurate(c.H, c.W); got != c.want {
+			t.Errorf("winogradF4Accurate(%dx%d) = %v, want %v", c.H, c.W, got, c.want)
+		}
+	}
+}

@@ -48,4 +48,4 @@ func (f *winogradFlag) Set(s string) (err error) {
 func (f *winogradFlag) IsBoolFlag() bool { return true }
 
 // winogradUsage is the -winograd flag's help text.
-const winogradUsage = "Winograd F(4x4,3x3) (NHWC: or F(2x2,3x3) on small maps) for 3x3 stride-1 convs: auto (where it beats im2col+GEMM), on or off"
+const winogradUsage = "Winograd F(4x4,3x3) (NHWC: or F(2x2,3x3) on small maps and maps over 64x64) for 3x3 stride-1 convs: auto (where it beats im2col+GEMM and is accurate), on or off"
