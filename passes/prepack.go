@@ -2,6 +2,7 @@ package passes
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	"github.com/cuvil/cuvil/ir"
@@ -259,6 +260,27 @@ func unpackedInputs(n *ir.Node) []*ir.Value {
 		ins[i] = &ir.Value{Name: v.Name, Type: ir.TensorType(v.Type.DType, ir.ShapeOf(s...))}
 	}
 	return ins
+}
+
+// packedAttrs are the attributes prepack sets (ir/ops_cuvil.go declares
+// them).
+var packedAttrs = []string{templates.ConvPackedAttr, templates.ConvWinogradAttr, templates.GemmPackedAttr, templates.ConvChainPackedAttr}
+
+// checkUnpacked refuses a model that arrives with prepack's attributes:
+// the verifier accepts them (the pass's output must verify), but on an
+// imported model they would make the kernels read its weights as packed.
+func checkUnpacked(m *ir.Model) error {
+	var err error
+	m.Graph.Walk(func(g *ir.Graph) {
+		for _, n := range g.Nodes {
+			for _, name := range packedAttrs {
+				if err == nil && n.Attr(name) != nil {
+					err = fmt.Errorf("%v: attribute %q is set by the prepack pass, not by models", n, name)
+				}
+			}
+		}
+	})
+	return err
 }
 
 // constF32 returns t's float32 values.

@@ -95,3 +95,21 @@ func TestPrepackAttrsDeclared(t *testing.T) {
 		}
 	}
 }
+
+// A model that arrives with a packed attribute is refused before any
+// pass: its W is not packed, whatever the attribute says.
+func TestPrepackRefusesImportedAttrs(t *testing.T) {
+	m, err := ir.Parse(`opset ai.onnx 13
+graph main(%x: f32[1,1,4,4]) -> (%y) {
+  %w = const f32[1,1,1,1] {2}
+  %y = Conv <f32[1,1,4,4]> %x %w {packed_w_shape=[1,1,1,1]}
+}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Run(m, Options{})
+	if err == nil || !strings.Contains(err.Error(), `attribute "packed_w_shape" is set by the prepack pass`) {
+		t.Errorf("Run = %v, want the packed attribute refused", err)
+	}
+}

@@ -159,6 +159,9 @@ func runPasses(m *ir.Model, list []*Pass, opts Options) error {
 	if err := ir.Verify(m); err != nil {
 		return fmt.Errorf("invalid model: %w", err)
 	}
+	if err := checkUnpacked(m); err != nil { // prepack.go
+		return fmt.Errorf("invalid model: %w", err)
+	}
 	for _, p := range list {
 		action := opts.Debug[p.Name]
 		if action == ActionOff {
