@@ -73,13 +73,13 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 			return nil, false
 		}
 		tile := winogradTileNHWC(ws[0], ws[1], int(dims[1]), int(dims[2]))
-		if tile == 4 && !winogradF4Accurate(int(dims[1]), int(dims[2])) {
+		if tile == 4 && !winogradF4Accurate(ws[1], int(dims[1]), int(dims[2])) {
 			tile = 2
 		}
 		u, ok := templates.PrepackConvWinogradNHWC(data, ws, tile)
 		return u, ok
 	}
-	if mode == WinogradAuto && (!winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) || !winogradF4Accurate(int(dims[2]), int(dims[3]))) {
+	if mode == WinogradAuto && (!winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) || !winogradF4Accurate(ws[1], int(dims[2]), int(dims[3]))) {
 		return nil, false
 	}
 	u, ok := templates.PrepackConvWinograd(data, ws)
@@ -146,31 +146,38 @@ func winogradUseful(M, C, H, W int) bool {
 	return M >= 16 && C >= 16 && H >= 14 && W >= 14
 }
 
-// winogradF4Accurate is the accuracy rule for F(4x4, 3x3) on an H x W
-// input map: at most 64x64. Bigger maps take F(2x2, 3x3) (NHWC) or
-// im2col+GEMM (NCHW, which has no F(2x2) kernel; -winograd=on still
-// forces F(4x4) there).
+// winogradF4Accurate is the accuracy rule for F(4x4, 3x3) with C input
+// channels on an H x W input map: maps up to 32x32, or up to 64x64 with at
+// least 64 input channels. Elsewhere F(2x2, 3x3) (NHWC) or im2col+GEMM
+// (NCHW, which has no F(2x2) kernel; -winograd=on still forces F(4x4)
+// there).
 //
 // F(4x4)'s transforms (B^T entries up to 5, A^T up to 8) amplify the
 // rounding of each input tile by roughly their condition number, an
-// absolute error proportional to the inputs' magnitude. On the large maps
-// of a network's first layers neighbouring activations are nearly equal
-// (image-like, smooth), so the transformed tiles cancel and the outputs
-// are small next to that error; deeper, smaller maps are not smooth and
-// their errors stay below the float32 GEMM's. Measured on inception_v3
-// (the 1000 logits against ONNX Runtime's, rtol 1e-3, atol 1e-4; without
-// Winograd 2 are off, max abs 4.1e-4, from another source): all 10 of its
-// NHWC Winograd layers F(4x4) 25 off, max abs 9.4e-4, max rel 2%; only
-// the three stem layers on maps over 64x64 F(2x2) 3 off, 4.8e-4; all
-// F(2x2) 1 off, 3.8e-4. One stem layer alone at F(4x4), the others
-// F(2x2): Conv2d_2a (32->32, 149x149) 19 off, Conv2d_2b (32->64,
-// 147x147) 5, Conv2d_4a (80->192, 73x73) 4; the 35x35 Mixed layers
-// (64/96 channels) all at F(4x4) add nothing measurable. Input channels
-// do not decide it: googlenet's 16->32 and 24->64 layers on 28x28 and
-// 14x14 are as accurate at F(4x4) as without Winograd. resnet50 (56x56 and
-// smaller) and googlenet (56x56) pass at F(4x4).
-func winogradF4Accurate(H, W int) bool {
-	return H*W <= 64*64
+// absolute error proportional to the inputs' magnitude, while F(2x2)'s
+// (entries 0 and 1) barely do. It shows on the large maps of a network's
+// first layers, whose neighbouring activations are nearly equal (smooth,
+// image-like: the transformed tiles cancel and the outputs are small next
+// to the error), and more with few input channels (fewer independent
+// products to average the transforms' errors against the signal).
+// Measured against ONNX Runtime's outputs at rtol 1e-3, atol 1e-4:
+//
+//   - inception_v3 (1000 logits; 2 off without Winograd, max abs 4.1e-4,
+//     from another source): its 10 NHWC Winograd layers all F(4x4) 25
+//     off, max abs 9.4e-4, max rel 2%; the three stem layers on maps over
+//     64x64 F(2x2) 3 off, 4.8e-4; all F(2x2) 1 off, 3.8e-4. One stem
+//     layer alone at F(4x4), the others F(2x2): Conv2d_2a (32->32,
+//     149x149) 19 off, Conv2d_2b (32->64, 147x147) 5, Conv2d_4a (80->192,
+//     73x73) 4. Its 35x35 layers (64 and 96 channels in) at F(4x4) add
+//     little.
+//   - yolov5n_like (NCHW Winograd): F(4x4) on its three 32->32 40x40
+//     layers puts 1 detection outside (max rel 1.4e-3); them on GEMM, its
+//     64->64 20x20 layers at F(4x4), all pass (max rel 8.7e-4).
+//   - Pass at F(4x4): resnet50 (64 channels on 56x56 and smaller),
+//     googlenet (16 to 96 channels on 28x28 and smaller, 64 on 56x56),
+//     the shared models.
+func winogradF4Accurate(C, H, W int) bool {
+	return H*W <= 32*32 || H*W <= 64*64 && C >= 64
 }
 
 // winogradTileNHWC is the output tile of the NHWC Winograd for M output
