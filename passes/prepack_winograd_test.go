@@ -31,17 +31,25 @@ func TestWinogradUsefulNHWC(t *testing.T) {
 	}
 }
 
-// TestWinogradF4Accurate pins the accuracy rule: F(4x4) on maps up to
-// 32x32, and up to 64x64 from 64 input channels (resnet50's 64-channel
-// 56x56 layers keep it), not on inception_v3's 73x73 and 147x147 stem
-// maps nor on yolov5n_like's 32-channel 40x40 ones.
+// TestWinogradF4Accurate pins the accuracy rules: NHWC F(4x4) on maps up
+// to 64x64 (not inception_v3's 73x73 and 147x147 stem maps); NCHW on maps
+// up to 32x32, and up to 64x64 from 64 input channels (not yolov5n_like's
+// 32-channel 40x40 ones).
 func TestWinogradF4Accurate(t *testing.T) {
+	for _, c := range []struct {
+		H, W int
+		want bool
+	}{{56, 56, true}, {64, 64, true}, {35, 35, true}, {73, 73, false}, {147, 147, false}, {65, 64, false}} {
+		if got := winogradF4AccurateNHWC(c.H, c.W); got != c.want {
+			t.Errorf("winogradF4AccurateNHWC(%dx%d) = %v, want %v", c.H, c.W, got, c.want)
+		}
+	}
 	for _, c := range []struct {
 		C, H, W int
 		want    bool
 	}{
-		{64, 56, 56, true}, {16, 28, 28, true}, {8, 32, 32, true}, {96, 35, 35, true}, {64, 64, 64, true},
-		{32, 40, 40, false}, {32, 149, 149, false}, {80, 73, 73, false}, {512, 65, 64, false}, {32, 35, 35, false},
+		{16, 28, 28, true}, {8, 32, 32, true}, {64, 56, 56, true}, {64, 64, 64, true},
+		{32, 40, 40, false}, {16, 80, 80, false}, {512, 65, 64, false},
 	} {
 		if got := winogradF4Accurate(c.C, c.H, c.W); got != c.want {
 			t.Errorf("winogradF4Accurate(C=%d, %dx%d) = %v, want %v", c.C, c.H, c.W, got, c.want)
