@@ -86,8 +86,9 @@ type Options struct {
 	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
 	CShared bool
 	// Winograd chooses the 3x3 stride-1 convs that run Winograd
-	// F(4x4,3x3): "auto" (or "", the default) where gen's per-layer rule
-	// says it beats im2col+GEMM, "on" for every one, "off" for none.
+	// F(4x4,3x3) or F(2x2,3x3): "auto" (or "", the default) where the
+	// prepack pass's per-layer rules say it beats im2col+GEMM, "on" for
+	// every one, "off" for none.
 	Winograd string
 	// Verify runs the IR verifier around every pass; Debug is the -d flag.
 	Verify bool
@@ -120,10 +121,6 @@ func Compile(opts Options) error {
 	if opts.Pkg == "" {
 		opts.Pkg = filepath.Base(filepath.Clean(opts.Out))
 	}
-	wino, err := gen.ParseWinograd(opts.Winograd)
-	if err != nil {
-		return fmt.Errorf("cuvil: %v", err)
-	}
 	pr := startProgress(opts.Progress)
 	defer pr.stop()
 	pr.phase("loading", 0)
@@ -137,7 +134,7 @@ func Compile(opts Options) error {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	pr.phase("generating", 65)
-	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom, Winograd: wino,
+	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom,
 		MaxArena: opts.MaxArena, MaxWeights: opts.MaxWeights})
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.Model, err)
@@ -178,7 +175,8 @@ func Compile(opts Options) error {
 }
 
 // Load imports opts.Model and runs the pass pipeline on it as Compile does,
-// with opts.Verify, opts.Debug and opts.Dump; it reads no other field. It
+// with opts.Verify, opts.Debug, opts.Dump and opts.Winograd (and the limits
+// the importer checks). It
 // returns the model and the names of the passes that ran.
 func Load(opts Options) (*ir.Model, []string, error) { return load(opts, nil) }
 
@@ -189,6 +187,10 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 	debug, err := passes.ParseDebug(opts.Debug)
 	if err != nil {
 		return nil, nil, err
+	}
+	wino, err := passes.ParseWinograd(opts.Winograd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cuvil: %v", err)
 	}
 	lo := onnx.LoadOptions{MaxData: opts.MaxWeights, MaxNodes: opts.MaxNodes, MaxDepth: opts.MaxDepth}
 	allow, maxDim := opts.AllowOps, opts.MaxDim
@@ -219,7 +221,7 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 		}
 	}
 	pr.phase("running passes", 20)
-	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump}); err != nil {
+	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump, Winograd: wino}); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	if maxDim > 0 { // the dims shape inference found

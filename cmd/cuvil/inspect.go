@@ -27,6 +27,7 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	var pf pipelineFlags
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

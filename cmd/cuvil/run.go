@@ -19,8 +19,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	out := fs.String("out", "cuvil-out", "folder for output_K.pb files")
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
-	var winograd winogradFlag
-	fs.Var(&winograd, "winograd", winogradUsage)
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,7 +37,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	it := &item{name: "model", model: m, sets: []*dataSet{ds}, wino: winograd.mode}
+	it := &item{name: "model", model: m, sets: []*dataSet{ds}}
 	if err := runItems(context.Background(), []*item{it}, 0); err != nil {
 		return err
 	}
@@ -75,8 +74,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	atol := &atolF.v
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
-	var winograd winogradFlag
-	fs.Var(&winograd, "winograd", winogradUsage)
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -95,7 +93,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	it := &item{name: "model", model: m, wino: winograd.mode}
+	it := &item{name: "model", model: m}
 	for _, dir := range dirs {
 		ds, err := readDataSet(dir, m, true)
 		if err != nil {
