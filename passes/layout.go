@@ -12,7 +12,8 @@ import "github.com/cuvil/cuvil/ir"
 // become cuvil::PoolNHWC), cuvil::ScaleShift (layout=NHWC), element-wise
 // ops whose other operands are same-shape values, one-element constants
 // or per-channel constants (which become [C], broadcasting along the last
-// axis), and Concat along the channels (axis 3). A value a chain reads
+// axis), Concat along the channels (axis 3), and Resize/Upsample of H and W
+// with constant scales, sizes and roi (permuted to NHWC axes). A value a chain reads
 // from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
 // chain that reads it; a chain value read outside (or a graph output)
 // keeps its name and NCHW type and is defined by a Transpose back (perm
@@ -94,6 +95,7 @@ const (
 	lkScaleShift
 	lkElementwise
 	lkConcat
+	lkResize
 )
 
 func layout(m *ir.Model) error {
@@ -277,6 +279,24 @@ func layoutKindOf(n *ir.Node) layoutKind {
 		if n.AttrString("layout", "NCHW") == "NCHW" && is4DF32(n.Inputs[0]) {
 			return lkScaleShift
 		}
+	case isOp(n, "Resize") || isOp(n, "Upsample"):
+		// Resizing is per axis: on NHWC data it is the same op with
+		// scales, sizes and roi permuted like the axes (layoutResizeConsts);
+		// float32 resizes of H and W with the channels last run a pixel's
+		// channels as one vector (templates/k_resize.go miscResizeBand).
+		x, y := n.Inputs[0], n.Outputs[0]
+		if !is4DF32(x) || n.Attr("axes") != nil || x.Type.Shape[0] != y.Type.Shape[0] || x.Type.Shape[1] != y.Type.Shape[1] {
+			return lkNone
+		}
+		if a := n.Attr("scales"); a != nil && len(a.Floats) != 4 {
+			return lkNone
+		}
+		for _, v := range n.Inputs[1:] {
+			if v != nil && (!v.IsConst() || v.Const.NumElements() != 0 && v.Const.NumElements() != 4 && v.Const.NumElements() != 8) {
+				return lkNone
+			}
+		}
+		return lkResize
 	case isOp(n, "Concat"):
 		if ax := n.AttrInt("axis", -1); ax != 1 && ax != -3 {
 			return lkNone
@@ -368,7 +388,7 @@ func layoutDataInput(n *ir.Node, v *ir.Value) bool {
 	if isOp(n, "Conv") || n.Op == "FusedConv" {
 		return v == n.Inputs[0] || len(n.Inputs) > 3 && v == n.Inputs[3]
 	}
-	if n.Op == "ScaleShift" {
+	if n.Op == "ScaleShift" || isOp(n, "Resize") || isOp(n, "Upsample") {
 		return v == n.Inputs[0]
 	}
 	return true
@@ -548,6 +568,8 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		n.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
 	case lkConcat:
 		n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 3})
+	case lkResize:
+		w.resizeConsts(n, ins)
 	}
 	// The NHWC node does the fused node's work: keep its record of the
 	// imported nodes (inspect -graph boxes them).
@@ -565,4 +587,33 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		nodes = append(nodes, w.transpose(yn, y, permToNCHW))
 	}
 	return nodes
+}
+
+// resizeConsts permutes a Resize's or Upsample's per-axis constants (roi:
+// starts then ends; scales; sizes; Upsample-7's scales attribute) from
+// NCHW axes to NHWC ones, in ins (n's inputs) and n's attributes.
+func (w *layoutRewrite) resizeConsts(n *ir.Node, ins []*ir.Value) {
+	for i := 1; i < len(ins); i++ {
+		v := ins[i]
+		if v == nil || !v.IsConst() || v.Const.NumElements() == 0 {
+			continue
+		}
+		c := v.Const
+		k := int(c.NumElements())
+		size := len(c.Raw) / k
+		raw := make([]byte, len(c.Raw))
+		for h := 0; h < k/4; h++ { // roi has two halves
+			for j, p := range permToNHWC {
+				copy(raw[(h*4+j)*size:(h*4+j+1)*size], c.Raw[(h*4+int(p))*size:(h*4+int(p)+1)*size])
+			}
+		}
+		ins[i] = w.r.constant(v.Name+"_nhwc", &ir.Tensor{DType: c.DType, Shape: append([]int64(nil), c.Shape...), Raw: raw})
+	}
+	if a := n.Attr("scales"); a != nil && len(a.Floats) == 4 {
+		s := make([]float32, 4)
+		for j, p := range permToNHWC {
+			s[j] = a.Floats[p]
+		}
+		n.SetAttr(&ir.Attr{Name: "scales", Kind: ir.AttrFloats, Floats: s})
+	}
 }
