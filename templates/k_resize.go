@@ -521,7 +521,7 @@ func miscResizeRun[E miscNum](n *Node, cfg *miscResizeCfg, x *Tensor, xd, yd []E
 		b += cfg.outShape[d]
 	}
 
-	if y32, ok := any(yd).([]float32); ok && miscResizeBand(n, st, cfg, x.Shape, any(xd).([]float32), y32, base, cnt, idx, wt, per) {
+	if y32, ok := any(yd).([]float32); ok && !miscResizeGeneric && miscResizeBand(n, st, cfg, x.Shape, any(xd).([]float32), y32, base, cnt, idx, wt, per) {
 		return
 	}
 	inStr := miscStrides(x.Shape, st.getInts(4, rank))
@@ -578,6 +578,10 @@ func miscResizeRun[E miscNum](n *Node, cfg *miscResizeCfg, x *Tensor, xd, yd []E
 		}
 	}
 }
+
+// miscResizeGeneric makes every resize take the generic loop (tests
+// compare the two paths' speed with it).
+var miscResizeGeneric = false
 
 // miscResizeBand runs a float32 resize whose axes outside a band of two
 // adjacent ones [a, a+1] map every coordinate to itself with weight 1
