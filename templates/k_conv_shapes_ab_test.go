@@ -138,6 +138,7 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
 // convTransposeOld is convTransposeFloat before issue 21 (for the A/B).
 func convTransposeOld[T nnFloat](n *Node, x, w []T, B *Tensor, y []T, xs []int, M, group int, win nnWin, idx []int) {
 	N, C := xs[0], xs[1]
