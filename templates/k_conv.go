@@ -344,6 +344,10 @@ func im2col2D[T nnFloat](x, col []T, C int, in []int, win nnWin) {
 // im2colND is im2col for any number of spatial dims.
 func im2colND[T nnFloat](n *Node, x, col []T, C int, in []int, win nnWin) {
 	nd := len(in)
+	if nd == 3 {
+		im2col3D(x, col, C, in, win)
+		return
+	}
 	idx := nnBuf[int](n, 1, 2*nd)
 	kidx, oidx := idx[:nd], idx[nd:]
 	kSize, outSize := nnProd(win.k), nnProd(win.out)
@@ -645,6 +649,63 @@ func (t *convTTask[T]) scatter(ym, row []T, ki, kj int) {
 		}
 		for j, v := range xr {
 			yr[j*t.sw] += v
+		}
+	}
+}
+
+// im2col3D is im2colND for 3-D images (Conv3D, mc3_18): each (channel,
+// tap) row, output row after output row, a copy (unit stride) or a
+// strided gather of the input row's in-range columns, zeros around.
+func im2col3D[T nnFloat](x, col []T, C int, in []int, win nnWin) {
+	D, H, W := in[0], in[1], in[2]
+	KD, KH, KW := win.k[0], win.k[1], win.k[2]
+	OD, OH, OW := win.out[0], win.out[1], win.out[2]
+	sd, sh, sw := win.s[0], win.s[1], win.s[2]
+	dd, dh, dw := win.d[0], win.d[1], win.d[2]
+	pd, ph, pw := win.pb[0], win.pb[1], win.pb[2]
+	outSize := OD * OH * OW
+	for c := 0; c < C; c++ {
+		xc := x[c*D*H*W : (c+1)*D*H*W]
+		for kd := 0; kd < KD; kd++ {
+			for kh := 0; kh < KH; kh++ {
+				for kw := 0; kw < KW; kw++ {
+					row := col[(((c*KD+kd)*KH+kh)*KW+kw)*outSize:][:outSize]
+					off := kw*dw - pw
+					lo, hi := 0, OW
+					for lo < OW && lo*sw+off < 0 {
+						lo++
+					}
+					for hi > lo && (hi-1)*sw+off >= W {
+						hi--
+					}
+					for od := 0; od < OD; od++ {
+						id := od*sd - pd + kd*dd
+						plane := row[od*OH*OW : (od+1)*OH*OW]
+						if id < 0 || id >= D {
+							clear(plane)
+							continue
+						}
+						for oh := 0; oh < OH; oh++ {
+							ih := oh*sh - ph + kh*dh
+							dst := plane[oh*OW : oh*OW+OW]
+							if ih < 0 || ih >= H {
+								clear(dst)
+								continue
+							}
+							xr := xc[(id*H+ih)*W : (id*H+ih)*W+W]
+							clear(dst[:lo])
+							if sw == 1 && lo < hi {
+								copy(dst[lo:hi], xr[lo+off:hi+off])
+							} else {
+								for ow := lo; ow < hi; ow++ {
+									dst[ow] = xr[ow*sw+off]
+								}
+							}
+							clear(dst[hi:])
+						}
+					}
+				}
+			}
 		}
 	}
 }

@@ -94,6 +94,12 @@ func TestConv(t *testing.T) {
 		{[]int{1, 4, 5, 6, 7}, []int{6, 2, 3, 2, 3}, 2, []int{2, 1, 2}, []int{1, 2, 1}, []int{1, 0, 1, 1, 1, 0}, "", true}, // 3-D
 		{[]int{1, 2, 5, 4, 3}, []int{3, 2, 2, 2, 2}, 1, nil, nil, nil, "SAME_UPPER", false},
 		{[]int{2, 3, 7}, []int{2, 3, 1}, 1, []int{1}, nil, []int{0, 0}, "", true}, // 1-D pointwise
+		// 3-D (mc3_18's 3x3x3 and 1x3x3 / 3x1x1 factorised kernels):
+		// strides, dilations, asymmetric pads, a kernel wider than the input.
+		{[]int{1, 5, 6, 9, 8}, []int{7, 5, 3, 3, 3}, 1, []int{1, 2, 2}, nil, []int{1, 1, 1, 1, 1, 1}, "", true},
+		{[]int{2, 3, 7, 5, 11}, []int{4, 3, 1, 3, 3}, 1, []int{2, 1, 3}, []int{1, 2, 2}, []int{0, 2, 1, 0, 1, 3}, "", false},
+		{[]int{1, 6, 9, 4, 4}, []int{6, 2, 3, 1, 1}, 3, []int{3, 1, 1}, []int{3, 1, 1}, []int{3, 0, 0, 2, 0, 0}, "", true},
+		{[]int{1, 2, 3, 3, 2}, []int{3, 2, 2, 2, 5}, 1, nil, nil, []int{0, 1, 0, 1, 1, 3}, "", true},
 	}
 	for ci, c := range cases {
 		nd := len(c.xs) - 2
