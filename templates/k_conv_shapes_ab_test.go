@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// TestConvShapesAB times, with CUVIL_AB=1 (or a list of grouped, convt,
-// resize), the kernels issue 21 added
+// TestConvShapesAB times, with CUVIL_AB=1 (or a list of grouped, dw,
+// convt, resize), the kernels issue 21 added
 // against what ran before, on layer shapes of resnext50_32x4d,
 // regnet_y_400mf, unet and deeplabv3: each pair alternates in one
 // process, 1 thread, CPU time of the calling thread (threadClockNanos),
@@ -56,15 +56,23 @@ func TestConvShapesAB(t *testing.T) {
 		{"resnext layer4 1024x7x7 g32 (32/group)", 1024, 7, 32, 1},
 		{"regnet 48x56x56 s2 g6 (8/group)", 48, 56, 6, 2},
 		{"regnet 208x14x14 g26 (8/group)", 208, 14, 26, 1},
+		{"dw5x5 effnet 144x56x56 s2", 144, 56, 144, 2},
+		{"dw5x5 effnet 480x14x14", 480, 14, 480, 1},
 	} {
 		X := nnRand(r, 1, c.C, c.H, c.H)
-		W := nnRand(r, c.C, c.C/c.group, 3, 3)
+		k, p := 3, int64(1)
+		if c.group == c.C {
+			k, p = 5, 2
+		}
+		W := nnRand(r, c.C, c.C/c.group, k, k)
 		B := nnRand(r, c.C)
-		attrs := Attrs{"group": int64(c.group), "kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1},
+		attrs := Attrs{"group": int64(c.group), "kernel_shape": []int64{int64(k), int64(k)}, "pads": []int64{p, p, p, p},
 			"strides": []int64{c.stride, c.stride}, "activation": "Relu"}
-		pn, _ := PrepackConvWeights(W.F32(), W.Shape, c.group)
-		nchw := nnNode("cuvil::FusedConv", 1, attrs, 1, X, &Tensor{DType: F32, Shape: []int{len(pn)}, Data: pn}, B)
-		nchw.Attrs[ConvPackedAttr] = ints64(W.Shape)
+		nchw := nnNode("cuvil::FusedConv", 1, attrs, 1, X, W, B)
+		if pn, ok := PrepackConvWeights(W.F32(), W.Shape, c.group); ok {
+			nchw = nnNode("cuvil::FusedConv", 1, attrs, 1, X, &Tensor{DType: F32, Shape: []int{len(pn)}, Data: pn}, B)
+			nchw.Attrs[ConvPackedAttr] = ints64(W.Shape)
+		}
 		ph, _ := PrepackConvWeightsNHWC(W.F32(), W.Shape, c.group)
 		ha := Attrs{"layout": "NHWC"}
 		for k, v := range attrs {
@@ -72,7 +80,7 @@ func TestConvShapesAB(t *testing.T) {
 		}
 		ha[ConvPackedAttr] = ints64(W.Shape)
 		nhwc := nnNode("cuvil::FusedConv", 1, ha, 1, nhwcOf(X, F32), &Tensor{DType: F32, Shape: []int{len(ph)}, Data: ph}, B)
-		if on("grouped") {
+		if on("grouped") && c.group < c.C || on("dw") && c.group == c.C {
 			ab(c.name, func() { must(t, FusedConv(nchw)) }, func() { must(t, FusedConv(nhwc)) })
 		}
 	}
