@@ -27,12 +27,12 @@ func nhwcOf(t *Tensor, dt DType) *Tensor {
 	return miscTensorF(dt, out, N, H, W, C)
 }
 
-// nhwcRunBoth runs op on in at 1 and 2 threads, checks the runs agree bit
+// nhwcRunBoth runs op on in at 1, 2 and 3 threads, checks the runs agree bit
 // for bit, and returns the result.
 func nhwcRunBoth(t *testing.T, what, op string, attrs Attrs, in ...*Tensor) *Tensor {
 	t.Helper()
 	var outs []*Tensor
-	for _, threads := range []int{1, 2} {
+	for _, threads := range []int{1, 2, 3} {
 		n := nnNode(op, 1, attrs, 1, in...)
 		n.Pool = NewWorkPool(WithThreads(threads))
 		err := Kernels[op](n)
@@ -42,10 +42,13 @@ func nhwcRunBoth(t *testing.T, what, op string, attrs Attrs, in ...*Tensor) *Ten
 		}
 		outs = append(outs, n.Out[0])
 	}
-	a, b := outs[0].F32(), outs[1].F32()
-	for i := range a {
-		if a[i] != b[i] && (a[i] == a[i] || b[i] == b[i]) {
-			t.Fatalf("%s: 1 and 2 threads differ at %d: %v vs %v", what, i, a[i], b[i])
+	a := outs[0].F32()
+	for k, o := range outs[1:] {
+		b := o.F32()
+		for i := range a {
+			if a[i] != b[i] && (a[i] == a[i] || b[i] == b[i]) {
+				t.Fatalf("%s: 1 and %d threads differ at %d: %v vs %v", what, k+2, i, a[i], b[i])
+			}
 		}
 	}
 	return outs[0]
@@ -86,6 +89,20 @@ func TestFusedConvNHWC(t *testing.T) {
 		{"dw3x3_s2", []int{1, 24, 17, 14}, []int{24, 1, 3, 3}, Attrs{"group": int64(24), "strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}},
 		{"dw5x5_dil", []int{1, 16, 13, 12}, []int{16, 1, 5, 5}, Attrs{"group": int64(16), "dilations": []int64{2, 2}, "pads": []int64{3, 4, 4, 3}}},
 		{"dw_big", []int{1, 72, 30, 31}, []int{72, 1, 3, 3}, Attrs{"group": int64(72), "pads": []int64{1, 1, 1, 1}}},
+		// Grouped (1 < group < C): per-group GEMMs through tap offsets.
+		{"g2_3x3", []int{1, 10, 9, 11}, []int{6, 5, 3, 3}, Attrs{"group": int64(2), "pads": []int64{1, 0, 1, 2}}},
+		{"g3_5x5_s2", []int{2, 9, 13, 12}, []int{21, 3, 5, 5}, Attrs{"group": int64(3), "strides": []int64{2, 2}, "pads": []int64{2, 1, 2, 3}}},
+		{"g8_3x3_dil2", []int{1, 64, 15, 14}, []int{64, 8, 3, 3}, Attrs{"group": int64(8), "dilations": []int64{2, 2}, "pads": []int64{2, 2, 2, 2}}},
+		{"g32_3x3_s2", []int{1, 128, 12, 13}, []int{128, 4, 3, 3}, Attrs{"group": int64(32), "strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}},
+		{"g32_3x3_big", []int{1, 128, 24, 25}, []int{128, 4, 3, 3}, Attrs{"group": int64(32), "pads": []int64{1, 1, 1, 1}}},
+		{"g4_1x1", []int{1, 12, 7, 9}, []int{20, 3, 1, 1}, Attrs{"group": int64(4)}},
+		{"g3_7x1_s3_dil3", []int{1, 15, 23, 10}, []int{9, 5, 7, 1}, Attrs{"group": int64(3), "strides": []int64{3, 1}, "dilations": []int64{3, 1}, "pads": []int64{4, 0, 3, 0}}},
+		{"dw_mult2", []int{1, 7, 9, 8}, []int{14, 1, 3, 3}, Attrs{"group": int64(7), "pads": []int64{1, 1, 1, 1}}},
+		{"dw1x7_s3_dil2", []int{1, 19, 9, 30}, []int{19, 1, 1, 7}, Attrs{"group": int64(19), "strides": []int64{1, 3}, "dilations": []int64{1, 2}, "pads": []int64{0, 6, 0, 5}}},
+		{"dw7x7_s2", []int{1, 33, 19, 17}, []int{33, 1, 7, 7}, Attrs{"group": int64(33), "strides": []int64{2, 2}, "pads": []int64{3, 2, 3, 4}}},
+		{"dw6x6_s3_dil3", []int{1, 17, 31, 29}, []int{17, 1, 6, 6}, Attrs{"group": int64(17), "strides": []int64{3, 3}, "dilations": []int64{3, 3}, "pads": []int64{7, 8, 8, 7}}},
+		{"dw4x4_s1", []int{1, 24, 11, 12}, []int{24, 1, 4, 4}, Attrs{"group": int64(24), "pads": []int64{1, 2, 2, 1}}},
+		{"3x3_dil3_s2", []int{1, 7, 21, 20}, []int{11, 7, 3, 3}, Attrs{"dilations": []int64{3, 3}, "strides": []int64{2, 2}, "pads": []int64{3, 2, 3, 4}}},
 	}
 	for ci, c := range cases {
 		X, W, B := nnRand(r, c.x...), nnRand(r, c.w...), nnRand(r, c.w[0])
@@ -140,9 +157,9 @@ func TestFusedConvNHWC(t *testing.T) {
 		}
 	}
 	// Bad input is an error naming the node, not a panic.
-	n := nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", "group": int64(2)}, 1, nnRand(r, 1, 5, 5, 4), nnRand(r, 6, 2, 3, 3))
+	n := nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", "group": int64(3)}, 1, nnRand(r, 1, 5, 5, 4), nnRand(r, 6, 2, 3, 3))
 	if err := FusedConv(n); err == nil {
-		t.Fatal("grouped NHWC conv accepted")
+		t.Fatal("group not dividing C accepted")
 	}
 	n = nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", ConvPackedAttr: []int64{4, 3, 3, 3}}, 1, nnRand(r, 1, 5, 5, 3), nnRand(r, 10))
 	if err := FusedConv(n); err == nil {

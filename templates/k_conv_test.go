@@ -94,6 +94,12 @@ func TestConv(t *testing.T) {
 		{[]int{1, 4, 5, 6, 7}, []int{6, 2, 3, 2, 3}, 2, []int{2, 1, 2}, []int{1, 2, 1}, []int{1, 0, 1, 1, 1, 0}, "", true}, // 3-D
 		{[]int{1, 2, 5, 4, 3}, []int{3, 2, 2, 2, 2}, 1, nil, nil, nil, "SAME_UPPER", false},
 		{[]int{2, 3, 7}, []int{2, 3, 1}, 1, []int{1}, nil, []int{0, 0}, "", true}, // 1-D pointwise
+		// 3-D (mc3_18's 3x3x3 and 1x3x3 / 3x1x1 factorised kernels):
+		// strides, dilations, asymmetric pads, a kernel wider than the input.
+		{[]int{1, 5, 6, 9, 8}, []int{7, 5, 3, 3, 3}, 1, []int{1, 2, 2}, nil, []int{1, 1, 1, 1, 1, 1}, "", true},
+		{[]int{2, 3, 7, 5, 11}, []int{4, 3, 1, 3, 3}, 1, []int{2, 1, 3}, []int{1, 2, 2}, []int{0, 2, 1, 0, 1, 3}, "", false},
+		{[]int{1, 6, 9, 4, 4}, []int{6, 2, 3, 1, 1}, 3, []int{3, 1, 1}, []int{3, 1, 1}, []int{3, 0, 0, 2, 0, 0}, "", true},
+		{[]int{1, 2, 3, 3, 2}, []int{3, 2, 2, 2, 5}, 1, nil, nil, []int{0, 1, 0, 1, 1, 3}, "", true},
 	}
 	for ci, c := range cases {
 		nd := len(c.xs) - 2
@@ -275,6 +281,16 @@ func TestConvTranspose(t *testing.T) {
 		{[]int{1, 2, 4, 3}, []int{2, 2, 3, 2}, 1, []int{2, 3}, nil, nil, nil, nil, "SAME_LOWER", true},
 		{[]int{2, 3, 7}, []int{3, 2, 3}, 1, []int{2}, []int{2}, []int{1, 2}, nil, nil, "", true},      // 1-D
 		{[]int{1, 2, 3, 4, 3}, []int{2, 3, 2, 3, 2}, 1, []int{2, 1, 2}, nil, nil, nil, nil, "", true}, // 3-D
+		// unet's up-convolutions (2x2 stride 2), 3x3 and 4x4 stride 2 with
+		// padding, odd channels, groups 3 and 8, dilations, big enough to
+		// split over threads and channel blocks.
+		{[]int{1, 33, 9, 11}, []int{33, 17, 2, 2}, 1, []int{2, 2}, nil, nil, nil, nil, "", true},
+		{[]int{2, 9, 7, 6}, []int{9, 5, 3, 3}, 3, []int{2, 2}, nil, []int{1, 1, 1, 1}, []int{1, 1}, nil, "", true},
+		{[]int{1, 16, 10, 9}, []int{16, 3, 4, 4}, 8, []int{2, 2}, nil, []int{1, 2, 1, 0}, nil, nil, "", true},
+		{[]int{1, 7, 13, 12}, []int{7, 11, 5, 3}, 1, []int{3, 1}, []int{2, 3}, []int{2, 1, 3, 2}, []int{2, 0}, nil, "", false},
+		{[]int{1, 40, 30, 31}, []int{40, 21, 3, 3}, 1, []int{1, 1}, nil, []int{1, 1, 1, 1}, nil, nil, "", true},
+		{[]int{1, 5, 4, 4}, []int{5, 3, 7, 7}, 1, []int{3, 3}, []int{1, 1}, []int{6, 5, 4, 7}, nil, nil, "", true},
+		{[]int{2, 6, 40}, []int{6, 4, 4}, 2, []int{2}, []int{3}, []int{4, 1}, nil, nil, "", true}, // 1-D
 	}
 	for ci, c := range cases {
 		nd := len(c.xs) - 2
@@ -346,6 +362,21 @@ func TestConvTranspose(t *testing.T) {
 				}
 				got := nnRun(t, "ConvTranspose", v, attrs, 1, ins...)
 				nnCheck(t, fmt.Sprintf("ConvTranspose case %d v%d %v", ci, v, dt), got[0], shape, want, nnTol(dt)*10)
+				for _, threads := range []int{2, 3} {
+					n := nnNode("ConvTranspose", v, attrs, 1, ins...)
+					n.Pool = NewWorkPool(WithThreads(threads))
+					err := ConvTranspose(n)
+					n.Pool.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					a, b := nnF64(got[0]), nnF64(n.Out[0])
+					for i := range a {
+						if a[i] != b[i] {
+							t.Fatalf("ConvTranspose case %d v%d %v: 1 and %d threads differ at %d: %v vs %v", ci, v, dt, threads, i, a[i], b[i])
+						}
+					}
+				}
 			}
 		}
 	}

@@ -7,6 +7,11 @@ import "math"
 // weight) pairs: one for nearest, two for linear, four for cubic. The
 // lists are built per axis, then every output element sums the products
 // over axes, which covers N-D inputs and any combination of modes.
+// float32 tensors resized along at most two adjacent axes (NCHW images:
+// H and W; NHWC ones, which the layout pass makes: H and W with the
+// channels last) take miscResizeBand: a row of output pixels at a time,
+// each pixel's channels (the axes after the band) one vector operation
+// per tap.
 
 // Resize is ONNX Resize.
 func Resize(n *Node) error { return miscResizeOp(n, false) }
@@ -516,6 +521,9 @@ func miscResizeRun[E miscNum](n *Node, cfg *miscResizeCfg, x *Tensor, xd, yd []E
 		b += cfg.outShape[d]
 	}
 
+	if y32, ok := any(yd).([]float32); ok && !miscResizeGeneric && miscResizeBand(n, st, cfg, x.Shape, any(xd).([]float32), y32, base, cnt, idx, wt, per) {
+		return
+	}
 	inStr := miscStrides(x.Shape, st.getInts(4, rank))
 	coord := st.getInts(5, rank)
 	sel := st.getInts(6, rank)
@@ -567,6 +575,145 @@ func miscResizeRun[E miscNum](n *Node, cfg *miscResizeCfg, x *Tensor, xd, yd []E
 				break
 			}
 			coord[d] = 0
+		}
+	}
+}
+
+// miscResizeGeneric makes every resize take the generic loop (tests
+// compare the two paths' speed with it).
+var miscResizeGeneric = false
+
+// miscResizeBand runs a float32 resize whose axes outside a band of two
+// adjacent ones [a, a+1] map every coordinate to itself with weight 1
+// (NCHW: a = 2; NHWC: a = 1, the channels after the band) and reports
+// whether it did. Output rows of the band (outer index, row) are split
+// over the pool. Each output pixel's vec values (the product of the axes
+// after the band) are the taps' weighted sum: with vec >= 8, one
+// vector multiply-add per tap (axpy32, float32 sums, taps in the generic
+// loop's order); else the generic loop's float64 sums, per value.
+func miscResizeBand(n *Node, st *miscScratch[float64], cfg *miscResizeCfg, xs []int, x, y []float32, base, cnt, idx []int, wt []float64, per int) bool {
+	rank := len(xs)
+	if rank < 2 {
+		return false
+	}
+	identity := func(d int) bool {
+		if cfg.outShape[d] != xs[d] {
+			return false
+		}
+		for o := 0; o < xs[d]; o++ {
+			r := base[d] + o
+			if cnt[r] != 1 || idx[r*per] != o || wt[r*per] != 1 {
+				return false
+			}
+		}
+		return true
+	}
+	lo, hi := -1, -1
+	for d := 0; d < rank; d++ {
+		if !identity(d) {
+			if lo < 0 {
+				lo = d
+			}
+			hi = d
+		}
+	}
+	if lo < 0 {
+		lo, hi = rank-2, rank-1
+	}
+	if hi-lo > 1 {
+		return false
+	}
+	a := min(lo, rank-2)
+	t, _ := st.task.(*miscResizeTask)
+	if t == nil {
+		t = &miscResizeTask{}
+		st.task = t
+	}
+	*t = miscResizeTask{x: x, y: y, cnt: cnt, idx: idx, wt: wt, per: per, bh: base[a], bw: base[a+1],
+		H: xs[a], W: xs[a+1], OH: cfg.outShape[a], OW: cfg.outShape[a+1], outer: 1, vec: 1, extrap: float32(cfg.extrap)}
+	for d := 0; d < a; d++ {
+		t.outer *= xs[d]
+	}
+	for d := a + 2; d < rank; d++ {
+		t.vec *= xs[d]
+	}
+	rows := t.outer * t.OH
+	parts := 1
+	if threads := n.Pool.Threads(); threads > 1 && len(y)*per*per >= parMinFlops/4 {
+		parts = min(threads, rows)
+	}
+	n.Pool.Run(parts, t)
+	*t = miscResizeTask{}
+	return true
+}
+
+// miscResizeTask is miscResizeBand's work: the band's taps are rows bh+o
+// (output row o) and bw+o (column o) of cnt/idx/wt.
+type miscResizeTask struct {
+	x, y         []float32
+	cnt, idx     []int
+	wt           []float64
+	per, bh, bw  int
+	H, W, OH, OW int
+	outer, vec   int
+	extrap       float32
+}
+
+func (t *miscResizeTask) runPart(i, parts int) {
+	r0, r1 := parSplit(t.outer*t.OH, parts, i, 1)
+	vec, per := t.vec, t.per
+	for r := r0; r < r1; r++ {
+		o, oh := r/t.OH, r%t.OH
+		yrow := t.y[r*t.OW*vec : (r+1)*t.OW*vec]
+		ch := t.cnt[t.bh+oh]
+		if ch <= 0 {
+			v := float32(0)
+			if ch < 0 {
+				v = t.extrap
+			}
+			for k := range yrow {
+				yrow[k] = v
+			}
+			continue
+		}
+		xo := t.x[o*t.H*t.W*vec : (o+1)*t.H*t.W*vec]
+		hi, hw := t.idx[(t.bh+oh)*per:][:ch], t.wt[(t.bh+oh)*per:][:ch]
+		for ow := 0; ow < t.OW; ow++ {
+			yp := yrow[ow*vec : (ow+1)*vec]
+			cw := t.cnt[t.bw+ow]
+			if cw <= 0 {
+				v := float32(0)
+				if cw < 0 {
+					v = t.extrap
+				}
+				for k := range yp {
+					yp[k] = v
+				}
+				continue
+			}
+			wi, ww := t.idx[(t.bw+ow)*per:][:cw], t.wt[(t.bw+ow)*per:][:cw]
+			if vec < 8 {
+				for k := range yp {
+					sum := 0.0
+					for a, ih := range hi {
+						for b, iw := range wi {
+							sum += hw[a] * ww[b] * float64(xo[(ih*t.W+iw)*vec+k])
+						}
+					}
+					yp[k] = float32(sum)
+				}
+				continue
+			}
+			if ch == 1 && cw == 1 && hw[0] == 1 && ww[0] == 1 {
+				copy(yp, xo[(hi[0]*t.W+wi[0])*vec:])
+				continue
+			}
+			clear(yp)
+			for a, ih := range hi {
+				for b, iw := range wi {
+					axpy32(yp, xo[(ih*t.W+iw)*vec:], float32(hw[a]*ww[b]))
+				}
+			}
 		}
 	}
 }

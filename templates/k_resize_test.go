@@ -208,6 +208,22 @@ func TestResize(t *testing.T) {
 		{"Resize", 10, []int{1, 2, 5, 7}, []float64{1, 1, 0.6, 1.5}, nil, Attrs{"mode": "linear"}, nil},
 		{"Upsample", 9, []int{1, 2, 3, 4}, []float64{1, 1, 2, 3}, nil, Attrs{"mode": "nearest"}, nil},
 		{"Upsample", 7, []int{2, 3, 4}, []float64{1, 2, 2.5}, nil, Attrs{"mode": "linear"}, nil},
+		// Channels last (the layout pass's NHWC Resize): H and W resized,
+		// odd and vector-sized channel counts, every mode.
+		{"Resize", 13, []int{1, 5, 7, 13}, []float64{1, 2, 2, 1}, nil, Attrs{"mode": "nearest"}, nil},
+		{"Resize", 13, []int{2, 6, 5, 9}, []float64{1, 1.7, 0.6, 1}, nil, Attrs{"mode": "nearest", "nearest_mode": "floor", "coordinate_transformation_mode": "asymmetric"}, nil},
+		{"Resize", 13, []int{1, 7, 6, 17}, []float64{1, 2, 2, 1}, nil, Attrs{"mode": "linear"}, nil},
+		{"Resize", 13, []int{1, 5, 6, 24}, nil, []int64{1, 9, 13, 24}, Attrs{"mode": "linear", "coordinate_transformation_mode": "align_corners"}, nil},
+		{"Resize", 13, []int{2, 4, 7, 11}, []float64{1, 0.6, 2.3, 1}, nil, Attrs{"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"}, nil},
+		{"Resize", 13, []int{1, 6, 5, 19}, []float64{1, 1.5, 2, 1}, nil, Attrs{"mode": "cubic"}, nil},
+		{"Resize", 13, []int{1, 7, 6, 8}, []float64{1, 0.7, 0.5, 1}, nil, Attrs{"mode": "cubic", "cubic_coeff_a": float32(-0.5), "exclude_outside": int64(1)}, nil},
+		{"Resize", 13, []int{1, 7, 8, 9}, nil, []int64{1, 4, 5, 9}, Attrs{"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize", "extrapolation_value": float32(2.5)},
+			[]float64{0, -0.2, 0.4, 0, 1, 0.7, 1.3, 1}},
+		{"Resize", 10, []int{1, 5, 7, 10}, []float64{1, 2, 3, 1}, nil, Attrs{"mode": "nearest"}, nil},
+		{"Upsample", 9, []int{1, 3, 4, 16}, []float64{1, 2, 3, 1}, nil, Attrs{"mode": "linear"}, nil},
+		// Big enough to split over threads.
+		{"Resize", 13, []int{1, 20, 24, 32}, []float64{1, 2, 2, 1}, nil, Attrs{"mode": "linear"}, nil},
+		{"Resize", 13, []int{1, 9, 40, 44}, []float64{1, 1, 2, 2}, nil, Attrs{"mode": "nearest"}, nil},
 	}
 	for ci, c := range cases {
 		for _, dt := range []DType{F32, F64, F16, U8} {
@@ -321,6 +337,16 @@ func TestResize(t *testing.T) {
 				}
 				miscCheckClose(t, "Y", n.Out[0], want, out, tol)
 				miscNoAllocs(t, n, k)
+				for _, threads := range []int{2, 3} {
+					m := &Node{Name: "rs", Op: c.op, Version: c.version, Attrs: attrs, In: in, Out: []*Tensor{{}}}
+					m.Pool = NewWorkPool(WithThreads(threads))
+					err := k(m)
+					m.Pool.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					miscCheckClose(t, fmt.Sprintf("Y at %d threads", threads), m.Out[0], want, out, tol)
+				}
 			})
 		}
 	}

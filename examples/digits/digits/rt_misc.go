@@ -19,6 +19,7 @@ type miscScratch[T any] struct {
 	ints [][]int
 	i64  [][]int64
 	f64  [][]float64
+	task any // a kernel's parallel task, reused across runs
 }
 
 // miscScr returns the node's scratch for element type T, creating it on

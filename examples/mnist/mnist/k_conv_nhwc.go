@@ -25,9 +25,10 @@ func nhwcLayout(n *node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC
 // nhwcPackWeights returns the float32 convolution weights w (ONNX shape
 // ws = [M, C/group, kH, kW]) in the layout FusedConv with layout=NHWC
 // reads, in dst when it has room: depthwise (group == C == M), the
-// transpose [kH*kW, C]; otherwise (group 1) the GEMM operand
-// W'[(kh, kw, c), m] packed by sgemmPackB. It reports false for other
-// groups.
+// transpose [kH*kW, C]; group 1, the GEMM operand W'[(kh, kw, c), m]
+// packed by sgemmPackB; other groups (M a multiple of group), each
+// group's W'_g [(kh, kw, c), m] packed so, one after the other. It
+// reports false for other shapes.
 func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]float32, []float32, bool) {
 	if len(ws) != 4 || len(w) != nnProd(ws) {
 		return nil, tmp, false
@@ -39,6 +40,29 @@ func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]fl
 		for c := 0; c < M; c++ {
 			for t := 0; t < kk; t++ {
 				dst[t*M+c] = w[c*kk+t]
+			}
+		}
+		return dst, tmp, true
+	case group > 1 && M%group == 0:
+		// Grouped: group after group, its W'_g [(kh, kw, c), m] packed by
+		// sgemmPackB (nhwcConvTask.runGroups).
+		Mg, K := M/group, Cg*kk
+		gsz := sgemmPackedBSize(K, Mg)
+		tmp = nnGrow(tmp, K*Mg)
+		dst = nnGrow(dst, group*gsz)
+		npad := sgemmRoundUp(Mg, sgemmPkNR)
+		kb := sgemmKBlock(K)
+		for gi := 0; gi < group; gi++ {
+			for m := 0; m < Mg; m++ {
+				for c := 0; c < Cg; c++ {
+					for t := 0; t < kk; t++ {
+						tmp[(t*Cg+c)*Mg+m] = w[((gi*Mg+m)*Cg+c)*kk+t]
+					}
+				}
+			}
+			gd := dst[gi*gsz : (gi+1)*gsz]
+			for pc := 0; pc < K; pc += kb {
+				sgemmPackBBlock(gd[pc*npad:], false, tmp, Mg, pc, 0, min(kb, K-pc), Mg)
 			}
 		}
 		return dst, tmp, true
@@ -66,8 +90,11 @@ func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]fl
 // nhwcPackedLen is the length of nhwcPackWeights's result.
 func nhwcPackedLen(ws []int, group int) int {
 	kk := ws[2] * ws[3]
-	if group > 1 {
+	switch {
+	case ws[1] == 1 && group == ws[0] && group > 1:
 		return ws[0] * kk
+	case group > 1 && ws[0]%group == 0:
+		return group * sgemmPackedBSize(ws[1]*kk, ws[0]/group)
 	}
 	return sgemmPackedBSize(ws[1]*kk, ws[0])
 }
@@ -173,8 +200,9 @@ func fusedConvNHWC(n *node) error {
 	M := ws[0]
 	group := int(n.Attrs.Int("group", 1))
 	dw := group == C && M == C && ws[1] == 1 && group > 1
-	if !dw && (group != 1 || ws[1] != C) {
-		return n.Errorf("layout NHWC takes group 1 or depthwise convolutions: X %v, W %v, group %d", X.ShapeString(), ws, group)
+	grouped := !dw && group > 1 && C%group == 0 && M%group == 0 && ws[1]*group == C
+	if !dw && !grouped && (group != 1 || ws[1] != C) {
+		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), ws, group)
 	}
 	if packed && W.Len() != nhwcPackedLen(ws, group) {
 		return n.Errorf("prepacked W has %d values, want %d for shape %v", W.Len(), nhwcPackedLen(ws, group), ws)
@@ -182,7 +210,7 @@ func fusedConvNHWC(n *node) error {
 	if B != nil && B.Len() != M {
 		return n.Errorf("B %v must have %d values", B.ShapeString(), M)
 	}
-	if inNCHW && dw {
+	if inNCHW && group != 1 {
 		return n.Errorf("in_layout NCHW takes group 1 convolutions only")
 	}
 	win, err := nnWindow(n, hw, ws[2:], false, sc[:12])
@@ -238,8 +266,17 @@ func fusedConvNHWC(n *node) error {
 	} else {
 		t.chunk = max(48, (128<<10)/K)
 	}
+	if grouped {
+		t.groups, t.Cg, t.Mg = group, C/group, M/group
+		t.goffs = nnBuf[int](n, 2, K/group)
+		for s := 0; s < g.kh*g.kw; s++ {
+			for c := 0; c < t.Cg; c++ {
+				t.goffs[s*t.Cg+c] = 4 * (s*C + c)
+			}
+		}
+	}
 	parts := 1
-	if threads := n.Pool.Threads(); threads > 1 && rows*M*K >= parMinFlops {
+	if threads := n.Pool.Threads(); threads > 1 && rows*M*K/group >= parMinFlops {
 		parts = min(threads, (rows+5)/6)
 		// Fewer rows than output channels (resnet50's 7x7 and 14x14
 		// stages): split the columns, so each part streams its share of W'
@@ -249,7 +286,7 @@ func fusedConvNHWC(n *node) error {
 		if !pointwise {
 			few = M >= 2*rows
 		}
-		if few && !inNCHW && M >= 2*threads*sgemmColAlign() {
+		if few && !inNCHW && !grouped && M >= 2*threads*sgemmColAlign() {
 			t.byCols = true
 			parts = threads
 		}
@@ -299,11 +336,20 @@ type nhwcConvTask struct {
 	offs []int
 	act  fusedAct
 	pool *workPool
+	// Grouped (groups > 1, not depthwise): Cg input and Mg output
+	// channels a group, K = kh*kw*C the gathered row of all groups, goffs
+	// the byte offsets of one group's GEMM steps in it (runGroups).
+	groups, Cg, Mg int
+	goffs          []int
 }
 
 func (t *nhwcConvTask) runPart(i, parts int) {
 	if t.byCols {
 		t.runCols(i, parts)
+		return
+	}
+	if t.groups > 1 {
+		t.runGroups(i, parts)
 		return
 	}
 	g, M, K := &t.g, t.M, t.K
@@ -353,6 +399,56 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 			nhwcBiasClamp(blk, t.bias, b-a, M, t.ldy, float32(math.Inf(-1)), float32(math.Inf(1)))
 		}
 		t.epilogue(blk, z, b-a)
+	}
+}
+
+// runGroups is runPart for a grouped convolution: chunk rows at a time,
+// the windows of all groups are gathered once (a pointwise convolution
+// reads X in place), then each group's GEMM reads its channels of every
+// tap through the offset table (the tiles broadcast A's elements one by
+// one, so a gathered A costs them nothing) and writes its Mg columns of Y
+// with bias, residual and clamp in the tiles.
+func (t *nhwcConvTask) runGroups(i, parts int) {
+	g, M, K := &t.g, t.M, t.K
+	Cg, Mg, Kg := t.Cg, t.Mg, K/t.groups
+	gsz := sgemmPackedBSize(Kg, Mg)
+	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
+	var col []float32
+	if t.col != nil {
+		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
+	}
+	for a := r0; a < r1; a += t.chunk {
+		b := min(a+t.chunk, r1)
+		src := col
+		if t.pointwise {
+			src = t.x[a*K:]
+		} else {
+			t.im2col(col, a, b)
+		}
+		blk := t.y[a*t.ldy:]
+		var z []float32
+		if t.z != nil {
+			z = t.z[a*M : b*M]
+		}
+		all := true
+		for gi := 0; gi < t.groups; gi++ {
+			var bias, zg []float32
+			if t.bias != nil {
+				bias = t.bias[gi*Mg : (gi+1)*Mg]
+			}
+			if z != nil {
+				zg = z[gi*Mg:]
+			}
+			e, ok := nhwcPWEpiOf(bias, zg, t.after, t.act)
+			if len(t.y) >= 256<<10 {
+				e.flags |= nhwcPWPrefetch
+			}
+			all = ok
+			nhwcPWGemm(b-a, Mg, Kg, src[gi*Cg:], K, t.goffs, t.wp[gi*gsz:(gi+1)*gsz], blk[gi*Mg:], t.ldy, &e)
+		}
+		if !all {
+			t.epilogue(blk, z, b-a)
+		}
 	}
 }
 
