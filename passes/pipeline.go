@@ -24,6 +24,9 @@ var Pipeline = []*Pass{
 	// Canonicalisation, before any pattern matching, so patterns see one
 	// spelling: no Identity/Dropout between a Conv and its BN or Relu...
 	RemoveIdentity,
+	// ...binary Add/Max/Min where old-style exports write variadic
+	// Sum/Max/Min/Mean (a residual Sum is an Add the conv epilogue takes)...
+	CanonOps,
 	// ...one node per distinct computation (after constfold, which made
 	// the duplicated shape chains identical constants)...
 	CSE,
@@ -94,6 +97,10 @@ var passOrder = []struct {
 	{Shapes, CompileTrees, "shape inference reads the trees' attributes, which compile-trees replaces by packed arrays"},
 	{ConstFold, DCE, "folded nodes leave dead producers"},
 	{ConstFold, CSE, "folding makes duplicated shape chains identical constants"},
+	{Shapes, CanonOps, "a Sum becomes a chain only when its inputs' shapes are known equal"},
+	{CanonOps, FuseConv, "the residual epilogue matches Add, not Sum"},
+	{CanonOps, FuseElementwise, "element-wise groups take Add/Max/Min, not variadic Sum/Mean"},
+	{CanonOps, CSE, "the chains' Adds merge like any other"},
 	{RemoveIdentity, FoldBatchNorm, "patterns must not see Identity/Dropout between a Conv and its BN"},
 	{RemoveIdentity, FuseConv, "patterns must not see Identity/Dropout between a Conv and its Relu"},
 	{FoldReshape, FuseAttention, "attention's heads form matches one Reshape, not a chain"},
