@@ -8,11 +8,14 @@ import "github.com/cuvil/cuvil/ir"
 //
 // A chain is a connected region of float32 4-D nodes that can run NHWC:
 // Conv and cuvil::FusedConv (group 1 or depthwise; they become FusedConv
-// with layout=NHWC), MaxPool, AveragePool and GlobalAveragePool (they
-// become cuvil::PoolNHWC), cuvil::ScaleShift (layout=NHWC), element-wise
-// ops whose other operands are same-shape values, one-element constants
-// or per-channel constants (which become [C], broadcasting along the last
-// axis), and Concat along the channels (axis 3). A value a chain reads
+// with layout=NHWC), MaxPool, AveragePool, GlobalAveragePool and
+// ReduceMean over H and W keeping the dimensions (they become
+// cuvil::PoolNHWC), cuvil::ScaleShift (layout=NHWC), element-wise ops
+// whose operands are 4-D values broadcasting to the output axis by axis
+// (same-shape values, a squeeze-excitation gate [N,C,1,1]: permuted alike
+// they broadcast alike), one-element constants or per-channel constants
+// (which become [C], broadcasting along the last axis), and Concat along
+// the channels (axis 3). A value a chain reads
 // from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
 // chain that reads it; a chain value read outside (or a graph output)
 // keeps its name and NCHW type and is defined by a Transpose back (perm
@@ -264,6 +267,10 @@ func layoutKindOf(n *ir.Node) layoutKind {
 		if is4DF32(n.Inputs[0]) {
 			return lkPool
 		}
+	case isOp(n, "ReduceMean"):
+		if layoutReducesHW(n) {
+			return lkPool
+		}
 	case cuvil && n.Op == "ScaleShift":
 		if n.AttrString("layout", "NCHW") == "NCHW" && is4DF32(n.Inputs[0]) {
 			return lkScaleShift
@@ -294,13 +301,61 @@ func layoutKindOf(n *ir.Node) layoutKind {
 				}
 				return lkNone
 			}
-			if !v.Type.Known() || !v.Type.Shape.Equal(y.Type.Shape) {
+			if !layoutBroadcasts(v, y) {
 				return lkNone
 			}
 		}
 		return lkElementwise
 	}
 	return lkNone
+}
+
+// layoutBroadcasts reports whether v, a non-constant operand of an
+// element-wise op with output y, is a 4-D float32 value that broadcasts
+// to y's shape axis by axis (each dimension y's or 1): a squeeze-excitation
+// gate [N,C,1,1] times the map [N,C,H,W]. Permuting both the same way
+// keeps the broadcast, so the op runs NHWC as it is.
+func layoutBroadcasts(v, y *ir.Value) bool {
+	if !is4DF32(v) {
+		return false
+	}
+	vs, _ := v.Type.Shape.Consts()
+	ys, _ := y.Type.Shape.Consts()
+	for i := range vs {
+		if vs[i] != ys[i] && vs[i] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// layoutReducesHW reports whether n is a ReduceMean of a 4-D float32 value
+// over H and W only, keeping the dimensions: GlobalAveragePool by another
+// name (squeeze-excitation blocks export it so), which runs NHWC as
+// cuvil::PoolNHWC mode global_avg.
+func layoutReducesHW(n *ir.Node) bool {
+	if !is4DF32(n.Inputs[0]) || n.AttrInt("keepdims", 1) != 1 || n.AttrInt("noop_with_empty_axes", 0) != 0 {
+		return false
+	}
+	axes := n.AttrInts("axes", nil)
+	if n.Version >= 18 {
+		a := n.Input(1)
+		if a == nil || !a.IsConst() || a.Const.DType != ir.I64 {
+			return false
+		}
+		axes = a.Const.Int64s()
+	}
+	if len(axes) != 2 {
+		return false
+	}
+	seen := map[int64]bool{}
+	for _, a := range axes {
+		if a < 0 {
+			a += 4
+		}
+		seen[a] = true
+	}
+	return seen[2] && seen[3]
 }
 
 // is4DF32 reports whether v is a float32 tensor of rank 4 with a known
@@ -507,9 +562,12 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		out.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
 	case lkPool:
 		out = &ir.Node{Name: n.Name, Op: "PoolNHWC", Domain: ir.CuvilDomain, Version: ir.CuvilOpset}
-		mode := map[string]string{"MaxPool": "max", "AveragePool": "avg", "GlobalAveragePool": "global_avg"}[n.Op]
+		mode := map[string]string{"MaxPool": "max", "AveragePool": "avg", "GlobalAveragePool": "global_avg", "ReduceMean": "global_avg"}[n.Op]
+		if n.Op == "ReduceMean" {
+			ins = ins[:1] // the axes are H and W
+		}
 		for _, a := range n.Attrs {
-			if a.Name != "storage_order" {
+			if a.Name != "storage_order" && n.Op != "ReduceMean" {
 				out.SetAttr(a)
 			}
 		}
