@@ -1,6 +1,10 @@
 package passes
 
-import "github.com/cuvil/cuvil/ir"
+import (
+	"encoding/binary"
+
+	"github.com/cuvil/cuvil/ir"
+)
 
 // Layout runs chains of 2-D convolutions and the ops around them with
 // channels last (NHWC) where the cost model says that pays, with one
@@ -14,9 +18,9 @@ import "github.com/cuvil/cuvil/ir"
 // whose operands are 4-D values broadcasting to the output axis by axis
 // (same-shape values, a squeeze-excitation gate [N,C,1,1]: permuted alike
 // they broadcast alike), one-element constants or per-channel constants
-// (which become [C], broadcasting along the last axis), and Concat along
-// the channels (axis 3). A value a chain reads
-// from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
+// (which become [C], broadcasting along the last axis), Concat along
+// the channels (axis 3), and Pad with constant pads (permuted like the
+// axes). A value a chain reads from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
 // chain that reads it; a chain value read outside (or a graph output)
 // keeps its name and NCHW type and is defined by a Transpose back (perm
 // [0,3,1,2]) right after its producer, shared by all outside readers; the
@@ -91,6 +95,7 @@ const (
 	lkScaleShift
 	lkElementwise
 	lkConcat
+	lkPad
 )
 
 func layout(m *ir.Model) error {
@@ -267,6 +272,10 @@ func layoutKindOf(n *ir.Node) layoutKind {
 		if is4DF32(n.Inputs[0]) {
 			return lkPool
 		}
+	case isOp(n, "Pad"):
+		if layoutPads(n) != nil {
+			return lkPad
+		}
 	case isOp(n, "ReduceMean"):
 		if layoutReducesHW(n) {
 			return lkPool
@@ -358,6 +367,32 @@ func layoutReducesHW(n *ir.Node) bool {
 	return seen[2] && seen[3]
 }
 
+// layoutPads returns the pads (begin values of the 4 axes, then end
+// values) of a Pad of a 4-D float32 value whose pads are an attribute
+// (Pad-2) or a constant input (Pad-11 on) and that has no axes input; nil
+// for any other Pad. Pads are per axis, so in NHWC they are permuted like
+// the axes (inception_v3 pads before each branch's AveragePool).
+func layoutPads(n *ir.Node) []int64 {
+	if !is4DF32(n.Inputs[0]) || n.Input(3) != nil {
+		return nil
+	}
+	var pads []int64
+	switch {
+	case n.Version >= 11:
+		p := n.Input(1)
+		if p == nil || !p.IsConst() || p.Const.DType != ir.I64 {
+			return nil
+		}
+		pads = p.Const.Int64s()
+	case n.Version >= 2:
+		pads = n.AttrInts("pads", nil)
+	}
+	if len(pads) != 8 {
+		return nil
+	}
+	return pads
+}
+
 // is4DF32 reports whether v is a float32 tensor of rank 4 with a known
 // shape.
 func is4DF32(v *ir.Value) bool {
@@ -414,7 +449,7 @@ func layoutDataInput(n *ir.Node, v *ir.Value) bool {
 	if isOp(n, "Conv") || n.Op == "FusedConv" {
 		return v == n.Inputs[0] || len(n.Inputs) > 3 && v == n.Inputs[3]
 	}
-	if n.Op == "ScaleShift" {
+	if n.Op == "ScaleShift" || isOp(n, "Pad") {
 		return v == n.Inputs[0]
 	}
 	return true
@@ -576,6 +611,21 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		n.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
 	case lkConcat:
 		n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 3})
+	case lkPad:
+		old := layoutPads(n)
+		pads := make([]int64, 8)
+		for i, a := range permToNHWC {
+			pads[i], pads[4+i] = old[a], old[4+a]
+		}
+		if n.Version >= 11 {
+			raw := make([]byte, 8*len(pads))
+			for i, p := range pads {
+				binary.LittleEndian.PutUint64(raw[8*i:], uint64(p))
+			}
+			ins[1] = w.r.constant(n.Inputs[1].Name+"_nhwc", &ir.Tensor{DType: ir.I64, Shape: []int64{8}, Raw: raw})
+		} else {
+			n.SetAttr(&ir.Attr{Name: "pads", Kind: ir.AttrInts, Ints: pads})
+		}
 	}
 	// The NHWC node does the fused node's work: keep its record of the
 	// imported nodes (inspect -graph boxes them).
