@@ -19,8 +19,8 @@ import (
 // (same-shape values, a squeeze-excitation gate [N,C,1,1]: permuted alike
 // they broadcast alike), one-element constants or per-channel constants
 // (which become [C], broadcasting along the last axis), Concat along
-// the channels (axis 3), and Pad with constant pads (permuted like the
-// axes). A value a chain reads from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
+// the channels (axis 3), Pad with constant pads and Resize/Upsample with
+// constant roi, scales and sizes (permuted like the axes). A value a chain reads from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
 // chain that reads it; a chain value read outside (or a graph output)
 // keeps its name and NCHW type and is defined by a Transpose back (perm
 // [0,3,1,2]) right after its producer, shared by all outside readers; the
@@ -96,6 +96,7 @@ const (
 	lkElementwise
 	lkConcat
 	lkPad
+	lkResize
 )
 
 func layout(m *ir.Model) error {
@@ -276,6 +277,10 @@ func layoutKindOf(n *ir.Node) layoutKind {
 		if layoutPads(n) != nil {
 			return lkPad
 		}
+	case isOp(n, "Resize") || isOp(n, "Upsample"):
+		if layoutResizes(n) {
+			return lkResize
+		}
 	case isOp(n, "ReduceMean"):
 		if layoutReducesHW(n) {
 			return lkPool
@@ -393,6 +398,54 @@ func layoutPads(n *ir.Node) []int64 {
 	return pads
 }
 
+// layoutResizes reports whether n is a Resize (any version) or Upsample
+// of a 4-D float32 value whose roi, scales and sizes are absent or
+// constants (one value per axis; roi two), with no axes attribute: each is
+// per axis, so in NHWC they are permuted like the axes (deeplabv3's and
+// lraspp's pooled branches and heads).
+func layoutResizes(n *ir.Node) bool {
+	if !is4DF32(n.Inputs[0]) || n.Attr("axes") != nil {
+		return false
+	}
+	if isOp(n, "Upsample") && len(n.Inputs) == 1 {
+		a := n.Attr("scales")
+		return a != nil && a.Kind == ir.AttrFloats && len(a.Floats) == 4 // Upsample-7
+	}
+	for i, v := range n.Inputs[1:] {
+		if v == nil {
+			continue
+		}
+		want := 4
+		if i == 0 && len(n.Inputs) > 2 {
+			want = 8 // roi (Resize-11 on: X, roi, scales, sizes)
+		}
+		if !v.IsConst() || (v.Const.NumElements() != 0 && v.Const.NumElements() != int64(want)) {
+			return false
+		}
+	}
+	return true
+}
+
+// layoutPermuteVec returns constant v, one value per axis of a 4-D
+// value (groups of 4: roi holds starts then ends), permuted like the axes
+// into NHWC order; v itself when it is nil or empty.
+func (w *layoutRewrite) layoutPermuteVec(v *ir.Value) *ir.Value {
+	if v == nil || v.Const.NumElements() == 0 {
+		return v
+	}
+	c := v.Const
+	n := int(c.NumElements())
+	es := len(c.Raw) / n
+	raw := make([]byte, len(c.Raw))
+	for g := 0; g < n/4; g++ {
+		for i, a := range permToNHWC {
+			d, s := (g*4+i)*es, (g*4+int(a))*es
+			copy(raw[d:d+es], c.Raw[s:s+es])
+		}
+	}
+	return w.r.constant(v.Name+"_nhwc", &ir.Tensor{DType: c.DType, Shape: []int64{int64(n)}, Raw: raw})
+}
+
 // is4DF32 reports whether v is a float32 tensor of rank 4 with a known
 // shape.
 func is4DF32(v *ir.Value) bool {
@@ -449,7 +502,7 @@ func layoutDataInput(n *ir.Node, v *ir.Value) bool {
 	if isOp(n, "Conv") || n.Op == "FusedConv" {
 		return v == n.Inputs[0] || len(n.Inputs) > 3 && v == n.Inputs[3]
 	}
-	if n.Op == "ScaleShift" || isOp(n, "Pad") {
+	if n.Op == "ScaleShift" || isOp(n, "Pad") || isOp(n, "Resize") || isOp(n, "Upsample") {
 		return v == n.Inputs[0]
 	}
 	return true
@@ -611,6 +664,17 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		n.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
 	case lkConcat:
 		n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 3})
+	case lkResize:
+		for i := 1; i < len(ins); i++ {
+			ins[i] = w.layoutPermuteVec(ins[i])
+		}
+		if a := n.Attr("scales"); a != nil && a.Kind == ir.AttrFloats && len(a.Floats) == 4 {
+			sc, p := a.Floats, make([]float32, 4)
+			for i, a := range permToNHWC {
+				p[i] = sc[a]
+			}
+			n.SetAttr(&ir.Attr{Name: "scales", Kind: ir.AttrFloats, Floats: p})
+		}
 	case lkPad:
 		old := layoutPads(n)
 		pads := make([]int64, 8)
