@@ -97,6 +97,7 @@ const (
 	lkConcat
 	lkPad
 	lkResize
+	lkReduceFlat
 )
 
 func layout(m *ir.Model) error {
@@ -237,6 +238,9 @@ func layoutFoldInputs(r *rewriter, toNHWC map[*ir.Value]*ir.Value) {
 
 // layoutKindOf says whether n can run NHWC, and how.
 func layoutKindOf(n *ir.Node) layoutKind {
+	if isOp(n, "ReduceMean") && len(n.Outputs) == 1 && layoutReducesHW(n, 0) {
+		return lkReduceFlat
+	}
 	if len(n.Outputs) == 0 || !is4DF32(n.Outputs[0]) {
 		return lkNone
 	}
@@ -282,7 +286,7 @@ func layoutKindOf(n *ir.Node) layoutKind {
 			return lkResize
 		}
 	case isOp(n, "ReduceMean"):
-		if layoutReducesHW(n) {
+		if layoutReducesHW(n, 1) {
 			return lkPool
 		}
 	case cuvil && n.Op == "ScaleShift":
@@ -344,11 +348,17 @@ func layoutBroadcasts(v, y *ir.Value) bool {
 }
 
 // layoutReducesHW reports whether n is a ReduceMean of a 4-D float32 value
-// over H and W only, keeping the dimensions: GlobalAveragePool by another
+// over H and W only, with the given keepdims: GlobalAveragePool by another
 // name (squeeze-excitation blocks export it so), which runs NHWC as
-// cuvil::PoolNHWC mode global_avg.
-func layoutReducesHW(n *ir.Node) bool {
-	if !is4DF32(n.Inputs[0]) || n.AttrInt("keepdims", 1) != 1 || n.AttrInt("noop_with_empty_axes", 0) != 0 {
+// cuvil::PoolNHWC mode global_avg; without the dimensions (a classifier's
+// pooling, mnasnet's and shufflenet's, [N,C]) it is that pool and a
+// Flatten of its [N,1,1,C] result, the same values in the same order, so
+// the chain's last map needs no Transpose back.
+func layoutReducesHW(n *ir.Node, keepdims int64) bool {
+	if !is4DF32(n.Inputs[0]) || n.AttrInt("keepdims", 1) != keepdims || n.AttrInt("noop_with_empty_axes", 0) != 0 {
+		return false
+	}
+	if y := n.Outputs[0]; keepdims == 0 && (y == nil || !y.Type.Known() || y.Type.DType != ir.F32 || y.Type.Rank() != 2) {
 		return false
 	}
 	axes := n.AttrInts("axes", nil)
@@ -638,6 +648,21 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		}
 	}
 	y := n.Outputs[0]
+	if kind == lkReduceFlat {
+		// PoolNHWC to [N,1,1,C], then Flatten to y [N,C].
+		ys := y.Type.Shape
+		pt := y.Type.Clone()
+		pt.Shape = ir.Shape{ys[0], ir.D(1), ir.D(1), ys[1]}
+		yn := &ir.Value{Name: w.r.fresh(y.Name + "_nhwc"), Type: pt}
+		pool := &ir.Node{Name: n.Name, Op: "PoolNHWC", Domain: ir.CuvilDomain, Version: ir.CuvilOpset, Inputs: ins[:1], Outputs: []*ir.Value{yn}, Fused: n.Fused}
+		pool.SetAttr(&ir.Attr{Name: "mode", Kind: ir.AttrString, S: "global_avg"})
+		yn.Def = pool
+		ver, _ := onnxVersion(w.m, "Flatten")
+		flat := &ir.Node{Name: y.Name, Op: "Flatten", Version: ver, Inputs: []*ir.Value{yn}, Outputs: []*ir.Value{y}}
+		flat.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 1})
+		y.Def = flat
+		return append(nodes, pool, flat)
+	}
 	yn := &ir.Value{Name: w.r.fresh(y.Name + "_nhwc"), Type: permuted(y.Type, permToNHWC)}
 	w.inner[y] = yn
 	out := n
