@@ -183,8 +183,9 @@ func TestNHWCBiasClamp(t *testing.T) {
 // [N,1,1,C] folded into a pointwise NHWC convolution) against the float64
 // NCHW reference conv(X*gate) (+bias, residual, activation): one image
 // with more pixels than W' has padded columns (the packed weights are
-// scaled), one with fewer and two images (the map is scaled), W prepacked
-// and plain, at 1 and 2 threads; K over one GEMM K block too. Scale on a
+// scaled), one with fewer and several images (each part scales its chunks
+// of rows; split by columns, the map once), W prepacked and plain, at 1
+// and 2 threads; K over one GEMM K block too. Scale on a
 // convolution that is not pointwise, or of the wrong shape, is an error.
 func TestFusedConvNHWCScale(t *testing.T) {
 	r := rand.New(rand.NewSource(21))
@@ -198,6 +199,11 @@ func TestFusedConvNHWCScale(t *testing.T) {
 		{"map_n1", []int{1, 40, 3, 2}, []int{37, 40, 1, 1}},
 		{"map_n2", []int{2, 17, 6, 5}, []int{9, 17, 1, 1}},
 		{"map_cols", []int{1, 33, 4, 6}, []int{136, 33, 1, 1}},
+		// Fewer rows than columns: split by columns at 2 threads, the map
+		// scaled once for all parts.
+		{"map_bycols", []int{1, 64, 5, 7}, []int{200, 64, 1, 1}},
+		// Three images, parts and chunks crossing image boundaries.
+		{"map_chunks_n3", []int{3, 40, 9, 11}, []int{8, 40, 1, 1}},
 	}
 	for ci, c := range cases {
 		N, C := c.x[0], c.x[1]

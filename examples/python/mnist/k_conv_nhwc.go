@@ -212,9 +212,10 @@ func fusedConvNHWC(n *node) error {
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
 	g := nhwcGeomOf(N, H, Wd, C, win)
 	x := X.F32()
+	var scale []float32
 	if S := n.Input(5); S != nil {
 		// A squeeze-excitation gate folded in (passes/segate.go).
-		if x, wp, err = nhwcInScale(n, S, x, wp, N, H*Wd, C, M, win, dw || inNCHW); err != nil {
+		if wp, scale, err = nhwcInScale(n, S, wp, N, H*Wd, C, M, win, dw || inNCHW); err != nil {
 			return err
 		}
 	}
@@ -277,7 +278,17 @@ func fusedConvNHWC(n *node) error {
 		t.nchw = true
 		t.nchwOffsets(n)
 	}
-	if !pointwise {
+	switch {
+	case scale != nil && t.byCols:
+		// Every column part reads all rows: scale the map once.
+		xs := nnBuf[float32](n, 2, len(x))
+		nhwcScaleRows(xs, x, scale, 0, rows, H*Wd, C)
+		t.x = xs
+	case scale != nil:
+		// Each part scales its chunk of rows into its column block.
+		t.scale, t.hw = scale, H*Wd
+		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
+	case !pointwise:
 		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
 	}
 	n.Pool.Run(parts, t)
@@ -285,16 +296,16 @@ func fusedConvNHWC(n *node) error {
 	return nil
 }
 
-// nhwcInScale applies FusedConv's input Scale (x times Scale[b, c] for
+// nhwcInScale checks FusedConv's input Scale (x times Scale[b, c] for
 // image b and input channel c; Scale is [N,1,1,C], a squeeze-excitation
-// gate) to a pointwise NHWC convolution, returning what the GEMM then
-// reads. With one image whose map has more pixels than W' has (padded)
-// columns, the scale goes into a copy of the packed weights instead: row c
-// of W' [C, M] times Scale[c], C*M' products instead of H*W*C; the
-// product x*(s*w) differs from (x*s)*w by float32 rounding only.
-// Otherwise the map is scaled into a copy, exactly what the unfused Mul
-// wrote.
-func nhwcInScale(n *node, S *Tensor, x, wp []float32, N, HW, C, M int, win nnWin, other bool) ([]float32, []float32, error) {
+// gate) on a pointwise NHWC convolution. With one image whose map has more
+// pixels than W' has (padded) columns, it returns a copy of the packed
+// weights with row c of W' [C, M] times Scale[c] (C*M' products instead of
+// H*W*C; x*(s*w) differs from (x*s)*w by float32 rounding only) and a nil
+// scale. Otherwise it returns wp as it is and the scale, which the GEMM's
+// parts apply to each chunk of rows as they gather it (nhwcScaleRows),
+// exactly what the unfused Mul wrote.
+func nhwcInScale(n *node, S *Tensor, wp []float32, N, HW, C, M int, win nnWin, other bool) ([]float32, []float32, error) {
 	pointwise := !other
 	for i := range 2 {
 		pointwise = pointwise && win.k[i] == 1 && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
@@ -309,19 +320,22 @@ func nhwcInScale(n *node, S *Tensor, x, wp []float32, N, HW, C, M int, win nnWin
 	if mp := sgemmRoundUp(M, sgemmPkNR); N == 1 && HW > mp {
 		dst := nnBuf[float32](n, 2, len(wp))
 		nhwcScalePackedRows(dst, wp, s, C, mp)
-		return x, dst, nil
+		return dst, nil, nil
 	}
-	xs := nnBuf[float32](n, 2, N*HW*C)
-	for b := range N {
-		g := s[b*C : (b+1)*C]
-		for p := b * HW; p < (b+1)*HW; p++ {
-			src, dst := x[p*C:(p+1)*C], xs[p*C:(p+1)*C]
-			for c, v := range src {
-				dst[c] = v * g[c]
-			}
+	return wp, s, nil
+}
+
+// nhwcScaleRows sets dst's rows [0, r1-r0) to x's rows [r0, r1) (C
+// channels each) times the scale of their image (hw rows per image).
+func nhwcScaleRows(dst, x, scale []float32, r0, r1, hw, C int) {
+	for p := r0; p < r1; p++ {
+		b := p / hw
+		g := scale[b*C : (b+1)*C]
+		src, d := x[p*C:(p+1)*C], dst[(p-r0)*C:(p-r0+1)*C]
+		for c, v := range src {
+			d[c] = v * g[c]
 		}
 	}
-	return xs, wp, nil
 }
 
 // nhwcScalePackedRows sets dst to W' packed by sgemmPackB (K rows, mp
@@ -364,6 +378,10 @@ type nhwcConvTask struct {
 	pointwise      bool
 	byCols         bool
 	after          bool
+	// scale (pointwise only): X's rows times it per image (hw rows
+	// each) and channel, applied chunk by chunk into col (input Scale).
+	scale []float32
+	hw    int
 	// X is NCHW (in_layout NCHW); offs: see nchwOffsets.
 	nchw bool
 	offs []int
@@ -392,6 +410,8 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 			z = t.z[a*M : b*M]
 		}
 		switch {
+		case t.pointwise && t.scale != nil:
+			nhwcScaleRows(col, t.x, t.scale, a, b, t.hw, K)
 		case t.pointwise:
 			src = t.x[a*K:]
 		case t.nchw && nhwcPWFast:
