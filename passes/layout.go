@@ -1,6 +1,10 @@
 package passes
 
-import "github.com/cuvil/cuvil/ir"
+import (
+	"encoding/binary"
+
+	"github.com/cuvil/cuvil/ir"
+)
 
 // Layout runs chains of 2-D convolutions and the ops around them with
 // channels last (NHWC) where the cost model says that pays, with one
@@ -8,13 +12,15 @@ import "github.com/cuvil/cuvil/ir"
 //
 // A chain is a connected region of float32 4-D nodes that can run NHWC:
 // Conv and cuvil::FusedConv (any group; they become FusedConv
-// with layout=NHWC), MaxPool, AveragePool and GlobalAveragePool (they
-// become cuvil::PoolNHWC), cuvil::ScaleShift (layout=NHWC), element-wise
-// ops whose other operands are same-shape values, one-element constants
-// or per-channel constants (which become [C], broadcasting along the last
-// axis), Concat along the channels (axis 3), and Resize/Upsample of H and W
-// with constant scales, sizes and roi (permuted to NHWC axes). A value a chain reads
-// from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
+// with layout=NHWC), MaxPool, AveragePool, GlobalAveragePool and
+// ReduceMean over H and W keeping the dimensions (they become
+// cuvil::PoolNHWC), cuvil::ScaleShift (layout=NHWC), element-wise ops
+// whose operands are 4-D values broadcasting to the output axis by axis
+// (same-shape values, a squeeze-excitation gate [N,C,1,1]: permuted alike
+// they broadcast alike), one-element constants or per-channel constants
+// (which become [C], broadcasting along the last axis), Concat along
+// the channels (axis 3), Pad with constant pads and Resize/Upsample with
+// constant roi, scales and sizes (permuted like the axes). A value a chain reads from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
 // chain that reads it; a chain value read outside (or a graph output)
 // keeps its name and NCHW type and is defined by a Transpose back (perm
 // [0,3,1,2]) right after its producer, shared by all outside readers; the
@@ -95,7 +101,9 @@ const (
 	lkScaleShift
 	lkElementwise
 	lkConcat
+	lkPad
 	lkResize
+	lkReduceFlat
 )
 
 func layout(m *ir.Model) error {
@@ -236,6 +244,9 @@ func layoutFoldInputs(r *rewriter, toNHWC map[*ir.Value]*ir.Value) {
 
 // layoutKindOf says whether n can run NHWC, and how.
 func layoutKindOf(n *ir.Node) layoutKind {
+	if isOp(n, "ReduceMean") && len(n.Outputs) == 1 && layoutReducesHW(n, 0) {
+		return lkReduceFlat
+	}
 	if len(n.Outputs) == 0 || !is4DF32(n.Outputs[0]) {
 		return lkNone
 	}
@@ -273,6 +284,14 @@ func layoutKindOf(n *ir.Node) layoutKind {
 		}
 	case isOp(n, "GlobalAveragePool"):
 		if is4DF32(n.Inputs[0]) {
+			return lkPool
+		}
+	case isOp(n, "Pad"):
+		if layoutPads(n) != nil {
+			return lkPad
+		}
+	case isOp(n, "ReduceMean"):
+		if layoutReducesHW(n, 1) {
 			return lkPool
 		}
 	case cuvil && n.Op == "ScaleShift":
@@ -323,13 +342,93 @@ func layoutKindOf(n *ir.Node) layoutKind {
 				}
 				return lkNone
 			}
-			if !v.Type.Known() || !v.Type.Shape.Equal(y.Type.Shape) {
+			if !layoutBroadcasts(v, y) {
 				return lkNone
 			}
 		}
 		return lkElementwise
 	}
 	return lkNone
+}
+
+// layoutBroadcasts reports whether v, a non-constant operand of an
+// element-wise op with output y, is a 4-D float32 value that broadcasts
+// to y's shape axis by axis (each dimension y's or 1): a squeeze-excitation
+// gate [N,C,1,1] times the map [N,C,H,W]. Permuting both the same way
+// keeps the broadcast, so the op runs NHWC as it is.
+func layoutBroadcasts(v, y *ir.Value) bool {
+	if !is4DF32(v) {
+		return false
+	}
+	vs, _ := v.Type.Shape.Consts()
+	ys, _ := y.Type.Shape.Consts()
+	for i := range vs {
+		if vs[i] != ys[i] && vs[i] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// layoutReducesHW reports whether n is a ReduceMean of a 4-D float32 value
+// over H and W only, with the given keepdims: GlobalAveragePool by another
+// name (squeeze-excitation blocks export it so), which runs NHWC as
+// cuvil::PoolNHWC mode global_avg; without the dimensions (a classifier's
+// pooling, mnasnet's and shufflenet's, [N,C]) it is that pool and a
+// Flatten of its [N,1,1,C] result, the same values in the same order, so
+// the chain's last map needs no Transpose back.
+func layoutReducesHW(n *ir.Node, keepdims int64) bool {
+	if !is4DF32(n.Inputs[0]) || n.AttrInt("keepdims", 1) != keepdims || n.AttrInt("noop_with_empty_axes", 0) != 0 {
+		return false
+	}
+	if y := n.Outputs[0]; keepdims == 0 && (y == nil || !y.Type.Known() || y.Type.DType != ir.F32 || y.Type.Rank() != 2) {
+		return false
+	}
+	axes := n.AttrInts("axes", nil)
+	if n.Version >= 18 {
+		a := n.Input(1)
+		if a == nil || !a.IsConst() || a.Const.DType != ir.I64 {
+			return false
+		}
+		axes = a.Const.Int64s()
+	}
+	if len(axes) != 2 {
+		return false
+	}
+	seen := map[int64]bool{}
+	for _, a := range axes {
+		if a < 0 {
+			a += 4
+		}
+		seen[a] = true
+	}
+	return seen[2] && seen[3]
+}
+
+// layoutPads returns the pads (begin values of the 4 axes, then end
+// values) of a Pad of a 4-D float32 value whose pads are an attribute
+// (Pad-2) or a constant input (Pad-11 on) and that has no axes input; nil
+// for any other Pad. Pads are per axis, so in NHWC they are permuted like
+// the axes (inception_v3 pads before each branch's AveragePool).
+func layoutPads(n *ir.Node) []int64 {
+	if !is4DF32(n.Inputs[0]) || n.Input(3) != nil {
+		return nil
+	}
+	var pads []int64
+	switch {
+	case n.Version >= 11:
+		p := n.Input(1)
+		if p == nil || !p.IsConst() || p.Const.DType != ir.I64 {
+			return nil
+		}
+		pads = p.Const.Int64s()
+	case n.Version >= 2:
+		pads = n.AttrInts("pads", nil)
+	}
+	if len(pads) != 8 {
+		return nil
+	}
+	return pads
 }
 
 // is4DF32 reports whether v is a float32 tensor of rank 4 with a known
@@ -388,7 +487,7 @@ func layoutDataInput(n *ir.Node, v *ir.Value) bool {
 	if isOp(n, "Conv") || n.Op == "FusedConv" {
 		return v == n.Inputs[0] || len(n.Inputs) > 3 && v == n.Inputs[3]
 	}
-	if n.Op == "ScaleShift" || isOp(n, "Resize") || isOp(n, "Upsample") {
+	if n.Op == "ScaleShift" || isOp(n, "Pad") || isOp(n, "Resize") || isOp(n, "Upsample") {
 		return v == n.Inputs[0]
 	}
 	return true
@@ -545,6 +644,21 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		}
 	}
 	y := n.Outputs[0]
+	if kind == lkReduceFlat {
+		// PoolNHWC to [N,1,1,C], then Flatten to y [N,C].
+		ys := y.Type.Shape
+		pt := y.Type.Clone()
+		pt.Shape = ir.Shape{ys[0], ir.D(1), ir.D(1), ys[1]}
+		yn := &ir.Value{Name: w.r.fresh(y.Name + "_nhwc"), Type: pt}
+		pool := &ir.Node{Name: n.Name, Op: "PoolNHWC", Domain: ir.CuvilDomain, Version: ir.CuvilOpset, Inputs: ins[:1], Outputs: []*ir.Value{yn}, Fused: n.Fused}
+		pool.SetAttr(&ir.Attr{Name: "mode", Kind: ir.AttrString, S: "global_avg"})
+		yn.Def = pool
+		ver, _ := onnxVersion(w.m, "Flatten")
+		flat := &ir.Node{Name: y.Name, Op: "Flatten", Version: ver, Inputs: []*ir.Value{yn}, Outputs: []*ir.Value{y}}
+		flat.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 1})
+		y.Def = flat
+		return append(nodes, pool, flat)
+	}
 	yn := &ir.Value{Name: w.r.fresh(y.Name + "_nhwc"), Type: permuted(y.Type, permToNHWC)}
 	w.inner[y] = yn
 	out := n
@@ -557,9 +671,12 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		out.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
 	case lkPool:
 		out = &ir.Node{Name: n.Name, Op: "PoolNHWC", Domain: ir.CuvilDomain, Version: ir.CuvilOpset}
-		mode := map[string]string{"MaxPool": "max", "AveragePool": "avg", "GlobalAveragePool": "global_avg"}[n.Op]
+		mode := map[string]string{"MaxPool": "max", "AveragePool": "avg", "GlobalAveragePool": "global_avg", "ReduceMean": "global_avg"}[n.Op]
+		if n.Op == "ReduceMean" {
+			ins = ins[:1] // the axes are H and W
+		}
 		for _, a := range n.Attrs {
-			if a.Name != "storage_order" {
+			if a.Name != "storage_order" && n.Op != "ReduceMean" {
 				out.SetAttr(a)
 			}
 		}
@@ -570,6 +687,21 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 3})
 	case lkResize:
 		w.resizeConsts(n, ins)
+	case lkPad:
+		old := layoutPads(n)
+		pads := make([]int64, 8)
+		for i, a := range permToNHWC {
+			pads[i], pads[4+i] = old[a], old[4+a]
+		}
+		if n.Version >= 11 {
+			raw := make([]byte, 8*len(pads))
+			for i, p := range pads {
+				binary.LittleEndian.PutUint64(raw[8*i:], uint64(p))
+			}
+			ins[1] = w.r.constant(n.Inputs[1].Name+"_nhwc", &ir.Tensor{DType: ir.I64, Shape: []int64{8}, Raw: raw})
+		} else {
+			n.SetAttr(&ir.Attr{Name: "pads", Kind: ir.AttrInts, Ints: pads})
+		}
 	}
 	// The NHWC node does the fused node's work: keep its record of the
 	// imported nodes (inspect -graph boxes them).

@@ -24,6 +24,9 @@ var Pipeline = []*Pass{
 	// Canonicalisation, before any pattern matching, so patterns see one
 	// spelling: no Identity/Dropout between a Conv and its BN or Relu...
 	RemoveIdentity,
+	// ...binary Add/Max/Min where old-style exports write variadic
+	// Sum/Max/Min/Mean (a residual Sum is an Add the conv epilogue takes)...
+	CanonOps,
 	// ...one node per distinct computation (after constfold, which made
 	// the duplicated shape chains identical constants)...
 	CSE,
@@ -67,6 +70,10 @@ var Pipeline = []*Pass{
 	// convolutions NHWC FusedConvs that can write a slice of a wider row;
 	// those feeding a channel Concat write into its output.
 	ConcatInto,
+	// After layout (it matches the NHWC pointwise FusedConvs layout made),
+	// fuse-conv-chain and concat-into (neither knows a conv's Scale input):
+	// a squeeze-excitation gate's channel Mul goes into the conv reading it.
+	FuseSEGate,
 	// After every other fusion (an epilogue inside a GEMM or conv beats a
 	// loop of its own) and after layout (it groups ops in their final
 	// layout): what element-wise ops are left run as one loop.
@@ -100,6 +107,10 @@ var passOrder = []struct {
 	{Shapes, CompileTrees, "shape inference reads the trees' attributes, which compile-trees replaces by packed arrays"},
 	{ConstFold, DCE, "folded nodes leave dead producers"},
 	{ConstFold, CSE, "folding makes duplicated shape chains identical constants"},
+	{Shapes, CanonOps, "a Sum becomes a chain only when its inputs' shapes are known equal"},
+	{CanonOps, FuseConv, "the residual epilogue matches Add, not Sum"},
+	{CanonOps, FuseElementwise, "element-wise groups take Add/Max/Min, not variadic Sum/Mean"},
+	{CanonOps, CSE, "the chains' Adds merge like any other"},
 	{RemoveIdentity, FoldBatchNorm, "patterns must not see Identity/Dropout between a Conv and its BN"},
 	{RemoveIdentity, FuseConv, "patterns must not see Identity/Dropout between a Conv and its Relu"},
 	{FoldReshape, FuseAttention, "attention's heads form matches one Reshape, not a chain"},
@@ -116,6 +127,10 @@ var passOrder = []struct {
 	{Layout, FuseConvChain, "the chain matches the NHWC FusedConvs layout makes"},
 	{Layout, ConcatInto, "only NHWC convs write a slice of a wider row"},
 	{Layout, FuseElementwise, "element-wise groups form in their final layout"},
+	{Layout, FuseSEGate, "the gate's reader must be an NHWC pointwise FusedConv"},
+	{FuseConvChain, FuseSEGate, "a chain's project stage takes no Scale input"},
+	{ConcatInto, FuseSEGate, "concat-into appends Into as input 4, which Scale (input 5) must follow"},
+	{FuseSEGate, FuseElementwise, "the gate Mul goes into the conv, not an element-wise loop"},
 	{FuseConv, FuseElementwise, "an epilogue inside the conv beats a loop of its own"},
 	{FuseGemm, FuseElementwise, "an epilogue inside the GEMM beats a loop of its own"},
 	{FuseConvChain, FuseElementwise, "a chain's stages keep their epilogues"},

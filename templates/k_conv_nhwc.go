@@ -172,6 +172,9 @@ func fusedConvNHWC(n *Node) error {
 		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
 	}
 	if n.Attrs.Ints(convWinogradAttr) != nil {
+		if n.Input(5) != nil {
+			return n.Errorf("input Scale needs a pointwise convolution, not Winograd")
+		}
 		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_conv_winograd_nhwc.go
 	}
 	sc := n.ScratchInts(24)
@@ -234,13 +237,21 @@ func fusedConvNHWC(n *Node) error {
 	}
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
 	g := nhwcGeomOf(N, H, Wd, C, win)
+	x := X.F32()
+	var scale []float32
+	if S := n.Input(5); S != nil {
+		// A squeeze-excitation gate folded in (passes/segate.go).
+		if wp, scale, err = nhwcInScale(n, S, wp, N, H*Wd, C, M, win, dw || inNCHW); err != nil {
+			return err
+		}
+	}
 	if dw {
 		if bias == nil {
 			bias = nnBuf[float32](n, 3, C)
 			clear(bias)
 		}
 		t := parTaskOf[nhwcWinTask](n)
-		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: X.F32(), w: wp, bias: bias, y: y, z: z,
+		*t = nhwcWinTask{g: g, mode: nhwcModeDW, x: x, w: wp, bias: bias, y: y, z: z,
 			after: after, act: act, epilogue: z != nil || act.kind != fusedActNone}
 		t.lo, t.hi = float32(math.Inf(-1)), float32(math.Inf(1))
 		if lo, hi, clamp := fusedClampOf(act); clamp && z == nil {
@@ -253,7 +264,7 @@ func fusedConvNHWC(n *Node) error {
 	K := C * g.kh * g.kw
 	pointwise := !inNCHW && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
 	t := parTaskOf[nhwcConvTask](n)
-	*t = nhwcConvTask{g: g, x: X.F32(), wp: wp, bias: bias, z: z, y: y, ldy: ldy, M: M, K: K,
+	*t = nhwcConvTask{g: g, x: x, wp: wp, bias: bias, z: z, y: y, ldy: ldy, M: M, K: K,
 		pointwise: pointwise, after: after, act: act, pool: n.Pool}
 	rows := N * g.OH * g.OW
 	// Row chunks: a multiple of the GEMM's 6-row tile, big enough that
@@ -302,12 +313,85 @@ func fusedConvNHWC(n *Node) error {
 		t.nchw = true
 		t.nchwOffsets(n)
 	}
-	if !pointwise {
+	switch {
+	case scale != nil && t.byCols:
+		// Every column part reads all rows: scale the map once.
+		xs := nnBuf[float32](n, 2, len(x))
+		nhwcScaleRows(xs, x, scale, 0, rows, H*Wd, C)
+		t.x = xs
+	case scale != nil:
+		// Each part scales its chunk of rows into its column block.
+		t.scale, t.hw = scale, H*Wd
+		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
+	case !pointwise:
 		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
 	}
 	n.Pool.Run(parts, t)
 	*t = nhwcConvTask{}
 	return nil
+}
+
+// nhwcInScale checks FusedConv's input Scale (x times Scale[b, c] for
+// image b and input channel c; Scale is [N,1,1,C], a squeeze-excitation
+// gate) on a pointwise NHWC convolution. With one image whose map has more
+// pixels than W' has (padded) columns, it returns a copy of the packed
+// weights with row c of W' [C, M] times Scale[c] (C*M' products instead of
+// H*W*C; x*(s*w) differs from (x*s)*w by float32 rounding only) and a nil
+// scale. Otherwise it returns wp as it is and the scale, which the GEMM's
+// parts apply to each chunk of rows as they gather it (nhwcScaleRows),
+// exactly what the unfused Mul wrote.
+func nhwcInScale(n *Node, S *Tensor, wp []float32, N, HW, C, M int, win nnWin, other bool) ([]float32, []float32, error) {
+	pointwise := !other
+	for i := range 2 {
+		pointwise = pointwise && win.k[i] == 1 && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
+	}
+	if !pointwise {
+		return nil, nil, n.Errorf("input Scale needs a group-1 pointwise convolution reading NHWC")
+	}
+	if S.DType != F32 || len(S.Shape) != 4 || S.Shape[0] != N || S.Shape[1] != 1 || S.Shape[2] != 1 || S.Shape[3] != C {
+		return nil, nil, n.Errorf("Scale %v %v must be float32 [%d,1,1,%d]", S.DType, S.ShapeString(), N, C)
+	}
+	s := S.F32()
+	if mp := sgemmRoundUp(M, sgemmPkNR); N == 1 && HW > mp {
+		dst := nnBuf[float32](n, 2, len(wp))
+		nhwcScalePackedRows(dst, wp, s, C, mp)
+		return dst, nil, nil
+	}
+	return wp, s, nil
+}
+
+// nhwcScaleRows sets dst's rows [0, r1-r0) to x's rows [r0, r1) (C
+// channels each) times the scale of their image (hw rows per image).
+func nhwcScaleRows(dst, x, scale []float32, r0, r1, hw, C int) {
+	for p := r0; p < r1; p++ {
+		b := p / hw
+		g := scale[b*C : (b+1)*C]
+		src, d := x[p*C:(p+1)*C], dst[(p-r0)*C:(p-r0+1)*C]
+		for c, v := range src {
+			d[c] = v * g[c]
+		}
+	}
+}
+
+// nhwcScalePackedRows sets dst to W' packed by sgemmPackB (K rows, mp
+// padded columns: K blocks of sgemmKBlock rows, each panels of sgemmPkNR
+// columns, row by row) with row k times s[k].
+func nhwcScalePackedRows(dst, wp, s []float32, K, mp int) {
+	const NR = sgemmPkNR
+	kb := sgemmKBlock(K)
+	for pc := 0; pc < K; pc += kb {
+		kc := min(kb, K-pc)
+		for j0 := 0; j0 < mp; j0 += NR {
+			off := pc*mp + j0*kc
+			for p := range kc {
+				g := s[pc+p]
+				src, d := wp[off+p*NR:off+p*NR+NR], dst[off+p*NR:off+p*NR+NR]
+				for j, v := range src {
+					d[j] = v * g
+				}
+			}
+		}
+	}
 }
 
 // nhwcConvTask is an NHWC convolution of group 1 as a GEMM: output pixel
@@ -329,6 +413,10 @@ type nhwcConvTask struct {
 	pointwise      bool
 	byCols         bool
 	after          bool
+	// scale (pointwise only): X's rows times it per image (hw rows
+	// each) and channel, applied chunk by chunk into col (input Scale).
+	scale []float32
+	hw    int
 	// X is NCHW (in_layout NCHW); offs: see nchwOffsets.
 	nchw bool
 	offs []int
@@ -366,6 +454,8 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 			z = t.z[a*M : b*M]
 		}
 		switch {
+		case t.pointwise && t.scale != nil:
+			nhwcScaleRows(col, t.x, t.scale, a, b, t.hw, K)
 		case t.pointwise:
 			src = t.x[a*K:]
 		case t.nchw && nhwcPWFast:

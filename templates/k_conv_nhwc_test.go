@@ -195,3 +195,82 @@ func TestNHWCBiasClamp(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedConvNHWCScale checks input Scale (a squeeze-excitation gate
+// [N,1,1,C] folded into a pointwise NHWC convolution) against the float64
+// NCHW reference conv(X*gate) (+bias, residual, activation): one image
+// with more pixels than W' has padded columns (the packed weights are
+// scaled), one with fewer and several images (each part scales its chunks
+// of rows; split by columns, the map once), W prepacked and plain, at 1
+// and 2 threads; K over one GEMM K block too. Scale on a
+// convolution that is not pointwise, or of the wrong shape, is an error.
+func TestFusedConvNHWCScale(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	cases := []struct {
+		name string
+		x, w []int
+	}{
+		{"weights_n1", []int{1, 13, 7, 9}, []int{21, 13, 1, 1}},
+		{"weights_k300", []int{1, 300, 9, 11}, []int{40, 300, 1, 1}},
+		{"weights_m16", []int{1, 24, 5, 5}, []int{16, 24, 1, 1}},
+		{"map_n1", []int{1, 40, 3, 2}, []int{37, 40, 1, 1}},
+		{"map_n2", []int{2, 17, 6, 5}, []int{9, 17, 1, 1}},
+		{"map_cols", []int{1, 33, 4, 6}, []int{136, 33, 1, 1}},
+		// Fewer rows than columns: split by columns at 2 threads, the map
+		// scaled once for all parts.
+		{"map_bycols", []int{1, 64, 5, 7}, []int{200, 64, 1, 1}},
+		// Three images, parts and chunks crossing image boundaries.
+		{"map_chunks_n3", []int{3, 40, 9, 11}, []int{8, 40, 1, 1}},
+	}
+	for ci, c := range cases {
+		N, C := c.x[0], c.x[1]
+		X, W, B := nnRand(r, c.x...), nnRand(r, c.w...), nnRand(r, c.w[0])
+		G := nnRand(r, N, C, 1, 1)
+		xg := fusedRef64(t, "Mul", 14, nil, nnAs(X, F64), nnAs(G, F64))
+		ref := nnRun(t, "Conv", 11, nil, 1, xg, nnAs(W, F64), nnAs(B, F64))[0]
+		Z := nnRand(r, ref.Shape...)
+		act := fusedActCases[ci%len(fusedActCases)]
+		want := nhwcOf(fusedRefAct(t, act, fusedRef64(t, "Add", 14, nil, ref, nnAs(Z, F64))), F64)
+		packed, ok := PrepackConvWeightsNHWC(W.F32(), W.Shape, 1)
+		if !ok {
+			t.Fatalf("%s: not prepackable", c.name)
+		}
+		WP := &Tensor{DType: F32, Shape: []int{len(packed)}, Data: packed}
+		g := nhwcOf(G, F32)
+		for _, pre := range []bool{false, true} {
+			attrs := fusedAttrs(act, nil)
+			attrs["layout"] = "NHWC"
+			w := W
+			if pre {
+				attrs[ConvPackedAttr] = ints64(W.Shape)
+				w = WP
+			}
+			what := fmt.Sprintf("%s/prepacked=%v/%s", c.name, pre, act.name)
+			got := nhwcRunBoth(t, what, "cuvil::FusedConv", attrs, nhwcOf(X, F32), w, B, nhwcOf(Z, F32), nil, g)
+			nnCheck(t, what, got, want.Shape, nnF64(want), 1e-4)
+			// Run twice on one node: the scaled copy must not leak into the
+			// next run (the weights and map are scaled afresh each time).
+			n := nnNode("cuvil::FusedConv", 1, attrs, 1, nhwcOf(X, F32), w, B, nhwcOf(Z, F32), nil, g)
+			n.Pool = NewWorkPool(WithThreads(1))
+			for range 2 {
+				if err := FusedConv(n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n.Pool.Close()
+			nnCheck(t, what+"/rerun", n.Out[0], want.Shape, nnF64(want), 1e-4)
+		}
+	}
+	n := nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC", "pads": []int64{1, 1, 1, 1}}, 1, nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 3, 3), nil, nil, nil, nnRand(r, 1, 1, 1, 3))
+	if err := FusedConv(n); err == nil || !strings.Contains(err.Error(), "pointwise") {
+		t.Fatalf("Scale on a 3x3 convolution: %v", err)
+	}
+	n = nnNode("cuvil::FusedConv", 1, Attrs{"layout": "NHWC"}, 1, nnRand(r, 1, 5, 5, 3), nnRand(r, 4, 3, 1, 1), nil, nil, nil, nnRand(r, 1, 3))
+	if err := FusedConv(n); err == nil {
+		t.Fatal("Scale of the wrong shape accepted")
+	}
+	n = nnNode("cuvil::FusedConv", 1, Attrs{}, 1, nnRand(r, 1, 3, 5, 5), nnRand(r, 4, 3, 1, 1), nil, nil, nil, nnRand(r, 1, 3, 1, 1))
+	if err := FusedConv(n); err == nil {
+		t.Fatal("Scale on an NCHW convolution accepted")
+	}
+}

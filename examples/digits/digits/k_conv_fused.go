@@ -19,8 +19,8 @@ func fusedConv(n *node) error {
 	if nhwcLayout(n) {
 		return fusedConvNHWC(n) // k_conv_nhwc.go
 	}
-	if n.Attrs.Int("out_channels", 0) != 0 || n.Input(4) != nil {
-		return n.Errorf("out_channels and Into need layout NHWC")
+	if n.Attrs.Int("out_channels", 0) != 0 || n.Input(4) != nil || n.Input(5) != nil {
+		return n.Errorf("out_channels, Into and Scale need layout NHWC")
 	}
 	act, err := fusedActOf(n)
 	if err != nil {
