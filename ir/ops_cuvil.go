@@ -15,7 +15,9 @@ const (
 
 // The activation attributes shared by the fused ops: activation is "" (none),
 // Relu, Clip (activation_params = [min, max]), LeakyRelu ([alpha]),
-// Sigmoid, Tanh, HardSwish, Gelu or GeluTanh (tanh approximation).
+// Sigmoid, Tanh, HardSwish, Gelu, GeluTanh (tanh approximation), Swish
+// ([alpha]; SiLU with alpha 1), HardSigmoid ([alpha, beta]), Elu ([alpha]),
+// Celu ([alpha]), Selu ([alpha, gamma]) or Mish.
 const fusedActAttrs = "activation:string= activation_params:floats"
 
 var cuvilOpDefs = []opDef{
@@ -33,6 +35,13 @@ var cuvilOpDefs = []opDef{
 		"MatMul, plus bias (shape [N], along the last axis), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
 	{"Gelu", "1", "X:T", "Y:T", "T=$f", "approximate:string=none", "ew",
 		"x*0.5*(1+erf(x/sqrt(2))), or its tanh approximation when approximate is tanh.", nil},
+	// The activations fuse-activation makes for opsets before ONNX has them.
+	{"Swish", "1", "X:T", "Y:T", "T=$f", "alpha:float=1", "ew",
+		"x*sigmoid(alpha*x) (ONNX Swish, opset 24) for older opsets; SiLU when alpha is 1.", nil},
+	{"HardSwish", "1", "X:T", "Y:T", "T=$f", "", "ew",
+		"x*max(0, min(1, x/6 + 1/2)) (ONNX HardSwish, opset 14) for older opsets.", nil},
+	{"Mish", "1", "X:T", "Y:T", "T=$f", "", "ew",
+		"x*tanh(softplus(x)) (ONNX Mish, opset 18) for older opsets.", nil},
 	{"LayerNorm", "1", "X:T Scale:T B:T?", "Y:T", "T=$f", "axis:int=-1 epsilon:float=1e-05", "",
 		"LayerNormalization (opset 17) for models of older opsets: normalises over the axes from axis on.", nil},
 	{"SkipLayerNorm", "1", "X:T Skip:T Scale:T B:T?", "Y:T Sum:T?", "T=$f", "epsilon:float=1e-05", "",
