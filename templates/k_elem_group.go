@@ -45,6 +45,8 @@ const (
 	ewpMin
 	ewpPow
 	ewpLeakyRelu // x, alpha
+	ewpSwish     // x, alpha
+	ewpElu       // x, alpha
 	ewpBinaryEnd
 	ewpRelu = iota - 1
 	ewpNeg
@@ -62,6 +64,7 @@ const (
 	ewpHardSwish
 	ewpGelu
 	ewpGeluTanh
+	ewpMish
 )
 
 // ewpCodes maps the program's op names to op codes.
@@ -71,7 +74,7 @@ var ewpCodes = map[string]int{
 	"Relu": ewpRelu, "Neg": ewpNeg, "Abs": ewpAbs, "Sqrt": ewpSqrt, "Reciprocal": ewpReciprocal,
 	"Exp": ewpExp, "Log": ewpLog, "Sigmoid": ewpSigmoid, "Tanh": ewpTanh, "Erf": ewpErf,
 	"Floor": ewpFloor, "Ceil": ewpCeil, "Softplus": ewpSoftplus, "HardSwish": ewpHardSwish,
-	"Gelu": ewpGelu, "GeluTanh": ewpGeluTanh,
+	"Gelu": ewpGelu, "GeluTanh": ewpGeluTanh, "Swish": ewpSwish, "Elu": ewpElu, "Mish": ewpMish,
 }
 
 // ewInstr is one decoded instruction: operands and result are slots
@@ -361,6 +364,10 @@ func ewBin1[T float32 | float64](op int, a, b T) T {
 			return b * a
 		}
 		return a
+	case ewpSwish:
+		return T(ewOpSwish.f(float64(a), float64(b), 0))
+	case ewpElu:
+		return T(ewOpElu.f(float64(a), float64(b), 0))
 	}
 	panic("ewBin1: bad op")
 }
@@ -484,6 +491,8 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 		f = ewOpSoftplus.f
 	case ewpHardSwish:
 		f = ewOpHardSwish.f
+	case ewpMish:
+		f = ewOpMish.f
 	case ewpGelu:
 		fusedActRow(fusedAct{kind: fusedActGelu}, y)
 		return
