@@ -24,4 +24,12 @@ func BitwiseAnd(n *Node) error { return ewBinary(n, &ewOpBitAnd) }
 func BitwiseOr(n *Node) error  { return ewBinary(n, &ewOpBitOr) }
 func BitwiseXor(n *Node) error { return ewBinary(n, &ewOpBitXor) }
 func BitwiseNot(n *Node) error { return ewUnary(n, &ewOpBitNot, 0, 0) }
-func Swish(n *Node) error      { return ewUnary(n, &ewOpSwish, ewAttrF(n, "alpha", 1), 0) }
+func Swish(n *Node) error {
+	if ewAttrF(n, "alpha", 1) == 1 {
+		// SiLU: the float32 vector row (k_elem_act.go).
+		if ok, err := ewUnaryRow32(n, silu32); ok {
+			return err
+		}
+	}
+	return ewUnary(n, &ewOpSwish, ewAttrF(n, "alpha", 1), 0)
+}
