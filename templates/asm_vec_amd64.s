@@ -228,7 +228,23 @@ DATA vecConsts<>+880(SB)/4, $0xc2d00000
 DATA vecConsts<>+884(SB)/4, $0xc2d00000
 DATA vecConsts<>+888(SB)/4, $0xc2d00000
 DATA vecConsts<>+892(SB)/4, $0xc2d00000
-GLOBL vecConsts<>(SB), RODATA|NOPTR, $896
+DATA vecConsts<>+896(SB)/4, $0x40400000
+DATA vecConsts<>+900(SB)/4, $0x40400000
+DATA vecConsts<>+904(SB)/4, $0x40400000
+DATA vecConsts<>+908(SB)/4, $0x40400000
+DATA vecConsts<>+912(SB)/4, $0x40400000
+DATA vecConsts<>+916(SB)/4, $0x40400000
+DATA vecConsts<>+920(SB)/4, $0x40400000
+DATA vecConsts<>+924(SB)/4, $0x40400000
+DATA vecConsts<>+928(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+932(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+936(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+940(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+944(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+948(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+952(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+956(SB)/4, $0x3e2aaaab
+GLOBL vecConsts<>(SB), RODATA|NOPTR, $960
 
 // func dwConv9AVX2(y *float32, src *[9]*float32, w *[9]float32, n int, bias float32, lo float32, hi float32)
 // Requires: AVX, FMA3
@@ -1529,6 +1545,86 @@ siluAVX512_tail:
 	VMOVUPS      Z2, K1, (AX)(DX*4)
 
 siluAVX512_done:
+	VZEROUPPER
+	RET
+
+// func hardSwishAVX512(y *float32, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·hardSwishAVX512(SB), NOSPLIT, $0-16
+	MOVQ   y+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VPXORD Z0, Z0, Z0
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	ANDQ   $-64, BX
+
+hardSwishAVX512_four:
+	CMPQ        DX, BX
+	JGE         hardSwishAVX512_one0
+	VMOVUPS     (AX)(DX*4), Z1
+	VMOVUPS     64(AX)(DX*4), Z3
+	VMOVUPS     128(AX)(DX*4), Z4
+	VMOVUPS     192(AX)(DX*4), Z5
+	VADDPS.BCST vecConsts<>+896(SB), Z1, Z2
+	VMULPS.BCST vecConsts<>+928(SB), Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMINPS.BCST vecConsts<>+0(SB), Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     Z2, (AX)(DX*4)
+	VADDPS.BCST vecConsts<>+896(SB), Z3, Z1
+	VMULPS.BCST vecConsts<>+928(SB), Z1, Z1
+	VMAXPS      Z0, Z1, Z1
+	VMINPS.BCST vecConsts<>+0(SB), Z1, Z1
+	VMULPS      Z3, Z1, Z1
+	VMOVUPS     Z1, 64(AX)(DX*4)
+	VADDPS.BCST vecConsts<>+896(SB), Z4, Z1
+	VMULPS.BCST vecConsts<>+928(SB), Z1, Z1
+	VMAXPS      Z0, Z1, Z1
+	VMINPS.BCST vecConsts<>+0(SB), Z1, Z1
+	VMULPS      Z4, Z1, Z1
+	VMOVUPS     Z1, 128(AX)(DX*4)
+	VADDPS.BCST vecConsts<>+896(SB), Z5, Z1
+	VMULPS.BCST vecConsts<>+928(SB), Z1, Z1
+	VMAXPS      Z0, Z1, Z1
+	VMINPS.BCST vecConsts<>+0(SB), Z1, Z1
+	VMULPS      Z5, Z1, Z1
+	VMOVUPS     Z1, 192(AX)(DX*4)
+	ADDQ        $0x40, DX
+	JMP         hardSwishAVX512_four
+
+hardSwishAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+hardSwishAVX512_one:
+	CMPQ        DX, BX
+	JGE         hardSwishAVX512_tail
+	VMOVUPS     (AX)(DX*4), Z1
+	VADDPS.BCST vecConsts<>+896(SB), Z1, Z2
+	VMULPS.BCST vecConsts<>+928(SB), Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMINPS.BCST vecConsts<>+0(SB), Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     Z2, (AX)(DX*4)
+	ADDQ        $0x10, DX
+	JMP         hardSwishAVX512_one
+
+hardSwishAVX512_tail:
+	CMPQ        DX, CX
+	JGE         hardSwishAVX512_done
+	SUBL        DX, CX
+	MOVL        $-1, BX
+	BZHIL       CX, BX, BX
+	KMOVW       BX, K1
+	VMOVUPS.Z   (AX)(DX*4), K1, Z1
+	VADDPS.BCST vecConsts<>+896(SB), Z1, Z2
+	VMULPS.BCST vecConsts<>+928(SB), Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMINPS.BCST vecConsts<>+0(SB), Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     Z2, K1, (AX)(DX*4)
+
+hardSwishAVX512_done:
 	VZEROUPPER
 	RET
 

@@ -2,14 +2,14 @@ package templates
 
 import "math"
 
-// float32 vector math for activations: sigmoid and SiLU rows. On amd64
-// with AVX-512 they run sigmoidAVX512 and siluAVX512 (asmgen/amd64/vec,
-// act512.go) on the whole row, the tail under a lane mask, so an
+// float32 vector math for activations: sigmoid, SiLU and HardSwish rows.
+// On amd64 with AVX-512 they run sigmoidAVX512, siluAVX512 and
+// hardSwishAVX512 (asmgen/amd64/vec, act512.go) on the whole row, the tail under a lane mask, so an
 // element's bits do not depend on where a row, an element-wise chunk or a
 // thread's part ends; elsewhere (and with the purego tag) the pure-Go
 // twins below, the same steps with float64 FMAs rounded to float32.
 // Used by the fused epilogues (fusedActRow32), cuvil::Elementwise and the
-// unfused float32 Sigmoid and Swish kernels alike, so fused and unfused
+// unfused float32 Sigmoid, Swish and HardSwish kernels alike, so fused and unfused
 // graphs agree.
 //
 // Accuracy (k_elem_act_test.go, against float64 math): sigmoid within 3
@@ -17,7 +17,9 @@ import "math"
 // x >= -87.3 (below, exp(x) is a denormal of fewer bits and the absolute
 // error stays under 1e-37). NaN gives NaN; sigmoid(+Inf) = 1,
 // sigmoid(-Inf) = 0, SiLU(+Inf) = +Inf and SiLU(-Inf) = NaN, as
-// x*sigmoid(x) in float64 gives.
+// x*sigmoid(x) in float64 gives. HardSwish, x*min(max((x+3)*(1/6), 0), 1)
+// in float32, within 3 ulp (x+3 is exact near -3, so the small gates keep
+// their relative accuracy); its twin has the assembly's bits.
 
 // fma32 is a*b+c rounded once to float64, then to float32 (the products
 // of float32 operands are exact in float64, so this is the FMA's result
@@ -63,5 +65,19 @@ func sigmoidGo(y []float32) {
 func siluGo(y []float32) {
 	for i, v := range y {
 		y[i] = v * vecSigmoidGo(v)
+	}
+}
+
+// vecHardSwishGo is HardSwish by hardSwishAVX512's four roundings.
+func vecHardSwishGo(x float32) float32 {
+	t := float32(x+3) * float32(1.0/6)
+	t = min(max(t, 0), 1)
+	return x * t
+}
+
+// hardSwishGo applies vecHardSwishGo to y in place.
+func hardSwishGo(y []float32) {
+	for i, v := range y {
+		y[i] = vecHardSwishGo(v)
 	}
 }

@@ -22,3 +22,12 @@ func silu32(y []float32) {
 	}
 	siluGo(y)
 }
+
+// hardSwish32 sets y[i] = HardSwish(y[i]).
+func hardSwish32(y []float32) {
+	if cpuHasAVX512 && len(y) > 0 {
+		hardSwishAVX512(&y[0], len(y))
+		return
+	}
+	hardSwishGo(y)
+}

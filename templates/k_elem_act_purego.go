@@ -7,3 +7,5 @@ package templates
 func sigmoid32(y []float32) { sigmoidGo(y) }
 
 func silu32(y []float32) { siluGo(y) }
+
+func hardSwish32(y []float32) { hardSwishGo(y) }

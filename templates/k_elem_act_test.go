@@ -58,22 +58,26 @@ func actInputs(r *rand.Rand, n int) []float32 {
 	return x
 }
 
-// TestActivationRows checks sigmoid32 and silu32 (the AVX-512 kernels
+// TestActivationRows checks sigmoid32, silu32 and hardSwish32 (the AVX-512 kernels
 // where the CPU has them) and their Go twins against float64 math on
-// awkward sizes: sigmoid within 3 ulp everywhere, SiLU within 4 ulp for
+// awkward sizes: sigmoid and HardSwish within 3 ulp everywhere, SiLU within 4 ulp for
 // x >= -87.3 and within 1e-37 absolute below; NaN in, NaN out. Each
 // result must not depend on where the row is split (the masked tail has
 // the vector body's bits).
 func TestActivationRows(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
+	silu := func(x float64) float64 { return x * actSigmoid64(x) }
+	hardSwish := func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) }
 	kernels := []struct {
 		name    string
 		f       func([]float32)
+		ref     func(float64) float64
 		silu    bool
 		maxUlps int64
 	}{
-		{"sigmoid32", sigmoid32, false, 3}, {"sigmoidGo", sigmoidGo, false, 3},
-		{"silu32", silu32, true, 4}, {"siluGo", siluGo, true, 4},
+		{"sigmoid32", sigmoid32, actSigmoid64, false, 3}, {"sigmoidGo", sigmoidGo, actSigmoid64, false, 3},
+		{"silu32", silu32, silu, true, 4}, {"siluGo", siluGo, silu, true, 4},
+		{"hardSwish32", hardSwish32, hardSwish, false, 3}, {"hardSwishGo", hardSwishGo, hardSwish, false, 3},
 	}
 	for _, k := range kernels {
 		var worst int64
@@ -82,10 +86,7 @@ func TestActivationRows(t *testing.T) {
 			y := append([]float32(nil), x...)
 			k.f(y)
 			for i, v := range x {
-				want := actSigmoid64(float64(v))
-				if k.silu {
-					want *= float64(v)
-				}
+				want := k.ref(float64(v))
 				u := actUlps(y[i], want)
 				switch {
 				case k.silu && v < -87.3 && u > k.maxUlps:
@@ -127,14 +128,15 @@ func TestActivationRowsTwin(t *testing.T) {
 	for _, k := range []struct {
 		name      string
 		asm, twin func([]float32)
-	}{{"sigmoid", sigmoid32, sigmoidGo}, {"silu", silu32, siluGo}} {
+		exact     bool
+	}{{"sigmoid", sigmoid32, sigmoidGo, false}, {"silu", silu32, siluGo, false}, {"hardswish", hardSwish32, hardSwishGo, true}} {
 		a, b := append([]float32(nil), x...), append([]float32(nil), x...)
 		k.asm(a)
 		k.twin(b)
 		diff := 0
 		for i := range a {
 			if math.Float32bits(a[i]) != math.Float32bits(b[i]) && !(a[i] != a[i] && b[i] != b[i]) {
-				if actUlps(a[i], float64(b[i])) > 1 {
+				if k.exact || actUlps(a[i], float64(b[i])) > 1 {
 					t.Fatalf("%s(%v): asm %v, twin %v", k.name, x[i], a[i], b[i])
 				}
 				diff++

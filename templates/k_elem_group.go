@@ -16,10 +16,10 @@ import "math"
 // has the output's shape; every other input has that shape too or one
 // element (broadcast). Each op computes what its unfused kernel computes,
 // so results equal the unfused graph's: most transcendental ops in
-// float64 then rounded; in float32, Sigmoid and Swish with alpha 1 (SiLU)
-// through the vector rows of k_elem_act.go (sigmoid within 3 ulp of
-// float64 math, SiLU within 4; the unfused float32 kernels use the same
-// rows) and GELU through the fused activation's vector kernel. Parts of a
+// float64 then rounded; in float32, Sigmoid, Swish with alpha 1 (SiLU)
+// and HardSwish through the vector rows of k_elem_act.go (sigmoid and
+// HardSwish within 3 ulp of float64 math, SiLU within 4; the unfused
+// float32 kernels use the same rows) and GELU through the fused activation's vector kernel. Parts of a
 // large tensor run on the session's pool with the same chunking at any
 // thread count, and the row kernels' results do not depend on where a
 // chunk ends.
@@ -505,6 +505,10 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 	case ewpSoftplus:
 		f = ewOpSoftplus.f
 	case ewpHardSwish:
+		if d, ok := any(y).([]float32); ok {
+			hardSwish32(d)
+			return
+		}
 		f = ewOpHardSwish.f
 	case ewpMish:
 		f = ewOpMish.f

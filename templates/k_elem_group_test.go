@@ -243,12 +243,13 @@ func BenchmarkElementwiseChain(b *testing.B) {
 
 // TestElementwiseActivations: the activations fuse-activation makes
 // (Swish with its alpha, Elu, Mish, HardSwish) give, inside a program at
-// 1 and 2 threads, the bits of their unfused kernels, in f32 and f64, at
+// 1, 2 and 3 threads, the bits of their unfused kernels, in f32 and f64, at
 // awkward sizes; the unfused kernels are checked against float64 math.
 func TestElementwiseActivations(t *testing.T) {
 	r := rand.New(rand.NewSource(21))
-	p2 := NewWorkPool(WithThreads(2))
+	p2, p3 := NewWorkPool(WithThreads(2)), NewWorkPool(WithThreads(3))
 	defer p2.Close()
+	defer p3.Close()
 	prog := Attrs{
 		"ops":     []string{"Swish", "Elu", "Mish", "HardSwish", "Swish"},
 		"args":    []int64{0, -1, 0, -2, 0, 0, 0, -3},
@@ -279,7 +280,7 @@ func TestElementwiseActivations(t *testing.T) {
 				x.F32()[i] *= 8
 			}
 			x = nnAs(x, dt)
-			for _, pool := range []*WorkPool{nil, p2} {
+			for _, pool := range []*WorkPool{nil, p2, p3} {
 				n := nnNode("cuvil::Elementwise", 1, prog, 5, x)
 				n.Pool = pool
 				if err := CuvilElementwise(n); err != nil {

@@ -276,20 +276,25 @@ func ewUnaryRow32(n *Node, row func([]float32)) (bool, error) {
 func HardSigmoid(n *Node) error {
 	return ewUnary(n, &ewOpHardSigmoid, ewAttrF(n, "alpha", 0.2), ewAttrF(n, "beta", 0.5))
 }
-func HardSwish(n *Node) error { return ewUnary(n, &ewOpHardSwish, 0, 0) }
-func Softplus(n *Node) error  { return ewUnary(n, &ewOpSoftplus, 0, 0) }
-func Softsign(n *Node) error  { return ewUnary(n, &ewOpSoftsign, 0, 0) }
-func Mish(n *Node) error      { return ewUnary(n, &ewOpMish, 0, 0) }
-func Tanh(n *Node) error      { return ewUnary(n, &ewOpTanh, 0, 0) }
-func Erf(n *Node) error       { return ewUnary(n, &ewOpErf, 0, 0) }
-func Sin(n *Node) error       { return ewUnary(n, &ewOpSin, 0, 0) }
-func Cos(n *Node) error       { return ewUnary(n, &ewOpCos, 0, 0) }
-func Tan(n *Node) error       { return ewUnary(n, &ewOpTan, 0, 0) }
-func Asin(n *Node) error      { return ewUnary(n, &ewOpAsin, 0, 0) }
-func Acos(n *Node) error      { return ewUnary(n, &ewOpAcos, 0, 0) }
-func Atan(n *Node) error      { return ewUnary(n, &ewOpAtan, 0, 0) }
-func Sinh(n *Node) error      { return ewUnary(n, &ewOpSinh, 0, 0) }
-func Cosh(n *Node) error      { return ewUnary(n, &ewOpCosh, 0, 0) }
-func Asinh(n *Node) error     { return ewUnary(n, &ewOpAsinh, 0, 0) }
-func Acosh(n *Node) error     { return ewUnary(n, &ewOpAcosh, 0, 0) }
-func Atanh(n *Node) error     { return ewUnary(n, &ewOpAtanh, 0, 0) }
+func HardSwish(n *Node) error {
+	if ok, err := ewUnaryRow32(n, hardSwish32); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpHardSwish, 0, 0)
+}
+func Softplus(n *Node) error { return ewUnary(n, &ewOpSoftplus, 0, 0) }
+func Softsign(n *Node) error { return ewUnary(n, &ewOpSoftsign, 0, 0) }
+func Mish(n *Node) error     { return ewUnary(n, &ewOpMish, 0, 0) }
+func Tanh(n *Node) error     { return ewUnary(n, &ewOpTanh, 0, 0) }
+func Erf(n *Node) error      { return ewUnary(n, &ewOpErf, 0, 0) }
+func Sin(n *Node) error      { return ewUnary(n, &ewOpSin, 0, 0) }
+func Cos(n *Node) error      { return ewUnary(n, &ewOpCos, 0, 0) }
+func Tan(n *Node) error      { return ewUnary(n, &ewOpTan, 0, 0) }
+func Asin(n *Node) error     { return ewUnary(n, &ewOpAsin, 0, 0) }
+func Acos(n *Node) error     { return ewUnary(n, &ewOpAcos, 0, 0) }
+func Atan(n *Node) error     { return ewUnary(n, &ewOpAtan, 0, 0) }
+func Sinh(n *Node) error     { return ewUnary(n, &ewOpSinh, 0, 0) }
+func Cosh(n *Node) error     { return ewUnary(n, &ewOpCosh, 0, 0) }
+func Asinh(n *Node) error    { return ewUnary(n, &ewOpAsinh, 0, 0) }
+func Acosh(n *Node) error    { return ewUnary(n, &ewOpAcosh, 0, 0) }
+func Atanh(n *Node) error    { return ewUnary(n, &ewOpAtanh, 0, 0) }

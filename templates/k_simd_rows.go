@@ -130,6 +130,9 @@ func fusedActRow32(a fusedAct, row []float32) bool {
 	case fusedActSigmoid:
 		sigmoid32(row)
 		return true
+	case fusedActHardSwish:
+		hardSwish32(row)
+		return true
 	case fusedActSwish:
 		if a.p0 == 1 {
 			silu32(row)

@@ -131,3 +131,82 @@ func act512Block(y, i Register, lo VecVirtual, nv int, silu bool, mask Op) {
 		}
 	})
 }
+
+// hardSwish512 emits hardSwishAVX512: y[i] = x * min(max((x+3)*(1/6), 0), 1)
+// for every i in [0, n), any n (the tail under a lane mask, so bits do not
+// depend on where a row is split). (x+3) is exact near -3 (Sterbenz), so
+// the gate keeps its relative accuracy where it is small. The twin is
+// vecHardSwishGo (templates/k_elem_act.go): the same four roundings.
+func hardSwish512() {
+	name := "hardSwishAVX512"
+	TEXT(name, NOSPLIT, "func(y *float32, n int)")
+	Doc(
+		name+" sets y[i] = y[i]*min(max((y[i]+3)/6, 0), 1) (HardSwish, the",
+		"division as a multiply by float32(1/6)) for i in [0, n), any n.",
+		"",
+		"Requires: AVX512F, BMI2",
+	)
+	Pragma("noescape")
+	y := Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	zero := ZMM()
+	VPXORD(zero, zero, zero)
+	i := GP64()
+	XORQ(i, i)
+	end := GP64()
+	MOVQ(n, end)
+	ANDQ(I32(-64), end)
+	block := func(nv int, mask Op) {
+		x, t := make([]VecVirtual, nv), make([]VecVirtual, nv)
+		at := func(v int) Mem { return Mem{Base: y, Index: i, Scale: 4, Disp: 64 * v} }
+		for v := 0; v < nv; v++ {
+			x[v], t[v] = ZMM(), ZMM()
+			if mask != nil {
+				VMOVUPS_Z(at(v), mask, x[v])
+			} else {
+				VMOVUPS(at(v), x[v])
+			}
+		}
+		for v := 0; v < nv; v++ {
+			VADDPS_BCST(k("three"), x[v], t[v])
+			VMULPS_BCST(k("sixth"), t[v], t[v])
+			VMAXPS(zero, t[v], t[v])
+			VMINPS_BCST(k("one"), t[v], t[v])
+			VMULPS(x[v], t[v], t[v])
+			if mask != nil {
+				VMOVUPS(t[v], mask, at(v))
+			} else {
+				VMOVUPS(t[v], at(v))
+			}
+		}
+	}
+	Label(name + "_four")
+	CMPQ(i, end)
+	JGE(LabelRef(name + "_one0"))
+	block(4, nil)
+	ADDQ(U8(64), i)
+	JMP(LabelRef(name + "_four"))
+	Label(name + "_one0")
+	MOVQ(n, end)
+	ANDQ(I32(-16), end)
+	Label(name + "_one")
+	CMPQ(i, end)
+	JGE(LabelRef(name + "_tail"))
+	block(1, nil)
+	ADDQ(U8(16), i)
+	JMP(LabelRef(name + "_one"))
+	Label(name + "_tail")
+	CMPQ(i, n)
+	JGE(LabelRef(name + "_done"))
+	rem, ones := GP32(), GP32()
+	MOVL(n.(GPVirtual).As32(), rem)
+	SUBL(i.(GPVirtual).As32(), rem)
+	MOVL(I32(-1), ones)
+	BZHIL(rem, ones, ones)
+	m := K()
+	KMOVW(ones, m)
+	block(1, m)
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}

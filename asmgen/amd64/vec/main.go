@@ -27,6 +27,7 @@ func main() {
 	expSum512()
 	act512(false)
 	act512(true)
+	hardSwish512()
 	packBT16()
 	scale()
 	maxRow512()
@@ -70,6 +71,7 @@ var constList = []struct {
 	// sigmoid and SiLU (act512.go): exp's argument -|x| down to -104
 	// (exp(-104) is below the smallest denormal).
 	{"signmask", math.Float32frombits(0x80000000)}, {"sigLo", -104},
+	{"three", 3}, {"sixth", 1.0 / 6},
 }
 
 func constants() {
