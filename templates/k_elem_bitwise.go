@@ -1,7 +1,5 @@
 package templates
 
-import "math"
-
 // BitwiseAnd, BitwiseOr, BitwiseXor (opset 18, broadcasting) and
 // BitwiseNot on integer tensors; Swish (opset 24): x * sigmoid(alpha*x).
 
@@ -10,14 +8,7 @@ var (
 	ewOpBitOr  = ewBin{i: func(a, b int64) int64 { return a | b }, u: func(a, b uint64) uint64 { return a | b }}
 	ewOpBitXor = ewBin{i: func(a, b int64) int64 { return a ^ b }, u: func(a, b uint64) uint64 { return a ^ b }}
 	ewOpBitNot = ewUn{i: func(x int64) int64 { return ^x }, u: func(x uint64) uint64 { return ^x }}
-	ewOpSwish  = ewUn{f: func(x, a, _ float64) float64 {
-		z := a * x
-		if z >= 0 {
-			return x / (1 + math.Exp(-z))
-		}
-		e := math.Exp(z)
-		return x * e / (1 + e)
-	}}
+	ewOpSwish  = ewUn{f: actSwish64}
 )
 
 func BitwiseAnd(n *Node) error { return ewBinary(n, &ewOpBitAnd) }

@@ -146,8 +146,8 @@ func fusedActRow[T nnFloat](a fusedAct, row []T) {
 			row[j] = T(fusedGeluTanh(float64(v)))
 		}
 	default:
-		// The unfused kernels' own functions and loop (k_elem_math.go), so
-		// a fused activation has the bits of its ONNX node.
+		// The unfused kernels' own functions and loop (k_elem_act_f64.go),
+		// so a fused activation has the bits of its ONNX node.
 		if f := fusedActFunc(a.kind); f != nil {
 			ewMapF(row, row, f, a.p0, a.p1)
 		}
@@ -159,17 +159,17 @@ func fusedActRow[T nnFloat](a fusedAct, row []T) {
 func fusedActFunc(kind int) func(x, p, q float64) float64 {
 	switch kind {
 	case fusedActSwish:
-		return ewOpSwish.f
+		return actSwish64
 	case fusedActHardSigmoid:
-		return ewOpHardSigmoid.f
+		return actHardSigmoid64
 	case fusedActElu:
-		return ewOpElu.f
+		return actElu64
 	case fusedActCelu:
-		return ewOpCelu.f
+		return actCelu64
 	case fusedActSelu:
-		return ewOpSelu.f
+		return actSelu64
 	case fusedActMish:
-		return ewOpMish.f
+		return actMish64
 	}
 	return nil
 }
