@@ -1,7 +1,7 @@
 package templates
 
 // BitwiseAnd, BitwiseOr, BitwiseXor (opset 18, broadcasting) and
-// BitwiseNot on integer tensors; Swish (opset 24): x * sigmoid(alpha*x).
+// BitwiseNot on integer tensors (Swish, opset 24, is in k_elem_act_unfused.go).
 
 var (
 	ewOpBitAnd = ewBin{i: func(a, b int64) int64 { return a & b }, u: func(a, b uint64) uint64 { return a & b }}
@@ -15,12 +15,3 @@ func BitwiseAnd(n *Node) error { return ewBinary(n, &ewOpBitAnd) }
 func BitwiseOr(n *Node) error  { return ewBinary(n, &ewOpBitOr) }
 func BitwiseXor(n *Node) error { return ewBinary(n, &ewOpBitXor) }
 func BitwiseNot(n *Node) error { return ewUnary(n, &ewOpBitNot, 0, 0) }
-func Swish(n *Node) error {
-	if ewAttrF(n, "alpha", 1) == 1 {
-		// SiLU: the float32 vector row (k_elem_act.go).
-		if ok, err := ewUnaryRow32(n, silu32); ok {
-			return err
-		}
-	}
-	return ewUnary(n, &ewOpSwish, ewAttrF(n, "alpha", 1), 0)
-}

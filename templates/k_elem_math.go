@@ -226,35 +226,8 @@ func Celu(n *Node) error { return ewUnary(n, &ewOpCelu, ewAttrF(n, "alpha", 1), 
 func ThresholdedRelu(n *Node) error {
 	return ewUnary(n, &ewOpThresholdedRelu, ewAttrF(n, "alpha", 1), 0)
 }
-func Sigmoid(n *Node) error {
-	if ok, err := ewUnaryRow32(n, sigmoid32); ok {
-		return err
-	}
-	return ewUnary(n, &ewOpSigmoid, 0, 0)
-}
-
-// ewUnaryRow32 runs the float32 row kernel row on n's float32 input (the
-// vector activations of k_elem_act.go, which the fused epilogues and
-// cuvil::Elementwise use too), reporting false for other dtypes.
-func ewUnaryRow32(n *Node, row func([]float32)) (bool, error) {
-	if len(n.In) < 1 || n.In[0] == nil || len(n.Out) < 1 || n.In[0].DType != F32 {
-		return false, nil
-	}
-	x, out := n.In[0], n.Out[0]
-	out.Resize(F32, x.Shape...)
-	y := out.F32()
-	copy(y, x.F32())
-	row(y)
-	return true, nil
-}
 func HardSigmoid(n *Node) error {
 	return ewUnary(n, &ewOpHardSigmoid, ewAttrF(n, "alpha", 0.2), ewAttrF(n, "beta", 0.5))
-}
-func HardSwish(n *Node) error {
-	if ok, err := ewUnaryRow32(n, hardSwish32); ok {
-		return err
-	}
-	return ewUnary(n, &ewOpHardSwish, 0, 0)
 }
 func Softplus(n *Node) error { return ewUnary(n, &ewOpSoftplus, 0, 0) }
 func Softsign(n *Node) error { return ewUnary(n, &ewOpSoftsign, 0, 0) }

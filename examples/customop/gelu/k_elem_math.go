@@ -228,35 +228,8 @@ func celu(n *node) error { return ewUnary(n, &ewOpCelu, ewAttrF(n, "alpha", 1), 
 func thresholdedRelu(n *node) error {
 	return ewUnary(n, &ewOpThresholdedRelu, ewAttrF(n, "alpha", 1), 0)
 }
-func sigmoid(n *node) error {
-	if ok, err := ewUnaryRow32(n, sigmoid32); ok {
-		return err
-	}
-	return ewUnary(n, &ewOpSigmoid, 0, 0)
-}
-
-// ewUnaryRow32 runs the float32 row kernel row on n's float32 input (the
-// vector activations of k_elem_act.go, which the fused epilogues and
-// cuvil::Elementwise use too), reporting false for other dtypes.
-func ewUnaryRow32(n *node, row func([]float32)) (bool, error) {
-	if len(n.In) < 1 || n.In[0] == nil || len(n.Out) < 1 || n.In[0].DType != F32 {
-		return false, nil
-	}
-	x, out := n.In[0], n.Out[0]
-	out.Resize(F32, x.Shape...)
-	y := out.F32()
-	copy(y, x.F32())
-	row(y)
-	return true, nil
-}
 func hardSigmoid(n *node) error {
 	return ewUnary(n, &ewOpHardSigmoid, ewAttrF(n, "alpha", 0.2), ewAttrF(n, "beta", 0.5))
-}
-func hardSwish(n *node) error {
-	if ok, err := ewUnaryRow32(n, hardSwish32); ok {
-		return err
-	}
-	return ewUnary(n, &ewOpHardSwish, 0, 0)
 }
 func softplus(n *node) error { return ewUnary(n, &ewOpSoftplus, 0, 0) }
 func softsign(n *node) error { return ewUnary(n, &ewOpSoftsign, 0, 0) }
