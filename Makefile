@@ -14,23 +14,34 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit fuzz conformance generate check bench clean
+.PHONY: all build demo test vet unit fuzz conformance generate check bench bench-breadth check-breadth clean
 
 all: build
 
 build:
 	$(GO) build -o $(CUVIL) ./cmd/cuvil
 
-# Compile testdata/mnist into examples/mnist/mnist, build and run the app.
+# Compile testdata/digits (a small CNN trained by tools/train_digits.py) into
+# examples/digits/digits, build and run the app: predicted and true digits,
+# accuracy on the held-back images, and agreement with ONNX Runtime when
+# its runner (../shared/tools/ort) is installed in ORT_DIR.
+ORT_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cuvil-ort
 demo: build
-	cd examples/mnist && $(GO) generate ./...
-	$(GO) build -o bin/mnist ./examples/mnist
-	./bin/mnist
+	cd examples/digits && $(GO) generate ./...
+	$(GO) build -o bin/digits ./examples/digits
+	@if [ -x $(ORT_BENCH) ] && [ -d $(ORT_DIR)/node_modules/onnxruntime-node ] && command -v node >/dev/null; then \
+		ORT_DIR=$(ORT_DIR) $(ORT_BENCH) testdata/digits/model.onnx 1 0 --quiet --inputs testdata/digits/test_data_set_0 --outdir bin/digits-ort >/dev/null && \
+		./bin/digits -ort bin/digits-ort; \
+	else echo "demo: ONNX Runtime not found ($(ORT_DIR), $(ORT_BENCH)); comparison skipped"; ./bin/digits; fi
 
 test: vet unit fuzz conformance
 
+# templates/capi (the -cshared C API, cgo) is vetted where a C compiler is.
 vet:
 	$(GO) vet ./...
+	@if command -v gcc >/dev/null; then echo "CGO_ENABLED=1 $(GO) vet -tags cuvil_capi ./templates/capi/"; \
+		CGO_ENABLED=1 $(GO) vet -tags cuvil_capi ./templates/capi/; \
+	else echo "vet: no gcc; templates/capi (cgo) not vetted"; fi
 
 unit:
 	$(GO) test ./...
@@ -41,6 +52,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./ir/onnx
 	$(GO) test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzGuard$$' -fuzztime $(FUZZTIME) ./examples/mnist/mnist
+	$(GO) test -run '^$$' -fuzz '^FuzzCAPI$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzReadTensor$$' -fuzztime $(FUZZTIME) ./templates
 
 # The four ONNX backend suites of ONNX 1.12 (opsets to 17) and of ONNX 1.22
 # (opsets to 27) in one run (one go build; a 1.22 test whose folder is
@@ -99,6 +112,20 @@ bench: build
 			printf '%-22s %-7s %12s %12s %8s\n' $$name $$t "$${c:--}" "$${o:--}" $$r; \
 		done; \
 	done
+
+# The breadth benchmark: every model in ../shared/models and every model
+# ../shared/tools/export/model.sh offers that is in ~/.cache/cuvil-models,
+# side by side with ONNX Runtime at BENCH_THREADS, with the geometric mean
+# of the ratios; a markdown table for docs/performance.md. BENCH_MODELS
+# picks a subset, BENCH_EXPORT=1 exports missing models, BENCH_OUT=F.md
+# also writes the table to F.md (scripts/bench-breadth.sh says the rest).
+bench-breadth: build
+	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_THREADS="$(BENCH_THREADS)" BENCH_RUNS=$(BENCH_RUNS) scripts/bench-breadth.sh
+
+# The same models checked on their reference data (cuvil check -rtol 1e-3
+# -atol 1e-4): one row per model, pass/FAIL/does not compile.
+check-breadth: build
+	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_CHECK=1 scripts/bench-breadth.sh
 
 clean:
 	rm -rf bin

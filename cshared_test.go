@@ -139,7 +139,7 @@ func TestCSharedPython(t *testing.T) {
 // buildCShared compiles model with -cshared into dir/pkg, a package of a
 // new module in dir, and builds its shared library. It returns the package
 // folder and the library, or skips when there is no C compiler for cgo.
-func buildCShared(t *testing.T, model, dir, pkg string) (out, lib string) {
+func buildCShared(t testing.TB, model, dir, pkg string) (out, lib string) {
 	t.Helper()
 	cc := strings.TrimSpace(goEnv(t, "CC"))
 	if cc == "" {
@@ -165,7 +165,7 @@ func buildCShared(t *testing.T, model, dir, pkg string) (out, lib string) {
 	return out, lib
 }
 
-func goEnv(t *testing.T, key string) string {
+func goEnv(t testing.TB, key string) string {
 	b, err := exec.Command("go", "env", key).Output()
 	if err != nil {
 		t.Fatalf("go env %s: %v", key, err)
@@ -174,7 +174,7 @@ func goEnv(t *testing.T, key string) string {
 }
 
 // symModel is z = Relu(x) + y for x and y of shape [N, 3], N symbolic.
-func symModel(t *testing.T, path string) {
+func symModel(t testing.TB, path string) {
 	t.Helper()
 	f32 := ir.TensorType(ir.F32, ir.Shape{ir.S("N"), ir.D(3)})
 	x := &ir.Value{Name: "x", Type: f32}

@@ -298,7 +298,7 @@ type emitter struct {
 	c    *compiled
 	fail func(err jen.Code) jen.Code // the statement that returns err
 	// mark emits s.prof.Mark(i) after the i-th node (the main graph's
-	// nodes, for the per-node profiler).
+	// nodes, for the per-node profiler) and the cancellation check.
 	mark bool
 }
 
@@ -348,6 +348,7 @@ func (e *emitter) nodes(g *jen.Group, nodes []*ir.Node) {
 		}
 		if e.mark {
 			g.Id("s").Dot("prof").Dot("Mark").Call(jen.Lit(k))
+			g.If(jen.Id("s").Dot("pool").Dot("Cancelled").Call()).Block(e.fail(jen.Id("errCancelled")))
 		}
 	}
 }

@@ -2,30 +2,96 @@ package gen
 
 import (
 	"bytes"
-	_ "embed"
 	"fmt"
 	"go/format"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
 
 	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/templates"
 
 	"golang.org/x/mod/modfile"
 )
 
-//go:embed static/capi.go.txt
-var capiSource string
+// capiImportPath is the generated package templates/capi/*.go are
+// compiled against; capiPkg stands for the package name in their
+// identifiers (PKG_create) and comments.
+const (
+	capiImportPath = "github.com/cuvil/cuvil/examples/python/mnist"
+	capiPkg        = "PKG"
+	capiBuildLine  = "//go:build cuvil_capi"
+)
 
-//go:embed static/capi_cerr.go.txt
-var capiCErrSource string
+// capiTemplate turns templates/capi/name, real Go compiled for one model,
+// into the text/template gen renders for any model: the build line becomes
+// {{.Header}}, PKG {{.Pkg}}, the example's import path {{.ImportPath}},
+// and each block
+//
+//	//tmpl:begin
+//	Go lines for the example model
+//	//tmpl:as
+//	//template line
+//	//tmpl:end
+//
+// its template lines (each without the indentation and the // before it;
+// PKG and the import path are replaced there too). The marker lines may be
+// indented, so gofmt leaves the file as it is: a block at the top level has
+// a blank line after //tmpl:begin and its template lines inside the
+// declaration that ends its Go lines, or the comments would be a doc
+// comment gofmt reformats (TestCAPITemplatesGofmt).
+func capiTemplate(name string) (string, error) {
+	b, err := fs.ReadFile(templates.CAPI, "capi/"+name)
+	if err != nil {
+		return "", fmt.Errorf("gen: templates/capi/%s is not embedded: %v", name, err)
+	}
+	lines := strings.Split(string(b), "\n")
+	if lines[0] != capiBuildLine {
+		return "", fmt.Errorf("gen: templates/capi/%s does not start with %q", name, capiBuildLine)
+	}
+	lines[0] = "{{.Header}}"
+	var out []string
+	subst := func(l string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(l, capiPkg, "{{.Pkg}}"), capiImportPath, "{{.ImportPath}}")
+	}
+	marker := func(l string) string { return strings.TrimLeft(l, " \t") }
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if marker(l) != "//tmpl:begin" {
+			if strings.HasPrefix(marker(l), "//tmpl:") {
+				return "", fmt.Errorf("gen: templates/capi/%s:%d: %s outside a //tmpl:begin block", name, i+1, marker(l))
+			}
+			out = append(out, subst(l))
+			continue
+		}
+		start := i
+		for i++; i < len(lines) && marker(lines[i]) != "//tmpl:as"; i++ {
+		}
+		for i++; i < len(lines) && marker(lines[i]) != "//tmpl:end"; i++ {
+			t := marker(lines[i])
+			if !strings.HasPrefix(t, "//") {
+				return "", fmt.Errorf("gen: templates/capi/%s:%d: a template line of a //tmpl: block must start with //", name, i+1)
+			}
+			out = append(out, subst(t[2:]))
+		}
+		if i >= len(lines) {
+			return "", fmt.Errorf("gen: templates/capi/%s:%d: //tmpl:begin without //tmpl:as and //tmpl:end", name, start+1)
+		}
+	}
+	return strings.Join(out, "\n"), nil
+}
 
-//go:embed static/capi.py.txt
-var capiPython string
-
-//go:embed static/capi.mk.txt
-var capiMakefile string
+// capiText returns templates/capi/name as is (the Python and Makefile
+// templates).
+func capiText(name string) (string, error) {
+	b, err := fs.ReadFile(templates.CAPI, "capi/"+name)
+	if err != nil {
+		return "", fmt.Errorf("gen: templates/capi/%s is not embedded: %v", name, err)
+	}
+	return string(b), nil
+}
 
 // CSharedOptions control CShared.
 type CSharedOptions struct {
@@ -154,6 +220,22 @@ func CShared(m *ir.Model, opts CSharedOptions) (map[string][]byte, error) {
 			return nil, fmt.Errorf("gen: template %s: %v", name, err)
 		}
 		return b.Bytes(), nil
+	}
+	capiSource, err := capiTemplate("main.go")
+	if err != nil {
+		return nil, err
+	}
+	capiCErrSource, err := capiTemplate("cerr.go")
+	if err != nil {
+		return nil, err
+	}
+	capiPython, err := capiText("capi.py.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	capiMakefile, err := capiText("Makefile.tmpl")
+	if err != nil {
+		return nil, err
 	}
 	src, err := render("capi/main.go", capiSource)
 	if err != nil {

@@ -373,10 +373,15 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Add(lineComment("Run checks the inputs against the declared dtypes and shapes and runs", "the model. The outputs point into the session's memory: they are valid", "until the next Run or Close. Run does not allocate once the session has", "run at the same input shapes."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("Run").Params(jen.Id("in").Id("Input")).Params(jen.Id("out").Id("Output"), jen.Err().Error()).BlockFunc(func(g *jen.Group) {
 		g.If(jen.Id("s").Dot("closed")).Block(jen.Return(jen.Id("Output").Values(), jen.Id("errCuvilClosed")))
-		// A kernel's panic (a bug) becomes an error naming the node.
+		// A kernel's panic (a bug) becomes an error naming the node. In a
+		// cancelled run (RunContext), whatever failed did so on the parts
+		// the pool skipped: the error is the cancellation.
 		g.Defer().Func().Params().Block(
 			jen.If(jen.Id("r").Op(":=").Recover(), jen.Id("r").Op("!=").Nil()).Block(
 				jen.List(jen.Id("out"), jen.Err()).Op("=").List(jen.Id("Output").Values(), jen.Id("cuvilPanicError").Call(jen.Id("s").Dot("at"), jen.Id("r"))),
+			),
+			jen.If(jen.Err().Op("!=").Nil().Op("&&").Id("s").Dot("pool").Dot("Cancelled").Call()).Block(
+				jen.List(jen.Id("out"), jen.Err()).Op("=").List(jen.Id("Output").Values(), jen.Id("errCancelled")),
 			),
 		).Call()
 		symsArg := jen.Nil()
@@ -441,12 +446,39 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	)
 	f.Line()
 
-	f.Add(lineComment("Run runs the model on a session from a pool and returns copies of the", "outputs. It is safe for concurrent use."))
+	f.Add(lineComment(
+		"RunContext is Run that stops early when ctx ends: it checks after every",
+		"node and between the parts of a node's work, and returns an error that",
+		"wraps ctx.Err() and names the node reached. The session stays usable.",
+		"With a context that can end, it allocates a little per call (the",
+		"context's callback)."))
+	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("RunContext").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id("Input")).Params(jen.Id("Output"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.If(jen.Err().Op(":=").Id("ctx").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(fail)
+		g.If(jen.Id("ctx").Dot("Done").Call().Op("==").Nil()).Block(jen.Return(jen.Id("s").Dot("Run").Call(jen.Id("in"))))
+		g.List(jen.Id("deadline"), jen.Id("_")).Op(":=").Id("ctx").Dot("Deadline").Call()
+		g.Id("id").Op(":=").Id("s").Dot("pool").Dot("BeginRun").Call(jen.Id("deadline"))
+		g.Id("stop").Op(":=").Qual("context", "AfterFunc").Call(jen.Id("ctx"), jen.Func().Params().Block(jen.Id("s").Dot("pool").Dot("Cancel").Call(jen.Id("id"))))
+		g.List(jen.Id("out"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in"))
+		g.Id("stop").Call()
+		g.If(jen.Id("s").Dot("pool").Dot("EndRun").Call(jen.Id("id")).Op("&&").Err().Op("!=").Nil()).Block(
+			jen.Id("cerr").Op(":=").Id("ctx").Dot("Err").Call(),
+			jen.If(jen.Id("cerr").Op("==").Nil()).Block(
+				jen.Comment("The pool saw the deadline pass before the context's timer ran."),
+				jen.Id("cerr").Op("=").Qual("context", "DeadlineExceeded"),
+			),
+			jen.If(jen.Id("s").Dot("at").Op("==").Lit("")).Block(jen.Return(jen.Id("Output").Values(), jen.Id("cerr"))),
+			jen.Return(jen.Id("Output").Values(), jen.Qual("fmt", "Errorf").Call(jen.Lit("stopped at %s: %w"), jen.Id("s").Dot("at"), jen.Id("cerr"))),
+		)
+		g.Return(jen.Id("out"), jen.Err())
+	})
+	f.Line()
+
+	f.Add(lineComment("Run runs the model on a session from a pool and returns copies of the", "outputs. It is safe for concurrent use. It stops early when ctx ends (see", "Session.RunContext)."))
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Run").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id("Input")).Params(jen.Id("Output"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.If(jen.Err().Op(":=").Id("ctx").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(fail)
 		g.Id("s").Op(":=").Id("m").Dot("pool").Dot("Get").Call().Assert(jen.Op("*").Id("Session"))
 		g.Defer().Id("m").Dot("pool").Dot("Put").Call(jen.Id("s"))
-		g.List(jen.Id("out"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in"))
+		g.List(jen.Id("out"), jen.Err()).Op(":=").Id("s").Dot("RunContext").Call(jen.Id("ctx"), jen.Id("in"))
 		g.If(jen.Err().Op("!=").Nil()).Block(fail)
 		vals := make([]jen.Code, len(c.outputs))
 		for i := range c.outputs {
@@ -563,6 +595,47 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 			jen.Id("t").Dot("Error").Call(jen.Lit("a session without WithProfile has a profile")),
 		),
 	)
+	f.Line()
+
+	f.Comment("TestRunContext: an ended context stops the run with its error; a run")
+	f.Comment("cancelled after its first node stops there; the session then runs again")
+	f.Comment("to the same results.")
+	f.Func().Id("TestRunContext").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		fatal := jen.Id("t").Dot("Fatal").Call(jen.Err())
+		g.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call()
+		g.If(jen.Err().Op("!=").Nil()).Block(fatal)
+		g.Id("s").Op(":=").Id("m").Dot("NewSession").Call()
+		g.Defer().Id("s").Dot("Close").Call()
+		g.Id("in").Op(":=").Id("cuvilTestInput").Call()
+		g.List(jen.Id("want"), jen.Err()).Op(":=").Id("m").Dot("Run").Call(jen.Qual("context", "Background").Call(), jen.Id("in"))
+		g.If(jen.Err().Op("!=").Nil()).Block(fatal)
+		g.List(jen.Id("ctx"), jen.Id("cancel")).Op(":=").Qual("context", "WithCancel").Call(jen.Qual("context", "Background").Call())
+		g.Id("cancel").Call()
+		g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("s").Dot("RunContext").Call(jen.Id("ctx"), jen.Id("in")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual("context", "Canceled"))).Block(
+			jen.Id("t").Dot("Fatalf").Call(jen.Lit("RunContext with an ended context: %v, want context.Canceled"), jen.Err()),
+		)
+		if len(c.run) > 1 {
+			g.Id("id").Op(":=").Id("s").Dot("pool").Dot("BeginRun").Call(jen.Qual("time", "Time").Values())
+			g.Id("s").Dot("pool").Dot("Cancel").Call(jen.Id("id"))
+			g.List(jen.Id("_"), jen.Err()).Op("=").Id("s").Dot("Run").Call(jen.Id("in"))
+			g.If(jen.Op("!").Id("s").Dot("pool").Dot("EndRun").Call(jen.Id("id")).Op("||").Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Id("errCancelled"))).Block(
+				jen.Id("t").Dot("Fatalf").Call(jen.Lit("a cancelled run: %v, want errCancelled"), jen.Err()),
+			)
+			first := c.run[0]
+			g.If(jen.Id("s").Dot("at").Op("!=").Lit(fmt.Sprintf("node %q (%s)", first.Name, first.Op))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("a run cancelled before its first node ended at %s"), jen.Id("s").Dot("at")),
+			)
+		}
+		g.List(jen.Id("live"), jen.Id("stop")).Op(":=").Qual("context", "WithCancel").Call(jen.Qual("context", "Background").Call())
+		g.Defer().Id("stop").Call()
+		g.List(jen.Id("out"), jen.Err()).Op(":=").Id("s").Dot("RunContext").Call(jen.Id("live"), jen.Id("in"))
+		g.If(jen.Err().Op("!=").Nil()).Block(fatal)
+		for i, v := range c.outputs {
+			g.If(jen.Op("!").Id("cuvilSameTensor").Call(jen.Id("out").Dot(c.outNames[i]), jen.Id("want").Dot(c.outNames[i]))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("output %q: RunContext after a cancelled run differs from Model.Run", v.Name))),
+			)
+		}
+	})
 	f.Line()
 
 	if len(c.inputs) > 0 {

@@ -1,14 +1,15 @@
 package gen
 
 import (
-	_ "embed"
 	"fmt"
 	"go/format"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/templates"
 )
 
 // Version is the cuvil version written into generated files.
@@ -30,10 +31,6 @@ type Options struct {
 	// CustomOps run ops templates/ has no kernel for with the user's Go
 	// functions (customop.go).
 	CustomOps []CustomOp
-	// Winograd chooses the 3x3 stride-1 convs whose weights are stored
-	// Winograd-transformed (gen/prepack_winograd.go): by default the
-	// layers winogradUseful picks.
-	Winograd WinogradMode
 	// MaxArena bounds the memory plan's arenas (what NewSession
 	// allocates) and MaxWeights the weights.bin size, in bytes; 0 means
 	// DefaultMaxArena and DefaultMaxWeights. A model past either is
@@ -46,12 +43,6 @@ const (
 	DefaultMaxArena   = 8 << 30
 	DefaultMaxWeights = 4 << 30
 )
-
-//go:embed static/support.go.txt
-var supportSource string
-
-//go:embed static/support_test.go.txt
-var supportTestSource string
 
 // names that model.go and support.go declare; a templates file declaring
 // one of them cannot be copied next to them.
@@ -80,7 +71,6 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer prepack(m, opts.Winograd)()
 	c, err := lower(m, lib, opts.CustomOps)
 	if err != nil {
 		return nil, err
@@ -150,7 +140,7 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err := add("model.go", model); err != nil {
 		return nil, err
 	}
-	if err := add("support.go", staticFile(supportSource, opts.Package, header)); err != nil {
+	if err := add("support.go", wholeFile("gen_support.go", opts.Package, header)); err != nil {
 		return nil, err
 	}
 	if !opts.NoTest {
@@ -161,7 +151,7 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 		if err := add("model_test.go", test); err != nil {
 			return nil, err
 		}
-		if err := add("support_test.go", staticFile(supportTestSource, opts.Package, header)); err != nil {
+		if err := add("support_test.go", wholeFile("gen_support_test.go", opts.Package, header)); err != nil {
 			return nil, err
 		}
 	}
@@ -180,8 +170,23 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	return out, nil
 }
 
-func staticFile(src, pkg, header string) []byte {
-	return []byte(header + "\n\n" + strings.Replace(src, "package PKG", "package "+pkg, 1))
+// modelGoMarker starts the part of a templates/gen_*.go file that stands
+// for model.go (so the file compiles and is tested in templates/); gen
+// drops it and what follows.
+const modelGoMarker = "\n//cuvil:model-go"
+
+// wholeFile returns templates/name as a file of package pkg: a gen_ file
+// goes into every package whole, up to its modelGoMarker.
+func wholeFile(name, pkg, header string) []byte {
+	b, err := fs.ReadFile(templates.Sources, name)
+	if err != nil {
+		panic("gen: templates/" + name + " is not embedded: " + err.Error())
+	}
+	src := string(b)
+	if i := strings.Index(src, modelGoMarker); i >= 0 {
+		src = src[:i]
+	}
+	return []byte(header + "\n\n" + strings.Replace(src, "package templates", "package "+pkg, 1))
 }
 
 // compiled is the model lowered to what the generated code needs.

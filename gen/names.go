@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/cuvil/cuvil/ir"
 )
 
 // goName turns an ONNX name ("input_ids", "log-probs", "0") into an exported
@@ -35,6 +37,10 @@ func goName(s string) string {
 	}
 	return out
 }
+
+// FieldNames returns the Go field names a generated package gives values
+// of these names in its Input and Output structs (what uniqueNames makes).
+func FieldNames(names []string) []string { return uniqueNames(names) }
 
 // uniqueNames Go-ifies a list of names, appending a number to later
 // duplicates so every field is distinct.
@@ -73,3 +79,21 @@ func commentText(s string) string {
 		return r
 	}, s)
 }
+
+// ElemDType is the dtype of the innermost tensors of a value of type t
+// (tensor, sequence or optional, nested), Undefined when not known.
+func ElemDType(t ir.Type) ir.DType {
+	for i := 0; i <= maxElemNesting; i++ {
+		if t.Kind == ir.TensorKind {
+			return t.DType
+		}
+		if t.Elem == nil {
+			break
+		}
+		t = *t.Elem
+	}
+	return ir.Undefined
+}
+
+// maxElemNesting bounds how deep ElemDType follows sequences and optionals.
+const maxElemNesting = 16

@@ -9,7 +9,7 @@ import (
 )
 
 // Temporary folders that gen makes (WritePackage's staging folder and the
-// old package it moves aside, the harness's build module) are tracked
+// old package it moves aside) and the harness's build module (TrackTempDir) are tracked
 // while they exist, so that a command interrupted by a signal can remove
 // them (RemoveTempDirs) instead of leaving up to a model's weights behind.
 // A folder left by a process that was killed outright is removed by the
@@ -31,6 +31,13 @@ func trackTemp(dir, restore string) {
 	}
 	temps.dirs[dir] = restore
 }
+
+// TrackTempDir records a temporary folder another package made (the
+// harness's build module) so that RemoveTempDirs removes it too.
+func TrackTempDir(dir string) { trackTemp(dir, "") }
+
+// UntrackTempDir forgets a folder TrackTempDir recorded (it was removed).
+func UntrackTempDir(dir string) { untrackTemp(dir) }
 
 func untrackTemp(dir string) {
 	temps.Lock()
@@ -89,22 +96,6 @@ func removeStale(parent, base string) {
 				continue
 			}
 			os.RemoveAll(path)
-		}
-	}
-}
-
-// harnessStaleAge is how old a build module must be before a new harness
-// takes it for the leftover of a killed command (a conformance run keeps
-// its module for under an hour).
-const harnessStaleAge = 24 * time.Hour
-
-// removeStaleHarnesses removes build modules (cuvilrun-* in the temporary
-// folder) that a killed command left behind.
-func removeStaleHarnesses() {
-	old, _ := filepath.Glob(filepath.Join(os.TempDir(), "cuvilrun-*"))
-	for _, dir := range old {
-		if info, err := os.Lstat(dir); err == nil && info.IsDir() && time.Since(info.ModTime()) > harnessStaleAge {
-			os.RemoveAll(dir)
 		}
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cuvil/cuvil/ir"
 )
 
 func TestWritePackageReplaces(t *testing.T) {
@@ -162,33 +160,5 @@ func TestWritePackageLeftovers(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(other, "doc.go")); err != nil {
 		t.Errorf("set-aside package not restored: %v", err)
-	}
-}
-
-func TestTensorFileRoundTrip(t *testing.T) {
-	cases := []*ir.Tensor{
-		ir.NewTensorF32([]int64{2, 3}, []float32{1, -2, 3.5, 0, 1e-30, -7}),
-		ir.NewTensorInt64(nil, []int64{-9}),
-		{DType: ir.Bool, Shape: []int64{3}, Raw: []byte{1, 0, 1}},
-		{DType: ir.String, Shape: []int64{2}, Strings: []string{"", "héllo"}},
-		{DType: ir.F16, Shape: []int64{0, 4}, Raw: []byte{}},
-	}
-	for _, want := range cases {
-		var buf bytes.Buffer
-		if err := WriteTensor(&buf, want); err != nil {
-			t.Fatal(err)
-		}
-		got, err := ReadTensor(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.DType != want.DType || len(got.Shape) != len(want.Shape) || !bytes.Equal(got.Raw, want.Raw) || strings.Join(got.Strings, "|") != strings.Join(want.Strings, "|") {
-			t.Errorf("round trip of %s%v: got %s%v raw %v strings %q", want.DType, want.Shape, got.DType, got.Shape, got.Raw, got.Strings)
-		}
-	}
-	for _, bad := range [][]byte{nil, []byte("CUVX\x01\x01\x00\x00\x00\x00\x00\x00"), []byte("CUVT\x01\x01\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00")} {
-		if _, err := ReadTensor(bytes.NewReader(bad)); err == nil {
-			t.Errorf("ReadTensor(%q) succeeded", bad)
-		}
 	}
 }

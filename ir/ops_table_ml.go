@@ -45,11 +45,9 @@ var mlOpDefs = []opDef{
 	{"Imputer", "1", "X:T", "Y:T", "T=f32,f64,i64,i32",
 		"imputed_value_floats:floats imputed_value_int64s:ints replaced_value_float:float=0 replaced_value_int64:int=0", "",
 		"Replaces a marker value (or NaN) by per-feature or single imputed values.", nil},
-	{"LabelEncoder", "1 2 4", "X:T1", "Y:T2", "T1=string,i64,f32,i32,i16,f64 T2=string,i64,f32,i32,i16,f64",
-		"classes_strings:strings<2 default_int64:int=-1 default_string:string=_Unused default_float:float=-0>=2 " +
-			"keys_floats:floats>=2 keys_int64s:ints>=2 keys_strings:strings>=2 values_floats:floats>=2 values_int64s:ints>=2 values_strings:strings>=2 " +
-			"default_tensor:tensor>=4 keys_tensor:tensor>=4 values_tensor:tensor>=4", "ew",
-		"Maps each element through a key-value table, with a default for missing keys.", nil},
+	{name: "LabelEncoder", versions: "1 2 4", in: "X:T1", out: "Y:T2", types: "T1=string,i64,f32,i32,i16,f64 T2=string,i64,f32,i32,i16,f64",
+		attrs: "classes_strings:strings<2 default_int64:int=-1 default_string:string=_Unused default_float:float=-0>=2 " + "keys_floats:floats>=2 keys_int64s:ints>=2 keys_strings:strings>=2 values_floats:floats>=2 values_int64s:ints>=2 values_strings:strings>=2 " + "default_tensor:tensor>=4 keys_tensor:tensor>=4 values_tensor:tensor>=4", flags: "ew",
+		doc: "Maps each element through a key-value table, with a default for missing keys."},
 	{"LinearClassifier", "1", "X:T1", "Y:T2 Z:F", "T1=f32,f64,i64,i32 T2=string,i64 F=f32",
 		"classlabels_ints:ints classlabels_strings:strings coefficients:floats! intercepts:floats multi_class:int=0 post_transform:string=NONE", "",
 		"Linear classifier: scores X*W^T+b, labels by argmax.", nil},
@@ -64,16 +62,14 @@ var mlOpDefs = []opDef{
 		"classlabels_ints:ints classlabels_strings:strings coefficients:floats kernel_params:floats kernel_type:string=LINEAR " +
 			"post_transform:string=NONE prob_a:floats prob_b:floats rho:floats support_vectors:floats vectors_per_class:ints", "",
 		"Support vector machine classifier (one-vs-one), optionally with Platt probabilities.", nil},
-	{"SVMRegressor", "1", "X:T", "Y:F", "T=f32,f64,i64,i32 F=f32",
-		"coefficients:floats kernel_params:floats kernel_type:string=LINEAR n_supports:int=0 one_class:int=0 post_transform:string=NONE rho:floats support_vectors:floats", "",
-		"Support vector machine regression or one-class SVM.", nil},
+	{name: "SVMRegressor", versions: "1", in: "X:T", out: "Y:F", types: "T=f32,f64,i64,i32 F=f32",
+		attrs: "coefficients:floats kernel_params:floats kernel_type:string=LINEAR n_supports:int=0 one_class:int=0 post_transform:string=NONE rho:floats support_vectors:floats",
+		doc:   "Support vector machine regression or one-class SVM."},
 	{"Scaler", "1", "X:T", "Y:F", "T=f32,f64,i64,i32 F=f32", "offset:floats scale:floats", "",
 		"(X - offset) * scale per feature.", nil},
-	{"TreeEnsemble", "5", "X:T", "Y:T", "T=f32,f64,f16",
-		"aggregate_function:int=1 leaf_targetids:ints leaf_weights:tensor membership_values:tensor n_targets:int " +
-			"nodes_falseleafs:ints nodes_falsenodeids:ints nodes_featureids:ints nodes_hitrates:tensor nodes_missing_value_tracks_true:ints " +
-			"nodes_modes:tensor nodes_splits:tensor nodes_trueleafs:ints nodes_truenodeids:ints post_transform:int=0 tree_roots:ints" + mlPackedAttrs, "",
-		"Tree ensemble (regression or classification scores) with explicit leaves.", nil},
+	{name: "TreeEnsemble", versions: "5", in: "X:T", out: "Y:T", types: "T=f32,f64,f16",
+		attrs: "aggregate_function:int=1 leaf_targetids:ints leaf_weights:tensor membership_values:tensor n_targets:int " + "nodes_falseleafs:ints nodes_falsenodeids:ints nodes_featureids:ints nodes_hitrates:tensor nodes_missing_value_tracks_true:ints " + "nodes_modes:tensor nodes_splits:tensor nodes_trueleafs:ints nodes_truenodeids:ints post_transform:int=0 tree_roots:ints" + mlPackedAttrs,
+		doc:   "Tree ensemble (regression or classification scores) with explicit leaves."},
 	{"TreeEnsembleClassifier", "1 3", "X:T1", "Y:T2 Z:F", "T1=f32,f64,i64,i32 T2=string,i64 F=f32",
 		"class_ids:ints class_nodeids:ints class_treeids:ints class_weights:floats class_weights_as_tensor:tensor>=3 " +
 			"classlabels_int64s:ints classlabels_strings:strings " + mlTreeNodeAttrs + mlPackedAttrs, "",

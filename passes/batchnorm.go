@@ -69,7 +69,7 @@ func bnAffine(n *ir.Node) (s, t []float64, ok bool) {
 			return nil, nil, false // training statistics asked for
 		}
 	}
-	if n.Version < 9 && n.AttrInt("spatial", 1) == 0 {
+	if n.Version < 9 && n.IntAttr("spatial") == 0 {
 		return nil, nil, false
 	}
 	x := n.Inputs[0]
@@ -93,7 +93,7 @@ func bnAffine(n *ir.Node) (s, t []float64, ok bool) {
 	if r := x.Type.Rank(); r < 2 || !x.Type.Shape[1].IsConst() || x.Type.Shape[1].Size != int64(c) {
 		return nil, nil, false
 	}
-	eps := float64(n.AttrFloat("epsilon", 1e-5))
+	eps := float64(n.FloatAttr("epsilon"))
 	s, t = make([]float64, c), make([]float64, c)
 	for i := range s {
 		s[i] = p[0][i] / math.Sqrt(p[3][i]+eps)

@@ -71,7 +71,7 @@ func inlineFlex(r *rewriter, n *ir.Node) error {
 	if q.Type.Unranked || k.Type.Unranked || len(qs) != 4 || len(ks) != 4 || qs[1] != ks[1] {
 		return fmt.Errorf("subgraphs need 4-D Q and K with the same number of heads (grouped KV heads are not supported), have %v and %v", q.Type, k.Type)
 	}
-	scale := float64(n.AttrFloat("scale", 0))
+	scale := float64(n.FloatAttr("scale"))
 	if n.Attr("scale") == nil {
 		if !qs[3].IsConst() || qs[3].Size <= 0 {
 			return fmt.Errorf("the default scale needs a constant head size, Q is %v", q.Type)

@@ -209,7 +209,7 @@ func differentiate(r *rewriter, gn *ir.Node) error {
 	if a := gn.Attr("zs"); a != nil {
 		zs = a.Strings
 	}
-	yName := gn.AttrString("y", "")
+	yName := gn.StringAttr("y")
 	if len(xs) == 0 || yName == "" {
 		return fmt.Errorf("%v: attributes xs and y are required", gn)
 	}

@@ -33,7 +33,7 @@ var FuseLayerNorm = &Pass{
 // lastAxisMean reports whether n is ReduceMean over the last axis only,
 // keeping dims.
 func lastAxisMean(n *ir.Node) bool {
-	if !isOp(n, "ReduceMean") || n.AttrInt("keepdims", 1) != 1 || len(n.Inputs) < 1 || len(n.Inputs) > 2 {
+	if !isOp(n, "ReduceMean") || n.IntAttr("keepdims") != 1 || len(n.Inputs) < 1 || len(n.Inputs) > 2 {
 		return false
 	}
 	axes := n.AttrInts("axes", nil)

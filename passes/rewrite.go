@@ -201,10 +201,15 @@ func (r *rewriter) sweep() {
 }
 
 // replaceNode puts n where old sits in the node list (old is dropped).
+// old is marked dead too: the readers (r.uses) are not refreshed until
+// sweep, so a later match that finds old as the reader of a value (say
+// the other operand of an Add a fusion replaced) must see it gone, not
+// fuse it a second time.
 func (r *rewriter) replaceNode(old, n *ir.Node) {
 	for i, x := range r.g.Nodes {
 		if x == old {
 			r.g.Nodes[i] = n
+			r.dead[old] = true
 			return
 		}
 	}

@@ -31,7 +31,7 @@ func inferRMSNorm(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	if _, err := normAxis(n.AttrInt("axis", -1), len(t.Shape)); err != nil {
+	if _, err := normAxis(n.IntAttr("axis"), len(t.Shape)); err != nil {
 		return err
 	}
 	dt := t.DType
@@ -69,7 +69,7 @@ func inferAttention(x *inferer, n *ir.Node) error {
 		hq, sq, d = q.Shape[1], q.Shape[2], q.Shape[3]
 		hkv, skv, dv = k.Shape[1], k.Shape[2], v.Shape[3]
 	} else {
-		qh, kh := n.AttrInt("q_num_heads", 0), n.AttrInt("kv_num_heads", 0)
+		qh, kh := n.IntAttr("q_num_heads"), n.IntAttr("kv_num_heads")
 		hq, hkv, sq, skv = ir.D(qh), ir.D(kh), q.Shape[1], k.Shape[1]
 		if d, err = x.headDim(k.Shape[2], kh, "K"); err != nil {
 			return err
@@ -112,7 +112,7 @@ func inferLinearAttention(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	qh, kh := n.AttrInt("q_num_heads", 0), n.AttrInt("kv_num_heads", 0)
+	qh, kh := n.IntAttr("q_num_heads"), n.IntAttr("kv_num_heads")
 	dk, err := x.headDim(k.Shape[2], kh, "key")
 	if err != nil {
 		return err

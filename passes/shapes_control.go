@@ -229,7 +229,7 @@ func inferScan(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	m := int(n.AttrInt("num_scan_inputs", 0))
+	m := int(n.IntAttr("num_scan_inputs"))
 	nState := len(n.Inputs) - m
 	if m <= 0 || nState < 0 || len(body.Inputs) != len(n.Inputs) {
 		return fmt.Errorf("num_scan_inputs %d does not fit %d inputs and a body with %d", m, len(n.Inputs), len(body.Inputs))
@@ -349,13 +349,13 @@ func inferSplitToSequence(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	axis, err := normAxis(n.AttrInt("axis", 0), len(t.Shape))
+	axis, err := normAxis(n.IntAttr("axis"), len(t.Shape))
 	if err != nil {
 		return err
 	}
 	s := cloneShape(t.Shape)
 	if n.Input(1) == nil {
-		if n.AttrInt("keepdims", 1) != 0 {
+		if n.IntAttr("keepdims") != 0 {
 			s[axis] = ir.D(1)
 		} else {
 			s = append(s[:axis], s[axis+1:]...)
@@ -378,12 +378,12 @@ func inferConcatFromSequence(x *inferer, n *ir.Node) error {
 		x.set(n.Outputs[0], ir.Type{DType: e.DType, Unranked: true})
 		return nil
 	}
-	newAxis := n.AttrInt("new_axis", 0) != 0
+	newAxis := n.IntAttr("new_axis") != 0
 	r := len(e.Shape)
 	if newAxis {
 		r++
 	}
-	axis, err := normAxis(n.AttrInt("axis", 0), r)
+	axis, err := normAxis(n.IntAttr("axis"), r)
 	if err != nil {
 		return err
 	}

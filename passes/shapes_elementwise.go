@@ -7,18 +7,20 @@ import (
 )
 
 func init() {
-	reg(inferUnary,
-		"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Cos", "Cosh",
-		"Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Mish",
-		"Neg", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh",
-		"Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "BitwiseNot", "Swish",
-		"Softmax", "LogSoftmax", "Hardmax", "LRN", "MeanVarianceNormalization", "CumSum", "CumProd", "Trilu",
-		"ReverseSequence", "InstanceNormalization", "GroupNormalization", "Clip", "Scatter", "ScatterElements", "ScatterND",
-		"Identity")
-	reg(inferUnaryBool, "Not", "IsNaN", "IsInf")
-	reg(inferBroadcast, "Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd",
-		"BitwiseOr", "BitwiseXor", "Max", "Min", "Mean", "Sum")
-	reg(inferBroadcastBool, "And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual")
+	// The element-wise ops of the table ("ew") take their rule from it:
+	// one required input is unary, more (or a variadic one) broadcast; an
+	// output whose dtype the table fixes to bool makes the comparison and
+	// logic variants. The ew ops with a rule of their own are listed.
+	ownRule := map[string]bool{"Cast": true, "CastLike": true, "PRelu": true, "RegexFullMatch": true, "StringConcat": true, "Where": true}
+	for _, s := range ir.Ops() {
+		if s.Domain != "" || !s.Elementwise || ownRule[s.Name] {
+			continue
+		}
+		reg(elementwiseRule(s), s.Name)
+	}
+	// Not element-wise, but the output has input 0's type and shape.
+	reg(inferUnary, "Softmax", "LogSoftmax", "Hardmax", "LRN", "MeanVarianceNormalization", "CumSum", "CumProd", "Trilu",
+		"ReverseSequence", "InstanceNormalization", "GroupNormalization", "Scatter", "ScatterElements", "ScatterND")
 	reg(inferWhere, "Where")
 	reg(inferCast, "Cast")
 	reg(inferBitCast, "BitCast")
@@ -31,6 +33,45 @@ func init() {
 	reg(inferDynamicQuantizeLinear, "DynamicQuantizeLinear")
 }
 
+// elementwiseRule is the shape rule of an element-wise op from its table
+// row: unary (one required input) or broadcast, keeping input 0's dtype
+// or, where the table fixes the output to bool, giving bool.
+func elementwiseRule(s *ir.OpSchema) inferFunc {
+	required := 0
+	for _, a := range s.Inputs {
+		if !a.Optional {
+			required++
+		}
+		if a.Variadic {
+			required = 2
+		}
+	}
+	out := s.Types[s.Outputs[0].Type]
+	toBool := len(out) == 1 && out[0] == ir.Bool
+	switch {
+	case required == 1 && toBool:
+		return inferUnaryBool
+	case required == 1:
+		return inferUnary
+	case toBool:
+		return inferBroadcastBool
+	}
+	return inferBroadcast
+}
+
+// fixedDType is the dtype the op table fixes output i of n to (one dtype
+// for its constraint letter), or Undefined.
+func fixedDType(n *ir.Node, i int) ir.DType {
+	s := ir.LookupOp(n.Domain, n.Op)
+	if s == nil || i >= len(s.Outputs) {
+		return ir.Undefined
+	}
+	if dts := s.Types[s.Outputs[i].Type]; len(dts) == 1 {
+		return dts[0]
+	}
+	return ir.Undefined
+}
+
 func inferUnary(x *inferer, n *ir.Node) error {
 	v := n.Input(0)
 	if v == nil {
@@ -38,15 +79,11 @@ func inferUnary(x *inferer, n *ir.Node) error {
 	}
 	switch n.Op {
 	case "Softmax", "LogSoftmax", "Hardmax":
-		def := int64(-1)
-		if n.Version < 13 {
-			def = 1
-		}
 		if t := v.Type; t.Kind == ir.TensorKind && !t.Unranked {
 			r := len(t.Shape)
 			// Before 13 the input is coerced to 2-D at axis, which may
 			// also be r (the default 1 on a 1-D input: [N, 1]).
-			if a := n.AttrInt("axis", def); !(n.Version < 13 && (a == int64(r) || r == 0)) {
+			if a := n.IntAttr("axis"); !(n.Version < 13 && (a == int64(r) || r == 0)) {
 				if _, err := normAxis(a, r); err != nil {
 					return err
 				}
@@ -67,7 +104,7 @@ func inferUnaryBool(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	x.setOut(n, 0, ir.Bool, cloneShape(t.Shape))
+	x.setOut(n, 0, fixedDType(n, 0), cloneShape(t.Shape))
 	if n.Op == "Not" {
 		if a, ok := x.ints(n.Inputs[0]); ok && len(t.Shape) <= 1 {
 			out := make([]ir.Dim, len(a))
@@ -216,7 +253,7 @@ func inferBroadcastBool(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	x.setOut(n, 0, ir.Bool, out)
+	x.setOut(n, 0, fixedDType(n, 0), out)
 	if len(n.Inputs) == 2 {
 		x.trackCompare(n)
 	}
@@ -372,7 +409,7 @@ func inferDropout(x *inferer, n *ir.Node) error {
 		return err
 	}
 	x.setOut(n, 0, t.DType, cloneShape(t.Shape))
-	mask := ir.Bool
+	mask := fixedDType(n, 1)
 	if n.Version > 0 && n.Version < 10 {
 		mask = t.DType // Dropout-7: the mask has the input's type
 	}
@@ -419,12 +456,12 @@ func inferLayerNorm(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	axis, err := normAxis(n.AttrInt("axis", -1), len(t.Shape))
+	axis, err := normAxis(n.IntAttr("axis"), len(t.Shape))
 	if err != nil {
 		return err
 	}
 	x.setOut(n, 0, t.DType, cloneShape(t.Shape))
-	stash, err := attrDType(n, "stash_type", ir.F32)
+	stash, err := attrDType(n, "stash_type", ir.DType(n.IntAttr("stash_type")))
 	if err != nil {
 		return err
 	}
@@ -482,8 +519,8 @@ func inferDynamicQuantizeLinear(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	x.setOut(n, 0, ir.U8, cloneShape(t.Shape))
-	x.setOut(n, 1, ir.F32, ir.Shape{})
-	x.setOut(n, 2, ir.U8, ir.Shape{})
+	x.setOut(n, 0, fixedDType(n, 0), cloneShape(t.Shape))
+	x.setOut(n, 1, fixedDType(n, 1), ir.Shape{})
+	x.setOut(n, 2, fixedDType(n, 2), ir.Shape{})
 	return nil
 }

@@ -183,7 +183,7 @@ func inferMLTreeEnsemble(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	nt := n.AttrInt("n_targets", 0)
+	nt := n.IntAttr("n_targets")
 	if nt <= 0 {
 		for _, id := range n.AttrInts("leaf_targetids", nil) {
 			nt = max(nt, id+1)

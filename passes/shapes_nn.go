@@ -143,7 +143,7 @@ func inferConv(x *inferer, n *ir.Node) error {
 	if len(kernel) != r-2 {
 		return fmt.Errorf("kernel_shape %v has %d dims, input has %d spatial dims", kernel, len(kernel), r-2)
 	}
-	group := n.AttrInt("group", 1)
+	group := n.IntAttr("group")
 	if c, wc := t.Shape[1], w.Shape[1]; c.IsConst() && wc.IsConst() && c.Size != wc.Size*group {
 		return fmt.Errorf("input has %d channels, weight %v with group %d wants %d", c.Size, w.Shape, group, wc.Size*group)
 	}
@@ -186,7 +186,7 @@ func inferConvTranspose(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	group := n.AttrInt("group", 1)
+	group := n.IntAttr("group")
 	out := ir.Shape{t.Shape[0], x.mulDim(w.Shape[1], group)}
 	if os := n.AttrInts("output_shape", nil); os != nil {
 		if len(os) == r { // some exporters give the full shape
@@ -312,11 +312,11 @@ func inferGemm(x *inferer, n *ir.Node) error {
 		return err
 	}
 	m, ka := a.Shape[0], a.Shape[1]
-	if n.AttrInt("transA", 0) != 0 {
+	if n.IntAttr("transA") != 0 {
 		m, ka = ka, m
 	}
 	kb, nn := b.Shape[0], b.Shape[1]
-	if n.AttrInt("transB", 0) != 0 {
+	if n.IntAttr("transB") != 0 {
 		kb, nn = nn, kb
 	}
 	if _, err := sameDim(ka, kb); err != nil {
@@ -399,7 +399,7 @@ func inferReduce(x *inferer, n *ir.Node) error {
 	}
 	r := len(t.Shape)
 	axes, _, known := x.intsAttrOrInput(n, "axes", 1)
-	keep := n.AttrInt("keepdims", 1) != 0
+	keep := n.IntAttr("keepdims") != 0
 	if !known {
 		if keep {
 			return x.freshAll(n, t)
@@ -443,7 +443,7 @@ func inferArgReduce(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	axis, err := normAxis(n.AttrInt("axis", 0), len(t.Shape))
+	axis, err := normAxis(n.IntAttr("axis"), len(t.Shape))
 	if err != nil {
 		return err
 	}
@@ -452,7 +452,7 @@ func inferArgReduce(x *inferer, n *ir.Node) error {
 		switch {
 		case i != axis:
 			out = append(out, d)
-		case n.AttrInt("keepdims", 1) != 0:
+		case n.IntAttr("keepdims") != 0:
 			out = append(out, ir.D(1))
 		}
 	}
@@ -471,7 +471,7 @@ func inferRNN(x *inferer, n *ir.Node) error {
 	}
 	gates := map[string]int64{"RNN": 1, "GRU": 3, "LSTM": 4}[n.Op]
 	dirs := int64(1)
-	switch d := n.AttrString("direction", "forward"); d {
+	switch d := n.StringAttr("direction"); d {
 	case "forward", "reverse":
 	case "bidirectional":
 		dirs = 2
@@ -488,7 +488,7 @@ func inferRNN(x *inferer, n *ir.Node) error {
 		return fmt.Errorf("W shape %v: %w", w.Shape, err)
 	}
 	seq, batch := t.Shape[0], t.Shape[1]
-	batchFirst := n.AttrInt("layout", 0) != 0
+	batchFirst := n.IntAttr("layout") != 0
 	if batchFirst {
 		seq, batch = batch, seq
 	}
@@ -599,7 +599,7 @@ func inferResize(x *inferer, n *ir.Node) error {
 }
 
 func inferEinsum(x *inferer, n *ir.Node) error {
-	eq := strings.ReplaceAll(n.AttrString("equation", ""), " ", "")
+	eq := strings.ReplaceAll(n.StringAttr("equation"), " ", "")
 	lhs, rhs, explicit := strings.Cut(eq, "->")
 	terms := strings.Split(lhs, ",")
 	if len(terms) != len(n.Inputs) {
@@ -706,7 +706,7 @@ func inferRoiAlign(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	x.setOut(n, 0, t.DType, ir.Shape{rois.Shape[0], t.Shape[1], ir.D(n.AttrInt("output_height", 1)), ir.D(n.AttrInt("output_width", 1))})
+	x.setOut(n, 0, t.DType, ir.Shape{rois.Shape[0], t.Shape[1], ir.D(n.IntAttr("output_height")), ir.D(n.IntAttr("output_width"))})
 	return nil
 }
 

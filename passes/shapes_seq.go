@@ -104,7 +104,7 @@ func inferScan8(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	m := int(n.AttrInt("num_scan_inputs", 0))
+	m := int(n.IntAttr("num_scan_inputs"))
 	nState := len(n.Inputs) - 1 - m
 	if m <= 0 || nState < 0 || len(body.Inputs) != nState+m {
 		return fmt.Errorf("num_scan_inputs %d does not fit %d inputs and a body with %d", m, len(n.Inputs), len(body.Inputs))

@@ -122,7 +122,7 @@ func inferSTFT(x *inferer, n *ir.Node) error {
 	frames, bins := x.freshDim(""), x.freshDim("")
 	if flen.IsConst() {
 		bins = flen
-		if n.AttrInt("onesided", 1) != 0 {
+		if n.IntAttr("onesided") != 0 {
 			bins = ir.D(flen.Size/2 + 1)
 		}
 		if l := sig.Shape[1]; l.IsConst() && step.IsConst() {
@@ -142,7 +142,7 @@ func inferSTFT(x *inferer, n *ir.Node) error {
 // lossShape is a loss's output shape: the target's with reduction none,
 // else a scalar.
 func lossShape(n *ir.Node, target ir.Type) (ir.Shape, error) {
-	switch r := n.AttrString("reduction", "mean"); r {
+	switch r := n.StringAttr("reduction"); r {
 	case "none":
 		return cloneShape(target.Shape), nil
 	case "mean", "sum":

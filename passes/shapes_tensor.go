@@ -226,7 +226,7 @@ func inferFlatten(x *inferer, n *ir.Node) error {
 		return err
 	}
 	r := len(t.Shape)
-	axis := n.AttrInt("axis", 1)
+	axis := n.IntAttr("axis")
 	if axis < 0 {
 		axis += int64(r)
 	}
@@ -270,7 +270,7 @@ func inferConcat(x *inferer, n *ir.Node) error {
 		return err
 	}
 	r := len(first.Shape)
-	axis, err := normAxis(n.AttrInt("axis", 0), r)
+	axis, err := normAxis(n.IntAttr("axis"), r)
 	if err != nil {
 		return err
 	}
@@ -335,7 +335,7 @@ func inferSplit(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	axis, err := normAxis(n.AttrInt("axis", 0), len(t.Shape))
+	axis, err := normAxis(n.IntAttr("axis"), len(t.Shape))
 	if err != nil {
 		return err
 	}
@@ -628,7 +628,7 @@ func inferGather(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	axis, err := normAxis(n.AttrInt("axis", 0), len(data.Shape))
+	axis, err := normAxis(n.IntAttr("axis"), len(data.Shape))
 	if err != nil {
 		return err
 	}
@@ -670,7 +670,7 @@ func inferGatherElements(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	if _, err := normAxis(n.AttrInt("axis", 0), len(data.Shape)); err != nil {
+	if _, err := normAxis(n.IntAttr("axis"), len(data.Shape)); err != nil {
 		return err
 	}
 	x.setOut(n, 0, data.DType, cloneShape(idx.Shape))
@@ -686,7 +686,7 @@ func inferGatherND(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	b := int(n.AttrInt("batch_dims", 0))
+	b := int(n.IntAttr("batch_dims"))
 	last := idx.Shape[len(idx.Shape)-1]
 	if !last.IsConst() {
 		x.set(n.Outputs[0], ir.Type{DType: data.DType, Unranked: true})
@@ -834,7 +834,7 @@ func inferOneHot(x *inferer, n *ir.Node) error {
 		return err
 	}
 	r := len(idx.Shape) + 1
-	axis, err := normAxis(n.AttrInt("axis", -1), r)
+	axis, err := normAxis(n.IntAttr("axis"), r)
 	if err != nil {
 		return err
 	}
@@ -865,7 +865,7 @@ func inferCompress(x *inferer, n *ir.Node) error {
 		x.setOut(n, 0, t.DType, ir.Shape{x.freshDim("")})
 		return nil
 	}
-	axis, err := normAxis(n.AttrInt("axis", 0), len(t.Shape))
+	axis, err := normAxis(n.IntAttr("axis"), len(t.Shape))
 	if err != nil {
 		return err
 	}
@@ -884,7 +884,7 @@ func inferUnique(x *inferer, n *ir.Node) error {
 	y := ir.Shape{count}
 	inverse := x.prodDim(t.Shape)
 	if n.Attr("axis") != nil {
-		axis, err := normAxis(n.AttrInt("axis", 0), len(t.Shape))
+		axis, err := normAxis(n.IntAttr("axis"), len(t.Shape))
 		if err != nil {
 			return err
 		}
@@ -909,7 +909,7 @@ func inferTopK(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	axis, err := normAxis(n.AttrInt("axis", -1), len(t.Shape))
+	axis, err := normAxis(n.IntAttr("axis"), len(t.Shape))
 	if err != nil {
 		return err
 	}
@@ -953,7 +953,7 @@ func inferDepthToSpace(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	b := n.AttrInt("blocksize", 0)
+	b := n.IntAttr("blocksize")
 	if b <= 0 {
 		return fmt.Errorf("blocksize %d, want > 0", b)
 	}
@@ -970,7 +970,7 @@ func inferSpaceToDepth(x *inferer, n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	b := n.AttrInt("blocksize", 0)
+	b := n.IntAttr("blocksize")
 	if b <= 0 {
 		return fmt.Errorf("blocksize %d, want > 0", b)
 	}

@@ -42,7 +42,7 @@ func inferDFT(x *inferer, n *ir.Node) error {
 	if axis < 0 || axis > int64(r-2) {
 		return fmt.Errorf("axis %d is outside the signal axes of rank %d", n.AttrInt("axis", 1), r)
 	}
-	inverse, onesided := n.AttrInt("inverse", 0) != 0, n.AttrInt("onesided", 0) != 0
+	inverse, onesided := n.IntAttr("inverse") != 0, n.IntAttr("onesided") != 0
 	out := cloneShape(t.Shape)
 	L := t.Shape[axis]
 	if inverse && onesided {
@@ -123,7 +123,7 @@ func inferImageDecoder(x *inferer, n *ir.Node) error {
 		return err
 	}
 	c := int64(3)
-	switch f := n.AttrString("pixel_format", "RGB"); f {
+	switch f := n.StringAttr("pixel_format"); f {
 	case "RGB", "BGR":
 	case "Grayscale":
 		c = 1

@@ -21,3 +21,11 @@ import "embed"
 //
 //go:embed *.go *.s
 var Sources embed.FS
+
+// CAPI holds the -cshared C API (capi/): main.go and cerr.go, compiled
+// under the build tag cuvil_capi against examples/python/mnist, that gen
+// turns into text/templates (their //tmpl: markers, gen/cshared.go), and
+// the templates of the Python wrapper and the Makefile.
+//
+//go:embed capi/main.go capi/cerr.go capi/capi.py.tmpl capi/Makefile.tmpl
+var CAPI embed.FS

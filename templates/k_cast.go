@@ -133,7 +133,7 @@ func ewCast(n *Node, to DType) error {
 		sat := n.Attrs.Int("saturate", 1) != 0
 		mode, ok := ParseE8M0Mode(n.Attrs.String("round_mode", "up"))
 		if !ok {
-			return n.Errorf("round_mode %q, want up, down or nearest", n.Attrs.String("round_mode", ""))
+			return n.Errorf("round_mode %q, want up, down or nearest", n.Attrs.String("round_mode", "up"))
 		}
 		o := out.U8()
 		for i := range o {

@@ -50,7 +50,7 @@ func TestReadme(t *testing.T) {
 }
 
 // TestFileNames checks the naming scheme README.md describes: a source
-// file is rt_, k_, asm_ (generated only), compiler_, registry.go or doc.go;
+// file is rt_, k_, asm_ (generated only), compiler_, gen_, registry.go or doc.go;
 // a test file is testutil_*_test.go, readme_test.go or named after a source file
 // (<source>_test.go or <source>_<aspect>_test.go).
 func TestFileNames(t *testing.T) {
@@ -81,9 +81,9 @@ func TestFileNames(t *testing.T) {
 					t.Errorf("%s is not generated: asm_ names asmgen's pairs only; name a hand-written file k_<family>_*.go", f)
 				}
 			}
-		case strings.HasPrefix(f, "rt_"), strings.HasPrefix(f, "k_"), strings.HasPrefix(f, "compiler_"), f == "registry.go", f == "doc.go":
+		case strings.HasPrefix(f, "rt_"), strings.HasPrefix(f, "k_"), strings.HasPrefix(f, "compiler_"), strings.HasPrefix(f, "gen_"), f == "registry.go", f == "doc.go":
 		default:
-			t.Errorf("%s has none of the prefixes rt_, k_, asm_, compiler_ (README.md)", f)
+			t.Errorf("%s has none of the prefixes rt_, k_, asm_, compiler_, gen_ (README.md)", f)
 		}
 	}
 }

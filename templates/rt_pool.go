@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"errors"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -72,7 +73,68 @@ type WorkPool struct {
 	// gemmTask is the task sgemmPar reuses (k_gemm_core.go), so a
 	// parallel GEMM does not allocate.
 	gemmTask any
+	// Cancellation (Session.RunContext): run is the id of the run in
+	// progress (0 between runs), cancelled the id of the last run whose
+	// context ended, deadline the run's deadline in nanoseconds after
+	// epoch (0: none). Parts of a cancelled run are skipped, so a long node
+	// ends early; the session checks Cancelled after every node. The
+	// deadline is read off the clock rather than waited for: with one
+	// thread nothing else runs while a model runs, not even the timer
+	// that would end its context.
+	runs           uint64 // ids handed out, caller only
+	run, cancelled atomic.Uint64
+	deadline       atomic.Int64
+	epoch          time.Time
 }
+
+// BeginRun starts a cancellable run that ends at deadline (none when
+// zero) and returns its id for Cancel.
+func (p *WorkPool) BeginRun(deadline time.Time) uint64 {
+	p.runs++
+	d := int64(0)
+	if !deadline.IsZero() {
+		if p.epoch.IsZero() {
+			p.epoch = time.Now()
+		}
+		d = max(int64(deadline.Sub(p.epoch)), 1)
+	}
+	p.deadline.Store(d)
+	p.run.Store(p.runs)
+	return p.runs
+}
+
+// Cancel marks run id cancelled; a late call for a finished run does
+// nothing, since its id is never current again.
+func (p *WorkPool) Cancel(id uint64) { p.cancelled.Store(id) }
+
+// EndRun ends the run id and reports whether it was cancelled.
+func (p *WorkPool) EndRun(id uint64) bool {
+	p.run.Store(0)
+	return p.cancelled.Load() == id
+}
+
+// Cancelled reports whether the run in progress was cancelled.
+func (p *WorkPool) Cancelled() bool {
+	if p == nil {
+		return false
+	}
+	r := p.run.Load()
+	if r == 0 {
+		return false
+	}
+	if p.cancelled.Load() == r {
+		return true
+	}
+	if d := p.deadline.Load(); d != 0 && int64(time.Since(p.epoch)) >= d {
+		p.cancelled.Store(r)
+		return true
+	}
+	return false
+}
+
+// errCancelled is what Session.Run returns when Cancelled stopped it;
+// RunContext turns it into the context's error, naming the node.
+var errCancelled = errors.New("run cancelled")
 
 // poolSpin is how long an idle worker, and the caller waiting for the
 // last part, poll before blocking. Sections in a model follow each other
@@ -190,7 +252,9 @@ func (p *WorkPool) drain() {
 		if i >= parts {
 			return
 		}
-		p.runPart(t, i, parts)
+		if !p.Cancelled() {
+			p.runPart(t, i, parts)
+		}
 		if p.finished.Add(1) == int64(parts) && p.waiting.CompareAndSwap(true, false) {
 			p.fin <- struct{}{}
 		}
@@ -218,7 +282,7 @@ func (p *WorkPool) Run(parts int, t parTask) {
 		return
 	}
 	if p == nil || p.threads == 1 || parts == 1 || p.closed.Load() {
-		for i := 0; i < parts; i++ {
+		for i := 0; i < parts && !p.Cancelled(); i++ {
 			t.runPart(i, parts)
 		}
 		return

@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cuvil/cuvil/gen"
+	"github.com/cuvil/cuvil/internal/harness"
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/templates"
 )
@@ -26,20 +26,20 @@ func cmdBench(args []string, stdout io.Writer) error {
 	warmup := fs.Int("warmup", 3, "untimed runs first")
 	profile := fs.Bool("profile", false, "also print the time per node and per op type (over the timed runs)")
 	top := fs.Int("top", 20, "with -profile, how many nodes to list")
+	deadline := fs.Duration("deadline", 0, "run each timed run under a context with this timeout (Session.RunContext) and report how far past it the cancelled runs returned")
 	dims := dimFlags{}
 	fs.Var(dims, "dim", "size of a symbolic dim, name=V (repeatable; default 1)")
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
-	var winograd winogradFlag
-	fs.Var(&winograd, "winograd", winogradUsage)
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
-	if *runs < 1 || *threads < 1 || *warmup < 0 {
-		return usagef("-runs and -threads must be at least 1, -warmup at least 0")
+	if *runs < 1 || *threads < 1 || *warmup < 0 || *deadline < 0 {
+		return usagef("-runs and -threads must be at least 1, -warmup and -deadline at least 0")
 	}
 	m, _, err := load(*model, pf, stdout)
 	if err != nil {
@@ -54,12 +54,11 @@ func cmdBench(args []string, stdout io.Writer) error {
 		}
 		ds.inputs = append(ds.inputs, tensorData(t))
 	}
-	h, err := gen.NewHarness()
+	h, err := harness.New()
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	h.Winograd = winograd.mode
 	ctx := context.Background()
 	if err := h.Add("model", m); err != nil {
 		return err
@@ -71,15 +70,15 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if reason, ok := h.Failed["model"]; ok {
 		return fmt.Errorf("%s", reason)
 	}
-	job := gen.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs, Profile: *profile}
+	job := harness.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs, Profile: *profile, Deadline: *deadline}
 	for k, t := range ds.inputs {
 		path := filepath.Join(h.Dir, fmt.Sprintf("input_%d.cuvt", k))
-		if err := gen.WriteDataFile(path, t, ir.Undefined); err != nil {
+		if err := harness.WriteDataFile(path, t, ir.Undefined); err != nil {
 			return err
 		}
 		job.Inputs = append(job.Inputs, path)
 	}
-	res, err := h.Run(ctx, exe, []gen.Job{job}, *threads)
+	res, err := h.Run(ctx, exe, []harness.Job{job}, *threads)
 	if err != nil {
 		return err
 	}
@@ -94,6 +93,9 @@ func cmdBench(args []string, stdout io.Writer) error {
 		median = (times[len(times)/2-1] + times[len(times)/2]) / 2
 	}
 	fmt.Fprintf(stdout, "%s threads=%d median %s ms min %s ms max %s ms\n", modelName(*model), *threads, ms(median), ms(times[0]), ms(times[len(times)-1]))
+	if *deadline > 0 {
+		printDeadline(stdout, *deadline, res[0].Times, res[0].Cancelled)
+	}
 	if *profile {
 		printProfile(stdout, res[0].Profile, res[0].Times, *top)
 	}
@@ -102,7 +104,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 
 // printProfile prints the nodes that took the most time and the totals per
 // op type, as ms per run and as a share of the timed runs' wall time.
-func printProfile(w io.Writer, nodes []gen.NodeTime, times []time.Duration, top int) {
+func printProfile(w io.Writer, nodes []harness.NodeTime, times []time.Duration, top int) {
 	var wall, sum time.Duration
 	for _, t := range times {
 		wall += t
@@ -115,7 +117,7 @@ func printProfile(w io.Writer, nodes []gen.NodeTime, times []time.Duration, top 
 	pct := func(d time.Duration) string { return fmt.Sprintf("%5.1f%%", 100*float64(d)/float64(max(wall, 1))) }
 	fmt.Fprintf(w, "\nprofile: %d nodes, %s ms per run in nodes, %s of the wall time (%d runs)\n", len(nodes), strings.TrimSpace(perRun(sum)), strings.TrimSpace(pct(sum)), len(times))
 
-	sorted := append([]gen.NodeTime(nil), nodes...)
+	sorted := append([]harness.NodeTime(nil), nodes...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Total > sorted[j].Total })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  ms/run\t     %%\top\tnode\n")
@@ -214,4 +216,22 @@ func putLE(b []byte, v uint64) {
 	for i := range b {
 		b[i] = byte(v >> (8 * i))
 	}
+}
+
+// printDeadline reports how many timed runs the deadline cancelled and how
+// long after it they returned (the cancellation latency).
+func printDeadline(w io.Writer, deadline time.Duration, times []time.Duration, cancelled []bool) {
+	var late []time.Duration
+	for i, c := range cancelled {
+		if c && i < len(times) {
+			late = append(late, max(times[i]-deadline, 0))
+		}
+	}
+	fmt.Fprintf(w, "deadline %s: %d of %d runs cancelled", deadline, len(late), len(times))
+	if len(late) > 0 {
+		sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
+		us := func(d time.Duration) string { return fmt.Sprintf("%.0f us", float64(d)/float64(time.Microsecond)) }
+		fmt.Fprintf(w, ", returned after it by median %s, p90 %s, max %s", us(late[len(late)/2]), us(late[len(late)*9/10]), us(late[len(late)-1]))
+	}
+	fmt.Fprintln(w)
 }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cuvil/cuvil/gen"
+	"github.com/cuvil/cuvil/internal/harness"
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/ir/onnx"
 )
@@ -31,7 +31,7 @@ func cmdConvert(args []string, stdout io.Writer) error {
 	case strings.HasSuffix(*in, ".pb"):
 		t, err = onnx.ReadTensorFile(*in)
 	case strings.HasSuffix(*in, ".cuvt"):
-		t, err = gen.ReadTensorFile(*in)
+		t, err = harness.ReadTensorFile(*in)
 	default:
 		return usagef("-in: want a .pb or .cuvt file, have %q", *in)
 	}
@@ -47,7 +47,7 @@ func cmdConvert(args []string, stdout io.Writer) error {
 	case strings.HasSuffix(*out, ".pb"):
 		return onnx.WriteTensorFile(*out, t)
 	case strings.HasSuffix(*out, ".cuvt"):
-		return gen.WriteTensorFile(*out, t)
+		return harness.WriteTensorFile(*out, t)
 	}
 	return usagef("-out: want a .pb or .cuvt file (or -raw), have %q", *out)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cuvil/cuvil/gen"
+	"github.com/cuvil/cuvil/internal/harness"
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/ir/onnx"
 )
@@ -168,7 +169,6 @@ func asDeclared(d *onnx.Data, dt ir.DType) {
 
 // item is one model to run on some data sets.
 type item struct {
-	wino  gen.WinogradMode // which 3x3 convs run Winograd
 	name  string
 	model *ir.Model
 	sets  []*dataSet
@@ -184,7 +184,7 @@ type item struct {
 // data set once and reads back the outputs. Build and run failures are
 // recorded on the items.
 func runItems(ctx context.Context, items []*item, threads int) error {
-	h, err := gen.NewHarness()
+	h, err := harness.New()
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,6 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 		if it.err != nil || it.skip != "" {
 			continue
 		}
-		h.Winograd = it.wino
 		if err := addModel(h, it.name, it.model); err != nil {
 			it.err = err
 		}
@@ -210,7 +209,7 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 		set int
 		out string
 	}
-	var jobs []gen.Job
+	var jobs []harness.Job
 	var refs []ref
 	for _, it := range items {
 		if reason, failed := h.Failed[it.name]; failed {
@@ -226,14 +225,14 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			job := gen.Job{Model: it.name, Out: dir}
+			job := harness.Job{Model: it.name, Out: dir}
 			for k, d := range ds.inputs {
 				path := filepath.Join(dir, fmt.Sprintf("input_%d.cuvt", k))
 				dt := ir.Undefined
 				if k < len(ds.inTypes) {
 					dt = ds.inTypes[k]
 				}
-				if err := gen.WriteDataFile(path, d, dt); err != nil {
+				if err := harness.WriteDataFile(path, d, dt); err != nil {
 					return err
 				}
 				job.Inputs = append(job.Inputs, path)
@@ -253,7 +252,7 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 			continue
 		}
 		for k := 0; k < r.Outputs; k++ {
-			t, _, err := gen.ReadDataFile(filepath.Join(refs[i].out, fmt.Sprintf("output_%d.cuvt", k)))
+			t, _, err := harness.ReadDataFile(filepath.Join(refs[i].out, fmt.Sprintf("output_%d.cuvt", k)))
 			if err != nil {
 				it.runErr[s] = err.Error()
 				break
@@ -266,7 +265,7 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 
 // addModel generates a model's package, turning a panic in gen into an
 // error.
-func addModel(h *gen.Harness, name string, m *ir.Model) (err error) {
+func addModel(h *harness.Harness, name string, m *ir.Model) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("gen: panic: %v", r)

@@ -5,6 +5,7 @@ package gelu
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -105,6 +106,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		if r := recover(); r != nil {
 			out, err = Output{}, cuvilPanicError(s.at, r)
 		}
+		if err != nil && s.pool.Cancelled() {
+			out, err = Output{}, errCancelled
+		}
 	}()
 	syms := [1]int{-1}
 	if err := cuvilCheckInput(&cuvilInputs[0], in.X, syms[:]); err != nil {
@@ -119,6 +123,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(0)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	// neg: Neg(g) -> z
 	s.at = "node \"neg\" (Neg)"
@@ -126,6 +133,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(1)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	return Output{Z: &s.vals[1]}, nil
 }
@@ -158,15 +168,49 @@ func (s *Session) Close() {
 	}
 }
 
+// RunContext is Run that stops early when ctx ends: it checks after every
+// node and between the parts of a node's work, and returns an error that
+// wraps ctx.Err() and names the node reached. The session stays usable.
+// With a context that can end, it allocates a little per call (the
+// context's callback).
+func (s *Session) RunContext(ctx context.Context, in Input) (Output, error) {
+	if err := ctx.Err(); err != nil {
+		return Output{}, err
+	}
+	if ctx.Done() == nil {
+		return s.Run(in)
+	}
+	deadline, _ := ctx.Deadline()
+	id := s.pool.BeginRun(deadline)
+	stop := context.AfterFunc(ctx, func() {
+		s.pool.Cancel(id)
+	})
+	out, err := s.Run(in)
+	stop()
+	if s.pool.EndRun(id) && err != nil {
+		cerr := ctx.Err()
+		if cerr == nil {
+			// The pool saw the deadline pass before the context's timer ran.
+			cerr = context.DeadlineExceeded
+		}
+		if s.at == "" {
+			return Output{}, cerr
+		}
+		return Output{}, fmt.Errorf("stopped at %s: %w", s.at, cerr)
+	}
+	return out, err
+}
+
 // Run runs the model on a session from a pool and returns copies of the
-// outputs. It is safe for concurrent use.
+// outputs. It is safe for concurrent use. It stops early when ctx ends (see
+// Session.RunContext).
 func (m *Model) Run(ctx context.Context, in Input) (Output, error) {
 	if err := ctx.Err(); err != nil {
 		return Output{}, err
 	}
 	s := m.pool.Get().(*Session)
 	defer m.pool.Put(s)
-	out, err := s.Run(in)
+	out, err := s.RunContext(ctx, in)
 	if err != nil {
 		return Output{}, err
 	}

@@ -221,41 +221,11 @@ func nnSqrt[T nnFloat](x T) T { return T(math.Sqrt(float64(x))) }
 // and the right length: Resize re-boxes the slice into Data, which costs an
 // allocation per run.
 func nnResize(t *Tensor, dt DType, shape ...int) {
-	if t.DType == dt && t.Data != nil && nnDataLen(t.Data) == nnProd(shape) {
+	if t.DType == dt && t.Data != nil && dataLen(t.Data) == nnProd(shape) {
 		t.SetShape(shape)
 		return
 	}
 	t.Resize(dt, shape...)
-}
-
-func nnDataLen(d any) int {
-	switch d := d.(type) {
-	case []float32:
-		return len(d)
-	case []float64:
-		return len(d)
-	case []uint16:
-		return len(d)
-	case []int64:
-		return len(d)
-	case []int32:
-		return len(d)
-	case []int8:
-		return len(d)
-	case []uint8:
-		return len(d)
-	case []int16:
-		return len(d)
-	case []uint32:
-		return len(d)
-	case []uint64:
-		return len(d)
-	case []bool:
-		return len(d)
-	case []string:
-		return len(d)
-	}
-	return -1
 }
 
 // nnWin is the geometry of a sliding window over nd spatial dims (Conv and

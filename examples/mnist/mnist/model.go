@@ -5,6 +5,7 @@ package mnist
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -135,6 +136,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		if r := recover(); r != nil {
 			out, err = Output{}, cuvilPanicError(s.at, r)
 		}
+		if err != nil && s.pool.Cancelled() {
+			out, err = Output{}, errCancelled
+		}
 	}()
 	if err := cuvilCheckInput(&cuvilInputs[0], in.Input, nil); err != nil {
 		return Output{}, err
@@ -149,6 +153,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(0)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	// /conv2/Conv: FusedConv(/Relu_output_0_nhwc, conv2.weight, conv2.bias) -> /Relu_1_output_0_nhwc
 	// fuses Conv /conv2/Conv, Relu /Relu_1
@@ -157,6 +164,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(1)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	// /MaxPool: PoolNHWC(/Relu_1_output_0_nhwc) -> /MaxPool_output_0_nhwc
 	s.at = "node \"/MaxPool\" (PoolNHWC)"
@@ -164,6 +174,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(2)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	// /MaxPool_output_0: Transpose(/MaxPool_output_0_nhwc) -> /MaxPool_output_0
 	s.at = "node \"/MaxPool_output_0\" (Transpose)"
@@ -171,6 +184,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(3)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	// /Flatten: Flatten(/MaxPool_output_0) -> /Flatten_output_0
 	s.at = "node \"/Flatten\" (Flatten)"
@@ -178,6 +194,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(4)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	// /fc1/Gemm: FusedGemm(/Flatten_output_0, fc1.weight, fc1.bias) -> /Relu_2_output_0
 	// fuses Gemm /fc1/Gemm, Relu /Relu_2
@@ -186,6 +205,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(5)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	// /fc2/Gemm: Gemm(/Relu_2_output_0, fc2.weight, fc2.bias) -> /fc2/Gemm_output_0
 	s.at = "node \"/fc2/Gemm\" (Gemm)"
@@ -193,6 +215,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(6)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	// /LogSoftmax: LogSoftmax(/fc2/Gemm_output_0) -> log_probs
 	s.at = "node \"/LogSoftmax\" (LogSoftmax)"
@@ -200,6 +225,9 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 	s.prof.Mark(7)
+	if s.pool.Cancelled() {
+		return Output{}, errCancelled
+	}
 
 	return Output{LogProbs: &s.vals[7]}, nil
 }
@@ -232,15 +260,49 @@ func (s *Session) Close() {
 	}
 }
 
+// RunContext is Run that stops early when ctx ends: it checks after every
+// node and between the parts of a node's work, and returns an error that
+// wraps ctx.Err() and names the node reached. The session stays usable.
+// With a context that can end, it allocates a little per call (the
+// context's callback).
+func (s *Session) RunContext(ctx context.Context, in Input) (Output, error) {
+	if err := ctx.Err(); err != nil {
+		return Output{}, err
+	}
+	if ctx.Done() == nil {
+		return s.Run(in)
+	}
+	deadline, _ := ctx.Deadline()
+	id := s.pool.BeginRun(deadline)
+	stop := context.AfterFunc(ctx, func() {
+		s.pool.Cancel(id)
+	})
+	out, err := s.Run(in)
+	stop()
+	if s.pool.EndRun(id) && err != nil {
+		cerr := ctx.Err()
+		if cerr == nil {
+			// The pool saw the deadline pass before the context's timer ran.
+			cerr = context.DeadlineExceeded
+		}
+		if s.at == "" {
+			return Output{}, cerr
+		}
+		return Output{}, fmt.Errorf("stopped at %s: %w", s.at, cerr)
+	}
+	return out, err
+}
+
 // Run runs the model on a session from a pool and returns copies of the
-// outputs. It is safe for concurrent use.
+// outputs. It is safe for concurrent use. It stops early when ctx ends (see
+// Session.RunContext).
 func (m *Model) Run(ctx context.Context, in Input) (Output, error) {
 	if err := ctx.Err(); err != nil {
 		return Output{}, err
 	}
 	s := m.pool.Get().(*Session)
 	defer m.pool.Put(s)
-	out, err := s.Run(in)
+	out, err := s.RunContext(ctx, in)
 	if err != nil {
 		return Output{}, err
 	}

@@ -4,6 +4,7 @@ package mnist
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,46 @@ func TestProfile(t *testing.T) {
 	}
 	if m.NewSession().Profile() != nil {
 		t.Error("a session without WithProfile has a profile")
+	}
+}
+
+// TestRunContext: an ended context stops the run with its error; a run
+// cancelled after its first node stops there; the session then runs again
+// to the same results.
+func TestRunContext(t *testing.T) {
+	m, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.NewSession()
+	defer s.Close()
+	in := cuvilTestInput()
+	want, err := m.Run(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.RunContext(ctx, in); !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunContext with an ended context: %v, want context.Canceled", err)
+	}
+	id := s.pool.BeginRun(time.Time{})
+	s.pool.Cancel(id)
+	_, err = s.Run(in)
+	if !s.pool.EndRun(id) || !errors.Is(err, errCancelled) {
+		t.Fatalf("a cancelled run: %v, want errCancelled", err)
+	}
+	if s.at != "node \"/conv1/Conv\" (FusedConv)" {
+		t.Errorf("a run cancelled before its first node ended at %s", s.at)
+	}
+	live, stop := context.WithCancel(context.Background())
+	defer stop()
+	out, err := s.RunContext(live, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cuvilSameTensor(out.LogProbs, want.LogProbs) {
+		t.Errorf("output \"log_probs\": RunContext after a cancelled run differs from Model.Run")
 	}
 }
 

@@ -118,67 +118,40 @@ func resizeSame(t *Tensor, n int) bool {
 	}
 	switch d := t.Data.(type) {
 	case []float32:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []float64:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []uint16:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []int8:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []uint8:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []int16:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []int32:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []int64:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []uint32:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []uint64:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []bool:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	case []string:
-		if cap(d) >= n {
-			t.Data = d[:n]
-			return true
-		}
+		return reslice(t, d, n)
 	}
 	return false
+}
+
+// reslice sets t.Data to d[:n] when d has the capacity.
+func reslice[E any](t *Tensor, d []E, n int) bool {
+	if cap(d) < n {
+		return false
+	}
+	t.Data = d[:n]
+	return true
 }
 
 func makeData(dt DType, n int) any {

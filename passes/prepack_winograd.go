@@ -1,0 +1,206 @@
+package passes
+
+import (
+	"fmt"
+
+	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/templates"
+)
+
+// WinogradMode chooses the 3x3 stride-1 convolutions whose weights the
+// prepack pass stores Winograd-transformed, so they run Winograd
+// (templates/k_conv_winograd.go, k_conv_winograd_nhwc.go) instead of
+// im2col+GEMM (Options.Winograd, the commands' -winograd flag).
+type WinogradMode int
+
+const (
+	WinogradAuto WinogradMode = iota // where the speed and accuracy rules below say so (default)
+	WinogradOn                       // every convolution the kernel computes (NHWC tiles still by the rules)
+	WinogradOff                      // none
+)
+
+// ParseWinograd reads a WinogradMode: auto (or ""), on (true) or off
+// (false).
+func ParseWinograd(s string) (WinogradMode, error) {
+	switch s {
+	case "", "auto":
+		return WinogradAuto, nil
+	case "on", "true":
+		return WinogradOn, nil
+	case "off", "false":
+		return WinogradOff, nil
+	}
+	return 0, fmt.Errorf("winograd mode %q: want auto, on or off", s)
+}
+
+func (m WinogradMode) String() string {
+	switch m {
+	case WinogradOn:
+		return "on"
+	case WinogradOff:
+		return "off"
+	}
+	return "auto"
+}
+
+// prepackWinograd returns the Winograd form of a Conv or FusedConv's
+// float32 weights data (ONNX shape ws; F(4x4, 3x3), or F(2x2, 3x3) for
+// some NHWC ones) when the node is one the Winograd kernel computes (a
+// 3x3 kernel, group 1, unit strides and dilations, a float32 input of
+// known shape) and mode picks it.
+func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([]float32, bool) {
+	if mode == WinogradOff || len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
+		return nil, false
+	}
+	for _, a := range []string{"strides", "dilations"} {
+		for _, v := range n.AttrInts(a, nil) {
+			if v != 1 {
+				return nil, false
+			}
+		}
+	}
+	x := n.Inputs[0]
+	if x == nil || !x.Type.Known() || x.Type.DType != ir.F32 || len(x.Type.Shape) != 4 {
+		return nil, false
+	}
+	dims, ok := x.Type.Shape.Consts()
+	if !ok {
+		return nil, false
+	}
+	if n.AttrString("layout", "NCHW") == "NHWC" {
+		// The layout pass's channels-last FusedConv (templates/k_conv_winograd_nhwc.go).
+		if mode == WinogradAuto && !winogradUsefulNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])) {
+			return nil, false
+		}
+		tile := winogradTileNHWC(ws[0], ws[1], int(dims[1]), int(dims[2]))
+		if tile == 4 && !winogradF4AccurateNHWC(int(dims[1]), int(dims[2])) {
+			tile = 2
+		}
+		u, ok := templates.PrepackConvWinogradNHWC(data, ws, tile)
+		return u, ok
+	}
+	if mode == WinogradAuto && (!winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) || !winogradF4Accurate(ws[1], int(dims[2]), int(dims[3]))) {
+		return nil, false
+	}
+	u, ok := templates.PrepackConvWinograd(data, ws)
+	return u, ok
+}
+
+// winogradUsefulNHWC is winogradUseful for NHWC convolutions
+// (FusedConv layout=NHWC, templates/k_conv_winograd_nhwc.go: channels in the vector
+// lanes, the GEMMs [tiles, C] x U[xi] read V in place), M output and C
+// input channels over an H x W input map.
+//
+// Calibrated on the shared 2-vCPU AVX-512 Xeon with BenchmarkConvWinogradNHWC
+// (bias, Relu, pads 1, batch 1; Winograd time / prepacked NHWC im2col+GEMM
+// time, 1 thread / 2 threads, machine loaded by other sessions, so +-15%):
+//
+//	C=M=64 56x56 0.38/0.36, 128 28x28 0.42/0.36, 256 14x14 0.52/0.46,
+//	512 7x7 0.84/0.81, 256 7x7 0.81/0.65, 128 14x14 0.50/0.61, 64 7x7 0.17/0.62,
+//	32 28x28 0.28/0.76; C=16 M=64 55x55 0.48/0.47, C=32 M=128 27x27 0.39/0.54,
+//	C=48 M=192 13x13 0.50/0.59, C=64 M=256 13x13 0.49/0.60; C=8 M=64 56x56
+//	0.36/0.81, C=16 M=16 56x56 0.37/0.47, C=64 M=8 28x28 0.28/0.35,
+//	C=M=8 14x14 0.35/0.29; C=3 M=32 56x56 0.88/1.32.
+//
+// Those are F(4x4) with hot weights. Inside a model the weights are cold
+// and U (4x the 3x3 weights for F(4x4)) is streamed from memory, so small
+// maps with many channels take F(2x2) (winogradTileNHWC). resnet50 1
+// thread, per-node minima over 25 runs, Winograd / GEMM: 64x56 0.41,
+// 128x28 0.45 (after balancing the tile blocks), 256x14 0.60 (F(2x2)),
+// 512x7 0.81 (F(2x2); F(4x4) 1.05: 37.7 MB of U for 4 tiles). Unlike
+// NCHW, small maps win: the GEMM rows are tiles (any count), the columns
+// the output channels, so no panel is left mostly empty. Only very few
+// input channels lose (the transforms outweigh a GEMM with K = C).
+//
+// Except small maps with large weights: since the GEMM's tiles prefetch
+// the weights (templates/k_conv_nhwc_pw.go), im2col+GEMM streams the 3x3
+// weights under its arithmetic, while F(2x2)'s U is 16/9 of them and its
+// arithmetic too little to hide it. resnet50's 512x7 (U 16.8 MB), 1
+// thread, per-node medians over 30 runs: Winograd 2.10-2.29 ms, GEMM
+// 1.67-1.76 ms (256x14 still gains: Winograd 0.90 ms, GEMM 1.51-1.57).
+func winogradUsefulNHWC(M, C, H, W int) bool {
+	return C >= 8 && (H*W > 8*8 || C*M < 128*1024)
+}
+
+// winogradUseful is the per-layer rule of WinogradAuto: Winograd where M
+// output and C input channels over an H x W input map make it win.
+//
+// Calibrated on the shared 2-vCPU AVX-512 Xeon: FusedConv (bias, Relu,
+// pads 1, batch 1) with Winograd weights against prepacked im2col + the
+// AVX-512 GEMM, each timed 60 times alternately, the minimum taken (the
+// machine was loaded; docs/performance.md has the table). Winograd/GEMM,
+// 1 thread / 2 threads:
+//
+//	C=M=64 56x56 0.43/0.45, 128 28x28 0.46/0.45, 256 14x14 0.57/0.58,
+//	128 14x14 0.62/0.55, 64 14x14 0.63/0.57, 32 14x14 0.66/0.55,
+//	C=M=16 56x56 0.47/0.34; C=16 M=64 55x55 0.88/0.86, C=32 M=128 27x27
+//	0.81/0.77, C=48 M=192 13x13 1.02/0.88, C=64 M=256 13x13 0.94/0.85;
+//	C=M=512 7x7 2.38/1.93, 256 7x7 1.66/1.09, 64 7x7 1.28/0.70;
+//	C=8 M=64 56x56 1.39/1.05.
+//
+// Small maps lose: their few tiles fill a fraction of a 16-column GEMM
+// panel and the transformed weights (4x the 3x3 ones) are streamed for
+// few tiles. Few input channels lose: the transforms outweigh GEMMs with
+// K = C. Hence at least 14x14 and 16 channels in and out.
+func winogradUseful(M, C, H, W int) bool {
+	return M >= 16 && C >= 16 && H >= 14 && W >= 14
+}
+
+// winogradF4AccurateNHWC is the accuracy rule for the NHWC F(4x4, 3x3)
+// on an H x W input map: at most 64x64; bigger maps take F(2x2, 3x3).
+//
+// F(4x4)'s transforms (B^T entries up to 5, A^T up to 8) amplify the
+// rounding of each input tile by roughly their condition number, an
+// absolute error proportional to the inputs' magnitude, while F(2x2)'s
+// (entries 0 and +-1) barely do. It shows on the large maps of a
+// network's first layers, whose neighbouring activations are nearly equal
+// (smooth, image-like: the transformed tiles cancel, so the outputs are
+// small next to the error). Measured on inception_v3 (1000 logits against
+// ONNX Runtime's at rtol 1e-3, atol 1e-4; without Winograd 2 are off, max
+// abs 4.1e-4, from another source): its 10 NHWC Winograd layers all at
+// F(4x4) 25 off, max abs 9.4e-4, max rel 2%; the three stem layers on
+// maps over 64x64 at F(2x2) 3 off, 4.8e-4; all at F(2x2) 1 off, 3.8e-4.
+// One stem layer alone at F(4x4), the others F(2x2): Conv2d_2a (32->32,
+// 149x149) 19 off, Conv2d_2b (32->64, 147x147) 5, Conv2d_4a (80->192,
+// 73x73) 4. Its 35x35 layers (64 and 96 channels in) add little at
+// F(4x4). Channels alone do not decide it: F(4x4) passes on squeezenet's
+// 16->64 55x55 layers, googlenet's 16- to 96-channel 28x28 and 64-channel
+// 56x56 ones and resnet50's 64-channel 56x56 ones.
+func winogradF4AccurateNHWC(H, W int) bool {
+	return H*W <= 64*64
+}
+
+// winogradF4Accurate is the accuracy rule for the NCHW F(4x4, 3x3) (which
+// has no F(2x2): elsewhere im2col+GEMM; -winograd=on still forces it)
+// with C input channels on an H x W map: maps up to 32x32, or up to 64x64
+// from 64 input channels. Stricter than winogradF4AccurateNHWC because it
+// measured so: on yolov5n_like, F(4x4) on its three NCHW 32->32 40x40
+// layers puts 1 of 535500 outputs outside rtol 1e-3, atol 1e-4 (max rel
+// 1.4e-3), with them on GEMM and its 64->64 20x20 layers at F(4x4) all
+// pass (max rel 8.7e-4). (Whether the NCHW transforms round worse than the
+// NHWC ones, or yolov5n's SiLU maps are simply harder, is not measured.)
+func winogradF4Accurate(C, H, W int) bool {
+	return H*W <= 32*32 || H*W <= 64*64 && C >= 64
+}
+
+// winogradTileNHWC is the output tile of the NHWC Winograd for M output
+// and C input channels over an H x W map: 4 (F(4x4, 3x3): 36 points, U is
+// 4x the 3x3 weights) or 2 (F(2x2, 3x3): 16 points, U 16/9 of them, but
+// 2.25x the multiplies per output). Inside a model U is streamed cold, so
+// a point costs its GEMM (2*T*C*M flops for T tiles, at ~150 GFLOP/s) plus
+// its U (4*C*M bytes, at ~10 GB/s): per C*M, T/75 + 0.4 ns. F(4x4) when
+// 36*(T4/75 + 0.4) <= 16*(T2/75 + 0.4), i.e. on maps of about 21x21 and
+// up.
+//
+// Measured in resnet50 and squeezenet (1 thread, per-node minima over 25
+// runs, F(2x2) time / F(4x4) time): 64x56 1.45, 128x28 1.31, 32->128 27x27
+// 1.23; 256x14 0.86, 48->192 and 64->256 13x13 0.84, 512x7 ~0.8 (F(2x2)
+// 0.81 of the GEMM path there, F(4x4) 1.05).
+func winogradTileNHWC(M, C, H, W int) int {
+	t4 := ((H + 3) / 4) * ((W + 3) / 4)
+	t2 := ((H + 1) / 2) * ((W + 1) / 2)
+	if 36*(t4+30) <= 16*(t2+30) {
+		return 4
+	}
+	return 2
+}

@@ -1,0 +1,385 @@
+package templates
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// This file is the same in every package cuvil generates: the input guards,
+// the weight decoder and tensor copies that model.go calls.
+
+// cuvilDim is one declared dim of an input: a constant size (sym < 0) or
+// an index into cuvilSymNames.
+type cuvilDim struct {
+	size int
+	sym  int
+}
+
+// cuvilInputSpec is one graph input as the model declares it.
+type cuvilInputSpec struct {
+	name  string
+	dtype DType
+	dims  []cuvilDim
+	key   DType // map key dtype (kind 3)
+	kind  int   // 0 tensor, 1 sequence, 2 optional, 3 map (ir.TypeKind)
+}
+
+// cuvilConst says where a constant lives in weights.bin.
+type cuvilConst struct {
+	name  string
+	dtype DType
+	shape []int
+	off   int
+	size  int
+}
+
+var errCuvilClosed = errors.New("session is closed")
+
+// cuvilCheckInput checks t against the declared dtype and shape. syms holds
+// the size each symbolic dim took so far (-1 when not yet seen), so that
+// inputs sharing a symbol must agree on its size.
+// cuvilPanicError is the error Run returns for a panic inside a kernel (a
+// bug in cuvil: please report it with the model).
+func cuvilPanicError(at string, r any) error {
+	if at == "" {
+		at = "Run"
+	}
+	return fmt.Errorf("%s: internal error: %v", at, r)
+}
+
+func cuvilCheckInput(spec *cuvilInputSpec, t *Tensor, syms []int) error {
+	if t == nil {
+		return fmt.Errorf("input %q is nil", spec.name)
+	}
+	switch spec.kind {
+	case 1:
+		if !t.IsSequence() {
+			return fmt.Errorf("input %q: Data is %T, want a *Sequence", spec.name, t.Data)
+		}
+		return nil
+	case 2:
+		if !t.IsOptional() {
+			return fmt.Errorf("input %q: Data is %T, want an *OptionalValue", spec.name, t.Data)
+		}
+		return nil
+	case 3:
+		if !t.IsMap() {
+			return fmt.Errorf("input %q: Data is %T, want a *MapValue (make it with NewMap)", spec.name, t.Data)
+		}
+		m := t.Map()
+		if m.Keys.DType != spec.key || m.Values.DType != spec.dtype || len(m.Keys.Shape) != 1 || len(m.Values.Shape) != 1 ||
+			m.Keys.Shape[0] != m.Values.Shape[0] || cuvilDataLen(&m.Keys) != m.Keys.Len() || cuvilDataLen(&m.Values) != m.Values.Len() {
+			return fmt.Errorf("input %q: a map from %s to %s, want one from %s to %s", spec.name, m.Keys.DType.String(), m.Values.DType.String(), spec.key.String(), spec.dtype.String())
+		}
+		return nil
+	}
+	if t.IsSequence() || t.IsOptional() || t.IsMap() {
+		return fmt.Errorf("input %q: Data is %T, want a tensor's slice", spec.name, t.Data)
+	}
+	if t.DType != spec.dtype {
+		return fmt.Errorf("input %q: dtype is %s, want %s", spec.name, t.DType.String(), spec.dtype.String())
+	}
+	if len(t.Shape) != len(spec.dims) {
+		return fmt.Errorf("input %q: rank is %d (shape %s), want %d", spec.name, len(t.Shape), t.ShapeString(), len(spec.dims))
+	}
+	for i, d := range spec.dims {
+		have := t.Shape[i]
+		if d.sym < 0 {
+			if have != d.size {
+				return fmt.Errorf("input %q: dim %d is %d, want %d", spec.name, i, have, d.size)
+			}
+			continue
+		}
+		if have < 0 {
+			return fmt.Errorf("input %q: dim %d (%s) is %d, want >= 0", spec.name, i, cuvilSymNames[d.sym], have)
+		}
+		if syms[d.sym] >= 0 && syms[d.sym] != have {
+			return fmt.Errorf("input %q: dim %d (%s) is %d, want %d as set by an earlier input", spec.name, i, cuvilSymNames[d.sym], have, syms[d.sym])
+		}
+		syms[d.sym] = have
+	}
+	count := 1
+	for _, d := range t.Shape {
+		if d != 0 && count > (1<<48)/d {
+			return fmt.Errorf("input %q: shape %s has more than 2^48 elements", spec.name, t.ShapeString())
+		}
+		count *= d
+	}
+	if n := cuvilDataLen(t); n != t.Len() {
+		if n < 0 {
+			return fmt.Errorf("input %q: Data is %T, want the Go slice type of %s", spec.name, t.Data, t.DType.String())
+		}
+		return fmt.Errorf("input %q: Data has %d elements, shape %s wants %d", spec.name, n, t.ShapeString(), t.Len())
+	}
+	return nil
+}
+
+// cuvilDataLen returns the length of t.Data, or -1 when its Go type does
+// not match t.DType.
+func cuvilDataLen(t *Tensor) int {
+	switch d := t.Data.(type) {
+	case []float32:
+		if t.DType == F32 {
+			return len(d)
+		}
+	case []float64:
+		if t.DType == F64 {
+			return len(d)
+		}
+	case []uint16:
+		if t.DType == F16 || t.DType == BF16 || t.DType == U16 {
+			return len(d)
+		}
+	case []int8:
+		if t.DType == I8 || t.DType == I4 || t.DType == I2 {
+			return len(d)
+		}
+	case []uint8:
+		switch t.DType {
+		case U8, U4, U2, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, F8E8M0:
+			return len(d)
+		}
+	case []int16:
+		if t.DType == I16 {
+			return len(d)
+		}
+	case []int32:
+		if t.DType == I32 {
+			return len(d)
+		}
+	case []int64:
+		if t.DType == I64 {
+			return len(d)
+		}
+	case []uint32:
+		if t.DType == U32 {
+			return len(d)
+		}
+	case []uint64:
+		if t.DType == U64 {
+			return len(d)
+		}
+	case []bool:
+		if t.DType == Bool {
+			return len(d)
+		}
+	case []string:
+		if t.DType == String {
+			return len(d)
+		}
+	}
+	return -1
+}
+
+// cuvilDecode fills out[i] from table[i] and the weights blob.
+func cuvilDecode(blob []byte, table []cuvilConst, out []Tensor) error {
+	for i := range table {
+		c := &table[i]
+		if c.off < 0 || c.size < 0 || c.off+c.size > len(blob) {
+			return fmt.Errorf("weights.bin: constant %q at [%d,%d) is outside the %d-byte blob", c.name, c.off, c.off+c.size, len(blob))
+		}
+		b := blob[c.off : c.off+c.size]
+		t := &out[i]
+		t.Resize(c.dtype, c.shape...)
+		n := t.Len()
+		if c.dtype == String {
+			s := t.Str()
+			for j := 0; j < n; j++ {
+				if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) > len(b)-4 {
+					return fmt.Errorf("weights.bin: string constant %q is truncated", c.name)
+				}
+				l := int(binary.LittleEndian.Uint32(b))
+				s[j] = string(b[4 : 4+l])
+				b = b[4+l:]
+			}
+			continue
+		}
+		if want := n * cuvilElemSize(c.dtype); len(b) != want {
+			return fmt.Errorf("weights.bin: constant %q has %d bytes, shape %v of %s wants %d", c.name, len(b), c.shape, c.dtype.String(), want)
+		}
+		switch d := t.Data.(type) {
+		case []float32:
+			for j := range d {
+				d[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+			}
+		case []float64:
+			for j := range d {
+				d[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
+			}
+		case []uint16:
+			for j := range d {
+				d[j] = binary.LittleEndian.Uint16(b[2*j:])
+			}
+		case []int16:
+			for j := range d {
+				d[j] = int16(binary.LittleEndian.Uint16(b[2*j:]))
+			}
+		case []int8:
+			for j := range d {
+				d[j] = int8(b[j])
+			}
+		case []uint8:
+			copy(d, b)
+		case []int32:
+			for j := range d {
+				d[j] = int32(binary.LittleEndian.Uint32(b[4*j:]))
+			}
+		case []uint32:
+			for j := range d {
+				d[j] = binary.LittleEndian.Uint32(b[4*j:])
+			}
+		case []int64:
+			for j := range d {
+				d[j] = int64(binary.LittleEndian.Uint64(b[8*j:]))
+			}
+		case []uint64:
+			for j := range d {
+				d[j] = binary.LittleEndian.Uint64(b[8*j:])
+			}
+		case []bool:
+			for j := range d {
+				d[j] = b[j] != 0
+			}
+		default:
+			return fmt.Errorf("weights.bin: constant %q has unsupported dtype %s", c.name, c.dtype.String())
+		}
+	}
+	return nil
+}
+
+func cuvilElemSize(dt DType) int {
+	switch dt {
+	case U8, I8, Bool, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, U4, I4, F4E2M1, F8E8M0, U2, I2:
+		// the 4- and 2-bit dtypes take a byte each in weights.bin
+		return 1
+	case U16, I16, F16, BF16:
+		return 2
+	case F32, I32, U32:
+		return 4
+	case F64, I64, U64:
+		return 8
+	}
+	return 0
+}
+
+// cuvilCopyInto makes dst a copy of src, reusing dst's memory.
+func cuvilCopyInto(dst, src *Tensor) {
+	dst.Resize(src.DType, src.Shape...)
+	switch d := dst.Data.(type) {
+	case []float32:
+		copy(d, src.Data.([]float32))
+	case []float64:
+		copy(d, src.Data.([]float64))
+	case []uint16:
+		copy(d, src.Data.([]uint16))
+	case []int8:
+		copy(d, src.Data.([]int8))
+	case []uint8:
+		copy(d, src.Data.([]uint8))
+	case []int16:
+		copy(d, src.Data.([]int16))
+	case []int32:
+		copy(d, src.Data.([]int32))
+	case []int64:
+		copy(d, src.Data.([]int64))
+	case []uint32:
+		copy(d, src.Data.([]uint32))
+	case []uint64:
+		copy(d, src.Data.([]uint64))
+	case []bool:
+		copy(d, src.Data.([]bool))
+	case []string:
+		copy(d, src.Data.([]string))
+	}
+}
+
+// cuvilClone returns a copy of t that owns its memory.
+func cuvilClone(t *Tensor) *Tensor {
+	c := &Tensor{}
+	CopyValue(c, t)
+	return c
+}
+
+// cuvilAlloc returns a slice of n elements of dt's Go type: the buffer of
+// a memory-plan slot.
+func cuvilAlloc(dt DType, n int) any {
+	var t Tensor
+	t.Resize(dt, n)
+	return t.Data
+}
+
+// cuvilViewAt returns elements [off, off+n) of an arena, with no capacity
+// beyond them: a kernel that grew the value could not spill into its
+// neighbours.
+func cuvilViewAt(buf any, off, n int) any {
+	switch d := buf.(type) {
+	case []float32:
+		return d[off : off+n : off+n]
+	case []float64:
+		return d[off : off+n : off+n]
+	case []uint16:
+		return d[off : off+n : off+n]
+	case []int8:
+		return d[off : off+n : off+n]
+	case []uint8:
+		return d[off : off+n : off+n]
+	case []int16:
+		return d[off : off+n : off+n]
+	case []int32:
+		return d[off : off+n : off+n]
+	case []int64:
+		return d[off : off+n : off+n]
+	case []uint32:
+		return d[off : off+n : off+n]
+	case []uint64:
+		return d[off : off+n : off+n]
+	case []bool:
+		return d[off : off+n : off+n]
+	case []complex64:
+		return d[off : off+n : off+n]
+	case []complex128:
+		return d[off : off+n : off+n]
+	}
+	panic(fmt.Sprintf("cuvilViewAt: unexpected buffer %T", buf))
+}
+
+// cuvilView returns the first n elements of a slot buffer. The view keeps
+// the buffer's capacity; only one value lives in a slot at a time.
+func cuvilView(buf any, n int) any {
+	switch d := buf.(type) {
+	case []float32:
+		return d[:n]
+	case []float64:
+		return d[:n]
+	case []uint16:
+		return d[:n]
+	case []int8:
+		return d[:n]
+	case []uint8:
+		return d[:n]
+	case []int16:
+		return d[:n]
+	case []int32:
+		return d[:n]
+	case []int64:
+		return d[:n]
+	case []uint32:
+		return d[:n]
+	case []uint64:
+		return d[:n]
+	case []bool:
+		return d[:n]
+	case []string:
+		return d[:n]
+	}
+	panic(fmt.Sprintf("cuvilView: unexpected buffer %T", buf))
+}
+
+//cuvil:model-go Everything below stands for what model.go declares, so that
+// this file compiles and is tested in templates/; gen drops it on copy.
+
+// cuvilSymNames are the symbolic dims of the inputs (model.go); here the
+// one of gen_support_test.go's stand-in model.
+var cuvilSymNames = []string{"n"}

@@ -1,0 +1,314 @@
+package templates
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// This file is the same in every package cuvil generates: helpers for
+// model_test.go.
+
+// cuvilRand is a small deterministic generator (a 64-bit LCG), so the test
+// input is the same on every machine.
+type cuvilRand struct{ x uint64 }
+
+func (r *cuvilRand) next() uint64 {
+	r.x = r.x*6364136223846793005 + 1442695040888963407
+	return r.x >> 11
+}
+
+// float returns a value in [-1, 1).
+func (r *cuvilRand) float() float64 { return float64(r.next())/float64(1<<52) - 1 }
+
+// cuvilTestTensor returns a pseudo-random tensor: floats in [-1, 1),
+// integers in [0, 4) (valid indices for most gathers), random bools.
+func cuvilTestTensor(dt DType, shape []int, seed uint64) *Tensor {
+	t := &Tensor{}
+	t.Resize(dt, shape...)
+	r := &cuvilRand{x: seed}
+	switch d := t.Data.(type) {
+	case []float32:
+		for i := range d {
+			d[i] = float32(r.float())
+		}
+	case []float64:
+		for i := range d {
+			d[i] = r.float()
+		}
+	case []uint16:
+		for i := range d {
+			switch dt {
+			case F16:
+				d[i] = F32ToF16(float32(r.float()))
+			case BF16:
+				d[i] = F32ToBF16(float32(r.float()))
+			default:
+				d[i] = uint16(r.next() % 4)
+			}
+		}
+	case []int8:
+		for i := range d {
+			d[i] = int8(r.next() % 4)
+		}
+	case []uint8:
+		for i := range d {
+			d[i] = uint8(r.next() % 4)
+		}
+	case []int16:
+		for i := range d {
+			d[i] = int16(r.next() % 4)
+		}
+	case []int32:
+		for i := range d {
+			d[i] = int32(r.next() % 4)
+		}
+	case []int64:
+		for i := range d {
+			d[i] = int64(r.next() % 4)
+		}
+	case []uint32:
+		for i := range d {
+			d[i] = uint32(r.next() % 4)
+		}
+	case []uint64:
+		for i := range d {
+			d[i] = r.next() % 4
+		}
+	case []bool:
+		for i := range d {
+			d[i] = r.next()%2 == 0
+		}
+	case []string:
+		for i := range d {
+			d[i] = string(rune('a' + r.next()%26))
+		}
+	}
+	return t
+}
+
+// cuvilCheckOutput checks an output's dtype and shape (-1 matches any
+// size) and that its float elements are finite.
+func cuvilCheckOutput(t *testing.T, name string, got *Tensor, dt DType, shape []int) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("output %q is nil", name)
+	}
+	if got.DType != dt {
+		t.Errorf("output %q: dtype %s, want %s", name, got.DType, dt)
+	}
+	ok := len(got.Shape) == len(shape)
+	for i := 0; ok && i < len(shape); i++ {
+		ok = shape[i] < 0 || shape[i] == got.Shape[i]
+	}
+	if !ok {
+		t.Errorf("output %q: shape %v, want %v (-1: any)", name, got.Shape, shape)
+	}
+	if n := cuvilDataLen(got); n != got.Len() {
+		t.Fatalf("output %q: data has %d elements (%T), shape %v wants %d", name, n, got.Data, got.Shape, got.Len())
+	}
+	finite := func(i int, f float64) {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			t.Fatalf("output %q: element %d is %v", name, i, f)
+		}
+	}
+	switch d := got.Data.(type) {
+	case []float32:
+		for i, f := range d {
+			finite(i, float64(f))
+		}
+	case []float64:
+		for i, f := range d {
+			finite(i, f)
+		}
+	case []uint16:
+		for i, h := range d {
+			switch got.DType {
+			case F16:
+				finite(i, float64(F16ToF32(h)))
+			case BF16:
+				finite(i, float64(BF16ToF32(h)))
+			}
+		}
+	}
+}
+
+// cuvilSameTensor reports whether two tensors hold the same values.
+func cuvilSameTensor(a, b *Tensor) bool {
+	if a.DType != b.DType || len(a.Shape) != len(b.Shape) {
+		return false
+	}
+	switch d := a.Data.(type) {
+	case *Sequence:
+		e, ok := b.Data.(*Sequence)
+		if !ok || len(d.Elems) != len(e.Elems) {
+			return false
+		}
+		for i := range d.Elems {
+			if !cuvilSameTensor(d.Elems[i], e.Elems[i]) {
+				return false
+			}
+		}
+		return true
+	case *OptionalValue:
+		e, ok := b.Data.(*OptionalValue)
+		if !ok || (d.Value == nil) != (e.Value == nil) {
+			return false
+		}
+		return d.Value == nil || cuvilSameTensor(d.Value, e.Value)
+	case *MapValue:
+		e, ok := b.Data.(*MapValue)
+		return ok && cuvilSameTensor(&d.Keys, &e.Keys) && cuvilSameTensor(&d.Values, &e.Values)
+	}
+	for i := range a.Shape {
+		if a.Shape[i] != b.Shape[i] {
+			return false
+		}
+	}
+	switch d := a.Data.(type) {
+	case []float32:
+		e := b.Data.([]float32)
+		for i := range d {
+			if math.Float32bits(d[i]) != math.Float32bits(e[i]) {
+				return false
+			}
+		}
+		return true
+	case []float64:
+		e := b.Data.([]float64)
+		for i := range d {
+			if math.Float64bits(d[i]) != math.Float64bits(e[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a.Data, b.Data)
+}
+
+// cuvilCheckProfile checks a profile of runs runs that took wall in all:
+// one entry per node of the main graph, in order, each reached every run,
+// no negative time, and the sum within the wall time.
+func cuvilCheckProfile(t *testing.T, got, nodes []NodeProfile, runs int, wall time.Duration) {
+	t.Helper()
+	if len(got) != len(nodes) {
+		t.Fatalf("profile has %d entries, want one per node (%d)", len(got), len(nodes))
+	}
+	var sum time.Duration
+	for i, p := range got {
+		if p.Name != nodes[i].Name || p.Op != nodes[i].Op {
+			t.Errorf("profile entry %d is %s (%s), want %s (%s)", i, p.Name, p.Op, nodes[i].Name, nodes[i].Op)
+		}
+		if p.Runs != runs || p.Total < 0 {
+			t.Errorf("node %q: %d runs, %v in all; want %d runs, time >= 0", p.Name, p.Runs, p.Total, runs)
+		}
+		sum += p.Total
+	}
+	if sum > wall {
+		t.Errorf("the nodes' times add up to %v, more than the runs' wall time %v", sum, wall)
+	}
+}
+
+// FuzzGuard hands Run inputs of random dtypes, shapes and data lengths
+// (and nil ones): Run may refuse them, but must never panic or report a
+// kernel's internal error.
+func FuzzGuard(f *testing.F) {
+	f.Add(uint8(1), []byte{1, 2, 3}, uint16(6), false)
+	f.Add(uint8(7), []byte{}, uint16(1), false)
+	f.Add(uint8(1), []byte{0, 5}, uint16(0), true)
+	m, err := New()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, dt uint8, dims []byte, n uint16, nilInput bool) {
+		in := cuvilTestInput()
+		v := reflect.ValueOf(&in).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			fv := v.Field(i)
+			if fv.Type() != reflect.TypeOf((*Tensor)(nil)) {
+				continue
+			}
+			if nilInput {
+				fv.Set(reflect.Zero(fv.Type()))
+				continue
+			}
+			x := &Tensor{}
+			if !cuvilTryResize(x, DType(dt%27), int(n%512)) {
+				return // a dtype this package's Tensor cannot hold
+			}
+			shape := make([]int, len(dims)%6)
+			for j := range shape {
+				shape[j] = int(dims[j] % 9)
+			}
+			x.Shape = shape
+			fv.Set(reflect.ValueOf(x))
+			if i%2 == 1 {
+				break // leave the other inputs valid now and then
+			}
+		}
+		s := m.NewSession(WithThreads(2))
+		defer s.Close()
+		if _, err := s.Run(in); err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("Run: %v", err)
+		}
+	})
+}
+
+// cuvilTryResize resizes t, reporting false where Resize refuses the dtype.
+func cuvilTryResize(t *Tensor, dt DType, n int) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	t.Resize(dt, n)
+	return true
+}
+
+//cuvil:model-go Everything below stands for what model.go and
+// model_test.go declare, so that this file compiles and runs in templates/;
+// gen drops it on copy.
+
+// Input, Output, Model, Session, New and cuvilTestInput stand for a
+// generated package's: a model of one float32 input [2, n] whose Run
+// checks it as model.go does and returns its negation.
+type Input struct{ X *Tensor }
+
+type Output struct{ Y *Tensor }
+
+type Model struct{}
+
+type Session struct{ closed bool }
+
+var cuvilInputs = [...]cuvilInputSpec{{name: "x", dtype: F32, dims: []cuvilDim{{size: 2, sym: -1}, {sym: 0}}}}
+
+func New() (*Model, error) { return &Model{}, nil }
+
+func (m *Model) NewSession(opts ...Option) *Session { return &Session{} }
+
+func (s *Session) Close() { s.closed = true }
+
+func (s *Session) Run(in Input) (out Output, err error) {
+	if s.closed {
+		return Output{}, errCuvilClosed
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = cuvilPanicError("", r)
+		}
+	}()
+	syms := []int{-1}
+	if err := cuvilCheckInput(&cuvilInputs[0], in.X, syms); err != nil {
+		return Output{}, err
+	}
+	y := &Tensor{}
+	y.Resize(F32, in.X.Shape...)
+	for i, v := range in.X.F32() {
+		y.F32()[i] = -v
+	}
+	return Output{Y: y}, nil
+}
+
+func cuvilTestInput() Input { return Input{X: cuvilTestTensor(F32, []int{2, 3}, 1)} }
