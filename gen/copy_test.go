@@ -60,8 +60,9 @@ func TestRuntimeDependsOnRuntimeOnly(t *testing.T) {
 }
 
 // TestClosureGolden pins what small models copy: a Neg-only model gets
-// the runtime and its element-wise kernel file and nothing else; a GEMM
-// model gets no convolution or Winograd code.
+// the runtime, its element-wise kernel file and the float64 activation
+// functions that file shares with the fused epilogues (k_elem_act_f64.go)
+// and nothing else; a GEMM model gets no convolution or Winograd code.
 func TestClosureGolden(t *testing.T) {
 	lib, err := loadLibrary()
 	if err != nil {
@@ -74,7 +75,7 @@ func TestClosureGolden(t *testing.T) {
 		}
 	}
 	neg := lib.closure([]string{"Neg"})
-	want := append(slices.Clone(runtime), lib.funcs["Neg"])
+	want := append(slices.Clone(runtime), lib.funcs["Neg"], "k_elem_act_f64.go")
 	slices.Sort(want)
 	if !slices.Equal(neg, want) {
 		t.Errorf("closure of Neg = %v, want the runtime plus %s: %v", neg, lib.funcs["Neg"], want)

@@ -20,7 +20,9 @@ const (
 
 // The activation attributes shared by the fused ops: activation is "" (none),
 // Relu, Clip (activation_params = [min, max]), LeakyRelu ([alpha]),
-// Sigmoid, Tanh, HardSwish, Gelu or GeluTanh (tanh approximation).
+// Sigmoid, Tanh, HardSwish, Gelu, GeluTanh (tanh approximation), Swish
+// ([alpha]; SiLU with alpha 1), HardSigmoid ([alpha, beta]), Elu ([alpha]),
+// Celu ([alpha]), Selu ([alpha, gamma]) or Mish.
 const fusedActAttrs = "activation:string= activation_params:floats"
 
 // The attributes the prepack pass (passes/prepack.go) sets on a node whose
@@ -79,7 +81,7 @@ var cuvilOpDefs = []opDef{
 		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C] ([N,C,H,W] with in_layout NCHW, group 1 only), Y and Z [N,H',W',M]; W keeps its ONNX shape. out_channels (NHWC, group 1, no Z; set by the concat-into pass): Y is [N,H',W',out_channels], the convolution writes channels [out_offset, out_offset+M), the others are Into's (same shape as Y, or fewer channels: Y's first ones) or, without Into, undefined. Scale (NHWC, group 1, pointwise; set by the fuse-se-gate pass): [N,1,1,C], the convolution reads X times Scale (a squeeze-excitation gate per image and input channel).", nil},
 	{"FusedConvChain", "1", "X:T We:T? Be:T? Wd:T Bd:T? Wp:T? Bp:T? Z:T?", "Y:T", "T=f32",
 		"auto_pad:string=NOTSET dilations:ints kernel_shape:ints pads:ints strides:ints dw_activation:string= dw_activation_params:floats expand_activation:string= expand_activation_params:floats " + fusedActAttrs + " residual_after_activation:int=0 " + chainPackedAttrs, "",
-		"An NHWC inverted bottleneck in one pass over row bands (passes/fuse_convchain.go): expand 1x1 (We [Ce,C,1,1], Be; optional) -> depthwise (Wd [Ce,1,kh,kw], Bd; the window attributes are its) -> project 1x1 (Wp [M,Ce,1,1], Bp; optional), at least one of expand and project. X is [N,H,W,C], Y and Z [N,H',W',M] (M = Ce without project). expand_activation and dw_activation (the latter only before a project) are none, Relu or Clip; the last stage takes activation, Z and residual_after_activation as FusedConv does. Weights keep their ONNX shapes.", nil},
+		"An NHWC inverted bottleneck in one pass over row bands (passes/fuse_convchain.go): expand 1x1 (We [Ce,C,1,1], Be; optional) -> depthwise (Wd [Ce,1,kh,kw], Bd; the window attributes are its) -> project 1x1 (Wp [M,Ce,1,1], Bp; optional), at least one of expand and project. X is [N,H,W,C], Y and Z [N,H',W',M] (M = Ce without project). expand_activation and dw_activation (the latter only before a project) are any fused activation (a clamp inside the stage, others as a row pass over its band); the last stage takes activation, Z and residual_after_activation as FusedConv does. Weights keep their ONNX shapes.", nil},
 	{"FusedGemm", "1", "A:T B:T C:T? Z:T?", "Y:T", "T=$f",
 		"alpha:float=1 beta:float=1 transA:int=0 transB:int=0 " + fusedActAttrs + " residual_after_activation:int=0 " + gemmPackedAttrs, "",
 		"Gemm (alpha*A'*B' + beta*C), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
@@ -88,6 +90,13 @@ var cuvilOpDefs = []opDef{
 		"MatMul, plus bias (shape [N], along the last axis), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
 	{"Gelu", "1", "X:T", "Y:T", "T=$f", "approximate:string=none", "ew",
 		"x*0.5*(1+erf(x/sqrt(2))), or its tanh approximation when approximate is tanh.", nil},
+	// The activations fuse-activation makes for opsets before ONNX has them.
+	{"Swish", "1", "X:T", "Y:T", "T=$f", "alpha:float=1", "ew",
+		"x*sigmoid(alpha*x) (ONNX Swish, opset 24) for older opsets; SiLU when alpha is 1.", nil},
+	{"HardSwish", "1", "X:T", "Y:T", "T=$f", "", "ew",
+		"x*max(0, min(1, x/6 + 1/2)) (ONNX HardSwish, opset 14) for older opsets.", nil},
+	{"Mish", "1", "X:T", "Y:T", "T=$f", "", "ew",
+		"x*tanh(softplus(x)) (ONNX Mish, opset 18) for older opsets.", nil},
 	{"LayerNorm", "1", "X:T Scale:T B:T?", "Y:T", "T=$f", "axis:int=-1 epsilon:float=1e-05", "",
 		"LayerNormalization (opset 17) for models of older opsets: normalises over the axes from axis on.", nil},
 	{"SkipLayerNorm", "1", "X:T Skip:T Scale:T B:T?", "Y:T Sum:T?", "T=$f", "epsilon:float=1e-05", "",

@@ -166,8 +166,29 @@ func activationAttrs(n *ir.Node) ([]*ir.Attr, bool) {
 		return []*ir.Attr{name("Gelu")}, true
 	case isOp(n, "Relu"), isOp(n, "Sigmoid"), isOp(n, "Tanh"), isOp(n, "HardSwish"):
 		return []*ir.Attr{name(n.Op)}, true
+	case n.Domain == ir.CuvilDomain && (n.Op == "HardSwish" || n.Op == "Mish"):
+		return []*ir.Attr{name(n.Op)}, true
+	case n.Domain == ir.CuvilDomain && n.Op == "Swish", isOp(n, "Swish"):
+		return []*ir.Attr{name("Swish"), params(n.AttrFloat("alpha", 1))}, true
+	case isOp(n, "Mish"):
+		return []*ir.Attr{name("Mish")}, true
 	case isOp(n, "LeakyRelu"):
 		return []*ir.Attr{name("LeakyRelu"), params(n.AttrFloat("alpha", 0.01))}, true
+	case isOp(n, "PRelu"):
+		// A one-element constant slope is a LeakyRelu (a per-channel one
+		// is not taken: the epilogues know no channel vector).
+		if v := n.Input(1); v != nil && v.IsConst() && v.Const.NumElements() == 1 {
+			if f, ok := scalarConst(v); ok {
+				return []*ir.Attr{name("LeakyRelu"), params(float32(f))}, true
+			}
+		}
+		return nil, false
+	case isOp(n, "HardSigmoid"):
+		return []*ir.Attr{name("HardSigmoid"), params(n.AttrFloat("alpha", 0.2), n.AttrFloat("beta", 0.5))}, true
+	case isOp(n, "Elu"), isOp(n, "Celu"):
+		return []*ir.Attr{name(n.Op), params(n.AttrFloat("alpha", 1))}, true
+	case isOp(n, "Selu"):
+		return []*ir.Attr{name("Selu"), params(n.AttrFloat("alpha", 1.67326319217681884765625), n.AttrFloat("gamma", 1.05070102214813232421875))}, true
 	case isOp(n, "Clip"):
 		lo, hi := float32(-3.4028234663852886e38), float32(3.4028234663852886e38)
 		if n.Version < 11 {

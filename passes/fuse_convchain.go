@@ -11,8 +11,9 @@ import "github.com/cuvil/cuvil/ir"
 // the three. Its kernel (templates/k_conv_chain.go) streams over output row
 // bands, so the expanded tensors (6x the channels) never go to memory and
 // the memory planner never allocates them. A stage before another one
-// must end in a clamp (no activation, Relu or Clip) with no residual; the
-// last stage keeps its whole epilogue (activation, residual Z). Only the
+// must have no residual (its activation runs in the stage's kernel when it
+// is a clamp, else as a row pass over the band); the last stage keeps its
+// whole epilogue (activation, residual Z). Only the
 // main graph is considered (the layout pass leaves subgraphs NCHW).
 var FuseConvChain = &Pass{
 	Name: "fuse-conv-chain",
@@ -87,13 +88,10 @@ func chainAct(n, from *ir.Node, name string) {
 }
 
 // chainClamp reports whether n, a FusedConv, may feed another stage: no
-// residual, and an activation that is a clamp.
+// residual (any activation: a clamp runs inside the stage's kernel, the
+// others as a row pass over the stage's band while it is in cache).
 func chainClamp(n *ir.Node) bool {
-	switch n.AttrString("activation", "") {
-	case "", "Relu", "Clip":
-		return n.Input(3) == nil
-	}
-	return false
+	return n.Input(3) == nil
 }
 
 // chainConv returns n's data input and weight types when n is a float32

@@ -52,7 +52,8 @@ var ewOpCost = map[string]float64{
 	"Floor": 1, "Ceil": 1, "LeakyRelu": 1, "Clip": 2, "HardSwish": 2,
 	"Div": 2, "Sqrt": 2, "Reciprocal": 2,
 	"Exp": 8, "Log": 8, "Sigmoid": 8, "Tanh": 8, "Erf": 8, "Pow": 16, "Softplus": 16,
-	"cuvil.Gelu": 8,
+	"cuvil.Gelu": 8, "Swish": 8, "cuvil.Swish": 8, "Elu": 8, "cuvil.HardSwish": 2,
+	"Mish": 16, "cuvil.Mish": 16,
 }
 
 // ewGroup is a group being built.
@@ -493,6 +494,13 @@ func ewEmit(r *rewriter, groupOf map[*ir.Node]*ewGroup, pos map[*ir.Node]int, gr
 		case "LeakyRelu":
 			ops = append(ops, op)
 			args = append(args, ref(x.Inputs[0]), operand{1, ewConstIndex(&consts, x.AttrFloat("alpha", 0.01))})
+		case "Swish", "cuvil.Swish", "Elu":
+			// x and alpha, like LeakyRelu.
+			ops = append(ops, x.Op)
+			args = append(args, ref(x.Inputs[0]), operand{1, ewConstIndex(&consts, x.AttrFloat("alpha", 1))})
+		case "cuvil.HardSwish", "cuvil.Mish":
+			ops = append(ops, x.Op)
+			args = append(args, ref(x.Inputs[0]))
 		case "cuvil.Gelu":
 			name := "Gelu"
 			if x.AttrString("approximate", "none") == "tanh" {

@@ -34,6 +34,12 @@ var Pipeline = []*Pass{
 	FoldReshape,
 	// ...and no Transpose pairs that cancel or compose.
 	FoldTranspose,
+	// ...one node per activation exporters write out (x*Sigmoid(x),
+	// x*Clip(x+3,0,6)/6, x*Tanh(Softplus(x))): after CSE (the two reads of
+	// x are one value), before fold-affine (it would fold HardSigmoid's
+	// "+ 3" into the conv before it) and before fuse-conv and fuse-gemm,
+	// which take one activation node into their epilogue.
+	FuseActivation,
 	// BN folds into the producer's weights; what cannot becomes Mul+Add,
 	// which the next pass folds further.
 	FoldBatchNorm,
@@ -115,6 +121,12 @@ var passOrder = []struct {
 	{RemoveIdentity, FuseConv, "patterns must not see Identity/Dropout between a Conv and its Relu"},
 	{FoldReshape, FuseAttention, "attention's heads form matches one Reshape, not a chain"},
 	{FoldBatchNorm, FoldAffine, "fold-affine folds the Mul+Add BN leaves"},
+	{CSE, FuseActivation, "x*Sigmoid(x) and its kin match when both reads of x are one value"},
+	{RemoveIdentity, FuseActivation, "patterns must not see Identity between an activation's ops"},
+	{FuseActivation, FoldAffine, "fold-affine would fold HardSigmoid's + 3 and / 6 into the producer, hiding x"},
+	{FuseActivation, FuseConv, "a decomposed activation must be one node to become a conv epilogue"},
+	{FuseActivation, FuseGemm, "a decomposed activation must be one node to become a GEMM epilogue"},
+	{FuseActivation, FuseScaleShift, "a decomposed activation must be one node to join a ScaleShift"},
 	{FoldAffine, FuseConv, "a Conv's weights and bias must be final before it hides in a FusedConv"},
 	{FoldAffine, FuseAttention, "scales are final"},
 	{FuseGelu, FuseGemm, "GELU must be one node to become a MatMul epilogue"},

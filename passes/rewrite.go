@@ -218,9 +218,14 @@ func (r *rewriter) replaceNode(old, n *ir.Node) {
 
 // fuse puts n, which computes what the nodes from did, in at's place (at
 // is one of them) and kills the others; n records them (ir.Node.Fused).
+// at counts as dead too (it left the node list), so a later match that
+// still sees it as a value's reader (the readers refresh at sweep) takes
+// it for gone: two Convs feeding one Add fuse the Add once (lraspp's
+// classifier failed with "replaceNode: node not in graph").
 func (r *rewriter) fuse(n, at *ir.Node, from ...*ir.Node) {
 	r.record(n, from...)
 	r.replaceNode(at, n)
+	r.kill(at)
 	for _, x := range from {
 		if x != at {
 			r.kill(x)

@@ -8,11 +8,12 @@ import (
 
 // Shape rules for the ops whose kernels live in templates/k_loss.go,
 // k_signal.go and k_text.go, PRelu's legacy per-channel slope, and
-// cuvil::Elementwise.
+// cuvil::Elementwise, and the cuvil activations fuse-activation makes.
 
 func init() {
 	reg(inferPRelu, "PRelu")
 	reg(inferCuvilElementwise, "cuvil::Elementwise")
+	reg(inferUnary, "cuvil::Swish", "cuvil::HardSwish", "cuvil::Mish")
 }
 
 // inferCuvilElementwise gives every output of a fused element-wise group

@@ -62,10 +62,16 @@ func FusedConvChain(n *Node) error {
 	if err != nil {
 		return err
 	}
+	// A clamp runs inside the stage's kernel; any other activation as a
+	// row pass over the stage's band while it is in cache.
 	eLo, eHi, eClamp := fusedClampOf(eAct)
 	dLo, dHi, dClamp := fusedClampOf(dAct)
-	if !eClamp || !dClamp {
-		return n.Errorf("expand_activation and dw_activation must be none, Relu or Clip")
+	eRow, dRow := eAct, dAct
+	if eClamp {
+		eRow = fusedAct{}
+	}
+	if dClamp {
+		dRow = fusedAct{}
 	}
 	sc := n.ScratchInts(32)
 	// Weight shapes: the inputs' or, prepacked, the attribute's.
@@ -179,7 +185,7 @@ func FusedConvChain(n *Node) error {
 	g := nhwcGeomOf(N, H, W, Ce, win)
 	t := parTaskOf[convChainTask](n)
 	*t = convChainTask{g: g, C: C, M: M, x: X.F32(), wpe: wp[0], wpd: wp[1], wpp: wp[2], y: y, z: z,
-		after: n.Attrs.Int("residual_after_activation", 0) != 0, act: act, dLo: dLo, dHi: dHi}
+		after: n.Attrs.Int("residual_after_activation", 0) != 0, act: act, dLo: dLo, dHi: dHi, eAct: eRow, dAct: dRow}
 	if Be != nil {
 		t.be = Be.F32()
 	}
@@ -236,6 +242,7 @@ type convChainTask struct {
 	dLo, dHi      float32
 	after         bool
 	act           fusedAct
+	eAct, dAct    fusedAct // the stages' activations that are not clamps
 	band, erows   int
 	esize, dsize  int
 	buf           []float32 // band buffers without a pool
@@ -278,6 +285,9 @@ func (t *convChainTask) runPart(i, parts int) {
 			}
 			if from < hi {
 				nhwcPWGemm((hi-from)*g.W, Ce, t.C, t.x[((b*g.H+from)*g.W)*t.C:], t.C, nil, t.wpe, ebuf[(from-lo)*rowE:], Ce, &t.ee)
+				if t.eAct.kind != fusedActNone {
+					fusedActRow(t.eAct, ebuf[(from-lo)*rowE:(hi-lo)*rowE])
+				}
 			}
 			eImg, eLo, eHi = b, lo, hi
 			src = ebuf
@@ -294,6 +304,9 @@ func (t *convChainTask) runPart(i, parts int) {
 				gl.row(nhwcModeDW, src, t.wpd, t.bd, dbuf, 0, oh, taps, false, t.dLo, t.dHi)
 			}
 			m := (oh1 - oh0) * g.OW
+			if t.dAct.kind != fusedActNone {
+				fusedActRow(t.dAct, dbuf[:m*Ce])
+			}
 			o := (b*g.OH + oh0) * g.OW * t.M
 			blk := t.y[o : o+m*t.M]
 			var z []float32

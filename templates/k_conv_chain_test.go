@@ -20,24 +20,32 @@ func TestFusedConvChain(t *testing.T) {
 		dw       Attrs // the depthwise's kernel_shape, strides, pads, dilations
 		residual bool
 		last     fusedActCase
+		mid      fusedActCase // the expand and depthwise stages' (default relu6)
 	}{
-		{"s1_res", []int{1, 8, 13, 11}, 37, 8, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}},
-		{"s2", []int{1, 16, 15, 17}, 96, 24, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}},
-		{"s2_even", []int{2, 5, 14, 10}, 30, 7, Attrs{"strides": []int64{2, 2}, "pads": []int64{0, 0, 1, 1}}, false, relu6},
-		{"no_project", []int{1, 6, 9, 7}, 21, 0, Attrs{"pads": []int64{1, 1, 1, 1}}, false, relu6},
-		{"no_project_res_tanh", []int{1, 6, 9, 7}, 21, 0, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Tanh", nil}},
-		{"no_expand", []int{1, 32, 19, 9}, 0, 16, Attrs{"pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}},
-		{"no_expand_res_s1", []int{2, 20, 7, 8}, 0, 20, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Relu", nil}},
-		{"5x5_dil", []int{1, 4, 17, 12}, 18, 5, Attrs{"kernel_shape": []int64{5, 5}, "dilations": []int64{2, 1}, "pads": []int64{3, 2, 4, 2}}, true, fusedActCase{"HardSwish", nil}},
+		{"s1_res", []int{1, 8, 13, 11}, 37, 8, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}, fusedActCase{}},
+		{"s2", []int{1, 16, 15, 17}, 96, 24, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}, fusedActCase{}},
+		{"s2_even", []int{2, 5, 14, 10}, 30, 7, Attrs{"strides": []int64{2, 2}, "pads": []int64{0, 0, 1, 1}}, false, relu6, fusedActCase{}},
+		{"no_project", []int{1, 6, 9, 7}, 21, 0, Attrs{"pads": []int64{1, 1, 1, 1}}, false, relu6, fusedActCase{}},
+		{"no_project_res_tanh", []int{1, 6, 9, 7}, 21, 0, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Tanh", nil}, fusedActCase{}},
+		{"no_expand", []int{1, 32, 19, 9}, 0, 16, Attrs{"pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}, fusedActCase{}},
+		{"no_expand_res_s1", []int{2, 20, 7, 8}, 0, 20, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Relu", nil}, fusedActCase{}},
+		{"5x5_dil", []int{1, 4, 17, 12}, 18, 5, Attrs{"kernel_shape": []int64{5, 5}, "dilations": []int64{2, 1}, "pads": []int64{3, 2, 4, 2}}, true, fusedActCase{"HardSwish", nil}, fusedActCase{}},
 		// Padding wider than the kernel: bands whose windows miss the image.
-		{"pad_beyond", []int{1, 5, 3, 4}, 9, 3, Attrs{"pads": []int64{3, 1, 4, 2}}, false, fusedActCase{}},
-		{"pad_beyond_no_expand", []int{1, 6, 3, 200}, 0, 3, Attrs{"pads": []int64{0, 1, 6, 2}}, true, fusedActCase{}},
-		{"pad_beyond_s2", []int{1, 6, 3, 500}, 10, 3, Attrs{"strides": []int64{2, 2}, "pads": []int64{0, 1, 7, 2}}, false, fusedActCase{}},
+		{"pad_beyond", []int{1, 5, 3, 4}, 9, 3, Attrs{"pads": []int64{3, 1, 4, 2}}, false, fusedActCase{}, fusedActCase{}},
+		{"pad_beyond_no_expand", []int{1, 6, 3, 200}, 0, 3, Attrs{"pads": []int64{0, 1, 6, 2}}, true, fusedActCase{}, fusedActCase{}},
+		{"pad_beyond_s2", []int{1, 6, 3, 500}, 10, 3, Attrs{"strides": []int64{2, 2}, "pads": []int64{0, 1, 7, 2}}, false, fusedActCase{}, fusedActCase{}},
 		// Tall enough for several bands per part (stride 1 keeps rows).
-		{"bands", []int{1, 8, 77, 41}, 150, 9, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}},
-		{"bands_s2", []int{1, 3, 99, 53}, 120, 17, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, relu6},
+		{"bands", []int{1, 8, 77, 41}, 150, 9, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}, fusedActCase{}},
+		{"bands_s2", []int{1, 3, 99, 53}, 120, 17, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, relu6, fusedActCase{}},
+		// Stages with activations that are not clamps (row passes).
+		{"hardswish_stages", []int{1, 8, 29, 13}, 40, 8, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}, fusedActCase{"HardSwish", nil}},
+		{"silu_stages_s2", []int{2, 6, 17, 23}, 36, 12, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, fusedActCase{"Swish", []float32{1}}, fusedActCase{"Swish", []float32{1}}},
+		{"elu_bands", []int{1, 8, 77, 41}, 150, 9, Attrs{"pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}, fusedActCase{"Elu", []float32{0.5}}},
 	}
 	for ci, c := range cases {
+		if c.mid.name == "" {
+			c.mid = relu6
+		}
 		X := nnRand(r, c.x...)
 		C := c.x[1]
 		ce := c.ce
@@ -60,7 +68,7 @@ func TestFusedConvChain(t *testing.T) {
 		e := nnAs(X, F64)
 		if We != nil {
 			e = nnRun(t, "Conv", 11, nil, 1, e, nnAs(We, F64), nnAs(Be, F64))[0]
-			e = fusedRefAct(t, relu6, e)
+			e = fusedRefAct(t, c.mid, e)
 		}
 		dwAttrs := Attrs{"group": int64(ce)}
 		for k, v := range c.dw {
@@ -69,7 +77,7 @@ func TestFusedConvChain(t *testing.T) {
 		d := nnRun(t, "Conv", 11, dwAttrs, 1, e, nnAs(Wd, F64), nnAs(Bd, F64))[0]
 		want := d
 		if Wp != nil {
-			want = nnRun(t, "Conv", 11, nil, 1, fusedRefAct(t, relu6, d), nnAs(Wp, F64), nnAs(Bp, F64))[0]
+			want = nnRun(t, "Conv", 11, nil, 1, fusedRefAct(t, c.mid, d), nnAs(Wp, F64), nnAs(Bp, F64))[0]
 		}
 		var Z *Tensor
 		if c.residual {
@@ -82,10 +90,16 @@ func TestFusedConvChain(t *testing.T) {
 		for _, pre := range []bool{false, true} {
 			attrs := fusedAttrs(c.last, c.dw)
 			if We != nil {
-				attrs["expand_activation"], attrs["expand_activation_params"] = "Clip", []float32{0, 6}
+				attrs["expand_activation"] = c.mid.name
+				if c.mid.params != nil {
+					attrs["expand_activation_params"] = c.mid.params
+				}
 			}
 			if Wp != nil {
-				attrs["dw_activation"], attrs["dw_activation_params"] = "Clip", []float32{0, 6}
+				attrs["dw_activation"] = c.mid.name
+				if c.mid.params != nil {
+					attrs["dw_activation_params"] = c.mid.params
+				}
 			}
 			in := []*Tensor{nhwcOf(X, F32), We, Be, Wd, Bd, Wp, Bp, Z}
 			if pre {
@@ -148,7 +162,7 @@ func TestFusedConvChain(t *testing.T) {
 		{"no expand or project", nil, []*Tensor{nnRand(r, 1, 5, 5, 4), nil, nil, nnRand(r, 4, 1, 3, 3)}},
 		{"Wd not depthwise", nil, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 8, 4, 1, 1), nil, nnRand(r, 8, 2, 3, 3)}},
 		{"We of the wrong input channels", nil, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 8, 3, 1, 1), nil, nnRand(r, 8, 1, 3, 3)}},
-		{"tanh before a projection", Attrs{"dw_activation": "Tanh"}, []*Tensor{nnRand(r, 1, 5, 5, 4), nil, nil, nnRand(r, 4, 1, 3, 3), nil, nnRand(r, 2, 4, 1, 1)}},
+		{"unknown activation before a projection", Attrs{"dw_activation": "Softsign"}, []*Tensor{nnRand(r, 1, 5, 5, 4), nil, nil, nnRand(r, 4, 1, 3, 3), nil, nnRand(r, 2, 4, 1, 1)}},
 		{"packed of the wrong length", Attrs{convChainPackedAttr: []int64{8, 4, 1, 1, 8, 1, 3, 3}}, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 7), nil, nnRand(r, 72)}},
 		{"packed shapes short", Attrs{convChainPackedAttr: []int64{8, 4, 1, 1}}, []*Tensor{nnRand(r, 1, 5, 5, 4), nnRand(r, 7), nil, nnRand(r, 72)}},
 		{"one channel", nil, []*Tensor{nnRand(r, 1, 5, 5, 1), nil, nil, nnRand(r, 1, 1, 3, 3), nil, nnRand(r, 2, 1, 1, 1)}},

@@ -78,7 +78,7 @@ func TestFusedErrors(t *testing.T) {
 		k    Kernel
 		n    *Node
 	}{
-		{"bad activation", FusedConv, nnNode("cuvil::FusedConv", 1, Attrs{"activation": "Swish"}, 1, X, W)},
+		{"bad activation", FusedConv, nnNode("cuvil::FusedConv", 1, Attrs{"activation": "Softsign"}, 1, X, W)},
 		{"residual shape", FusedConv, nnNode("cuvil::FusedConv", 1, nil, 1, X, W, nil, nnRand(r, 1, 3, 5, 5))},
 		{"matmul batched B", FusedMatMul, nnNode("cuvil::FusedMatMul", 1, nil, 1, nnRand(r, 2, 3, 4), nnRand(r, 2, 4, 5))},
 		{"matmul bias", FusedMatMul, nnNode("cuvil::FusedMatMul", 1, nil, 1, nnRand(r, 3, 4), nnRand(r, 4, 5), nnRand(r, 4))},

@@ -1,27 +1,17 @@
 package templates
 
-import "math"
-
 // BitwiseAnd, BitwiseOr, BitwiseXor (opset 18, broadcasting) and
-// BitwiseNot on integer tensors; Swish (opset 24): x * sigmoid(alpha*x).
+// BitwiseNot on integer tensors (Swish, opset 24, is in k_elem_act_unfused.go).
 
 var (
 	ewOpBitAnd = ewBin{i: func(a, b int64) int64 { return a & b }, u: func(a, b uint64) uint64 { return a & b }}
 	ewOpBitOr  = ewBin{i: func(a, b int64) int64 { return a | b }, u: func(a, b uint64) uint64 { return a | b }}
 	ewOpBitXor = ewBin{i: func(a, b int64) int64 { return a ^ b }, u: func(a, b uint64) uint64 { return a ^ b }}
 	ewOpBitNot = ewUn{i: func(x int64) int64 { return ^x }, u: func(x uint64) uint64 { return ^x }}
-	ewOpSwish  = ewUn{f: func(x, a, _ float64) float64 {
-		z := a * x
-		if z >= 0 {
-			return x / (1 + math.Exp(-z))
-		}
-		e := math.Exp(z)
-		return x * e / (1 + e)
-	}}
+	ewOpSwish  = ewUn{f: actSwish64}
 )
 
 func BitwiseAnd(n *Node) error { return ewBinary(n, &ewOpBitAnd) }
 func BitwiseOr(n *Node) error  { return ewBinary(n, &ewOpBitOr) }
 func BitwiseXor(n *Node) error { return ewBinary(n, &ewOpBitXor) }
 func BitwiseNot(n *Node) error { return ewUnary(n, &ewOpBitNot, 0, 0) }
-func Swish(n *Node) error      { return ewUnary(n, &ewOpSwish, ewAttrF(n, "alpha", 1), 0) }

@@ -14,10 +14,15 @@ import "math"
 // each output is). An operand r names input r when r < #inputs, the result
 // of instruction r-#inputs above that, and consts[-r-1] when r < 0. Input 0
 // has the output's shape; every other input has that shape too or one
-// element (broadcast). Each op computes what its unfused kernel computes
-// (transcendental ops in float64 then rounded), so results equal the
-// unfused graph's; parts of a large tensor run on the session's pool with
-// the same chunking at any thread count.
+// element (broadcast). Each op computes what its unfused kernel computes,
+// so results equal the unfused graph's: most transcendental ops in
+// float64 then rounded; in float32, Sigmoid, Swish with alpha 1 (SiLU)
+// and HardSwish through the vector rows of k_elem_act.go (sigmoid and
+// HardSwish within 3 ulp of float64 math, SiLU within 4; the unfused
+// float32 kernels use the same rows) and GELU through the fused activation's vector kernel. Parts of a
+// large tensor run on the session's pool with the same chunking at any
+// thread count, and the row kernels' results do not depend on where a
+// chunk ends.
 func CuvilElementwise(n *Node) error {
 	if len(n.In) == 0 || n.In[0] == nil {
 		return n.Errorf("needs at least one input")
@@ -45,6 +50,8 @@ const (
 	ewpMin
 	ewpPow
 	ewpLeakyRelu // x, alpha
+	ewpSwish     // x, alpha
+	ewpElu       // x, alpha
 	ewpBinaryEnd
 	ewpRelu = iota - 1
 	ewpNeg
@@ -62,6 +69,7 @@ const (
 	ewpHardSwish
 	ewpGelu
 	ewpGeluTanh
+	ewpMish
 )
 
 // ewpCodes maps the program's op names to op codes.
@@ -71,7 +79,7 @@ var ewpCodes = map[string]int{
 	"Relu": ewpRelu, "Neg": ewpNeg, "Abs": ewpAbs, "Sqrt": ewpSqrt, "Reciprocal": ewpReciprocal,
 	"Exp": ewpExp, "Log": ewpLog, "Sigmoid": ewpSigmoid, "Tanh": ewpTanh, "Erf": ewpErf,
 	"Floor": ewpFloor, "Ceil": ewpCeil, "Softplus": ewpSoftplus, "HardSwish": ewpHardSwish,
-	"Gelu": ewpGelu, "GeluTanh": ewpGeluTanh,
+	"Gelu": ewpGelu, "GeluTanh": ewpGeluTanh, "Swish": ewpSwish, "Elu": ewpElu, "Mish": ewpMish,
 }
 
 // ewInstr is one decoded instruction: operands and result are slots
@@ -361,6 +369,10 @@ func ewBin1[T float32 | float64](op int, a, b T) T {
 			return b * a
 		}
 		return a
+	case ewpSwish:
+		return T(ewOpSwish.f(float64(a), float64(b), 0))
+	case ewpElu:
+		return T(ewOpElu.f(float64(a), float64(b), 0))
 	}
 	panic("ewBin1: bad op")
 }
@@ -393,6 +405,12 @@ func ewBinVV[T float32 | float64](op int, dst, a, b []T) {
 }
 
 func ewBinVS[T float32 | float64](op int, dst, a []T, b T) {
+	if d, ok := any(dst).([]float32); ok && op == ewpSwish && b == 1 {
+		// SiLU: the float32 vector row, as the unfused Swish kernel.
+		copy(d, any(a).([]float32))
+		silu32(d)
+		return
+	}
 	switch op {
 	case ewpAdd:
 		for i := range dst {
@@ -471,6 +489,10 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 	case ewpLog:
 		f = ewOpLog.f
 	case ewpSigmoid:
+		if d, ok := any(y).([]float32); ok {
+			sigmoid32(d)
+			return
+		}
 		f = ewOpSigmoid.f
 	case ewpTanh:
 		f = ewOpTanh.f
@@ -483,7 +505,13 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 	case ewpSoftplus:
 		f = ewOpSoftplus.f
 	case ewpHardSwish:
+		if d, ok := any(y).([]float32); ok {
+			hardSwish32(d)
+			return
+		}
 		f = ewOpHardSwish.f
+	case ewpMish:
+		f = ewOpMish.f
 	case ewpGelu:
 		fusedActRow(fusedAct{kind: fusedActGelu}, y)
 		return

@@ -240,3 +240,66 @@ func BenchmarkElementwiseChain(b *testing.B) {
 		}
 	})
 }
+
+// TestElementwiseActivations: the activations fuse-activation makes
+// (Swish with its alpha, Elu, Mish, HardSwish) give, inside a program at
+// 1, 2 and 3 threads, the bits of their unfused kernels, in f32 and f64, at
+// awkward sizes; the unfused kernels are checked against float64 math.
+func TestElementwiseActivations(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	p2, p3 := NewWorkPool(WithThreads(2)), NewWorkPool(WithThreads(3))
+	defer p2.Close()
+	defer p3.Close()
+	prog := Attrs{
+		"ops":     []string{"Swish", "Elu", "Mish", "HardSwish", "Swish"},
+		"args":    []int64{0, -1, 0, -2, 0, 0, 0, -3},
+		"consts":  []float32{1.5, 0.7, 1},
+		"outputs": []int64{1, 2, 3, 4, 5},
+	}
+	refs := []struct {
+		op      string
+		version int
+		attrs   Attrs
+		f       func(x float64) float64
+	}{
+		{"Swish", 24, Attrs{"alpha": float32(1.5)}, func(x float64) float64 { return x / (1 + math.Exp(-1.5*x)) }},
+		{"Elu", 6, Attrs{"alpha": float32(0.7)}, func(x float64) float64 {
+			if x < 0 {
+				return float64(float32(0.7)) * math.Expm1(x)
+			}
+			return x
+		}},
+		{"Mish", 18, nil, func(x float64) float64 { return x * math.Tanh(math.Log1p(math.Exp(x))) }},
+		{"HardSwish", 14, nil, func(x float64) float64 { return x * math.Max(0, math.Min(1, (x+3)/6)) }},
+		{"Swish", 24, nil, func(x float64) float64 { return x / (1 + math.Exp(-x)) }},
+	}
+	for _, dt := range []DType{F32, F64} {
+		for _, size := range []int{1, 7, 513, 2*ewChunk + 3, 40009} {
+			x := nnRand(r, size)
+			for i := range x.F32() {
+				x.F32()[i] *= 8
+			}
+			x = nnAs(x, dt)
+			for _, pool := range []*WorkPool{nil, p2, p3} {
+				n := nnNode("cuvil::Elementwise", 1, prog, 5, x)
+				n.Pool = pool
+				if err := CuvilElementwise(n); err != nil {
+					t.Fatal(err)
+				}
+				for o, ref := range refs {
+					want := nnRun(t, ref.op, ref.version, ref.attrs, 1, x)[0]
+					a, b := nnF64(want), nnF64(n.Out[o])
+					xs := nnF64(x)
+					for i := range a {
+						if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+							t.Fatalf("%s %d %s: [%d] = %v, unfused %v", dt, size, ref.op, i, b[i], a[i])
+						}
+						if w := ref.f(xs[i]); math.Abs(a[i]-w) > 1e-6*(1+math.Abs(w)) {
+							t.Fatalf("%s %d %s(%v) = %v, want %v", dt, size, ref.op, xs[i], a[i], w)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -12,13 +12,6 @@ type ewUn struct {
 	u func(x uint64) uint64
 }
 
-func ewMapF[T ewNum](out, in []T, f func(x, p, q float64) float64, p, q float64) {
-	in = in[:len(out)]
-	for k, v := range in {
-		out[k] = T(f(float64(v), p, q))
-	}
-}
-
 func ewMapH(out, in []uint16, f func(x, p, q float64) float64, p, q float64, dec func(uint16) float32, enc func(float64) uint16) {
 	in = in[:len(out)]
 	for k, v := range in {
@@ -102,12 +95,7 @@ func ewUnary(n *Node, op *ewUn, p, q float64) error {
 	return nil
 }
 
-func ewSoftplus(x float64) float64 {
-	if x > 30 {
-		return x
-	}
-	return math.Log1p(math.Exp(x))
-}
+func ewSoftplus(x float64) float64 { return actSoftplus64(x) }
 
 var (
 	ewOpScale = ewUn{f: func(x, p, _ float64) float64 { return x * p }}
@@ -173,21 +161,9 @@ var (
 		}
 		return x
 	}}
-	ewOpElu = ewUn{f: func(x, a, _ float64) float64 {
-		if x < 0 {
-			return a * (math.Exp(x) - 1)
-		}
-		return x
-	}}
-	ewOpSelu = ewUn{f: func(x, a, g float64) float64 {
-		if x <= 0 {
-			return g * a * (math.Exp(x) - 1)
-		}
-		return g * x
-	}}
-	ewOpCelu = ewUn{f: func(x, a, _ float64) float64 {
-		return math.Max(0, x) + math.Min(0, a*(math.Exp(x/a)-1))
-	}}
+	ewOpElu             = ewUn{f: actElu64}
+	ewOpSelu            = ewUn{f: actSelu64}
+	ewOpCelu            = ewUn{f: actCelu64}
 	ewOpThresholdedRelu = ewUn{f: func(x, a, _ float64) float64 {
 		if x > a {
 			return x
@@ -201,15 +177,13 @@ var (
 		e := math.Exp(x)
 		return e / (1 + e)
 	}}
-	ewOpHardSigmoid = ewUn{f: func(x, a, b float64) float64 {
-		return math.Max(0, math.Min(1, a*x+b))
-	}}
-	ewOpHardSwish = ewUn{f: func(x, _, _ float64) float64 {
+	ewOpHardSigmoid = ewUn{f: actHardSigmoid64}
+	ewOpHardSwish   = ewUn{f: func(x, _, _ float64) float64 {
 		return x * math.Max(0, math.Min(1, x/6+0.5))
 	}}
 	ewOpSoftplus = ewUn{f: func(x, _, _ float64) float64 { return ewSoftplus(x) }}
 	ewOpSoftsign = ewUn{f: func(x, _, _ float64) float64 { return x / (1 + math.Abs(x)) }}
-	ewOpMish     = ewUn{f: func(x, _, _ float64) float64 { return x * math.Tanh(ewSoftplus(x)) }}
+	ewOpMish     = ewUn{f: actMish64}
 	ewOpTanh     = ewUn{f: func(x, _, _ float64) float64 { return math.Tanh(x) }}
 	ewOpErf      = ewUn{f: func(x, _, _ float64) float64 { return math.Erf(x) }}
 	ewOpSin      = ewUn{f: func(x, _, _ float64) float64 { return math.Sin(x) }}
@@ -252,24 +226,22 @@ func Celu(n *Node) error { return ewUnary(n, &ewOpCelu, ewAttrF(n, "alpha", 1), 
 func ThresholdedRelu(n *Node) error {
 	return ewUnary(n, &ewOpThresholdedRelu, ewAttrF(n, "alpha", 1), 0)
 }
-func Sigmoid(n *Node) error { return ewUnary(n, &ewOpSigmoid, 0, 0) }
 func HardSigmoid(n *Node) error {
 	return ewUnary(n, &ewOpHardSigmoid, ewAttrF(n, "alpha", 0.2), ewAttrF(n, "beta", 0.5))
 }
-func HardSwish(n *Node) error { return ewUnary(n, &ewOpHardSwish, 0, 0) }
-func Softplus(n *Node) error  { return ewUnary(n, &ewOpSoftplus, 0, 0) }
-func Softsign(n *Node) error  { return ewUnary(n, &ewOpSoftsign, 0, 0) }
-func Mish(n *Node) error      { return ewUnary(n, &ewOpMish, 0, 0) }
-func Tanh(n *Node) error      { return ewUnary(n, &ewOpTanh, 0, 0) }
-func Erf(n *Node) error       { return ewUnary(n, &ewOpErf, 0, 0) }
-func Sin(n *Node) error       { return ewUnary(n, &ewOpSin, 0, 0) }
-func Cos(n *Node) error       { return ewUnary(n, &ewOpCos, 0, 0) }
-func Tan(n *Node) error       { return ewUnary(n, &ewOpTan, 0, 0) }
-func Asin(n *Node) error      { return ewUnary(n, &ewOpAsin, 0, 0) }
-func Acos(n *Node) error      { return ewUnary(n, &ewOpAcos, 0, 0) }
-func Atan(n *Node) error      { return ewUnary(n, &ewOpAtan, 0, 0) }
-func Sinh(n *Node) error      { return ewUnary(n, &ewOpSinh, 0, 0) }
-func Cosh(n *Node) error      { return ewUnary(n, &ewOpCosh, 0, 0) }
-func Asinh(n *Node) error     { return ewUnary(n, &ewOpAsinh, 0, 0) }
-func Acosh(n *Node) error     { return ewUnary(n, &ewOpAcosh, 0, 0) }
-func Atanh(n *Node) error     { return ewUnary(n, &ewOpAtanh, 0, 0) }
+func Softplus(n *Node) error { return ewUnary(n, &ewOpSoftplus, 0, 0) }
+func Softsign(n *Node) error { return ewUnary(n, &ewOpSoftsign, 0, 0) }
+func Mish(n *Node) error     { return ewUnary(n, &ewOpMish, 0, 0) }
+func Tanh(n *Node) error     { return ewUnary(n, &ewOpTanh, 0, 0) }
+func Erf(n *Node) error      { return ewUnary(n, &ewOpErf, 0, 0) }
+func Sin(n *Node) error      { return ewUnary(n, &ewOpSin, 0, 0) }
+func Cos(n *Node) error      { return ewUnary(n, &ewOpCos, 0, 0) }
+func Tan(n *Node) error      { return ewUnary(n, &ewOpTan, 0, 0) }
+func Asin(n *Node) error     { return ewUnary(n, &ewOpAsin, 0, 0) }
+func Acos(n *Node) error     { return ewUnary(n, &ewOpAcos, 0, 0) }
+func Atan(n *Node) error     { return ewUnary(n, &ewOpAtan, 0, 0) }
+func Sinh(n *Node) error     { return ewUnary(n, &ewOpSinh, 0, 0) }
+func Cosh(n *Node) error     { return ewUnary(n, &ewOpCosh, 0, 0) }
+func Asinh(n *Node) error    { return ewUnary(n, &ewOpAsinh, 0, 0) }
+func Acosh(n *Node) error    { return ewUnary(n, &ewOpAcosh, 0, 0) }
+func Atanh(n *Node) error    { return ewUnary(n, &ewOpAtanh, 0, 0) }

@@ -127,6 +127,18 @@ func fusedActRow32(a fusedAct, row []float32) bool {
 	case fusedActGelu:
 		gelu32(row)
 		return true
+	case fusedActSigmoid:
+		sigmoid32(row)
+		return true
+	case fusedActHardSwish:
+		hardSwish32(row)
+		return true
+	case fusedActSwish:
+		if a.p0 == 1 {
+			silu32(row)
+			return true
+		}
+		return false
 	}
 	return fusedBiasAct32(row, 0, a)
 }

@@ -234,8 +234,11 @@ var Kernels = map[string]Kernel{
 	"cuvil::FusedGemm":                   FusedGemm,
 	"cuvil::FusedMatMul":                 FusedMatMul,
 	"cuvil::Gelu":                        Gelu,
+	"cuvil::HardSwish":                   HardSwish,
 	"cuvil::LayerNorm":                   CuvilLayerNorm,
+	"cuvil::Mish":                        Mish,
 	"cuvil::PoolNHWC":                    PoolNHWC,
 	"cuvil::ScaleShift":                  ScaleShift,
 	"cuvil::SkipLayerNorm":               SkipLayerNorm,
+	"cuvil::Swish":                       Swish,
 }

@@ -25,6 +25,13 @@ var fusedActCases = []fusedActCase{
 	{"HardSwish", nil},
 	{"Gelu", nil},
 	{"GeluTanh", nil},
+	{"Swish", []float32{1}},
+	{"HardSigmoid", []float32{1.0 / 6, 0.5}},
+	{"Elu", []float32{0.7}},
+	{"Mish", nil},
+	{"Swish", []float32{1.5}},
+	{"Selu", []float32{1.6732632, 1.050701}},
+	{"Celu", []float32{0.8}},
 }
 
 func fusedAttrs(a fusedActCase, extra Attrs) Attrs {
@@ -68,6 +75,16 @@ func fusedRefAct(t *testing.T, a fusedActCase, x *Tensor) *Tensor {
 		return fusedRef64(t, a.name, 13, nil, x)
 	case "HardSwish":
 		return fusedRef64(t, "HardSwish", 14, nil, x)
+	case "Swish":
+		return fusedRef64(t, "Swish", 24, Attrs{"alpha": a.params[0]}, x)
+	case "HardSigmoid":
+		return fusedRef64(t, "HardSigmoid", 6, Attrs{"alpha": a.params[0], "beta": a.params[1]}, x)
+	case "Elu", "Celu":
+		return fusedRef64(t, a.name, 12, Attrs{"alpha": a.params[0]}, x)
+	case "Selu":
+		return fusedRef64(t, "Selu", 6, Attrs{"alpha": a.params[0], "gamma": a.params[1]}, x)
+	case "Mish":
+		return fusedRef64(t, "Mish", 18, nil, x)
 	case "Gelu", "GeluTanh":
 		y := &Tensor{}
 		y.Resize(F64, x.Shape...)

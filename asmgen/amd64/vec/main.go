@@ -25,6 +25,9 @@ func main() {
 	gelu512(false)
 	gelu512(true)
 	expSum512()
+	act512(false)
+	act512(true)
+	hardSwish512()
 	packBT16()
 	scale()
 	maxRow512()
@@ -65,6 +68,10 @@ var constList = []struct {
 	{"ec9", 0.17087277}, {"ec8", -0.82215223}, {"ec7", 1.48851587}, {"ec6", -1.13520398},
 	{"ec5", 0.27886807}, {"ec4", -0.18628806}, {"ec3", 0.09678418}, {"ec2", 0.37409196},
 	{"ec1", 1.00002368}, {"ec0", -1.26551223},
+	// sigmoid and SiLU (act512.go): exp's argument -|x| down to -104
+	// (exp(-104) is below the smallest denormal).
+	{"signmask", math.Float32frombits(0x80000000)}, {"sigLo", -104},
+	{"three", 3}, {"sixth", 1.0 / 6},
 }
 
 func constants() {

@@ -55,6 +55,30 @@ func geluBiasAVX512(y *float32, b *float32, n int)
 //go:noescape
 func expSumAVX512(y *float32, x *float32, n int, sub float32) float32
 
+// sigmoidAVX512 sets y[i] = sigmoid(y[i]) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func sigmoidAVX512(y *float32, n int)
+
+// siluAVX512 sets y[i] = y[i]*sigmoid(y[i]) (SiLU) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func siluAVX512(y *float32, n int)
+
+// hardSwishAVX512 sets y[i] = y[i]*min(max((y[i]+3)/6, 0), 1) (HardSwish, the
+// division as a multiply by float32(1/6)) for i in [0, n), any n.
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func hardSwishAVX512(y *float32, n int)
+
 // packBT16AVX512 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
 // [0, kc), kc a multiple of 16.
 //

@@ -214,7 +214,39 @@ DATA vecConsts<>+816(SB)/4, $0xbfa1fc4e
 DATA vecConsts<>+820(SB)/4, $0xbfa1fc4e
 DATA vecConsts<>+824(SB)/4, $0xbfa1fc4e
 DATA vecConsts<>+828(SB)/4, $0xbfa1fc4e
-GLOBL vecConsts<>(SB), RODATA|NOPTR, $832
+DATA vecConsts<>+832(SB)/4, $0x80000000
+DATA vecConsts<>+836(SB)/4, $0x80000000
+DATA vecConsts<>+840(SB)/4, $0x80000000
+DATA vecConsts<>+844(SB)/4, $0x80000000
+DATA vecConsts<>+848(SB)/4, $0x80000000
+DATA vecConsts<>+852(SB)/4, $0x80000000
+DATA vecConsts<>+856(SB)/4, $0x80000000
+DATA vecConsts<>+860(SB)/4, $0x80000000
+DATA vecConsts<>+864(SB)/4, $0xc2d00000
+DATA vecConsts<>+868(SB)/4, $0xc2d00000
+DATA vecConsts<>+872(SB)/4, $0xc2d00000
+DATA vecConsts<>+876(SB)/4, $0xc2d00000
+DATA vecConsts<>+880(SB)/4, $0xc2d00000
+DATA vecConsts<>+884(SB)/4, $0xc2d00000
+DATA vecConsts<>+888(SB)/4, $0xc2d00000
+DATA vecConsts<>+892(SB)/4, $0xc2d00000
+DATA vecConsts<>+896(SB)/4, $0x40400000
+DATA vecConsts<>+900(SB)/4, $0x40400000
+DATA vecConsts<>+904(SB)/4, $0x40400000
+DATA vecConsts<>+908(SB)/4, $0x40400000
+DATA vecConsts<>+912(SB)/4, $0x40400000
+DATA vecConsts<>+916(SB)/4, $0x40400000
+DATA vecConsts<>+920(SB)/4, $0x40400000
+DATA vecConsts<>+924(SB)/4, $0x40400000
+DATA vecConsts<>+928(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+932(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+936(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+940(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+944(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+948(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+952(SB)/4, $0x3e2aaaab
+DATA vecConsts<>+956(SB)/4, $0x3e2aaaab
+GLOBL vecConsts<>(SB), RODATA|NOPTR, $960
 
 // func dwConv9AVX2(y *float32, src *[9]*float32, w *[9]float32, n int, bias float32, lo float32, hi float32)
 // Requires: AVX, FMA3
@@ -1110,6 +1142,492 @@ es512_done:
 	VADDSS        X1, X0, X0
 	VZEROUPPER
 	MOVSS         X0, ret+32(FP)
+	RET
+
+// func sigmoidAVX512(y *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-16
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS vecConsts<>+864(SB), Z0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+sigmoidAVX512_four:
+	CMPQ    DX, BX
+	JGE     sigmoidAVX512_one0
+	VMOVUPS (AX)(DX*4), Z1
+	VMOVUPS 64(AX)(DX*4), Z6
+	VMOVUPS 128(AX)(DX*4), Z11
+	VMOVUPS 192(AX)(DX*4), Z16
+
+	// z = max(-|x|, -104), NaN kept (the constant is the first source)
+	VPORD.BCST vecConsts<>+832(SB), Z1, Z2
+	VPORD.BCST vecConsts<>+832(SB), Z6, Z7
+	VPORD.BCST vecConsts<>+832(SB), Z11, Z12
+	VPORD.BCST vecConsts<>+832(SB), Z16, Z17
+	VMAXPS     Z2, Z0, Z2
+	VMAXPS     Z7, Z0, Z7
+	VMAXPS     Z12, Z0, Z12
+	VMAXPS     Z17, Z0, Z17
+
+	// e = exp(z): Cephes expf, 2^n by VSCALEFPS
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z7, Z8
+	VMULPS.BCST       vecConsts<>+224(SB), Z12, Z13
+	VMULPS.BCST       vecConsts<>+224(SB), Z17, Z18
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VRNDSCALEPS       $0x00, Z8, Z8
+	VRNDSCALEPS       $0x00, Z13, Z13
+	VRNDSCALEPS       $0x00, Z18, Z18
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z2
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z8, Z7
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z13, Z12
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z18, Z17
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z8, Z7
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z13, Z12
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z18, Z17
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VBROADCASTSS      vecConsts<>+320(SB), Z9
+	VBROADCASTSS      vecConsts<>+320(SB), Z14
+	VBROADCASTSS      vecConsts<>+320(SB), Z19
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z17, Z19
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z17, Z19
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z17, Z19
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z17, Z19
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z17, Z19
+	VMULPS            Z2, Z2, Z5
+	VMULPS            Z7, Z7, Z10
+	VMULPS            Z12, Z12, Z15
+	VMULPS            Z17, Z17, Z20
+	VFMADD213PS       Z2, Z5, Z4
+	VFMADD213PS       Z7, Z10, Z9
+	VFMADD213PS       Z12, Z15, Z14
+	VFMADD213PS       Z17, Z20, Z19
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z9, Z9
+	VADDPS.BCST       vecConsts<>+0(SB), Z14, Z14
+	VADDPS.BCST       vecConsts<>+0(SB), Z19, Z19
+	VSCALEFPS         Z3, Z4, Z4
+	VSCALEFPS         Z8, Z9, Z9
+	VSCALEFPS         Z13, Z14, Z14
+	VSCALEFPS         Z18, Z19, Z19
+
+	// s = (x < 0 ? e : 1) / (1 + e)
+	VADDPS.BCST  vecConsts<>+0(SB), Z4, Z5
+	VADDPS.BCST  vecConsts<>+0(SB), Z9, Z10
+	VADDPS.BCST  vecConsts<>+0(SB), Z14, Z15
+	VADDPS.BCST  vecConsts<>+0(SB), Z19, Z20
+	VXORPS       Z2, Z2, Z2
+	VCMPPS       $0x01, Z2, Z1, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z2
+	VMOVAPS      Z4, K1, Z2
+	VXORPS       Z7, Z7, Z7
+	VCMPPS       $0x01, Z7, Z6, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z7
+	VMOVAPS      Z9, K1, Z7
+	VXORPS       Z12, Z12, Z12
+	VCMPPS       $0x01, Z12, Z11, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z12
+	VMOVAPS      Z14, K1, Z12
+	VXORPS       Z17, Z17, Z17
+	VCMPPS       $0x01, Z17, Z16, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z17
+	VMOVAPS      Z19, K1, Z17
+	VDIVPS       Z5, Z2, Z2
+	VDIVPS       Z10, Z7, Z7
+	VDIVPS       Z15, Z12, Z12
+	VDIVPS       Z20, Z17, Z17
+	VMOVUPS      Z2, (AX)(DX*4)
+	VMOVUPS      Z7, 64(AX)(DX*4)
+	VMOVUPS      Z12, 128(AX)(DX*4)
+	VMOVUPS      Z17, 192(AX)(DX*4)
+	ADDQ         $0x40, DX
+	JMP          sigmoidAVX512_four
+
+sigmoidAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+sigmoidAVX512_one:
+	CMPQ    DX, BX
+	JGE     sigmoidAVX512_tail
+	VMOVUPS (AX)(DX*4), Z1
+
+	// z = max(-|x|, -104), NaN kept (the constant is the first source)
+	VPORD.BCST vecConsts<>+832(SB), Z1, Z2
+	VMAXPS     Z2, Z0, Z2
+
+	// e = exp(z): Cephes expf, 2^n by VSCALEFPS
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z3
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z2
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z4
+	VMULPS            Z2, Z2, Z5
+	VFMADD213PS       Z2, Z5, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z4
+	VSCALEFPS         Z3, Z4, Z4
+
+	// s = (x < 0 ? e : 1) / (1 + e)
+	VADDPS.BCST  vecConsts<>+0(SB), Z4, Z5
+	VXORPS       Z2, Z2, Z2
+	VCMPPS       $0x01, Z2, Z1, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z2
+	VMOVAPS      Z4, K1, Z2
+	VDIVPS       Z5, Z2, Z2
+	VMOVUPS      Z2, (AX)(DX*4)
+	ADDQ         $0x10, DX
+	JMP          sigmoidAVX512_one
+
+sigmoidAVX512_tail:
+	CMPQ      DX, CX
+	JGE       sigmoidAVX512_done
+	SUBL      DX, CX
+	MOVL      $-1, BX
+	BZHIL     CX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z1
+
+	// z = max(-|x|, -104), NaN kept (the constant is the first source)
+	VPORD.BCST vecConsts<>+832(SB), Z1, Z2
+	VMAXPS     Z2, Z0, Z2
+
+	// e = exp(z): Cephes expf, 2^n by VSCALEFPS
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z0
+	VRNDSCALEPS       $0x00, Z0, Z0
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z0, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z0, Z2
+	VBROADCASTSS      vecConsts<>+320(SB), Z3
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z3
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z3
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z3
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z3
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z3
+	VMULPS            Z2, Z2, Z4
+	VFMADD213PS       Z2, Z4, Z3
+	VADDPS.BCST       vecConsts<>+0(SB), Z3, Z3
+	VSCALEFPS         Z0, Z3, Z3
+
+	// s = (x < 0 ? e : 1) / (1 + e)
+	VADDPS.BCST  vecConsts<>+0(SB), Z3, Z4
+	VXORPS       Z2, Z2, Z2
+	VCMPPS       $0x01, Z2, Z1, K2
+	VBROADCASTSS vecConsts<>+0(SB), Z2
+	VMOVAPS      Z3, K2, Z2
+	VDIVPS       Z4, Z2, Z2
+	VMOVUPS      Z2, K1, (AX)(DX*4)
+
+sigmoidAVX512_done:
+	VZEROUPPER
+	RET
+
+// func siluAVX512(y *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·siluAVX512(SB), NOSPLIT, $0-16
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS vecConsts<>+864(SB), Z0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+siluAVX512_four:
+	CMPQ    DX, BX
+	JGE     siluAVX512_one0
+	VMOVUPS (AX)(DX*4), Z1
+	VMOVUPS 64(AX)(DX*4), Z6
+	VMOVUPS 128(AX)(DX*4), Z11
+	VMOVUPS 192(AX)(DX*4), Z16
+
+	// z = max(-|x|, -104), NaN kept (the constant is the first source)
+	VPORD.BCST vecConsts<>+832(SB), Z1, Z2
+	VPORD.BCST vecConsts<>+832(SB), Z6, Z7
+	VPORD.BCST vecConsts<>+832(SB), Z11, Z12
+	VPORD.BCST vecConsts<>+832(SB), Z16, Z17
+	VMAXPS     Z2, Z0, Z2
+	VMAXPS     Z7, Z0, Z7
+	VMAXPS     Z12, Z0, Z12
+	VMAXPS     Z17, Z0, Z17
+
+	// e = exp(z): Cephes expf, 2^n by VSCALEFPS
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z7, Z8
+	VMULPS.BCST       vecConsts<>+224(SB), Z12, Z13
+	VMULPS.BCST       vecConsts<>+224(SB), Z17, Z18
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VRNDSCALEPS       $0x00, Z8, Z8
+	VRNDSCALEPS       $0x00, Z13, Z13
+	VRNDSCALEPS       $0x00, Z18, Z18
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z2
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z8, Z7
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z13, Z12
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z18, Z17
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z8, Z7
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z13, Z12
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z18, Z17
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VBROADCASTSS      vecConsts<>+320(SB), Z9
+	VBROADCASTSS      vecConsts<>+320(SB), Z14
+	VBROADCASTSS      vecConsts<>+320(SB), Z19
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z17, Z19
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z17, Z19
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z17, Z19
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z17, Z19
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z7, Z9
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z12, Z14
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z17, Z19
+	VMULPS            Z2, Z2, Z5
+	VMULPS            Z7, Z7, Z10
+	VMULPS            Z12, Z12, Z15
+	VMULPS            Z17, Z17, Z20
+	VFMADD213PS       Z2, Z5, Z4
+	VFMADD213PS       Z7, Z10, Z9
+	VFMADD213PS       Z12, Z15, Z14
+	VFMADD213PS       Z17, Z20, Z19
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z9, Z9
+	VADDPS.BCST       vecConsts<>+0(SB), Z14, Z14
+	VADDPS.BCST       vecConsts<>+0(SB), Z19, Z19
+	VSCALEFPS         Z3, Z4, Z4
+	VSCALEFPS         Z8, Z9, Z9
+	VSCALEFPS         Z13, Z14, Z14
+	VSCALEFPS         Z18, Z19, Z19
+
+	// s = (x < 0 ? e : 1) / (1 + e)
+	VADDPS.BCST  vecConsts<>+0(SB), Z4, Z5
+	VADDPS.BCST  vecConsts<>+0(SB), Z9, Z10
+	VADDPS.BCST  vecConsts<>+0(SB), Z14, Z15
+	VADDPS.BCST  vecConsts<>+0(SB), Z19, Z20
+	VXORPS       Z2, Z2, Z2
+	VCMPPS       $0x01, Z2, Z1, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z2
+	VMOVAPS      Z4, K1, Z2
+	VXORPS       Z7, Z7, Z7
+	VCMPPS       $0x01, Z7, Z6, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z7
+	VMOVAPS      Z9, K1, Z7
+	VXORPS       Z12, Z12, Z12
+	VCMPPS       $0x01, Z12, Z11, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z12
+	VMOVAPS      Z14, K1, Z12
+	VXORPS       Z17, Z17, Z17
+	VCMPPS       $0x01, Z17, Z16, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z17
+	VMOVAPS      Z19, K1, Z17
+	VDIVPS       Z5, Z2, Z2
+	VDIVPS       Z10, Z7, Z7
+	VDIVPS       Z15, Z12, Z12
+	VDIVPS       Z20, Z17, Z17
+	VMULPS       Z1, Z2, Z2
+	VMULPS       Z6, Z7, Z7
+	VMULPS       Z11, Z12, Z12
+	VMULPS       Z16, Z17, Z17
+	VMOVUPS      Z2, (AX)(DX*4)
+	VMOVUPS      Z7, 64(AX)(DX*4)
+	VMOVUPS      Z12, 128(AX)(DX*4)
+	VMOVUPS      Z17, 192(AX)(DX*4)
+	ADDQ         $0x40, DX
+	JMP          siluAVX512_four
+
+siluAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+siluAVX512_one:
+	CMPQ    DX, BX
+	JGE     siluAVX512_tail
+	VMOVUPS (AX)(DX*4), Z1
+
+	// z = max(-|x|, -104), NaN kept (the constant is the first source)
+	VPORD.BCST vecConsts<>+832(SB), Z1, Z2
+	VMAXPS     Z2, Z0, Z2
+
+	// e = exp(z): Cephes expf, 2^n by VSCALEFPS
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z3
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z2
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z4
+	VMULPS            Z2, Z2, Z5
+	VFMADD213PS       Z2, Z5, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z4
+	VSCALEFPS         Z3, Z4, Z4
+
+	// s = (x < 0 ? e : 1) / (1 + e)
+	VADDPS.BCST  vecConsts<>+0(SB), Z4, Z5
+	VXORPS       Z2, Z2, Z2
+	VCMPPS       $0x01, Z2, Z1, K1
+	VBROADCASTSS vecConsts<>+0(SB), Z2
+	VMOVAPS      Z4, K1, Z2
+	VDIVPS       Z5, Z2, Z2
+	VMULPS       Z1, Z2, Z2
+	VMOVUPS      Z2, (AX)(DX*4)
+	ADDQ         $0x10, DX
+	JMP          siluAVX512_one
+
+siluAVX512_tail:
+	CMPQ      DX, CX
+	JGE       siluAVX512_done
+	SUBL      DX, CX
+	MOVL      $-1, BX
+	BZHIL     CX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z1
+
+	// z = max(-|x|, -104), NaN kept (the constant is the first source)
+	VPORD.BCST vecConsts<>+832(SB), Z1, Z2
+	VMAXPS     Z2, Z0, Z2
+
+	// e = exp(z): Cephes expf, 2^n by VSCALEFPS
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z0
+	VRNDSCALEPS       $0x00, Z0, Z0
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z0, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z0, Z2
+	VBROADCASTSS      vecConsts<>+320(SB), Z3
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z3
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z3
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z3
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z3
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z3
+	VMULPS            Z2, Z2, Z4
+	VFMADD213PS       Z2, Z4, Z3
+	VADDPS.BCST       vecConsts<>+0(SB), Z3, Z3
+	VSCALEFPS         Z0, Z3, Z3
+
+	// s = (x < 0 ? e : 1) / (1 + e)
+	VADDPS.BCST  vecConsts<>+0(SB), Z3, Z4
+	VXORPS       Z2, Z2, Z2
+	VCMPPS       $0x01, Z2, Z1, K2
+	VBROADCASTSS vecConsts<>+0(SB), Z2
+	VMOVAPS      Z3, K2, Z2
+	VDIVPS       Z4, Z2, Z2
+	VMULPS       Z1, Z2, Z2
+	VMOVUPS      Z2, K1, (AX)(DX*4)
+
+siluAVX512_done:
+	VZEROUPPER
+	RET
+
+// func hardSwishAVX512(y *float32, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·hardSwishAVX512(SB), NOSPLIT, $0-16
+	MOVQ   y+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VPXORD Z0, Z0, Z0
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	ANDQ   $-64, BX
+
+hardSwishAVX512_four:
+	CMPQ        DX, BX
+	JGE         hardSwishAVX512_one0
+	VMOVUPS     (AX)(DX*4), Z1
+	VMOVUPS     64(AX)(DX*4), Z3
+	VMOVUPS     128(AX)(DX*4), Z4
+	VMOVUPS     192(AX)(DX*4), Z5
+	VADDPS.BCST vecConsts<>+896(SB), Z1, Z2
+	VMULPS.BCST vecConsts<>+928(SB), Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMINPS.BCST vecConsts<>+0(SB), Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     Z2, (AX)(DX*4)
+	VADDPS.BCST vecConsts<>+896(SB), Z3, Z1
+	VMULPS.BCST vecConsts<>+928(SB), Z1, Z1
+	VMAXPS      Z0, Z1, Z1
+	VMINPS.BCST vecConsts<>+0(SB), Z1, Z1
+	VMULPS      Z3, Z1, Z1
+	VMOVUPS     Z1, 64(AX)(DX*4)
+	VADDPS.BCST vecConsts<>+896(SB), Z4, Z1
+	VMULPS.BCST vecConsts<>+928(SB), Z1, Z1
+	VMAXPS      Z0, Z1, Z1
+	VMINPS.BCST vecConsts<>+0(SB), Z1, Z1
+	VMULPS      Z4, Z1, Z1
+	VMOVUPS     Z1, 128(AX)(DX*4)
+	VADDPS.BCST vecConsts<>+896(SB), Z5, Z1
+	VMULPS.BCST vecConsts<>+928(SB), Z1, Z1
+	VMAXPS      Z0, Z1, Z1
+	VMINPS.BCST vecConsts<>+0(SB), Z1, Z1
+	VMULPS      Z5, Z1, Z1
+	VMOVUPS     Z1, 192(AX)(DX*4)
+	ADDQ        $0x40, DX
+	JMP         hardSwishAVX512_four
+
+hardSwishAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+hardSwishAVX512_one:
+	CMPQ        DX, BX
+	JGE         hardSwishAVX512_tail
+	VMOVUPS     (AX)(DX*4), Z1
+	VADDPS.BCST vecConsts<>+896(SB), Z1, Z2
+	VMULPS.BCST vecConsts<>+928(SB), Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMINPS.BCST vecConsts<>+0(SB), Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     Z2, (AX)(DX*4)
+	ADDQ        $0x10, DX
+	JMP         hardSwishAVX512_one
+
+hardSwishAVX512_tail:
+	CMPQ        DX, CX
+	JGE         hardSwishAVX512_done
+	SUBL        DX, CX
+	MOVL        $-1, BX
+	BZHIL       CX, BX, BX
+	KMOVW       BX, K1
+	VMOVUPS.Z   (AX)(DX*4), K1, Z1
+	VADDPS.BCST vecConsts<>+896(SB), Z1, Z2
+	VMULPS.BCST vecConsts<>+928(SB), Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMINPS.BCST vecConsts<>+0(SB), Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     Z2, K1, (AX)(DX*4)
+
+hardSwishAVX512_done:
+	VZEROUPPER
 	RET
 
 // func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)

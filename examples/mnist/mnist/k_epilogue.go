@@ -20,6 +20,12 @@ const (
 	fusedActHardSwish
 	fusedActGelu
 	fusedActGeluTanh
+	fusedActSwish       // p0 alpha (SiLU: 1)
+	fusedActHardSigmoid // p0 alpha, p1 beta
+	fusedActElu         // p0 alpha
+	fusedActCelu        // p0 alpha
+	fusedActSelu        // p0 alpha, p1 gamma
+	fusedActMish
 )
 
 // fusedAct is a decoded activation with its parameters.
@@ -60,6 +66,18 @@ func fusedActNamed(n *node, attr string) (fusedAct, error) {
 		return fusedAct{kind: fusedActGelu}, nil
 	case "GeluTanh":
 		return fusedAct{kind: fusedActGeluTanh}, nil
+	case "Swish":
+		return fusedAct{kind: fusedActSwish, p0: param(0, 1)}, nil
+	case "HardSigmoid":
+		return fusedAct{kind: fusedActHardSigmoid, p0: param(0, 0.2), p1: param(1, 0.5)}, nil
+	case "Elu":
+		return fusedAct{kind: fusedActElu, p0: param(0, 1)}, nil
+	case "Celu":
+		return fusedAct{kind: fusedActCelu, p0: param(0, 1)}, nil
+	case "Selu":
+		return fusedAct{kind: fusedActSelu, p0: param(0, 1.67326319217681884765625), p1: param(1, 1.05070102214813232421875)}, nil
+	case "Mish":
+		return fusedAct{kind: fusedActMish}, nil
 	default:
 		return fusedAct{}, n.Errorf("unknown activation %q", name)
 	}
@@ -129,7 +147,33 @@ func fusedActRow[T nnFloat](a fusedAct, row []T) {
 		for j, v := range row {
 			row[j] = T(fusedGeluTanh(float64(v)))
 		}
+	default:
+		// The unfused kernels' own functions and loop (k_elem_act_f64.go),
+		// so a fused activation has the bits of its ONNX node.
+		if f := fusedActFunc(a.kind); f != nil {
+			ewMapF(row, row, f, a.p0, a.p1)
+		}
 	}
+}
+
+// fusedActFunc returns the float64 function of the activations that
+// apply their unfused kernel's function per element, nil for the others.
+func fusedActFunc(kind int) func(x, p, q float64) float64 {
+	switch kind {
+	case fusedActSwish:
+		return actSwish64
+	case fusedActHardSigmoid:
+		return actHardSigmoid64
+	case fusedActElu:
+		return actElu64
+	case fusedActCelu:
+		return actCelu64
+	case fusedActSelu:
+		return actSelu64
+	case fusedActMish:
+		return actMish64
+	}
+	return nil
 }
 
 // fusedEpilogue finishes one output row segment y in cache:

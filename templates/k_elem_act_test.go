@@ -1,0 +1,149 @@
+package templates
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// actUlps is the distance in float32 steps between got and want rounded
+// to float32 (0 when both are NaN; huge when only one is).
+func actUlps(got float32, want float64) int64 {
+	w := float32(want)
+	if got != got || w != w {
+		if got != got && w != w {
+			return 0
+		}
+		return math.MaxInt32
+	}
+	ord := func(f float32) int64 {
+		b := int64(math.Float32bits(f))
+		if b&0x80000000 != 0 {
+			return -(b & 0x7fffffff)
+		}
+		return b
+	}
+	d := ord(got) - ord(w)
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+func actSigmoid64(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// actInputs returns n awkward float32 inputs: the special values first,
+// then random ones over narrow and wide ranges.
+func actInputs(r *rand.Rand, n int) []float32 {
+	inf := float32(math.Inf(1))
+	special := []float32{0, float32(math.Copysign(0, -1)), inf, -inf, float32(math.NaN()), 1e-40, -1e-40, 1e-30, -1e-30,
+		math.MaxFloat32, -math.MaxFloat32, 87.3, -87.3, -87.4, -88, -100, -103.9, -104, -105, 88.7, 89, 1, -1, 16, -16, 0.5, -0.5}
+	x := make([]float32, n)
+	for i := range x {
+		switch {
+		case i < len(special):
+			x[i] = special[i]
+		case i%3 == 0:
+			x[i] = float32(r.Float64()*240 - 120)
+		default:
+			x[i] = float32(r.NormFloat64() * 4)
+		}
+	}
+	return x
+}
+
+// TestActivationRows checks sigmoid32, silu32 and hardSwish32 (the AVX-512 kernels
+// where the CPU has them) and their Go twins against float64 math on
+// awkward sizes: sigmoid and HardSwish within 3 ulp everywhere, SiLU within 4 ulp for
+// x >= -87.3 and within 1e-37 absolute below; NaN in, NaN out. Each
+// result must not depend on where the row is split (the masked tail has
+// the vector body's bits).
+func TestActivationRows(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	silu := func(x float64) float64 { return x * actSigmoid64(x) }
+	hardSwish := func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) }
+	kernels := []struct {
+		name    string
+		f       func([]float32)
+		ref     func(float64) float64
+		silu    bool
+		maxUlps int64
+	}{
+		{"sigmoid32", sigmoid32, actSigmoid64, false, 3}, {"sigmoidGo", sigmoidGo, actSigmoid64, false, 3},
+		{"silu32", silu32, silu, true, 4}, {"siluGo", siluGo, silu, true, 4},
+		{"hardSwish32", hardSwish32, hardSwish, false, 3}, {"hardSwishGo", hardSwishGo, hardSwish, false, 3},
+	}
+	for _, k := range kernels {
+		var worst int64
+		for _, n := range []int{0, 1, 15, 16, 17, 31, 63, 64, 65, 100, 1027, 20011} {
+			x := actInputs(r, n)
+			y := append([]float32(nil), x...)
+			k.f(y)
+			for i, v := range x {
+				want := k.ref(float64(v))
+				u := actUlps(y[i], want)
+				switch {
+				case k.silu && v < -87.3 && u > k.maxUlps:
+					if math.Abs(float64(y[i])-want) > 1e-37 {
+						t.Fatalf("%s(%v) = %v, want %v", k.name, v, y[i], want)
+					}
+				case u > k.maxUlps:
+					t.Fatalf("%s(%v) = %v, want %v (%d ulp)", k.name, v, y[i], want, u)
+				default:
+					worst = max(worst, u)
+				}
+			}
+			// Any split gives the same bits.
+			if n > 2 {
+				for _, cut := range []int{1, n / 2, n - 1, 7, 33} {
+					if cut >= n {
+						continue
+					}
+					z := append([]float32(nil), x...)
+					k.f(z[:cut])
+					k.f(z[cut:])
+					for i := range z {
+						if math.Float32bits(z[i]) != math.Float32bits(y[i]) && !(z[i] != z[i] && y[i] != y[i]) {
+							t.Fatalf("%s n %d cut %d: [%d] = %v, whole row %v", k.name, n, cut, i, z[i], y[i])
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%s: max %d ulp", k.name, worst)
+	}
+}
+
+// TestActivationRowsTwin: the assembly and the Go twin take the same
+// steps; they may differ only where the twin's float64 FMA rounds twice.
+func TestActivationRowsTwin(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	x := actInputs(r, 100003)
+	for _, k := range []struct {
+		name      string
+		asm, twin func([]float32)
+		exact     bool
+	}{{"sigmoid", sigmoid32, sigmoidGo, false}, {"silu", silu32, siluGo, false}, {"hardswish", hardSwish32, hardSwishGo, true}} {
+		a, b := append([]float32(nil), x...), append([]float32(nil), x...)
+		k.asm(a)
+		k.twin(b)
+		diff := 0
+		for i := range a {
+			if math.Float32bits(a[i]) != math.Float32bits(b[i]) && !(a[i] != a[i] && b[i] != b[i]) {
+				if k.exact || actUlps(a[i], float64(b[i])) > 1 {
+					t.Fatalf("%s(%v): asm %v, twin %v", k.name, x[i], a[i], b[i])
+				}
+				diff++
+			}
+		}
+		if diff > len(a)/10000 {
+			t.Errorf("%s: %d of %d differ from the twin", k.name, diff, len(a))
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package templates
+
+// The unfused float32 Sigmoid, HardSwish and Swish kernels run the vector
+// rows of k_elem_act.go (the epilogues and cuvil::Elementwise use them
+// too, so fused and unfused graphs agree); other dtypes, and Swish with
+// alpha other than 1, the float64 functions of k_elem_math.go. In a file
+// of their own so that a model of other element-wise ops copies no
+// assembly (gen's TestClosureGolden).
+
+// Sigmoid is 1/(1+e^-x).
+func Sigmoid(n *Node) error {
+	if ok, err := ewUnaryRow32(n, sigmoid32); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpSigmoid, 0, 0)
+}
+
+// ewUnaryRow32 runs the float32 row kernel row on n's float32 input (the
+// vector activations of k_elem_act.go, which the fused epilogues and
+// cuvil::Elementwise use too), reporting false for other dtypes.
+func ewUnaryRow32(n *Node, row func([]float32)) (bool, error) {
+	if len(n.In) < 1 || n.In[0] == nil || len(n.Out) < 1 || n.In[0].DType != F32 {
+		return false, nil
+	}
+	x, out := n.In[0], n.Out[0]
+	out.Resize(F32, x.Shape...)
+	y := out.F32()
+	copy(y, x.F32())
+	row(y)
+	return true, nil
+}
+
+// HardSwish (and cuvil::HardSwish) is x*max(0, min(1, x/6 + 1/2)).
+func HardSwish(n *Node) error {
+	if ok, err := ewUnaryRow32(n, hardSwish32); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpHardSwish, 0, 0)
+}
+
+// Swish (opset 24, and cuvil::Swish) is x*sigmoid(alpha*x).
+func Swish(n *Node) error {
+	if ewAttrF(n, "alpha", 1) == 1 {
+		// SiLU: the float32 vector row (k_elem_act.go).
+		if ok, err := ewUnaryRow32(n, silu32); ok {
+			return err
+		}
+	}
+	return ewUnary(n, &ewOpSwish, ewAttrF(n, "alpha", 1), 0)
+}
