@@ -290,6 +290,18 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		}
 	})
 	f.Line()
+	f.Comment("cuvilTraceNodes is, for each node of the main graph, its index in Session.nodes")
+	f.Comment("(-1: a control-flow node), for the shapes in a trace (WithTrace).")
+	f.Var().Id("cuvilTraceNodes").Op("=").Index(jen.Op("...")).Int32().ValuesFunc(func(g *jen.Group) {
+		for _, n := range c.run {
+			i, ok := c.nodeIndex[n]
+			if !ok || isControl(n) {
+				i = -1
+			}
+			g.Lit(i)
+		}
+	})
+	f.Line()
 
 	// Model.
 	f.Add(lineComment("Model is the compiled model: its decoded weights. It is immutable after", "New and safe for concurrent use."))
@@ -329,6 +341,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		g.Comment("A session dropped without Close (Model.Run's pool) still stops its workers.")
 		g.Qual("runtime", "AddCleanup").Call(jen.Id("s"), jen.Parens(jen.Op("*").Id("WorkPool")).Dot("Close"), jen.Id("s").Dot("pool"))
 		g.Id("s").Dot("prof").Op("=").Id("NewProfiler").Call(jen.Id("cuvilProfNodes").Index(jen.Op(":")), jen.Id("opts").Op("..."))
+		g.Id("s").Dot("prof").Dot("TraceNodes").Call(jen.Id("s").Dot("pool"), jen.Id("cuvilTraceNodes").Index(jen.Op(":")), jen.Id("s").Dot("nodes").Index(jen.Op(":")))
 		c.emitPlan(g)
 		c.initValues(g)
 		for i, ln := range c.nodes {
@@ -424,9 +437,23 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		jen.Return(jen.Id("s").Dot("prof").Dot("Nodes").Call()),
 	)
 	f.Line()
-	f.Comment("ResetProfile zeroes the profile (e.g. after warm-up runs).")
+	f.Comment("ResetProfile zeroes the profile and empties the trace (e.g. after warm-up runs).")
 	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("ResetProfile").Params().Block(
 		jen.Id("s").Dot("prof").Dot("Reset").Call(),
+	)
+	f.Line()
+	f.Add(lineComment("WriteTrace writes the runs since NewSession or ResetProfile as Chrome",
+		"trace event JSON, which ui.perfetto.dev and chrome://tracing open: per",
+		"run a slice holding one slice per main-graph node (name, op, input and",
+		"output shapes), and the worker pool's parts of parallel kernels as",
+		"slices on one thread per goroutine. The session must have been made",
+		"with WithTrace(); otherwise WriteTrace writes nothing and returns an",
+		"error."))
+	f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id("WriteTrace").Params(jen.Id("w").Qual("io", "Writer")).Error().Block(
+		jen.If(jen.Op("!").Id("s").Dot("prof").Dot("Tracing").Call()).Block(
+			jen.Return(jen.Qual("errors", "New").Call(jen.Lit(pkg+": WriteTrace: the session was not made WithTrace()"))),
+		),
+		jen.Return(jen.Id("s").Dot("prof").Dot("WriteTrace").Call(jen.Id("w"), jen.Lit(pkg))),
 	)
 	f.Line()
 
@@ -593,6 +620,37 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 		),
 		jen.If(jen.Id("m").Dot("NewSession").Call().Dot("Profile").Call().Op("!=").Nil()).Block(
 			jen.Id("t").Dot("Error").Call(jen.Lit("a session without WithProfile has a profile")),
+		),
+	)
+	f.Line()
+
+	f.Comment("TestTrace: a traced session's trace is Chrome trace event JSON with every")
+	f.Comment("slice closed, one slice per main-graph node per run inside the runs' wall")
+	f.Comment("time, and the pool's parts on threads of their own; its profile still works,")
+	f.Comment("and a session without WithTrace has no trace.")
+	f.Func().Id("TestTrace").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+		jen.Id("s").Op(":=").Id("m").Dot("NewSession").Call(jen.Id("WithTrace").Call(), jen.Id("WithThreads").Call(jen.Lit(2))),
+		jen.Defer().Id("s").Dot("Close").Call(),
+		jen.Id("in").Op(":=").Id("cuvilTestInput").Call(),
+		jen.Id("run").Op(":=").Func().Params().Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in")), jen.Err().Op("!=").Nil()).Block(
+				jen.Id("t").Dot("Fatal").Call(jen.Err()),
+			),
+		),
+		jen.Id("run").Call(),
+		jen.Id("s").Dot("ResetProfile").Call(),
+		jen.Id("start").Op(":=").Qual("time", "Now").Call(),
+		jen.Id("run").Call(),
+		jen.Id("run").Call(),
+		jen.Id("wall").Op(":=").Qual("time", "Since").Call(jen.Id("start")),
+		jen.Var().Id("buf").Qual("bytes", "Buffer"),
+		jen.If(jen.Err().Op(":=").Id("s").Dot("WriteTrace").Call(jen.Op("&").Id("buf")), jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+		jen.Id("cuvilCheckTrace").Call(jen.Id("t"), jen.Id("buf").Dot("Bytes").Call(), jen.Id("cuvilProfNodes").Index(jen.Op(":")), jen.Lit(2), jen.Id("wall")),
+		jen.Id("cuvilCheckProfile").Call(jen.Id("t"), jen.Id("s").Dot("Profile").Call(), jen.Id("cuvilProfNodes").Index(jen.Op(":")), jen.Lit(2), jen.Id("wall")),
+		jen.If(jen.Id("m").Dot("NewSession").Call().Dot("WriteTrace").Call(jen.Op("&").Id("buf")).Op("==").Nil()).Block(
+			jen.Id("t").Dot("Error").Call(jen.Lit("a session without WithTrace writes a trace")),
 		),
 	)
 	f.Line()

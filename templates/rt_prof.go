@@ -30,6 +30,7 @@ func WithProfile() Option {
 type Profiler struct {
 	last  time.Time
 	nodes []NodeProfile
+	tr    *tracer // nil unless WithTrace (rt_trace.go)
 }
 
 // NewProfiler returns a profiler for the nodes (name and op filled in),
@@ -44,6 +45,9 @@ func NewProfiler(nodes []NodeProfile, opts ...Option) *Profiler {
 	}
 	p := &Profiler{nodes: make([]NodeProfile, len(nodes))}
 	copy(p.nodes, nodes)
+	if o.Trace {
+		p.tr = newTracer()
+	}
 	p.Reset()
 	return p
 }
@@ -52,6 +56,9 @@ func NewProfiler(nodes []NodeProfile, opts ...Option) *Profiler {
 func (p *Profiler) Start() {
 	if p != nil {
 		p.last = time.Now()
+		if p.tr != nil {
+			p.tr.start(p.last)
+		}
 	}
 }
 
@@ -66,6 +73,10 @@ func (p *Profiler) mark(i int) {
 	now := time.Now()
 	p.nodes[i].Runs++
 	p.nodes[i].Total += now.Sub(p.last)
+	if p.tr != nil {
+		p.tr.addNode(i, p.last, now)
+		now = time.Now() // the trace's bookkeeping is no node's time
+	}
 	p.last = now
 }
 
@@ -85,5 +96,8 @@ func (p *Profiler) Reset() {
 	}
 	for i := range p.nodes {
 		p.nodes[i].Runs, p.nodes[i].Total = 0, 0
+	}
+	if p.tr != nil {
+		p.tr.reset()
 	}
 }

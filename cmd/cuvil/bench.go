@@ -26,6 +26,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	warmup := fs.Int("warmup", 3, "untimed runs first")
 	profile := fs.Bool("profile", false, "also print the time per node and per op type (over the timed runs)")
 	top := fs.Int("top", 20, "with -profile, how many nodes to list")
+	trace := fs.String("trace", "", "write the timed runs' Chrome trace event JSON to `file` (open it in ui.perfetto.dev or chrome://tracing)")
 	deadline := fs.Duration("deadline", 0, "run each timed run under a context with this timeout (Session.RunContext) and report how far past it the cancelled runs returned")
 	dims := dimFlags{}
 	fs.Var(dims, "dim", "size of a symbolic dim, name=V (repeatable; default 1)")
@@ -71,6 +72,13 @@ func cmdBench(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%s", reason)
 	}
 	job := harness.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs, Profile: *profile, Deadline: *deadline}
+	if *trace != "" {
+		abs, err := filepath.Abs(*trace)
+		if err != nil {
+			return err
+		}
+		job.Trace = abs
+	}
 	for k, t := range ds.inputs {
 		path := filepath.Join(h.Dir, fmt.Sprintf("input_%d.cuvt", k))
 		if err := harness.WriteDataFile(path, t, ir.Undefined); err != nil {
@@ -98,6 +106,9 @@ func cmdBench(args []string, stdout io.Writer) error {
 	}
 	if *profile {
 		printProfile(stdout, res[0].Profile, res[0].Times, *top)
+	}
+	if *trace != "" {
+		fmt.Fprintf(stdout, "trace of the %d timed runs written to %s (open it in ui.perfetto.dev or chrome://tracing)\n", *runs, *trace)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,4 +77,126 @@ func parseProfile(t *testing.T, out string) ([2]int, int, float64) {
 		t.Errorf("header says %d nodes, table lists %d", counts[0], counts[1])
 	}
 	return counts, byOp, sumPct
+}
+
+// TestBenchTrace runs bench -trace on mobilenet (mnist where the shared
+// models are absent) with two threads and checks the file against the
+// Chrome trace event format: valid JSON, every slice closed (X with ts and
+// dur >= 0; no B/E left open), a thread_name for every thread, one slice
+// per node per run inside its run's slice, each run no longer than the
+// slowest timed run bench printed, and the pool's parts on threads of
+// their own, inside the runs.
+func TestBenchTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds generated code; skipped in -short mode")
+	}
+	m := filepath.Join("../../../shared/models", "mobilenet_v2_op13", "model.onnx")
+	parallel := true
+	if _, err := os.Stat(m); err != nil {
+		m, parallel = mnist+"/model.onnx", false
+	}
+	path := filepath.Join(t.TempDir(), "trace.json")
+	const runs = 3
+	code, stdout, stderr := cuvil(t, "bench", "-model", m, "-threads", "2", "-runs", strconv.Itoa(runs), "-warmup", "1", "-trace", path)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var maxMS float64
+	if _, rest, ok := strings.Cut(stdout, " max "); ok {
+		maxMS, _ = strconv.ParseFloat(strings.Fields(rest)[0], 64)
+	}
+	if maxMS <= 0 {
+		t.Fatalf("no max time in\n%s", stdout)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Ph, Name, Cat string
+			Pid, Tid      *int
+			Ts, Dur       *float64
+			Args          map[string]any
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatalf("trace is not valid JSON: %v", err)
+	}
+	named := map[int]bool{}
+	open := map[int]int{}
+	type span struct{ ts, end float64 }
+	var runSpans []span
+	nodeTid, nodes, parts := -1, 0, 0
+	for _, e := range tr.TraceEvents {
+		if e.Pid == nil || e.Tid == nil {
+			t.Fatalf("event %q without pid or tid", e.Name)
+		}
+		switch e.Ph {
+		case "M":
+			if e.Name == "thread_name" {
+				named[*e.Tid] = true
+			}
+		case "B":
+			open[*e.Tid]++
+		case "E":
+			if open[*e.Tid]--; open[*e.Tid] < 0 {
+				t.Fatalf("E without B on thread %d", *e.Tid)
+			}
+		case "X":
+			if e.Ts == nil || e.Dur == nil || *e.Ts < 0 || *e.Dur < 0 {
+				t.Fatalf("X event %q: ts or dur missing or negative", e.Name)
+			}
+			if e.Cat == "run" {
+				runSpans = append(runSpans, span{*e.Ts, *e.Ts + *e.Dur})
+				nodeTid = *e.Tid
+				if *e.Dur > maxMS*1e3+0.01 {
+					t.Errorf("%s lasts %.3f us, longer than the slowest timed run (%.3f ms)", e.Name, *e.Dur, maxMS)
+				}
+			}
+		default:
+			t.Fatalf("event %q has phase %q", e.Name, e.Ph)
+		}
+	}
+	for tid, n := range open {
+		if n != 0 {
+			t.Errorf("thread %d: %d slices left open", tid, n)
+		}
+	}
+	if len(runSpans) != runs {
+		t.Fatalf("%d run slices, want %d", len(runSpans), runs)
+	}
+	for _, e := range tr.TraceEvents {
+		if e.Ph != "X" || e.Cat == "run" {
+			continue
+		}
+		if !named[*e.Tid] {
+			t.Errorf("thread %d has slices but no thread_name", *e.Tid)
+		}
+		inside := false
+		for _, r := range runSpans {
+			inside = inside || *e.Ts >= r.ts-0.002 && *e.Ts+*e.Dur <= r.end+0.002
+		}
+		if !inside {
+			t.Errorf("%s slice %q at %.3f us (%.3f us) is inside no run", e.Cat, e.Name, *e.Ts, *e.Dur)
+		}
+		if e.Cat == "part" {
+			parts++
+			if *e.Tid == nodeTid {
+				t.Errorf("part %q on the nodes' thread", e.Name)
+			}
+			continue
+		}
+		nodes++
+		if *e.Tid != nodeTid || e.Args["op"] != e.Cat || e.Args["outputs"] == nil && e.Cat != "If" && e.Cat != "Loop" && e.Cat != "Scan" {
+			t.Errorf("node slice %q: thread %d (runs on %d), args %v", e.Name, *e.Tid, nodeTid, e.Args)
+		}
+	}
+	if nodes == 0 || nodes%runs != 0 {
+		t.Errorf("%d node slices over %d runs", nodes, runs)
+	}
+	if parallel && parts == 0 {
+		t.Error("mobilenet at two threads: no pool parts in the trace")
+	}
+	t.Logf("%s: %d node slices, %d parts, %d bytes", m, nodes, parts, len(b))
 }

@@ -8,7 +8,7 @@
 //	cuvil run -model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off]
 //	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off]
 //	cuvil conformance [-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] DIR...
-//	cuvil bench -model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]] [-deadline D]
+//	cuvil bench -model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]] [-trace F.json] [-deadline D]
 //	cuvil convert -in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]
 //	cuvil version [-short]
 //
@@ -52,7 +52,7 @@ func init() {
 		{"run", "-model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
 		{"check", "-model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off]", "run a model and compare with output_K.pb", cmdCheck},
 		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
-		{"bench", "-model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]] [-deadline D]", "time the compiled model on random inputs", cmdBench},
+		{"bench", "-model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]] [-trace F.json] [-deadline D]", "time the compiled model on random inputs", cmdBench},
 		{"convert", "-in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]", "convert a tensor file (TensorProto, harness format, raw data)", cmdConvert},
 		{"version", "[-short]", "print cuvil's version, its module version and VCS revision", cmdVersion},
 	}

@@ -125,7 +125,7 @@ func (h *Harness) writeMain() error {
 		path := "cuvilrun/" + hm.pkg
 		f.ImportName(path, hm.pkg)
 		fail := jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Nil(), jen.Err())
-		f.Func().Id("run_"+hm.pkg).Params(jen.Id("ins").Index().Op("*").Id("tensorData"), jen.Id("warmup"), jen.Id("runs").Int(), jen.Id("prof").Bool(), jen.Id("deadline").Qual("time", "Duration")).
+		f.Func().Id("run_"+hm.pkg).Params(jen.Id("ins").Index().Op("*").Id("tensorData"), jen.Id("warmup"), jen.Id("runs").Int(), jen.Id("prof").Bool(), jen.Id("trace").String(), jen.Id("deadline").Qual("time", "Duration")).
 			Params(jen.Index().Op("*").Id("tensorData"), jen.Index().Qual("time", "Duration"), jen.Index().Bool(), jen.Index().Id("nodeTime"), jen.Error()).BlockFunc(func(g *jen.Group) {
 			g.If(jen.Len(jen.Id("ins")).Op("!=").Lit(len(hm.inNames))).Block(
 				jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("model has %d inputs, got %%d", len(hm.inNames))), jen.Len(jen.Id("ins")))),
@@ -134,6 +134,7 @@ func (h *Harness) writeMain() error {
 			g.If(jen.Err().Op("!=").Nil()).Block(fail)
 			g.Var().Id("opts").Index().Qual(path, "Option")
 			g.If(jen.Id("prof")).Block(jen.Id("opts").Op("=").Append(jen.Id("opts"), jen.Qual(path, "WithProfile").Call()))
+			g.If(jen.Id("trace").Op("!=").Lit("")).Block(jen.Id("opts").Op("=").Append(jen.Id("opts"), jen.Qual(path, "WithTrace").Call()))
 			g.Id("s").Op(":=").Id("m").Dot("NewSession").Call(jen.Id("opts").Op("..."))
 			g.Defer().Id("s").Dot("Close").Call()
 			fields := make([]jen.Code, len(hm.inNames))
@@ -161,6 +162,9 @@ func (h *Harness) writeMain() error {
 			g.Comment("A cancelled run leaves the session's outputs half written: run once more.")
 			g.If(jen.Id("deadline").Op(">").Lit(0)).Block(
 				jen.If(jen.List(jen.Id("out"), jen.Err()).Op("=").Id("s").Dot("Run").Call(jen.Id("in")), jen.Err().Op("!=").Nil()).Block(fail),
+			)
+			g.If(jen.Id("trace").Op("!=").Lit("")).Block(
+				jen.If(jen.Err().Op(":=").Id("writeTrace").Call(jen.Id("trace"), jen.Id("s").Dot("WriteTrace")), jen.Err().Op("!=").Nil()).Block(fail),
 			)
 			g.Var().Id("nodes").Index().Id("nodeTime")
 			g.For(jen.List(jen.Id("_"), jen.Id("p")).Op(":=").Range().Id("s").Dot("Profile").Call()).Block(
@@ -341,6 +345,9 @@ type Job struct {
 	// Profile runs the session WithProfile and returns the timed runs'
 	// per-node profile in Result.Profile.
 	Profile bool `json:"profile,omitempty"`
+	// Trace, a path, runs the session WithTrace and writes the timed runs'
+	// Chrome trace event JSON there (Session.WriteTrace).
+	Trace string `json:"trace,omitempty"`
 	// Deadline > 0 runs each timed run through Session.RunContext under a
 	// context with this timeout; Result.Cancelled says which it stopped.
 	Deadline time.Duration `json:"deadline_ns,omitempty"`

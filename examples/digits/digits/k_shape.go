@@ -417,7 +417,7 @@ func xSplit(n *node) error {
 // Slice: starts/ends/axes attributes before opset 10; starts, ends, axes,
 // steps inputs after. Negative indices count from the end; out-of-range
 // bounds clamp as in numpy.
-func slice(n *node) error {
+func xSlice(n *node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err

@@ -5,7 +5,9 @@ package digits
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 )
@@ -56,6 +58,10 @@ var cuvilProfNodes = [...]NodeProfile{
 	{Name: "/classifier/classifier.4/LogSoftmax", Op: "LogSoftmax"},
 }
 
+// cuvilTraceNodes is, for each node of the main graph, its index in Session.nodes
+// (-1: a control-flow node), for the shapes in a trace (WithTrace).
+var cuvilTraceNodes = [...]int32{0, 1, 2, 3, 4, 5, 6}
+
 // Model is the compiled model: its decoded weights. It is immutable after
 // New and safe for concurrent use.
 type Model struct {
@@ -99,6 +105,7 @@ func (m *Model) NewSession(opts ...Option) *Session {
 	// A session dropped without Close (Model.Run's pool) still stops its workers.
 	runtime.AddCleanup(s, (*workPool).Close, s.pool)
 	s.prof = newProfiler(cuvilProfNodes[:], opts...)
+	s.prof.TraceNodes(s.pool, cuvilTraceNodes[:], s.nodes[:])
 	// Memory plan: values of known size are views of one arena per dtype.
 	s.nodes[0] = node{Name: "/features/features.0/Conv", Op: "FusedConv", Version: 1, Attrs: attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "packed_w_shape": []int64{8, 1, 3, 3}, "pads": []int64{1, 1, 1, 1}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
 	s.nodes[1] = node{Name: "/features/features.2/Conv", Op: "FusedConv", Version: 1, Attrs: attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "packed_w_shape": []int64{16, 8, 3, 3}, "pads": []int64{1, 1, 1, 1}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
@@ -219,9 +226,23 @@ func (s *Session) Profile() []NodeProfile {
 	return s.prof.Nodes()
 }
 
-// ResetProfile zeroes the profile (e.g. after warm-up runs).
+// ResetProfile zeroes the profile and empties the trace (e.g. after warm-up runs).
 func (s *Session) ResetProfile() {
 	s.prof.Reset()
+}
+
+// WriteTrace writes the runs since NewSession or ResetProfile as Chrome
+// trace event JSON, which ui.perfetto.dev and chrome://tracing open: per
+// run a slice holding one slice per main-graph node (name, op, input and
+// output shapes), and the worker pool's parts of parallel kernels as
+// slices on one thread per goroutine. The session must have been made
+// with WithTrace(); otherwise WriteTrace writes nothing and returns an
+// error.
+func (s *Session) WriteTrace(w io.Writer) error {
+	if !s.prof.Tracing() {
+		return errors.New("digits: WriteTrace: the session was not made WithTrace()")
+	}
+	return s.prof.WriteTrace(w, "digits")
 }
 
 // Close releases the session's memory. The session must not be used

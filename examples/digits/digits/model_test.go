@@ -3,6 +3,7 @@
 package digits
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -77,6 +78,40 @@ func TestProfile(t *testing.T) {
 	}
 	if m.NewSession().Profile() != nil {
 		t.Error("a session without WithProfile has a profile")
+	}
+}
+
+// TestTrace: a traced session's trace is Chrome trace event JSON with every
+// slice closed, one slice per main-graph node per run inside the runs' wall
+// time, and the pool's parts on threads of their own; its profile still works,
+// and a session without WithTrace has no trace.
+func TestTrace(t *testing.T) {
+	m, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.NewSession(WithTrace(), WithThreads(2))
+	defer s.Close()
+	in := cuvilTestInput()
+	run := func() {
+		if _, err := s.Run(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	s.ResetProfile()
+	start := time.Now()
+	run()
+	run()
+	wall := time.Since(start)
+	var buf bytes.Buffer
+	if err := s.WriteTrace(&buf); err != nil {
+		t.Fatal(err)
+	}
+	cuvilCheckTrace(t, buf.Bytes(), cuvilProfNodes[:], 2, wall)
+	cuvilCheckProfile(t, s.Profile(), cuvilProfNodes[:], 2, wall)
+	if m.NewSession().WriteTrace(&buf) == nil {
+		t.Error("a session without WithTrace writes a trace")
 	}
 }
 

@@ -3,6 +3,7 @@
 package digits
 
 import (
+	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
@@ -211,6 +212,131 @@ func cuvilCheckProfile(t *testing.T, got, nodes []NodeProfile, runs int, wall ti
 	if sum > wall {
 		t.Errorf("the nodes' times add up to %v, more than the runs' wall time %v", sum, wall)
 	}
+}
+
+// cuvilTraceEvent is one Chrome trace event, as cuvilCheckTrace reads it.
+type cuvilTraceEvent struct {
+	Ph   string         `json:"ph"`
+	Name string         `json:"name"`
+	Cat  string         `json:"cat"`
+	Pid  *int           `json:"pid"`
+	Tid  *int           `json:"tid"`
+	Ts   *float64       `json:"ts"`
+	Dur  *float64       `json:"dur"`
+	Args map[string]any `json:"args"`
+}
+
+// cuvilCheckTrace checks a trace (Session.WriteTrace) of runs runs that
+// took wall in all against the Chrome trace event format: valid JSON with
+// a traceEvents array; every slice closed (X events with ts and dur >= 0,
+// B/E pairs matched per thread); a thread_name for every thread used;
+// runs "run" slices, adding up to at most wall, each holding the main
+// graph's nodes in order on the run's thread, with their op; the pool's
+// parts on threads of their own, each inside a run. It returns how many
+// parts the trace holds.
+func cuvilCheckTrace(t *testing.T, data []byte, nodes []NodeProfile, runs int, wall time.Duration) int {
+	t.Helper()
+	var tr struct {
+		TraceEvents []cuvilTraceEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("the trace is not valid JSON: %v", err)
+	}
+	if len(tr.TraceEvents) == 0 {
+		t.Fatal("the trace has no traceEvents")
+	}
+	const eps = 0.002 // us: times are written to the nanosecond
+	named := map[int]bool{}
+	used := map[int]bool{}
+	open := map[int][]cuvilTraceEvent{}
+	var runSlices, nodeSlices, partSlices []cuvilTraceEvent
+	for _, e := range tr.TraceEvents {
+		if e.Pid == nil || e.Tid == nil {
+			t.Fatalf("event %+v has no pid or tid", e)
+		}
+		tid := *e.Tid
+		switch e.Ph {
+		case "M":
+			if e.Name == "thread_name" {
+				named[tid] = true
+			}
+			continue
+		case "X":
+			if e.Ts == nil || e.Dur == nil || *e.Ts < 0 || *e.Dur < 0 {
+				t.Fatalf("complete event %q has no ts or dur, or a negative one", e.Name)
+			}
+		case "B":
+			open[tid] = append(open[tid], e)
+		case "E":
+			if len(open[tid]) == 0 {
+				t.Fatalf("E event %q on thread %d ends no slice", e.Name, tid)
+			}
+			open[tid] = open[tid][:len(open[tid])-1]
+		default:
+			t.Fatalf("event %q has phase %q (the trace writes X and M only)", e.Name, e.Ph)
+		}
+		used[tid] = true
+		switch e.Cat {
+		case "run":
+			runSlices = append(runSlices, e)
+		case "part":
+			partSlices = append(partSlices, e)
+		default:
+			nodeSlices = append(nodeSlices, e)
+		}
+	}
+	for tid, o := range open {
+		if len(o) > 0 {
+			t.Errorf("thread %d: %d B events never ended", tid, len(o))
+		}
+	}
+	for tid := range used {
+		if !named[tid] {
+			t.Errorf("thread %d has slices but no thread_name", tid)
+		}
+	}
+	if len(runSlices) != runs {
+		t.Fatalf("the trace has %d run slices, want %d", len(runSlices), runs)
+	}
+	var sum float64
+	for _, r := range runSlices {
+		sum += *r.Dur
+	}
+	if sum > float64(wall)/1e3+eps*float64(runs) {
+		t.Errorf("the runs' slices add up to %.3f us, more than their wall time %v", sum, wall)
+	}
+	in := func(e cuvilTraceEvent) int {
+		for i, r := range runSlices {
+			if *e.Ts >= *r.Ts-eps && *e.Ts+*e.Dur <= *r.Ts+*r.Dur+eps {
+				return i
+			}
+		}
+		return -1
+	}
+	if len(nodeSlices) != runs*len(nodes) {
+		t.Fatalf("the trace has %d node slices, want %d (%d runs of %d nodes)", len(nodeSlices), runs*len(nodes), runs, len(nodes))
+	}
+	for i, e := range nodeSlices {
+		k := i % len(nodes)
+		if e.Name != nodes[k].Name || e.Cat != nodes[k].Op || e.Args["op"] != nodes[k].Op {
+			t.Errorf("node slice %d is %q (%s), want %q (%s)", i, e.Name, e.Cat, nodes[k].Name, nodes[k].Op)
+		}
+		if *e.Tid != *runSlices[0].Tid {
+			t.Errorf("node slice %q is on thread %d, its run on %d", e.Name, *e.Tid, *runSlices[0].Tid)
+		}
+		if r := in(e); r != i/len(nodes) {
+			t.Errorf("node slice %d (%q at %.3f us, %.3f us long) is not inside run %d", i, e.Name, *e.Ts, *e.Dur, i/len(nodes)+1)
+		}
+	}
+	for _, e := range partSlices {
+		if *e.Tid == *runSlices[0].Tid {
+			t.Errorf("part %q is on the nodes' thread", e.Name)
+		}
+		if in(e) < 0 {
+			t.Errorf("part %q at %.3f us (%.3f us long) is inside no run", e.Name, *e.Ts, *e.Dur)
+		}
+	}
+	return len(partSlices)
 }
 
 // FuzzGuard hands Run inputs of random dtypes, shapes and data lengths

@@ -22,6 +22,9 @@ type SessionOptions struct {
 	Threads int
 	// Profile makes the session time each node (see rt_prof.go).
 	Profile bool
+	// Trace makes the session keep a trace of its runs, the pool's parts
+	// included (see rt_trace.go); it implies Profile.
+	Trace bool
 }
 
 // Option sets one of SessionOptions.
@@ -87,6 +90,9 @@ type workPool struct {
 	run, cancelled atomic.Uint64
 	deadline       atomic.Int64
 	epoch          time.Time
+	// trace records each part's time on the goroutine that ran it (nil
+	// unless WithTrace; rt_trace.go).
+	trace *traceParts
 }
 
 // BeginRun starts a cancellable run that ends at deadline (none when
@@ -156,8 +162,11 @@ func newWorkPool(opts ...Option) *workPool {
 	}
 	p := &workPool{threads: o.Threads, wake: make(chan struct{}, o.Threads), fin: make(chan struct{}, 1),
 		slots: make([]any, o.Threads)}
+	if o.Trace {
+		p.trace = newTraceParts(o.Threads)
+	}
 	for i := 1; i < p.threads; i++ {
-		go p.worker()
+		go p.worker(i)
 	}
 	return p
 }
@@ -197,7 +206,7 @@ func spinFor(d time.Duration, cond func() bool) bool {
 	}
 }
 
-func (p *workPool) worker() {
+func (p *workPool) worker(w int) {
 	var seen uint64 // the last section joined (or found closed)
 	ready := func() bool {
 		g := p.gen.Load()
@@ -226,7 +235,7 @@ func (p *workPool) worker() {
 		}
 		p.active.Add(1)
 		if p.gen.Load() == g { // still the section g: task and parts are its
-			p.drain()
+			p.drain(w)
 		}
 		p.active.Add(-1)
 		seen = g
@@ -246,15 +255,22 @@ func (p *workPool) unsleep() bool {
 	}
 }
 
-// drain runs parts of the current task until none are left.
-func (p *workPool) drain() {
+// drain runs parts of the current task until none are left, on goroutine
+// w (0: the caller).
+func (p *workPool) drain(w int) {
 	t, parts := p.task, p.parts
 	for {
 		i := int(p.next.Add(1)) - 1
 		if i >= parts {
 			return
 		}
-		if !p.Cancelled() {
+		switch {
+		case p.Cancelled():
+		case p.trace != nil:
+			start := p.trace.now()
+			p.runPart(t, i, parts)
+			p.trace.record(w, i, parts, start)
+		default:
 			p.runPart(t, i, parts)
 		}
 		if p.finished.Add(1) == int64(parts) && p.waiting.CompareAndSwap(true, false) {
@@ -302,7 +318,7 @@ func (p *workPool) Run(parts int, t parTask) {
 			break
 		}
 	}
-	p.drain()
+	p.drain(0)
 	done := func() bool { return p.finished.Load() == int64(parts) }
 	if !spinFor(poolSpin, done) {
 		// Exactly one side clears waiting: the finisher (which then

@@ -5,7 +5,9 @@ package mnist
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 )
@@ -57,6 +59,10 @@ var cuvilProfNodes = [...]NodeProfile{
 	{Name: "/LogSoftmax", Op: "LogSoftmax"},
 }
 
+// cuvilTraceNodes is, for each node of the main graph, its index in Session.nodes
+// (-1: a control-flow node), for the shapes in a trace (WithTrace).
+var cuvilTraceNodes = [...]int32{0, 1, 2, 3, 4, 5, 6, 7}
+
 // Model is the compiled model: its decoded weights. It is immutable after
 // New and safe for concurrent use.
 type Model struct {
@@ -100,6 +106,7 @@ func (m *Model) NewSession(opts ...Option) *Session {
 	// A session dropped without Close (Model.Run's pool) still stops its workers.
 	runtime.AddCleanup(s, (*workPool).Close, s.pool)
 	s.prof = newProfiler(cuvilProfNodes[:], opts...)
+	s.prof.TraceNodes(s.pool, cuvilTraceNodes[:], s.nodes[:])
 	// Memory plan: values of known size are views of one arena per dtype.
 	arenaF32 := cuvilAlloc(F32, 58496)
 	s.vals[0] = Tensor{DType: F32, Shape: []int{1, 26, 26, 32}, Data: cuvilViewAt(arenaF32, 0, 21632)}
@@ -239,9 +246,23 @@ func (s *Session) Profile() []NodeProfile {
 	return s.prof.Nodes()
 }
 
-// ResetProfile zeroes the profile (e.g. after warm-up runs).
+// ResetProfile zeroes the profile and empties the trace (e.g. after warm-up runs).
 func (s *Session) ResetProfile() {
 	s.prof.Reset()
+}
+
+// WriteTrace writes the runs since NewSession or ResetProfile as Chrome
+// trace event JSON, which ui.perfetto.dev and chrome://tracing open: per
+// run a slice holding one slice per main-graph node (name, op, input and
+// output shapes), and the worker pool's parts of parallel kernels as
+// slices on one thread per goroutine. The session must have been made
+// with WithTrace(); otherwise WriteTrace writes nothing and returns an
+// error.
+func (s *Session) WriteTrace(w io.Writer) error {
+	if !s.prof.Tracing() {
+		return errors.New("mnist: WriteTrace: the session was not made WithTrace()")
+	}
+	return s.prof.WriteTrace(w, "mnist")
 }
 
 // Close releases the session's memory. The session must not be used

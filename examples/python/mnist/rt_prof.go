@@ -32,6 +32,7 @@ func WithProfile() Option {
 type profiler struct {
 	last  time.Time
 	nodes []NodeProfile
+	tr    *tracer // nil unless WithTrace (rt_trace.go)
 }
 
 // NewProfiler returns a profiler for the nodes (name and op filled in),
@@ -46,6 +47,9 @@ func newProfiler(nodes []NodeProfile, opts ...Option) *profiler {
 	}
 	p := &profiler{nodes: make([]NodeProfile, len(nodes))}
 	copy(p.nodes, nodes)
+	if o.Trace {
+		p.tr = newTracer()
+	}
 	p.Reset()
 	return p
 }
@@ -54,6 +58,9 @@ func newProfiler(nodes []NodeProfile, opts ...Option) *profiler {
 func (p *profiler) Start() {
 	if p != nil {
 		p.last = time.Now()
+		if p.tr != nil {
+			p.tr.start(p.last)
+		}
 	}
 }
 
@@ -68,6 +75,10 @@ func (p *profiler) mark(i int) {
 	now := time.Now()
 	p.nodes[i].Runs++
 	p.nodes[i].Total += now.Sub(p.last)
+	if p.tr != nil {
+		p.tr.addNode(i, p.last, now)
+		now = time.Now() // the trace's bookkeeping is no node's time
+	}
 	p.last = now
 }
 
@@ -87,5 +98,8 @@ func (p *profiler) Reset() {
 	}
 	for i := range p.nodes {
 		p.nodes[i].Runs, p.nodes[i].Total = 0, 0
+	}
+	if p.tr != nil {
+		p.tr.reset()
 	}
 }

@@ -50,8 +50,9 @@ const maxNesting = 16
 // then runs timed runs, each under a context with the deadline when it is
 // positive; it returns the last outputs (of a run without a deadline),
 // which timed runs the deadline cancelled, and with prof the per-node
-// profile of the timed runs.
-type runner func(ins []*tensorData, warmup, runs int, prof bool, deadline time.Duration) ([]*tensorData, []time.Duration, []bool, []nodeTime, error)
+// profile of the timed runs; with trace a path, it writes the timed runs'
+// Chrome trace there (WithTrace, Session.WriteTrace).
+type runner func(ins []*tensorData, warmup, runs int, prof bool, trace string, deadline time.Duration) ([]*tensorData, []time.Duration, []bool, []nodeTime, error)
 
 // nodeTime is one node's entry of a generated session's profile.
 type nodeTime struct {
@@ -70,6 +71,7 @@ type job struct {
 	Warmup  int      `json:"warmup"`
 	Runs    int      `json:"runs"`
 	Profile bool     `json:"profile,omitempty"`
+	Trace   string   `json:"trace,omitempty"`
 	// DeadlineNS > 0 runs each timed run under a context with this timeout.
 	DeadlineNS int64 `json:"deadline_ns,omitempty"`
 }
@@ -129,7 +131,7 @@ func runJob(j job) (res result) {
 			res = result{Error: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	outs, times, cancelled, prof, err := run(ins, j.Warmup, j.Runs, j.Profile, time.Duration(j.DeadlineNS))
+	outs, times, cancelled, prof, err := run(ins, j.Warmup, j.Runs, j.Profile, j.Trace, time.Duration(j.DeadlineNS))
 	if err != nil {
 		return result{Error: err.Error()}
 	}
@@ -145,6 +147,19 @@ func runJob(j job) (res result) {
 	res.Profile = prof
 	res.Cancelled = cancelled
 	return res
+}
+
+// writeTrace writes a session's trace (its WriteTrace) to the file path.
+func writeTrace(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // timeRuns calls f(false) warmup times (at least once in all), then reset,
