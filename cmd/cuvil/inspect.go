@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"os"
 	"os/exec"
@@ -143,53 +142,6 @@ func printOps(model string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s\n\thash %s\n\t%s\n\tregister: -op %s=IMPORT/PATH.Func\n", s.Text, s.Hash, s.GoSignature, s.Key)
 	}
 	return nil
-}
-
-// memPlanSVG draws the plan as a timeline: x is the node index, y the
-// offset in the arena (one band per dtype arena, stacked), one rectangle
-// per buffer from its first to its last node, with a tooltip.
-func memPlanSVG(p *passes.MemPlan) string {
-	const (
-		colW   = 12.0  // pixels per node
-		height = 600.0 // pixels for all arenas together
-		left   = 60.0
-		top    = 20.0
-		gapY   = 20.0
-	)
-	total := p.Total()
-	if total == 0 {
-		total = 1
-	}
-	scale := height / float64(total)
-	base := map[ir.DType]float64{}
-	y := top
-	for _, a := range p.Arenas {
-		base[a.DType] = y
-		y += float64(a.Bytes)*scale + gapY
-	}
-	w := left + float64(p.Nodes+1)*colW + 20
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="10">`+"\n", w, y+top)
-	fmt.Fprintf(&b, "<title>memory plan: %d bytes of arenas for %d values (sum of sizes %d), %d in place, %d dynamic</title>\n", p.Total(), len(p.Buffers), p.Sum(), p.InPlaceCount(), len(p.Dynamic))
-	for _, a := range p.Arenas {
-		y0 := base[a.DType]
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999"/>`+"\n", left, y0, float64(p.Nodes+1)*colW, float64(a.Bytes)*scale)
-		fmt.Fprintf(&b, `<text x="2" y="%.1f">%s</text><text x="2" y="%.1f">%d B</text>`+"\n", y0+10, a.DType, y0+22, a.Bytes)
-	}
-	colors := []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
-	for i, buf := range p.Buffers {
-		x := left + float64(buf.First)*colW
-		wd := float64(buf.Last-buf.First+1) * colW
-		h := max(float64(buf.Bytes)*scale, 0.5)
-		title := fmt.Sprintf("%s %s %d bytes @%d nodes [%d,%d]", buf.Value.Name, buf.DType, buf.Bytes, buf.Offset, buf.First, buf.Last)
-		if buf.InPlace != nil {
-			title += " in place of " + buf.InPlace.Name
-		}
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.2f" width="%.1f" height="%.2f" fill="%s" fill-opacity="0.7" stroke="#333" stroke-width="0.3"><title>%s</title></rect>`+"\n",
-			x, base[buf.DType]+float64(buf.Offset)*scale, wd, h, colors[i%len(colors)], html.EscapeString(title))
-	}
-	b.WriteString("</svg>\n")
-	return b.String()
 }
 
 // writeGraph writes m's top-level graph as Graphviz dot: one box per node,
