@@ -300,6 +300,7 @@ type emitter struct {
 	// mark emits s.prof.Mark(i) after the i-th node (the main graph's
 	// nodes, for the per-node profiler) and the cancellation check.
 	mark bool
+	base int // the index of the first node given to nodes, for Mark
 }
 
 func (e *emitter) ref(v *ir.Value) jen.Code { return e.c.sessionRef(v) }
@@ -347,7 +348,7 @@ func (e *emitter) nodes(g *jen.Group, nodes []*ir.Node) {
 			e.check(g, jen.Id(e.c.nodes[i].fn).Call(jen.Op("&").Id("s").Dot("nodes").Index(jen.Lit(i))))
 		}
 		if e.mark {
-			g.Id("s").Dot("prof").Dot("Mark").Call(jen.Lit(k))
+			g.Id("s").Dot("prof").Dot("Mark").Call(jen.Lit(e.base + k))
 			g.If(jen.Id("s").Dot("pool").Dot("Cancelled").Call()).Block(e.fail(jen.Id("errCancelled")))
 		}
 	}
