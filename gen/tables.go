@@ -2,7 +2,6 @@ package gen
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/cuvil/cuvil/ir"
 
@@ -118,7 +117,7 @@ func (c *compiled) nodeTable(f *jen.File) {
 					attrs = append(attrs, c.attrEntry(a))
 				}
 				if len(attrs) > 0 {
-					fields = append(fields, jen.Id("attrs").Op(":").Index().Id("cuvilAttr").Values(attrs...))
+					fields = append(fields, jen.Id("attrList").Op(":").Index().Id("cuvilAttr").Values(attrs...))
 				}
 				fields = append(fields, jen.Id("hasAttrs").Op(":").True())
 			}
@@ -162,14 +161,14 @@ func (c *compiled) viewTable(f *jen.File) {
 // the static values are.
 func (c *compiled) emitPlan(g *jen.Group) {
 	g.Comment("Memory plan: values of known size are views of one arena per dtype.")
-	var arenas []jen.Code
-	for _, a := range c.plan.Arenas {
-		arenas = append(arenas, jen.Line().Id("cuvilAlloc").Call(dtypeID(a.DType), jen.Lit(int(a.Bytes)/a.DType.Size())).Op(",").Comment(strings.ToUpper(a.DType.String())))
-	}
-	if len(arenas) > 0 {
-		arenas = append(arenas, jen.Line())
-	}
-	g.Id("cuvilSetupViews").Call(jen.Id("s").Dot("vals").Index(jen.Op(":")), jen.Index().Any().Values(arenas...), jen.Id("cuvilViewTable").Index(jen.Op(":")))
+	g.Id("cuvilSetupViews").Call(jen.Id("s").Dot("vals").Index(jen.Op(":")), jen.Index().Any().ValuesFunc(func(g *jen.Group) {
+		for _, a := range c.plan.Arenas {
+			g.Line().Id("cuvilAlloc").Call(dtypeID(a.DType), jen.Lit(int(a.Bytes)/a.DType.Size()))
+		}
+		if len(c.plan.Arenas) > 0 {
+			g.Line()
+		}
+	}), jen.Id("cuvilViewTable").Index(jen.Op(":")))
 }
 
 // runChunks writes the main graph's nodes as Session methods of at most

@@ -385,12 +385,12 @@ func cuvilView(buf any, n int) any {
 // cuvilNodeDesc is one kernel node: its identity, its inputs and outputs
 // as cuvilRef references, and its attributes.
 type cuvilNodeDesc struct {
-	name    string
-	op      string
-	version int
-	in      []int32
-	out     []int32
-	attrs   []cuvilAttr
+	name     string
+	op       string
+	version  int
+	in       []int32
+	out      []int32
+	attrList []cuvilAttr
 	// hasAttrs: the node has attributes (Attrs is non-nil even when none
 	// of them is stored, e.g. Optional's type).
 	hasAttrs bool
@@ -455,8 +455,8 @@ func cuvilSetupNodes(nodes []Node, descs []cuvilNodeDesc, vals, inputs, consts [
 		if !d.hasAttrs {
 			continue
 		}
-		n.Attrs = make(Attrs, len(d.attrs))
-		for _, a := range d.attrs {
+		n.Attrs = make(Attrs, len(d.attrList))
+		for _, a := range d.attrList {
 			var v any
 			switch a.kind {
 			case 0:
