@@ -21,11 +21,18 @@ all: build
 build:
 	$(GO) build -o $(CUVIL) ./cmd/cuvil
 
-# Compile testdata/mnist into examples/mnist/mnist, build and run the app.
+# Compile testdata/digits (a small CNN trained by tools/train_digits.py) into
+# examples/digits/digits, build and run the app: predicted and true digits,
+# accuracy on the held-back images, and agreement with ONNX Runtime when
+# its runner (../shared/tools/ort) is installed in ORT_DIR.
+ORT_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cuvil-ort
 demo: build
-	cd examples/mnist && $(GO) generate ./...
-	$(GO) build -o bin/mnist ./examples/mnist
-	./bin/mnist
+	cd examples/digits && $(GO) generate ./...
+	$(GO) build -o bin/digits ./examples/digits
+	@if [ -x $(ORT_BENCH) ] && [ -d $(ORT_DIR)/node_modules/onnxruntime-node ] && command -v node >/dev/null; then \
+		ORT_DIR=$(ORT_DIR) $(ORT_BENCH) testdata/digits/model.onnx 1 0 --quiet --inputs testdata/digits/test_data_set_0 --outdir bin/digits-ort >/dev/null && \
+		./bin/digits -ort bin/digits-ort; \
+	else echo "demo: ONNX Runtime not found ($(ORT_DIR), $(ORT_BENCH)); comparison skipped"; ./bin/digits; fi
 
 test: vet unit fuzz conformance
 
@@ -46,6 +53,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzGuard$$' -fuzztime $(FUZZTIME) ./examples/mnist/mnist
 	$(GO) test -run '^$$' -fuzz '^FuzzCAPI$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzReadTensor$$' -fuzztime $(FUZZTIME) ./templates
 
 # The four ONNX backend suites of ONNX 1.12 (opsets to 17) and of ONNX 1.22
 # (opsets to 27) in one run (one go build; a 1.22 test whose folder is

@@ -86,8 +86,9 @@ type Options struct {
 	// -buildmode=c-shared) and python/<Pkg>.py (a ctypes wrapper).
 	CShared bool
 	// Winograd chooses the 3x3 stride-1 convs that run Winograd
-	// F(4x4,3x3): "auto" (or "", the default) where gen's per-layer rule
-	// says it beats im2col+GEMM, "on" for every one, "off" for none.
+	// F(4x4,3x3) or F(2x2,3x3): "auto" (or "", the default) where the
+	// prepack pass's per-layer rules say it beats im2col+GEMM, "on" for
+	// every one, "off" for none.
 	Winograd string
 	// Verify runs the IR verifier around every pass; Debug is the -d flag.
 	Verify bool
@@ -96,6 +97,19 @@ type Options struct {
 	// of what was written; Progress a progress line for compiles that take
 	// longer than a second or two.
 	Dump, Verbose, Progress io.Writer
+	// AllowOps, when set, is the op allow-list (-allow-ops; ParseAllowOps,
+	// LoadAllowList, DefaultAllowList): a model with a node, in any
+	// subgraph or inlined function body, whose domain, op and version it
+	// does not allow is refused, naming the node.
+	AllowOps *AllowList
+	// Sandbox (-sandbox) is for models from untrusted sources: external
+	// data is refused, subgraphs may nest SandboxMaxDepth deep unless
+	// MaxDepth says otherwise, dims may reach SandboxMaxDim unless MaxDim
+	// does, and AllowOps defaults to DefaultAllowList.
+	Sandbox bool
+	// MaxDim bounds every constant dim of every value, declared or
+	// inferred (0: no limit, or SandboxMaxDim with Sandbox; -1: no limit).
+	MaxDim int64
 }
 
 // Compile compiles opts.Model into a Go package in opts.Out. Writing the
@@ -106,10 +120,6 @@ func Compile(opts Options) error {
 	}
 	if opts.Pkg == "" {
 		opts.Pkg = filepath.Base(filepath.Clean(opts.Out))
-	}
-	wino, err := gen.ParseWinograd(opts.Winograd)
-	if err != nil {
-		return fmt.Errorf("cuvil: %v", err)
 	}
 	pr := startProgress(opts.Progress)
 	defer pr.stop()
@@ -124,7 +134,7 @@ func Compile(opts Options) error {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	pr.phase("generating", 65)
-	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom, Winograd: wino,
+	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom,
 		MaxArena: opts.MaxArena, MaxWeights: opts.MaxWeights})
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.Model, err)
@@ -165,7 +175,8 @@ func Compile(opts Options) error {
 }
 
 // Load imports opts.Model and runs the pass pipeline on it as Compile does,
-// with opts.Verify, opts.Debug and opts.Dump; it reads no other field. It
+// with opts.Verify, opts.Debug, opts.Dump and opts.Winograd (and the limits
+// the importer checks). It
 // returns the model and the names of the passes that ran.
 func Load(opts Options) (*ir.Model, []string, error) { return load(opts, nil) }
 
@@ -177,13 +188,46 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := onnx.LoadWith(opts.Model, onnx.LoadOptions{MaxData: opts.MaxWeights, MaxNodes: opts.MaxNodes, MaxDepth: opts.MaxDepth})
+	wino, err := passes.ParseWinograd(opts.Winograd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cuvil: %v", err)
+	}
+	lo := onnx.LoadOptions{MaxData: opts.MaxWeights, MaxNodes: opts.MaxNodes, MaxDepth: opts.MaxDepth}
+	allow, maxDim := opts.AllowOps, opts.MaxDim
+	if opts.Sandbox {
+		lo.NoExternalData = true
+		if lo.MaxDepth == 0 {
+			lo.MaxDepth = SandboxMaxDepth
+		}
+		if allow == nil {
+			allow = DefaultAllowList()
+		}
+		if maxDim == 0 {
+			maxDim = SandboxMaxDim
+		}
+	}
+	m, err := onnx.LoadWith(opts.Model, lo)
 	if err != nil {
 		return nil, nil, err
 	}
+	if allow != nil {
+		if err := allow.Check(m); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+		}
+	}
+	if maxDim > 0 {
+		if err := checkDims(m, maxDim); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+		}
+	}
 	pr.phase("running passes", 20)
-	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump}); err != nil {
+	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump, Winograd: wino}); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+	}
+	if maxDim > 0 { // the dims shape inference found
+		if err := checkDims(m, maxDim); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+		}
 	}
 	var ran []string
 	for _, name := range passes.PassNames() {

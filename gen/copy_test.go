@@ -145,9 +145,9 @@ func TestGeneratedAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"BF16ToF32", "DType", "F16ToF32", "F32ToBF16", "F32ToF16", "Input", "MapElem", "MapKey", "MapOf",
+	want := []string{"BF16ToF32", "DType", "F16ToF32", "F32ToBF16", "F32ToF16", "Input", "LoadTensorFile", "MapElem", "MapKey", "MapOf",
 		"MapValue", "MapsOf", "Model", "New", "NewMap", "NewOptional",
-		"NewSequence", "NodeProfile", "Option", "OptionalValue", "Output", "Sequence", "Session", "SessionOptions",
+		"NewSequence", "NodeProfile", "Option", "OptionalValue", "Output", "ReadTensor", "Sequence", "Session", "SessionOptions",
 		"Tensor", "WithProfile", "WithThreads"}
 	var got []string
 	fset := token.NewFileSet()

@@ -31,10 +31,6 @@ type Options struct {
 	// CustomOps run ops templates/ has no kernel for with the user's Go
 	// functions (customop.go).
 	CustomOps []CustomOp
-	// Winograd chooses the 3x3 stride-1 convs whose weights are stored
-	// Winograd-transformed (gen/prepack_winograd.go): by default the
-	// layers winogradUseful picks.
-	Winograd WinogradMode
 	// MaxArena bounds the memory plan's arenas (what NewSession
 	// allocates) and MaxWeights the weights.bin size, in bytes; 0 means
 	// DefaultMaxArena and DefaultMaxWeights. A model past either is
@@ -75,7 +71,6 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer prepack(m, opts.Winograd)()
 	c, err := lower(m, lib, opts.CustomOps)
 	if err != nil {
 		return nil, err

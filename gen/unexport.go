@@ -26,6 +26,7 @@ var runtimeAPI = map[string]bool{
 	"Sequence":    true, "OptionalValue": true, "NewSequence": true, "NewOptional": true,
 	"MapValue": true, "NewMap": true, "MapOf": true, "MapsOf": true, "MapKey": true, "MapElem": true,
 	"F16ToF32": true, "F32ToF16": true, "BF16ToF32": true, "F32ToBF16": true,
+	"ReadTensor": true, "LoadTensorFile": true,
 }
 
 // unexportRuntime renames, in every Go file of a generated package, the

@@ -1,5 +1,10 @@
 package ir
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Operators of the "cuvil" domain: the fused forms the passes produce
 // (passes/fuse_*.go, fold_batchnorm.go). They are declared like the ONNX
 // ops, so the verifier checks their arity, attributes and dtypes. Their
@@ -18,18 +23,68 @@ const (
 // Sigmoid, Tanh, HardSwish, Gelu or GeluTanh (tanh approximation).
 const fusedActAttrs = "activation:string= activation_params:floats"
 
+// The attributes the prepack pass (passes/prepack.go) sets on a node whose
+// constant weights it stored in the layout the kernel reads (the packed
+// value is 1-D; the attribute keeps its ONNX shape). They are declared on
+// the fused ops below and, by declarePackedAttrs, on the ONNX ops the pass
+// packs (Conv, Gemm, MatMul), so the verifier checks their kind after the
+// pass. templates/compiler_prepack.go names the same strings (a test in
+// passes checks they agree).
+//
+//   - packed_w_shape (Conv, FusedConv): W in the SGEMM panel layout
+//     (templates.PrepackConvWeights, NHWC: PrepackConvWeightsNHWC).
+//   - winograd_w_shape (Conv, FusedConv): W as Winograd filter matrices,
+//     F(4x4,3x3) (36 of them) or, NHWC only, F(2x2,3x3) (16): the tile is
+//     the packed length over the weights' C*M.
+//   - packed_b_shape (Gemm, MatMul, FusedGemm, FusedMatMul): the 2-D
+//     constant B in sgemmPackB's layout.
+//   - packed_w_shapes (FusedConvChain): its weights (We, Wd, Wp, those
+//     present) each packed like an NHWC FusedConv's; 4 ints per weight.
+const (
+	convPackedAttrs  = "packed_w_shape:ints winograd_w_shape:ints"
+	gemmPackedAttrs  = "packed_b_shape:ints"
+	chainPackedAttrs = "packed_w_shapes:ints"
+)
+
+// packedAttrOps lists the ONNX ops the prepack pass marks, with the
+// attributes it may set on them.
+var packedAttrOps = []struct{ op, attrs string }{
+	{"Conv", convPackedAttrs},
+	{"Gemm", gemmPackedAttrs},
+	{"MatMul", gemmPackedAttrs},
+}
+
+// declarePackedAttrs adds packedAttrOps's attributes to the ONNX ops'
+// schemas, at every version; the op table's init calls it once its rows
+// are registered.
+func declarePackedAttrs() {
+	for _, d := range packedAttrOps {
+		s := LookupOp("", d.op)
+		if s == nil {
+			panic("op table: packed attributes for unknown op " + d.op)
+		}
+		for _, f := range strings.Fields(d.attrs) {
+			a, err := parseAttrSpec(f)
+			if err != nil || s.AttrFor(a.Name, s.Versions[len(s.Versions)-1]) != nil {
+				panic(fmt.Sprintf("op table: %s: packed attribute %q: %v (or declared twice)", d.op, f, err))
+			}
+			s.Attrs = append(s.Attrs, a)
+		}
+	}
+}
+
 var cuvilOpDefs = []opDef{
 	{"FusedConv", "1", "X:T W:T B:T? Z:T? Into:T?", "Y:T", "T=$f",
-		"auto_pad:string=NOTSET dilations:ints group:int=1 in_layout:string=NHWC kernel_shape:ints layout:string=NCHW out_channels:int=0 out_offset:int=0 pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0", "",
+		"auto_pad:string=NOTSET dilations:ints group:int=1 in_layout:string=NHWC kernel_shape:ints layout:string=NCHW out_channels:int=0 out_offset:int=0 pads:ints strides:ints " + fusedActAttrs + " residual_after_activation:int=0 " + convPackedAttrs, "",
 		"Conv, plus bias B, plus residual Z (same shape as Y) added before the activation or after it, then activation; all in the GEMM epilogue. layout NHWC (2-D, float32, group 1 or depthwise): X is [N,H,W,C] ([N,C,H,W] with in_layout NCHW, group 1 only), Y and Z [N,H',W',M]; W keeps its ONNX shape. out_channels (NHWC, group 1, no Z; set by the concat-into pass): Y is [N,H',W',out_channels], the convolution writes channels [out_offset, out_offset+M), the others are Into's (same shape as Y, or fewer channels: Y's first ones) or, without Into, undefined.", nil},
 	{"FusedConvChain", "1", "X:T We:T? Be:T? Wd:T Bd:T? Wp:T? Bp:T? Z:T?", "Y:T", "T=f32",
-		"auto_pad:string=NOTSET dilations:ints kernel_shape:ints pads:ints strides:ints dw_activation:string= dw_activation_params:floats expand_activation:string= expand_activation_params:floats " + fusedActAttrs + " residual_after_activation:int=0", "",
+		"auto_pad:string=NOTSET dilations:ints kernel_shape:ints pads:ints strides:ints dw_activation:string= dw_activation_params:floats expand_activation:string= expand_activation_params:floats " + fusedActAttrs + " residual_after_activation:int=0 " + chainPackedAttrs, "",
 		"An NHWC inverted bottleneck in one pass over row bands (passes/fuse_convchain.go): expand 1x1 (We [Ce,C,1,1], Be; optional) -> depthwise (Wd [Ce,1,kh,kw], Bd; the window attributes are its) -> project 1x1 (Wp [M,Ce,1,1], Bp; optional), at least one of expand and project. X is [N,H,W,C], Y and Z [N,H',W',M] (M = Ce without project). expand_activation and dw_activation (the latter only before a project) are none, Relu or Clip; the last stage takes activation, Z and residual_after_activation as FusedConv does. Weights keep their ONNX shapes.", nil},
 	{"FusedGemm", "1", "A:T B:T C:T? Z:T?", "Y:T", "T=$f",
-		"alpha:float=1 beta:float=1 transA:int=0 transB:int=0 " + fusedActAttrs + " residual_after_activation:int=0", "",
+		"alpha:float=1 beta:float=1 transA:int=0 transB:int=0 " + fusedActAttrs + " residual_after_activation:int=0 " + gemmPackedAttrs, "",
 		"Gemm (alpha*A'*B' + beta*C), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
 	{"FusedMatMul", "1", "A:T B:T bias:T? Z:T?", "Y:T", "T=$f",
-		fusedActAttrs + " residual_after_activation:int=0", "",
+		fusedActAttrs + " residual_after_activation:int=0 " + gemmPackedAttrs, "",
 		"MatMul, plus bias (shape [N], along the last axis), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
 	{"Gelu", "1", "X:T", "Y:T", "T=$f", "approximate:string=none", "ew",
 		"x*0.5*(1+erf(x/sqrt(2))), or its tanh approximation when approximate is tanh.", nil},

@@ -516,6 +516,7 @@ func init() {
 		}
 		register(s)
 	}
+	declarePackedAttrs() // ops_cuvil.go: the prepack pass's attributes on Conv, Gemm, MatMul
 }
 
 func parseOpDef(d opDef) (*OpSchema, error) {

@@ -9,6 +9,10 @@ type Pass struct {
 	Doc      string // one line for the help text
 	Required bool   // later passes or gen depend on it; cannot be turned off
 	Run      func(*ir.Model) error
+	// WithOptions, when set, is what the pipeline runs instead of Run: the
+	// pass reads some of Run's Options (prepack: Options.Winograd). Run
+	// then does the same with the zero Options (golden tests call it).
+	WithOptions func(*ir.Model, Options) error
 }
 
 func (p *Pass) String() string { return p.Name }

@@ -74,6 +74,12 @@ var Pipeline = []*Pass{
 	// Any time after shapes (inference reads the trees' attributes): tree
 	// ensembles become the flat arrays their kernels read from weights.
 	CompileTrees,
+	// After every fusion and layout (a weight's packed form depends on the
+	// node that reads it: its op, layout, window and input map): constant
+	// weights go into their kernels' layouts, and the Winograd rules pick
+	// the 3x3 convolutions that run Winograd (the last decision before gen,
+	// which only writes the bytes).
+	Prepack,
 	// Folding replaced weights and fusion dropped nodes: clean up.
 	Cleanup,
 }
@@ -114,4 +120,11 @@ var passOrder = []struct {
 	{FuseGemm, FuseElementwise, "an epilogue inside the GEMM beats a loop of its own"},
 	{FuseConvChain, FuseElementwise, "a chain's stages keep their epilogues"},
 	{FuseElementwise, Cleanup, "fusion drops nodes and leaves constants dead"},
+	{ConstFold, Prepack, "weights made by constant chains are packable only once folded"},
+	{FoldAffine, Prepack, "folding scales into weights needs them unpacked"},
+	{FuseConv, Prepack, "fuse-conv matches Convs with unpacked weights; a FusedConv packs as its layout says"},
+	{FuseGemm, Prepack, "fuse-gemm matches Gemm/MatMul with unpacked B"},
+	{Layout, Prepack, "NHWC convolutions pack their weights differently"},
+	{FuseConvChain, Prepack, "the chain matches unpacked NHWC FusedConvs and packs its stages' weights"},
+	{ConcatInto, Prepack, "concat-into matches unpacked NHWC FusedConvs"},
 }

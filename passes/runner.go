@@ -24,6 +24,10 @@ type Options struct {
 	Dump io.Writer
 	// Log receives timings of passes marked "time" (os.Stderr when nil).
 	Log io.Writer
+	// Winograd chooses the 3x3 stride-1 convolutions the prepack pass
+	// stores Winograd-transformed (prepack_winograd.go): by default
+	// (WinogradAuto) the layers its rules pick.
+	Winograd WinogradMode
 }
 
 // Debug actions.
@@ -155,13 +159,16 @@ func runPasses(m *ir.Model, list []*Pass, opts Options) error {
 	if err := ir.Verify(m); err != nil {
 		return fmt.Errorf("invalid model: %w", err)
 	}
+	if err := checkUnpacked(m); err != nil { // prepack.go
+		return fmt.Errorf("invalid model: %w", err)
+	}
 	for _, p := range list {
 		action := opts.Debug[p.Name]
 		if action == ActionOff {
 			continue
 		}
 		start := time.Now()
-		err := runOne(m, p)
+		err := runOne(m, p, opts)
 		if action == ActionTime {
 			fmt.Fprintf(log, "pass %-12s %v\n", p.Name, time.Since(start).Round(time.Microsecond))
 		}
@@ -185,7 +192,7 @@ func runPasses(m *ir.Model, list []*Pass, opts Options) error {
 
 // runOne runs a pass, turning a panic into an error that names the pass and
 // the node the pass was working on.
-func runOne(m *ir.Model, p *Pass) (err error) {
+func runOne(m *ir.Model, p *Pass, opts Options) (err error) {
 	c := &cursor{}
 	cursors.Store(m, c)
 	defer cursors.Delete(m)
@@ -198,7 +205,11 @@ func runOne(m *ir.Model, p *Pass) (err error) {
 			}
 		}
 	}()
-	if err := p.Run(m); err != nil {
+	run := p.Run
+	if p.WithOptions != nil {
+		run = func(m *ir.Model) error { return p.WithOptions(m, opts) }
+	}
+	if err := run(m); err != nil {
 		return fmt.Errorf("pass %q: %w", p.Name, err)
 	}
 	return nil

@@ -165,6 +165,13 @@ func (x *inferer) infer(n *ir.Node) error {
 			}
 		}
 	}
+	if ins := unpackedInputs(n); ins != nil {
+		// Prepacked weights (prepack.go) are 1-D; the rules see their
+		// ONNX shapes, which the node's attributes keep.
+		orig := n.Inputs
+		n.Inputs = ins
+		defer func() { n.Inputs = orig }()
+	}
 	if err := f(x, n); err != nil {
 		var u *chainError
 		if errors.As(err, &u) {

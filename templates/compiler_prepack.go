@@ -1,9 +1,11 @@
 package templates
 
-// Compiler-side hooks for weights gen stores prepacked in weights.bin
-// (compiler_*.go files are never copied into generated packages).
+// Compiler-side hooks for the weights the prepack pass (passes/prepack.go)
+// stores prepacked; gen writes them to weights.bin as they are
+// (compiler_*.go files are never copied into generated packages). The
+// attribute names are declared in ir/ops_cuvil.go too.
 
-// ConvPackedAttr names the attribute (ints: W's ONNX shape) gen sets on a
+// ConvPackedAttr names the attribute (ints: W's ONNX shape) the prepack pass sets on a
 // Conv or cuvil::FusedConv whose W it replaced by PrepackConvWeights's
 // result.
 const ConvPackedAttr = convPackedAttr
@@ -22,7 +24,7 @@ func PrepackConvWeights(w []float32, ws []int, group int) ([]float32, bool) {
 	return convPackWeights(w, ws, group), true
 }
 
-// GemmPackedAttr names the attribute (ints: B's ONNX shape) gen sets on a
+// GemmPackedAttr names the attribute (ints: B's ONNX shape) the prepack pass sets on a
 // Gemm, MatMul, cuvil::FusedGemm or cuvil::FusedMatMul whose constant B it
 // replaced by PrepackGemmB's result.
 const GemmPackedAttr = gemmPackedAttr
@@ -51,6 +53,6 @@ func PrepackConvWeightsNHWC(w []float32, ws []int, group int) ([]float32, bool) 
 }
 
 // ConvChainPackedAttr names the attribute (ints: the ONNX shapes of its
-// weights, 4 each, in input order) gen sets on a cuvil::FusedConvChain
+// weights, 4 each, in input order) the prepack pass sets on a cuvil::FusedConvChain
 // whose weights it replaced by PrepackConvWeightsNHWC's results.
 const ConvChainPackedAttr = convChainPackedAttr

@@ -3,7 +3,7 @@ package templates
 // Compiler-side hooks for Winograd-transformed convolution weights
 // (k_conv_winograd.go); compiler_*.go files are never copied into generated packages.
 
-// ConvWinogradAttr names the attribute (ints: W's ONNX shape) gen sets on a
+// ConvWinogradAttr names the attribute (ints: W's ONNX shape) the prepack pass sets on a
 // Conv or cuvil::FusedConv whose W it replaced by PrepackConvWinograd's
 // result.
 const ConvWinogradAttr = convWinogradAttr

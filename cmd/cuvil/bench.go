@@ -31,8 +31,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	fs.Var(dims, "dim", "size of a symbolic dim, name=V (repeatable; default 1)")
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
-	var winograd winogradFlag
-	fs.Var(&winograd, "winograd", winogradUsage)
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -60,7 +59,6 @@ func cmdBench(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer h.Close()
-	h.Winograd = winograd.mode
 	ctx := context.Background()
 	if err := h.Add("model", m); err != nil {
 		return err

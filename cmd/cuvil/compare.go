@@ -137,8 +137,61 @@ func prefix(where string) string {
 	return where + ", "
 }
 
+// autoAtol is the scale of cuvil check's default absolute tolerance:
+// atol = max(autoAtolFloor, autoAtolScale * max|want|) per output tensor.
+// Float32 results of long reductions (a BERT layer's 768-term dot
+// products, softmax over a sequence) carry errors of some 1e-6 relative to
+// the output's magnitude wherever cancellation leaves an element near
+// zero, which rtol alone (relative to the element) does not cover; ONNX
+// Runtime's own tests accept them. A wrong kernel is off by far more.
+const (
+	autoAtolScale = 1e-5
+	autoAtolFloor = 1e-7
+)
+
+const atolUsage = "absolute tolerance: a number, or auto (the default for check): max(1e-7, 1e-5 * the largest |element| of each expected output)"
+
+// atolFlag is -atol: a number, or "auto" (stored as a negative v, which
+// compare reads as "scale to the output").
+type atolFlag struct {
+	v    float64
+	auto bool
+}
+
+func (a *atolFlag) String() string {
+	if a == nil || a.auto {
+		return "auto"
+	}
+	return fmt.Sprint(a.v)
+}
+
+func (a *atolFlag) Set(s string) error {
+	if s == "auto" {
+		a.auto, a.v = true, -1
+		return nil
+	}
+	var f float64
+	if _, err := fmt.Sscanf(s, "%g", &f); err != nil || f < 0 || math.IsNaN(f) {
+		return fmt.Errorf("want auto or a number >= 0, have %q", s)
+	}
+	a.auto, a.v = false, f
+	return nil
+}
+
+// scaledAtol is auto's tolerance for an expected output w.
+func scaledAtol(w []float64) float64 {
+	m := 0.0
+	for _, x := range w {
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
+			m = math.Max(m, math.Abs(x))
+		}
+	}
+	return math.Max(autoAtolFloor, autoAtolScale*m)
+}
+
 // compare checks got against want elementwise: |got-want| <= atol +
 // rtol*|want|; NaN matches NaN, an infinity matches the same infinity.
+// A negative atol is scaled to want (scaledAtol).
 // The dtypes and shapes must agree.
 func compare(got, want *ir.Tensor, rtol, atol float64) (diff, error) {
 	var d diff
@@ -160,6 +213,9 @@ func compare(got, want *ir.Tensor, rtol, atol float64) (diff, error) {
 		return d, nil
 	}
 	g, w := got.Float64s(), want.Float64s()
+	if atol < 0 {
+		atol = scaledAtol(w)
+	}
 	for i := range w {
 		a, b := g[i], w[i]
 		var abs float64

@@ -36,13 +36,15 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	maxDepth := fs.Int("max-depth", 0, "deepest nesting of subgraphs (default 256; -1: no limit)")
 	force := fs.Bool("force", false, "replace -out even when it holds files cuvil did not write")
 	cshared := fs.Bool("cshared", false, "also write capi/ (C API, build with -buildmode=c-shared) and python/PKG.py")
-	var winograd winogradFlag
-	fs.Var(&winograd, "winograd", winogradUsage)
 	var ops opFlags
 	fs.Var(&ops, "op", "custom op: domain::Type=import/path.Func (repeatable; see cuvil inspect -ops)")
 	var pf pipelineFlags
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	allowOps := fs.String("allow-ops", "", "op allow-list: a file (one domain:op[:versions] per line, # comments), entries separated by commas, or default (docs/allow-ops.txt)")
+	sandbox := fs.Bool("sandbox", false, "for untrusted models: no external data, -max-depth 4, -max-dim 16777216, -allow-ops default unless given")
+	maxDim := fs.Int64("max-dim", 0, "largest constant dim of any value (default: none, 16777216 with -sandbox; -1: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,10 +57,18 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if err := pf.check(*model); err != nil {
 		return err
 	}
-	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Force: *force, MaxArena: int64(maxArena), MaxWeights: int64(maxWeights), MaxNodes: *maxNodes, MaxDepth: *maxDepth, Winograd: winograd.mode.String(),
+	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Force: *force, MaxArena: int64(maxArena), MaxWeights: int64(maxWeights), MaxNodes: *maxNodes, MaxDepth: *maxDepth, Winograd: pf.winograd.mode.String(),
 		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}
 	if *verbose {
 		opts.Verbose = stdout
+	}
+	opts.Sandbox, opts.MaxDim = *sandbox, *maxDim
+	if *allowOps != "" {
+		a, err := cuvilapi.ParseAllowOps(*allowOps)
+		if err != nil {
+			return usagef("-allow-ops: %v", err)
+		}
+		opts.AllowOps = a
 	}
 	return cuvilapi.Compile(opts)
 }

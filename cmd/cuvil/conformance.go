@@ -173,14 +173,13 @@ func cmdConformance(args []string, stdout io.Writer) error {
 
 	var items []*item
 	for _, t := range tests {
-		t.wino = winograd.mode
 		switch why, skipped := listed(skipList, t); {
 		case skipped:
 			t.skip = "skip list: " + why
 		case t.same != nil:
 			continue // judged from t.same
 		default:
-			prepareTest(t)
+			prepareTest(t, winograd.mode)
 		}
 		items = append(items, &t.item)
 	}
@@ -270,8 +269,9 @@ func readTestList(path string, needReason bool) (map[string]string, error) {
 // why.
 var errSilent = errors.New("")
 
-// prepareTest imports and compiles a test's model and reads its data.
-func prepareTest(t *conformanceTest) {
+// prepareTest imports and compiles a test's model (Winograd as wino says)
+// and reads its data.
+func prepareTest(t *conformanceTest, wino passes.WinogradMode) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.err = fmt.Errorf("panic: %v", r)
@@ -282,7 +282,7 @@ func prepareTest(t *conformanceTest) {
 		t.err = fmt.Errorf("import: %v", err)
 		return
 	}
-	if err := passes.Run(m, passes.Options{}); err != nil { // a panic is caught above
+	if err := passes.Run(m, passes.Options{Winograd: wino}); err != nil { // a panic is caught above
 		t.err = err
 		return
 	}

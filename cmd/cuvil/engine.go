@@ -169,7 +169,6 @@ func asDeclared(d *onnx.Data, dt ir.DType) {
 
 // item is one model to run on some data sets.
 type item struct {
-	wino  gen.WinogradMode // which 3x3 convs run Winograd
 	name  string
 	model *ir.Model
 	sets  []*dataSet
@@ -194,7 +193,6 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 		if it.err != nil || it.skip != "" {
 			continue
 		}
-		h.Winograd = it.wino
 		if err := addModel(h, it.name, it.model); err != nil {
 			it.err = err
 		}

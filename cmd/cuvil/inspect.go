@@ -10,6 +10,7 @@ import (
 
 	cuvilapi "github.com/cuvil/cuvil"
 	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/ir/onnx"
 	"github.com/cuvil/cuvil/passes"
 )
 
@@ -22,9 +23,11 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	memplan := fs.Bool("memplan", false, "print the memory plan of the final graph instead of the IR")
 	memSVG := fs.String("memplan-svg", "", "write an SVG timeline of the memory plan to `FILE`")
 	graph := fs.String("graph", "", "write the final graph in Graphviz dot to `FILE` (and FILE's .svg when dot is on PATH)")
+	allowList := fs.Bool("allow-list", false, "print the ops the model uses as an allow-list for compile -allow-ops (domain:op:version per line)")
 	var pf pipelineFlags
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -33,6 +36,14 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	}
 	if *ops {
 		return printOps(*model, stdout)
+	}
+	if *allowList {
+		m, err := onnx.Load(*model) // the imported ops, before any pass fuses them
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, cuvilapi.OpsAllowList(m))
+		return nil
 	}
 	if *all {
 		dumps := ""

@@ -47,3 +47,27 @@ func TestInspectAnalyses(t *testing.T) {
 		t.Errorf("inspect -d=fuse-conv/dump printed %d dumps", strings.Count(out, "# after pass "))
 	}
 }
+
+// inspect -allow-list prints the model's imported ops as a list that
+// compile -allow-ops takes back.
+func TestInspectAllowList(t *testing.T) {
+	model := "../../testdata/digits/model.onnx"
+	code, out, errOut := cuvil(t, "inspect", "-model", model, "-allow-list")
+	want := "ai.onnx:Conv:11\nai.onnx:Flatten:13\nai.onnx:Gemm:13\nai.onnx:LogSoftmax:13\nai.onnx:MaxPool:12\nai.onnx:Relu:13\n"
+	if code != 0 || !strings.HasPrefix(out, "# ops of ") || !strings.HasSuffix(out, want) {
+		t.Fatalf("inspect -allow-list: exit %d\n%s%s", code, out, errOut)
+	}
+	dir := t.TempDir()
+	list := filepath.Join(dir, "ops.txt")
+	if err := os.WriteFile(list, []byte(strings.Replace(out, "ai.onnx:Relu:13\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = cuvil(t, "compile", "-sandbox", "-allow-ops", list, "-model", model, "-pkg", "d", "-out", filepath.Join(dir, "d"))
+	if code != 1 || !strings.Contains(errOut, "(Relu) in the main graph: op ai.onnx:Relu:13 is not allowed by "+list) {
+		t.Errorf("compile with the list less Relu: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = cuvil(t, "compile", "-allow-ops", "Conv:x:y:z", "-model", model, "-pkg", "d", "-out", filepath.Join(dir, "d"))
+	if code != 2 || !strings.Contains(errOut, "-allow-ops: the -allow-ops list:1:") {
+		t.Errorf("compile with a bad list: exit %d, %s", code, errOut)
+	}
+}

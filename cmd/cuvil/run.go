@@ -19,8 +19,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	out := fs.String("out", "cuvil-out", "folder for output_K.pb files")
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
-	var winograd winogradFlag
-	fs.Var(&winograd, "winograd", winogradUsage)
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,7 +37,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	it := &item{name: "model", model: m, sets: []*dataSet{ds}, wino: winograd.mode}
+	it := &item{name: "model", model: m, sets: []*dataSet{ds}}
 	if err := runItems(context.Background(), []*item{it}, 0); err != nil {
 		return err
 	}
@@ -70,11 +69,12 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	model := fs.String("model", "", "ONNX model file")
 	data := fs.String("data", "", "test data folder, or a folder of test_data_set_* folders")
 	rtol := fs.Float64("rtol", 1e-3, "relative tolerance")
-	atol := fs.Float64("atol", 1e-7, "absolute tolerance")
+	atolF := atolFlag{v: -1, auto: true}
+	fs.Var(&atolF, "atol", atolUsage)
+	atol := &atolF.v
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
-	var winograd winogradFlag
-	fs.Var(&winograd, "winograd", winogradUsage)
+	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -93,7 +93,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	it := &item{name: "model", model: m, wino: winograd.mode}
+	it := &item{name: "model", model: m}
 	for _, dir := range dirs {
 		ds, err := readDataSet(dir, m, true)
 		if err != nil {
@@ -124,7 +124,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%s: %d mismatches (rtol %g, atol %g)", *model, failed, *rtol, *atol)
+		return fmt.Errorf("%s: %d mismatches (rtol %g, atol %s)", *model, failed, *rtol, &atolF)
 	}
 	return nil
 }

@@ -35,8 +35,6 @@ type Harness struct {
 	// Failed holds models dropped because their package did not compile,
 	// with the compiler's first error line.
 	Failed map[string]string
-	// Winograd is the Winograd choice for the models added after it is set.
-	Winograd gen.WinogradMode
 }
 
 type harnessModel struct {
@@ -71,7 +69,7 @@ func (h *Harness) Add(key string, m *ir.Model) error {
 		return fmt.Errorf("harness: model %q added twice", key)
 	}
 	pkg := fmt.Sprintf("m%04d", len(h.order))
-	files, err := gen.Generate(m, gen.Options{Package: pkg, NoTest: true, Winograd: h.Winograd})
+	files, err := gen.Generate(m, gen.Options{Package: pkg, NoTest: true})
 	if err != nil {
 		return err
 	}

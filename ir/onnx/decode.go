@@ -35,6 +35,9 @@ type LoadOptions struct {
 	// MaxDepth bounds how deep subgraphs (If, Loop, Scan bodies) nest
 	// (0: DefaultMaxDepth; -1: no limit).
 	MaxDepth int
+	// NoExternalData refuses tensors stored outside the model file
+	// (compile -sandbox): nothing but the model file itself is read.
+	NoExternalData bool
 }
 
 // The default import limits on nodes and nesting.

@@ -433,6 +433,9 @@ func ptr[T any](v T) *T { return &v }
 // tensor converts an initializer or attribute tensor, charging external
 // data to the import budget before it is read.
 func (im *importer) tensor(tp *pb.TensorProto) (*ir.Tensor, error) {
+	if im.limits.NoExternalData && tp.GetDataLocation() == pb.TensorProto_EXTERNAL {
+		return nil, fmt.Errorf("tensor %q: has external data, which the sandbox refuses (only the model file is read)", tp.GetName())
+	}
 	if dt := ir.DType(tp.GetDataType()); tp.GetDataLocation() == pb.TensorProto_EXTERNAL && dt.Valid() {
 		if n, err := checkDims(tp.Dims); err == nil {
 			if err := im.spend(ir.DType(tp.GetDataType()).PackedBytes(n), tp.GetName(), "external data"); err != nil {
@@ -453,7 +456,11 @@ func (im *importer) sparse(sp *pb.SparseTensorProto) (*ir.Tensor, error) {
 			}
 		}
 	}
-	return sparseToDense(sp, im.dir)
+	dir := im.dir
+	if im.limits.NoExternalData {
+		dir = "" // refuses external values and indices
+	}
+	return sparseToDense(sp, dir)
 }
 
 // spend takes n bytes from the import budget, or says why not.

@@ -13,9 +13,9 @@
 //   - LogProbs (ONNX "log_probs"): f32[1,10]
 //
 // Opsets: ai.onnx 13, cuvil 1.
-// Passes run: gradient, inline-flexattention, shapes, constfold, dce, remove-identity, cse, fold-reshape, fold-transpose, fold-batchnorm, fold-affine, fuse-gelu, fuse-layernorm, fuse-attention, fuse-conv, fuse-gemm, fuse-scaleshift, layout, fuse-conv-chain, concat-into, fuse-elementwise, compile-trees, cleanup.
+// Passes run: gradient, inline-flexattention, shapes, constfold, dce, remove-identity, cse, fold-reshape, fold-transpose, fold-batchnorm, fold-affine, fuse-gelu, fuse-layernorm, fuse-attention, fuse-conv, fuse-gemm, fuse-scaleshift, layout, fuse-conv-chain, concat-into, fuse-elementwise, compile-trees, prepack, cleanup.
 //
 // Memory plan: 8 intermediate values in 233984 bytes of arenas known at compile time (sum of their sizes 345168; 0 computed in place).
 // Weights: 8 constants, 5020712 bytes in weights.bin. Kernel calls: 8.
-// Runtime and kernels copied from cuvil's templates: 67 files (8 of them assembly), 1049863 bytes.
+// Runtime and kernels copied from cuvil's templates: 68 files (8 of them assembly), 1067209 bytes.
 package mnist

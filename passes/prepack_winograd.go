@@ -1,4 +1,4 @@
-package gen
+package passes
 
 import (
 	"fmt"
@@ -7,13 +7,15 @@ import (
 	"github.com/cuvil/cuvil/templates"
 )
 
-// WinogradMode chooses the 3x3 stride-1 convolutions that run Winograd
-// F(4x4, 3x3) (templates/k_conv_winograd.go) instead of im2col+GEMM.
+// WinogradMode chooses the 3x3 stride-1 convolutions whose weights the
+// prepack pass stores Winograd-transformed, so they run Winograd
+// (templates/k_conv_winograd.go, k_conv_winograd_nhwc.go) instead of
+// im2col+GEMM (Options.Winograd, the commands' -winograd flag).
 type WinogradMode int
 
 const (
-	WinogradAuto WinogradMode = iota // the layers winogradUseful picks (default)
-	WinogradOn                       // every convolution the kernel computes
+	WinogradAuto WinogradMode = iota // where the speed and accuracy rules below say so (default)
+	WinogradOn                       // every convolution the kernel computes (NHWC tiles still by the rules)
 	WinogradOff                      // none
 )
 
@@ -41,43 +43,47 @@ func (m WinogradMode) String() string {
 	return "auto"
 }
 
-// prepackWinograd returns the Winograd F(4x4, 3x3) form of a Conv or
-// FusedConv's float32 weights data (ONNX shape ws), with the attribute to
-// mark the node by, when the node is one the Winograd kernel computes (a
+// prepackWinograd returns the Winograd form of a Conv or FusedConv's
+// float32 weights data (ONNX shape ws; F(4x4, 3x3), or F(2x2, 3x3) for
+// some NHWC ones) when the node is one the Winograd kernel computes (a
 // 3x3 kernel, group 1, unit strides and dilations, a float32 input of
 // known shape) and mode picks it.
-func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([]float32, string, bool) {
+func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([]float32, bool) {
 	if mode == WinogradOff || len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
-		return nil, "", false
+		return nil, false
 	}
 	for _, a := range []string{"strides", "dilations"} {
 		for _, v := range n.AttrInts(a, nil) {
 			if v != 1 {
-				return nil, "", false
+				return nil, false
 			}
 		}
 	}
 	x := n.Inputs[0]
 	if x == nil || !x.Type.Known() || x.Type.DType != ir.F32 || len(x.Type.Shape) != 4 {
-		return nil, "", false
+		return nil, false
 	}
 	dims, ok := x.Type.Shape.Consts()
 	if !ok {
-		return nil, "", false
+		return nil, false
 	}
 	if n.AttrString("layout", "NCHW") == "NHWC" {
 		// The layout pass's channels-last FusedConv (templates/k_conv_winograd_nhwc.go).
 		if mode == WinogradAuto && !winogradUsefulNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])) {
-			return nil, "", false
+			return nil, false
 		}
-		u, ok := templates.PrepackConvWinogradNHWC(data, ws, winogradTileNHWC(ws[0], ws[1], int(dims[1]), int(dims[2])))
-		return u, templates.ConvWinogradAttr, ok
+		tile := winogradTileNHWC(ws[0], ws[1], int(dims[1]), int(dims[2]))
+		if tile == 4 && !winogradF4AccurateNHWC(int(dims[1]), int(dims[2])) {
+			tile = 2
+		}
+		u, ok := templates.PrepackConvWinogradNHWC(data, ws, tile)
+		return u, ok
 	}
-	if mode == WinogradAuto && !winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) {
-		return nil, "", false
+	if mode == WinogradAuto && (!winogradUseful(ws[0], ws[1], int(dims[2]), int(dims[3])) || !winogradF4Accurate(ws[1], int(dims[2]), int(dims[3]))) {
+		return nil, false
 	}
 	u, ok := templates.PrepackConvWinograd(data, ws)
-	return u, templates.ConvWinogradAttr, ok
+	return u, ok
 }
 
 // winogradUsefulNHWC is winogradUseful for NHWC convolutions
@@ -138,6 +144,43 @@ func winogradUsefulNHWC(M, C, H, W int) bool {
 // K = C. Hence at least 14x14 and 16 channels in and out.
 func winogradUseful(M, C, H, W int) bool {
 	return M >= 16 && C >= 16 && H >= 14 && W >= 14
+}
+
+// winogradF4AccurateNHWC is the accuracy rule for the NHWC F(4x4, 3x3)
+// on an H x W input map: at most 64x64; bigger maps take F(2x2, 3x3).
+//
+// F(4x4)'s transforms (B^T entries up to 5, A^T up to 8) amplify the
+// rounding of each input tile by roughly their condition number, an
+// absolute error proportional to the inputs' magnitude, while F(2x2)'s
+// (entries 0 and +-1) barely do. It shows on the large maps of a
+// network's first layers, whose neighbouring activations are nearly equal
+// (smooth, image-like: the transformed tiles cancel, so the outputs are
+// small next to the error). Measured on inception_v3 (1000 logits against
+// ONNX Runtime's at rtol 1e-3, atol 1e-4; without Winograd 2 are off, max
+// abs 4.1e-4, from another source): its 10 NHWC Winograd layers all at
+// F(4x4) 25 off, max abs 9.4e-4, max rel 2%; the three stem layers on
+// maps over 64x64 at F(2x2) 3 off, 4.8e-4; all at F(2x2) 1 off, 3.8e-4.
+// One stem layer alone at F(4x4), the others F(2x2): Conv2d_2a (32->32,
+// 149x149) 19 off, Conv2d_2b (32->64, 147x147) 5, Conv2d_4a (80->192,
+// 73x73) 4. Its 35x35 layers (64 and 96 channels in) add little at
+// F(4x4). Channels alone do not decide it: F(4x4) passes on squeezenet's
+// 16->64 55x55 layers, googlenet's 16- to 96-channel 28x28 and 64-channel
+// 56x56 ones and resnet50's 64-channel 56x56 ones.
+func winogradF4AccurateNHWC(H, W int) bool {
+	return H*W <= 64*64
+}
+
+// winogradF4Accurate is the accuracy rule for the NCHW F(4x4, 3x3) (which
+// has no F(2x2): elsewhere im2col+GEMM; -winograd=on still forces it)
+// with C input channels on an H x W map: maps up to 32x32, or up to 64x64
+// from 64 input channels. Stricter than winogradF4AccurateNHWC because it
+// measured so: on yolov5n_like, F(4x4) on its three NCHW 32->32 40x40
+// layers puts 1 of 535500 outputs outside rtol 1e-3, atol 1e-4 (max rel
+// 1.4e-3), with them on GEMM and its 64->64 20x20 layers at F(4x4) all
+// pass (max rel 8.7e-4). (Whether the NCHW transforms round worse than the
+// NHWC ones, or yolov5n's SiLU maps are simply harder, is not measured.)
+func winogradF4Accurate(C, H, W int) bool {
+	return H*W <= 32*32 || H*W <= 64*64 && C >= 64
 }
 
 // winogradTileNHWC is the output tile of the NHWC Winograd for M output

@@ -1,0 +1,301 @@
+package passes
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/templates"
+)
+
+// Prepack stores constant operands in the layout their kernels' GEMMs
+// read, so a run never repacks them (the packed form is the only copy in
+// weights.bin; the assembly and pure-Go GEMMs both read it). Each packed
+// constant becomes a 1-D constant of the same name and its node gets an
+// attribute with the constant's ONNX shape (declared in ir/ops_cuvil.go):
+//
+//   - Conv and cuvil::FusedConv (prepackConv): the float32 W becomes
+//     templates.PrepackConvWeights's result (packed_w_shape; depthwise
+//     ones stay as they are), templates.PrepackConvWeightsNHWC's for a
+//     FusedConv with layout=NHWC (depthwise ones included), or, for a 3x3
+//     stride-1 one that the Winograd rules pick (prepack_winograd.go,
+//     Options.Winograd), its Winograd form (winograd_w_shape).
+//   - Gemm, MatMul, cuvil::FusedGemm and cuvil::FusedMatMul
+//     (prepackGemm): the constant float32 2-D B becomes
+//     templates.PrepackGemmB's result (packed_b_shape), except where A
+//     has one or two rows (the GEMV path reads B as it is).
+//   - cuvil::FusedConvChain (prepackConvChain): its weights are packed
+//     like an NHWC FusedConv's (packed_w_shapes), all or none.
+//
+// A weight is packed only when it is a well-formed float32 constant that
+// the node alone reads and that is no graph output. Only the main graph
+// is considered. The result depends only on the model (deterministic
+// weights.bin). Adding an op kind is one more function of this shape.
+var Prepack = &Pass{
+	Name:        "prepack",
+	Doc:         "store constant conv weights and GEMM B operands in their kernels' layouts (SGEMM panels, Winograd filter matrices; -winograd=auto|on|off)",
+	Run:         func(m *ir.Model) error { return prepack(m, WinogradAuto) },
+	WithOptions: func(m *ir.Model, o Options) error { return prepack(m, o.Winograd) },
+}
+
+// packer holds what prepack's per-op functions share: the graph's uses
+// and outputs, and the constants replaced so far.
+type packer struct {
+	m        *ir.Model
+	uses     map[*ir.Value][]*ir.Node
+	isOutput map[*ir.Value]bool
+	swapped  map[*ir.Value]*ir.Value // original constant -> packed one
+	winograd WinogradMode
+}
+
+func prepack(m *ir.Model, winograd WinogradMode) error {
+	g := m.Graph
+	p := &packer{m: m, uses: g.Uses(), isOutput: map[*ir.Value]bool{}, swapped: map[*ir.Value]*ir.Value{}, winograd: winograd}
+	for _, v := range g.Outputs {
+		p.isOutput[v] = true
+	}
+	for _, n := range g.Nodes {
+		at(m, n)
+		switch {
+		case isGemmLike(n):
+			p.prepackGemm(n)
+		case n.Op == "FusedConvChain" && n.Domain == ir.CuvilDomain:
+			p.prepackConvChain(n)
+		case n.Op == "Conv" && isONNX(n) || n.Op == "FusedConv" && n.Domain == ir.CuvilDomain:
+			p.prepackConv(n)
+		}
+	}
+	for i, v := range g.Consts {
+		if pv, ok := p.swapped[v]; ok {
+			g.Consts[i] = pv
+		}
+	}
+	return nil
+}
+
+func isONNX(n *ir.Node) bool { return n.Domain == "" || n.Domain == "ai.onnx" }
+
+// packable reports whether w is a constant prepack may replace: float32,
+// well formed, read only by its node and not a graph output.
+func (p *packer) packable(w *ir.Value) bool {
+	return w != nil && w.IsConst() && w.Const.DType == ir.F32 && len(p.uses[w]) == 1 && !p.isOutput[w] && w.Const.Check() == nil
+}
+
+// replace makes packed input i of n, marked by attribute attr holding the
+// input's ONNX shape.
+func (p *packer) replace(n *ir.Node, i int, packed []float32, attr string) {
+	w := n.Inputs[i]
+	pv := packedValue(w, packed)
+	own(n)
+	n.SetAttr(&ir.Attr{Name: attr, Kind: ir.AttrInts, Ints: append([]int64(nil), w.Const.Shape...)})
+	n.Inputs[i] = pv
+	p.swapped[w] = pv
+}
+
+// prepackGemm packs B of a Gemm, MatMul, FusedGemm or FusedMatMul (see
+// gemmPackable).
+func (p *packer) prepackGemm(n *ir.Node) {
+	if !gemmPackable(n) || !p.packable(n.Inputs[1]) {
+		return
+	}
+	w := n.Inputs[1]
+	bs := []int{int(w.Const.Shape[0]), int(w.Const.Shape[1])}
+	packed, ok := templates.PrepackGemmB(constF32(w.Const), bs, n.AttrInt("transB", 0) != 0)
+	if ok {
+		p.replace(n, 1, packed, templates.GemmPackedAttr)
+	}
+}
+
+// isGemmLike reports whether n is a Gemm, MatMul, cuvil::FusedGemm or
+// cuvil::FusedMatMul.
+func isGemmLike(n *ir.Node) bool {
+	switch {
+	case isONNX(n):
+		return n.Op == "Gemm" || n.Op == "MatMul"
+	case n.Domain == ir.CuvilDomain:
+		return n.Op == "FusedGemm" || n.Op == "FusedMatMul"
+	}
+	return false
+}
+
+// gemmPackable reports whether the GEMM-like n may take a prepacked B
+// (input 1): B is a 2-D constant (a MatMul's B of another rank broadcasts
+// or is promoted), A is float32, and A's row count is not known to be 1
+// or 2: those take the GEMV path, which reads B as it is.
+func gemmPackable(n *ir.Node) bool {
+	transA := (n.Op == "Gemm" || n.Op == "FusedGemm") && n.AttrInt("transA", 0) != 0
+	if len(n.Inputs) < 2 || n.Inputs[0] == nil || n.Inputs[1] == nil || n.Attr(templates.GemmPackedAttr) != nil {
+		return false
+	}
+	a, b := n.Inputs[0].Type, n.Inputs[1]
+	if a.Kind != ir.TensorKind || a.DType != ir.F32 || a.Unranked || len(a.Shape) == 0 || !b.IsConst() || len(b.Const.Shape) != 2 {
+		return false
+	}
+	// Rows of op(A): all but the last dimension (MatMul), or one of two.
+	rows := a.Shape[:len(a.Shape)-1]
+	if len(a.Shape) == 2 && transA {
+		rows = a.Shape[1:]
+	}
+	m := int64(1)
+	for _, d := range rows {
+		if d.Sym != "" || d.Size < 0 {
+			return true
+		}
+		m *= d.Size
+	}
+	return m > 2
+}
+
+// prepackConv packs W of a Conv or FusedConv: Winograd filter matrices
+// where prepackWinograd picks the node, else the GEMM layout of its
+// layout (NCHW: not depthwise ones).
+func (p *packer) prepackConv(n *ir.Node) {
+	if len(n.Inputs) < 2 || n.Attr(templates.ConvPackedAttr) != nil || n.Attr(templates.ConvWinogradAttr) != nil || !p.packable(n.Inputs[1]) {
+		return
+	}
+	w := n.Inputs[1]
+	ws := make([]int, len(w.Const.Shape))
+	for i, d := range w.Const.Shape {
+		ws[i] = int(d)
+	}
+	data := constF32(w.Const)
+	if u, ok := prepackWinograd(n, data, ws, p.winograd); ok { // prepack_winograd.go, NCHW or NHWC
+		p.replace(n, 1, u, templates.ConvWinogradAttr)
+		return
+	}
+	group := int(n.AttrInt("group", 1))
+	pack := templates.PrepackConvWeights
+	if n.AttrString("layout", "NCHW") == "NHWC" {
+		pack = templates.PrepackConvWeightsNHWC // depthwise ones too
+	}
+	if packed, ok := pack(data, ws, group); ok {
+		p.replace(n, 1, packed, templates.ConvPackedAttr)
+	}
+}
+
+// prepackConvChain packs the weights of cuvil::FusedConvChain n (We, Wd,
+// Wp: inputs 1, 3 and 5, those present) as templates.PrepackConvWeightsNHWC
+// does, and sets templates.ConvChainPackedAttr to their ONNX shapes in
+// order; when one of them is not packable all stay as they are (the
+// kernel packs them at run time).
+func (p *packer) prepackConvChain(n *ir.Node) {
+	if n.Attr(templates.ConvChainPackedAttr) != nil || n.Input(3) == nil {
+		return
+	}
+	packed := map[int][]float32{}
+	var shapes []int64
+	for _, i := range []int{1, 3, 5} {
+		w := n.Input(i)
+		if w == nil {
+			continue
+		}
+		if !p.packable(w) || len(w.Const.Shape) != 4 {
+			return
+		}
+		ws := make([]int, 4)
+		for j, d := range w.Const.Shape {
+			ws[j] = int(d)
+		}
+		group := 1
+		if i == 3 {
+			group = ws[0] // depthwise
+		}
+		u, ok := templates.PrepackConvWeightsNHWC(constF32(w.Const), ws, group)
+		if !ok {
+			return
+		}
+		packed[i] = u
+		shapes = append(shapes, w.Const.Shape...)
+	}
+	own(n)
+	for _, i := range []int{1, 3, 5} {
+		if u, ok := packed[i]; ok {
+			w := n.Inputs[i]
+			pv := packedValue(w, u)
+			n.Inputs[i] = pv
+			p.swapped[w] = pv
+		}
+	}
+	n.SetAttr(&ir.Attr{Name: templates.ConvChainPackedAttr, Kind: ir.AttrInts, Ints: shapes})
+}
+
+// own gives n its own copies of its input and attribute slices, which
+// other nodes a pass built from it may share, before prepack edits them.
+func own(n *ir.Node) {
+	n.Attrs = append([]*ir.Attr(nil), n.Attrs...)
+	n.Inputs = append([]*ir.Value(nil), n.Inputs...)
+}
+
+// unpackedInputs returns n's inputs with each constant prepack packed
+// replaced by a stand-in of its ONNX type (no data), so shape inference
+// after the pass sees the shapes it saw before; nil when n has none.
+func unpackedInputs(n *ir.Node) []*ir.Value {
+	shapes := map[int][]int64{}
+	switch {
+	case isGemmLike(n):
+		shapes[1] = n.AttrInts(templates.GemmPackedAttr, nil)
+	case n.Op == "FusedConvChain" && n.Domain == ir.CuvilDomain:
+		ps := n.AttrInts(templates.ConvChainPackedAttr, nil)
+		for _, i := range []int{1, 3, 5} {
+			if n.Input(i) != nil && len(ps) >= 4 {
+				shapes[i], ps = ps[:4], ps[4:]
+			}
+		}
+	case n.Op == "Conv" && isONNX(n) || n.Op == "FusedConv" && n.Domain == ir.CuvilDomain:
+		shapes[1] = n.AttrInts(templates.ConvPackedAttr, nil)
+		if ws := n.AttrInts(templates.ConvWinogradAttr, nil); ws != nil {
+			shapes[1] = ws
+		}
+	}
+	var ins []*ir.Value
+	for i, s := range shapes {
+		v := n.Input(i)
+		if s == nil || v == nil || !v.IsConst() || len(v.Const.Shape) != 1 {
+			continue
+		}
+		if ins == nil {
+			ins = append([]*ir.Value(nil), n.Inputs...)
+		}
+		ins[i] = &ir.Value{Name: v.Name, Type: ir.TensorType(v.Type.DType, ir.ShapeOf(s...))}
+	}
+	return ins
+}
+
+// packedAttrs are the attributes prepack sets (ir/ops_cuvil.go declares
+// them).
+var packedAttrs = []string{templates.ConvPackedAttr, templates.ConvWinogradAttr, templates.GemmPackedAttr, templates.ConvChainPackedAttr}
+
+// checkUnpacked refuses a model that arrives with prepack's attributes:
+// the verifier accepts them (the pass's output must verify), but on an
+// imported model they would make the kernels read its weights as packed.
+func checkUnpacked(m *ir.Model) error {
+	var err error
+	m.Graph.Walk(func(g *ir.Graph) {
+		for _, n := range g.Nodes {
+			for _, name := range packedAttrs {
+				if err == nil && n.Attr(name) != nil {
+					err = fmt.Errorf("%v: attribute %q is set by the prepack pass, not by models", n, name)
+				}
+			}
+		}
+	})
+	return err
+}
+
+// constF32 returns t's float32 values.
+func constF32(t *ir.Tensor) []float32 {
+	data := make([]float32, len(t.Raw)/4)
+	for i := range data {
+		data[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Raw[4*i:]))
+	}
+	return data
+}
+
+// packedValue is the 1-D constant that replaces w: its packed values, same
+// names.
+func packedValue(w *ir.Value, packed []float32) *ir.Value {
+	t := ir.NewTensorF32([]int64{int64(len(packed))}, packed)
+	t.Name = w.Const.Name
+	return &ir.Value{Name: w.Name, Type: t.Type(), Const: t}
+}
