@@ -651,10 +651,33 @@ func (c *compiled) bodyMethods(f *jen.File) {
 		e := &emitter{c: c, fail: func(err jen.Code) jen.Code { return jen.Return(err) }}
 		f.Line()
 		f.Add(lineComment(fmt.Sprintf("%s runs graph %q, a subgraph.", b.method, b.g.Name)))
+		if len(b.nodes) <= runChunk {
+			f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id(b.method).Params().Error().BlockFunc(func(g *jen.Group) {
+				e.nodes(g, b.nodes)
+				g.Return(jen.Nil())
+			})
+			continue
+		}
+		// A large body runs as parts of at most runChunk nodes (tables.go).
+		var parts []string
+		for lo := 0; lo < len(b.nodes); lo += runChunk {
+			parts = append(parts, fmt.Sprintf("%s_%d", b.method, lo/runChunk))
+		}
 		f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id(b.method).Params().Error().BlockFunc(func(g *jen.Group) {
-			e.nodes(g, b.nodes)
+			for _, p := range parts {
+				e.check(g, jen.Id("s").Dot(p).Call())
+			}
 			g.Return(jen.Nil())
 		})
+		for k, p := range parts {
+			lo, hi := k*runChunk, min((k+1)*runChunk, len(b.nodes))
+			f.Line()
+			f.Add(lineComment(fmt.Sprintf("%s runs nodes %d to %d of graph %q.", p, lo, hi-1, b.g.Name)))
+			f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id(p).Params().Error().BlockFunc(func(g *jen.Group) {
+				e.nodes(g, b.nodes[lo:hi])
+				g.Return(jen.Nil())
+			})
+		}
 	}
 }
 
