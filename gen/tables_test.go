@@ -74,7 +74,7 @@ func TestValues(t *testing.T) {
 }
 `)
 	out := goTest(t, "chunks", files)
-	for _, want := range []string{"--- PASS: TestValues", "--- PASS: TestProfile", "--- PASS: TestRunContext"} {
+	for _, want := range []string{"--- PASS: TestValues", "--- PASS: TestProfile", "--- PASS: TestTrace", "--- PASS: TestRunContext"} {
 		if !bytes.Contains([]byte(out), []byte(want)) {
 			t.Errorf("go test output lacks %q:\n%s", want, out)
 		}

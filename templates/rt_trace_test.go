@@ -3,6 +3,7 @@ package templates
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -85,3 +86,71 @@ func TestTraceRuntime(t *testing.T) {
 type nopTask struct{}
 
 func (*nopTask) runPart(i, parts int) {}
+
+// TestTraceProblems: the generated tests' trace checker accepts a good
+// trace (the runtime's own, and a hand-written one) and names what is
+// wrong in bad ones.
+func TestTraceProblems(t *testing.T) {
+	opts := []Option{WithTrace(), WithThreads(2)}
+	pool := NewWorkPool(opts...)
+	defer pool.Close()
+	nodes := []NodeProfile{{Name: "a", Op: "Conv"}, {Name: "b", Op: "Relu"}}
+	prof := NewProfiler(nodes, opts...)
+	prof.TraceNodes(pool, []int32{-1, -1}, nil)
+	start := time.Now()
+	for range 3 {
+		prof.Start()
+		pool.Run(4, sleepTask{})
+		prof.Mark(0)
+		prof.Mark(1)
+	}
+	wall := time.Since(start)
+	var buf bytes.Buffer
+	if err := prof.WriteTrace(&buf, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if p, parts := cuvilTraceProblems(buf.Bytes(), nodes, 3, wall); len(p) > 0 || parts != 12 {
+		t.Errorf("the runtime's trace: %d parts (want 12), problems %q", parts, p)
+	}
+
+	const meta = `{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"nodes"}},
+{"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"parts"}},
+`
+	const good = `{"ph":"X","pid":1,"tid":1,"name":"run 1","cat":"run","ts":10,"dur":100},
+{"ph":"X","pid":1,"tid":1,"name":"a","cat":"Conv","ts":10,"dur":50,"args":{"op":"Conv"}},
+{"ph":"X","pid":1,"tid":1,"name":"b","cat":"Relu","ts":60,"dur":50,"args":{"op":"Relu"}},
+{"ph":"X","pid":1,"tid":2,"name":"a","cat":"part","ts":20,"dur":20}`
+	trace := func(events string) []byte { return []byte(`{"traceEvents":[` + meta + events + `]}`) }
+	if p, parts := cuvilTraceProblems(trace(good), nodes, 1, 100*time.Microsecond); len(p) > 0 || parts != 1 {
+		t.Errorf("a good trace: %d parts, problems %q", parts, p)
+	}
+	for _, c := range []struct {
+		name, events string
+		wall         time.Duration
+		want         string
+	}{
+		{"not JSON", good + ",", time.Second, "not valid JSON"},
+		{"B never ended", good + `,{"ph":"B","pid":1,"tid":2,"name":"x","ts":30}`, time.Second, "never ended"},
+		{"E without B", good + `,{"ph":"E","pid":1,"tid":2,"ts":30}`, time.Second, "ends no slice"},
+		{"no tid", good + `,{"ph":"X","pid":1,"name":"x","cat":"part","ts":30,"dur":1}`, time.Second, "no pid or tid"},
+		{"negative dur", good + `,{"ph":"X","pid":1,"tid":2,"name":"x","cat":"part","ts":30,"dur":-1}`, time.Second, "negative"},
+		{"instant", good + `,{"ph":"i","pid":1,"tid":2,"name":"x","ts":30}`, time.Second, `phase "i"`},
+		{"unnamed thread", good + `,{"ph":"X","pid":1,"tid":3,"name":"a","cat":"part","ts":30,"dur":1}`, time.Second, "no thread_name"},
+		{"partial overlap", good + `,{"ph":"X","pid":1,"tid":2,"name":"a","cat":"part","ts":30,"dur":20}`, time.Second, "without nesting"},
+		{"part on the nodes' thread", good + `,{"ph":"X","pid":1,"tid":1,"name":"a","cat":"part","ts":20,"dur":5}`, time.Second, "on the nodes' thread"},
+		{"part outside the runs", good + `,{"ph":"X","pid":1,"tid":2,"name":"a","cat":"part","ts":200,"dur":5}`, time.Second, "inside no run"},
+		{"longer than the wall time", good, 50 * time.Microsecond, "more than their wall time"},
+		{"a node missing", strings.Replace(good, `"name":"b","cat":"Relu"`, `"name":"b","cat":"part"`, 1), time.Second, "node slices, want 2"},
+		{"nodes out of order", strings.Replace(strings.Replace(good, `"name":"a","cat":"Conv"`, `"name":"c","cat":"Conv"`, 1), `"name":"a","cat":"part"`, `"name":"c","cat":"part"`, 1), time.Second, `is "c" (Conv), want "a"`},
+		{"two runs wanted", good, time.Second, "1 run slices, want 2"},
+	} {
+		runs := 1
+		if strings.HasPrefix(c.name, "two runs") {
+			runs = 2
+		}
+		p, _ := cuvilTraceProblems(trace(c.events), nodes, runs, c.wall)
+		if !strings.Contains(strings.Join(p, "\n"), c.want) {
+			t.Errorf("%s: problems %q, want one saying %q", c.name, p, c.want)
+		}
+	}
+}

@@ -4,8 +4,10 @@ package gelu
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -214,7 +216,7 @@ func cuvilCheckProfile(t *testing.T, got, nodes []NodeProfile, runs int, wall ti
 	}
 }
 
-// cuvilTraceEvent is one Chrome trace event, as cuvilCheckTrace reads it.
+// cuvilTraceEvent is one Chrome trace event, as cuvilTraceProblems reads it.
 type cuvilTraceEvent struct {
 	Ph   string         `json:"ph"`
 	Name string         `json:"name"`
@@ -226,33 +228,51 @@ type cuvilTraceEvent struct {
 	Args map[string]any `json:"args"`
 }
 
-// cuvilCheckTrace checks a trace (Session.WriteTrace) of runs runs that
-// took wall in all against the Chrome trace event format: valid JSON with
-// a traceEvents array; every slice closed (X events with ts and dur >= 0,
-// B/E pairs matched per thread); a thread_name for every thread used;
-// runs "run" slices, adding up to at most wall, each holding the main
-// graph's nodes in order on the run's thread, with their op; the pool's
-// parts on threads of their own, each inside a run. It returns how many
-// parts the trace holds.
+// cuvilCheckTrace fails t with what cuvilTraceProblems finds in the trace
+// and returns how many pool parts it holds.
 func cuvilCheckTrace(t *testing.T, data []byte, nodes []NodeProfile, runs int, wall time.Duration) int {
 	t.Helper()
+	problems, parts := cuvilTraceProblems(data, nodes, runs, wall)
+	if len(problems) > 10 {
+		problems = append(problems[:10], "...")
+	}
+	if len(problems) > 0 {
+		t.Fatalf("the trace does not hold:\n%s", strings.Join(problems, "\n"))
+	}
+	return parts
+}
+
+// cuvilTraceProblems checks a trace (Session.WriteTrace) of runs runs that
+// took wall in all against the Chrome trace event format: valid JSON with
+// a traceEvents array; pid and tid on every event; every slice closed (X
+// events with ts and dur >= 0, B/E pairs matched per thread); a
+// thread_name for every thread used; the slices of every thread nested
+// (none overlaps another partly, which the viewers draw wrongly); runs
+// "run" slices, adding up to and spanning at most wall, each holding the
+// main graph's nodes in order on the run's thread, with their op; the
+// pool's parts on threads of their own, each inside a run. It returns what
+// does not hold and how many parts the trace holds.
+func cuvilTraceProblems(data []byte, nodes []NodeProfile, runs int, wall time.Duration) ([]string, int) {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	var tr struct {
 		TraceEvents []cuvilTraceEvent `json:"traceEvents"`
 	}
 	if err := json.Unmarshal(data, &tr); err != nil {
-		t.Fatalf("the trace is not valid JSON: %v", err)
+		return []string{fmt.Sprintf("the trace is not valid JSON: %v", err)}, 0
 	}
 	if len(tr.TraceEvents) == 0 {
-		t.Fatal("the trace has no traceEvents")
+		return []string{"the trace has no traceEvents"}, 0
 	}
 	const eps = 0.002 // us: times are written to the nanosecond
 	named := map[int]bool{}
 	used := map[int]bool{}
 	open := map[int][]cuvilTraceEvent{}
-	var runSlices, nodeSlices, partSlices []cuvilTraceEvent
+	var slices, runSlices, nodeSlices, partSlices []cuvilTraceEvent
 	for _, e := range tr.TraceEvents {
 		if e.Pid == nil || e.Tid == nil {
-			t.Fatalf("event %+v has no pid or tid", e)
+			bad("event %q (phase %q) has no pid or tid", e.Name, e.Ph)
+			continue
 		}
 		tid := *e.Tid
 		switch e.Ph {
@@ -263,17 +283,23 @@ func cuvilCheckTrace(t *testing.T, data []byte, nodes []NodeProfile, runs int, w
 			continue
 		case "X":
 			if e.Ts == nil || e.Dur == nil || *e.Ts < 0 || *e.Dur < 0 {
-				t.Fatalf("complete event %q has no ts or dur, or a negative one", e.Name)
+				bad("complete event %q has no ts or dur, or a negative one", e.Name)
+				continue
 			}
+			slices = append(slices, e)
 		case "B":
 			open[tid] = append(open[tid], e)
+			continue
 		case "E":
 			if len(open[tid]) == 0 {
-				t.Fatalf("E event %q on thread %d ends no slice", e.Name, tid)
+				bad("E event %q on thread %d ends no slice", e.Name, tid)
+			} else {
+				open[tid] = open[tid][:len(open[tid])-1]
 			}
-			open[tid] = open[tid][:len(open[tid])-1]
+			continue
 		default:
-			t.Fatalf("event %q has phase %q (the trace writes X and M only)", e.Name, e.Ph)
+			bad("event %q has phase %q (the trace writes X and M only)", e.Name, e.Ph)
+			continue
 		}
 		used[tid] = true
 		switch e.Cat {
@@ -287,23 +313,30 @@ func cuvilCheckTrace(t *testing.T, data []byte, nodes []NodeProfile, runs int, w
 	}
 	for tid, o := range open {
 		if len(o) > 0 {
-			t.Errorf("thread %d: %d B events never ended", tid, len(o))
+			bad("thread %d: %d B events never ended (first %q)", tid, len(o), o[0].Name)
 		}
 	}
 	for tid := range used {
 		if !named[tid] {
-			t.Errorf("thread %d has slices but no thread_name", tid)
+			bad("thread %d has slices but no thread_name", tid)
 		}
 	}
+	problems = append(problems, cuvilNestingProblems(slices)...)
 	if len(runSlices) != runs {
-		t.Fatalf("the trace has %d run slices, want %d", len(runSlices), runs)
+		bad("the trace has %d run slices, want %d", len(runSlices), runs)
+		return problems, len(partSlices)
 	}
 	var sum float64
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range runSlices {
 		sum += *r.Dur
+		lo, hi = min(lo, *r.Ts), max(hi, *r.Ts+*r.Dur)
 	}
 	if sum > float64(wall)/1e3+eps*float64(runs) {
-		t.Errorf("the runs' slices add up to %.3f us, more than their wall time %v", sum, wall)
+		bad("the runs' slices add up to %.3f us, more than their wall time %v", sum, wall)
+	}
+	if hi-lo > float64(wall)/1e3+eps {
+		bad("the runs' slices span %.3f us, more than their wall time %v", hi-lo, wall)
 	}
 	in := func(e cuvilTraceEvent) int {
 		for i, r := range runSlices {
@@ -314,29 +347,69 @@ func cuvilCheckTrace(t *testing.T, data []byte, nodes []NodeProfile, runs int, w
 		return -1
 	}
 	if len(nodeSlices) != runs*len(nodes) {
-		t.Fatalf("the trace has %d node slices, want %d (%d runs of %d nodes)", len(nodeSlices), runs*len(nodes), runs, len(nodes))
+		bad("the trace has %d node slices, want %d (%d runs of %d nodes)", len(nodeSlices), runs*len(nodes), runs, len(nodes))
+		return problems, len(partSlices)
 	}
 	for i, e := range nodeSlices {
 		k := i % len(nodes)
 		if e.Name != nodes[k].Name || e.Cat != nodes[k].Op || e.Args["op"] != nodes[k].Op {
-			t.Errorf("node slice %d is %q (%s), want %q (%s)", i, e.Name, e.Cat, nodes[k].Name, nodes[k].Op)
+			bad("node slice %d is %q (%s), want %q (%s)", i, e.Name, e.Cat, nodes[k].Name, nodes[k].Op)
 		}
 		if *e.Tid != *runSlices[0].Tid {
-			t.Errorf("node slice %q is on thread %d, its run on %d", e.Name, *e.Tid, *runSlices[0].Tid)
+			bad("node slice %q is on thread %d, its run on %d", e.Name, *e.Tid, *runSlices[0].Tid)
 		}
 		if r := in(e); r != i/len(nodes) {
-			t.Errorf("node slice %d (%q at %.3f us, %.3f us long) is not inside run %d", i, e.Name, *e.Ts, *e.Dur, i/len(nodes)+1)
+			bad("node slice %d (%q at %.3f us, %.3f us long) is not inside run %d", i, e.Name, *e.Ts, *e.Dur, i/len(nodes)+1)
 		}
 	}
 	for _, e := range partSlices {
 		if *e.Tid == *runSlices[0].Tid {
-			t.Errorf("part %q is on the nodes' thread", e.Name)
+			bad("part %q is on the nodes' thread", e.Name)
 		}
 		if in(e) < 0 {
-			t.Errorf("part %q at %.3f us (%.3f us long) is inside no run", e.Name, *e.Ts, *e.Dur)
+			bad("part %q at %.3f us (%.3f us long) is inside no run", e.Name, *e.Ts, *e.Dur)
 		}
 	}
-	return len(partSlices)
+	return problems, len(partSlices)
+}
+
+// cuvilNestingProblems reports the complete events of one thread that
+// overlap another partly: two slices of a thread must either not overlap
+// or one hold the other (what the trace viewers draw as a stack).
+func cuvilNestingProblems(events []cuvilTraceEvent) []string {
+	const eps = 0.002
+	var problems []string
+	byTid := map[int][]cuvilTraceEvent{}
+	var tids []int
+	for _, e := range events {
+		if _, ok := byTid[*e.Tid]; !ok {
+			tids = append(tids, *e.Tid)
+		}
+		byTid[*e.Tid] = append(byTid[*e.Tid], e)
+	}
+	for _, tid := range tids {
+		es := byTid[tid]
+		sort.SliceStable(es, func(i, j int) bool {
+			if *es[i].Ts != *es[j].Ts {
+				return *es[i].Ts < *es[j].Ts
+			}
+			return *es[i].Dur > *es[j].Dur
+		})
+		var stack []cuvilTraceEvent
+		for _, e := range es {
+			for len(stack) > 0 && *stack[len(stack)-1].Ts+*stack[len(stack)-1].Dur <= *e.Ts+eps {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) > 0 {
+				if top := stack[len(stack)-1]; *e.Ts+*e.Dur > *top.Ts+*top.Dur+eps {
+					problems = append(problems, fmt.Sprintf("thread %d: slice %q (at %.3f us, %.3f us long) overlaps %q (at %.3f us, %.3f us long) without nesting in it", tid, e.Name, *e.Ts, *e.Dur, top.Name, *top.Ts, *top.Dur))
+					continue
+				}
+			}
+			stack = append(stack, e)
+		}
+	}
+	return problems
 }
 
 // FuzzGuard hands Run inputs of random dtypes, shapes and data lengths
