@@ -22,6 +22,7 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	memplan := fs.Bool("memplan", false, "print the memory plan of the final graph instead of the IR")
 	memSVG := fs.String("memplan-svg", "", "write an SVG timeline of the memory plan to `FILE`")
 	graph := fs.String("graph", "", "write the final graph in Graphviz dot to `FILE` (and FILE's .svg when dot is on PATH)")
+	graphPic := fs.String("graph-svg", "", "write a picture of the final graph to `FILE` laid out without Graphviz: SVG, or an HTML page that pans and zooms when FILE ends in .html")
 	allowList := fs.Bool("allow-list", false, "print the ops the model uses as an allow-list for compile -allow-ops (domain:op:version per line)")
 	var pf pipelineFlags
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
@@ -90,6 +91,16 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	if *graph != "" {
 		quiet = true
 		if err := writeGraph(m, *graph); err != nil {
+			return err
+		}
+	}
+	if *graphPic != "" {
+		quiet = true
+		pic := graphSVG(m)
+		if strings.HasSuffix(strings.ToLower(*graphPic), ".html") {
+			pic = graphHTML(*model, pic)
+		}
+		if err := os.WriteFile(*graphPic, []byte(pic), 0o644); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"html"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cuvil/cuvil/passes"
+)
+
+// pictureModels are the models TestPictures draws: mnist always, the
+// shared models where they are (mobilenet; densenet121 with 189 nodes is
+// resnet-sized and more), resnet50 where model.sh exported it.
+func pictureModels() map[string]string {
+	ms := map[string]string{"mnist": filepath.Join(mnist, "model.onnx")}
+	for name, path := range map[string]string{
+		"mobilenet_v2": "../../../shared/models/mobilenet_v2_op13/model.onnx",
+		"densenet121":  "../../../shared/models/light_densenet121/model.onnx",
+		"bert":         "../../../shared/models/bert_dynseq_op13/model.onnx",
+		"resnet50":     filepath.Join(os.Getenv("HOME"), ".cache/cuvil-models/resnet50_op13/model.onnx"),
+	} {
+		if _, err := os.Stat(path); err == nil {
+			ms[name] = path
+		}
+	}
+	return ms
+}
+
+// TestPictures draws the memory plan and the graph of each picture model
+// and checks them: well-formed SVG; every value of the plan in its table;
+// one box per node, input and output, no two overlapping, the picture no
+// more than three times as tall as wide (not a staircase); the HTML page
+// self-contained. With rsvg-convert on PATH it renders each SVG to PNG and
+// checks the PNG's size and that it is not blank; CUVIL_PICTURES=DIR keeps
+// the PNGs there to look at.
+func TestPictures(t *testing.T) {
+	rsvg, _ := exec.LookPath("rsvg-convert")
+	keep := os.Getenv("CUVIL_PICTURES")
+	for name, model := range pictureModels() {
+		t.Run(name, func(t *testing.T) {
+			m, _, err := load(model, pipelineFlags{}, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := passes.PlanModel(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := memPlanSVG(p)
+			checkSVG(t, "memory plan", plan)
+			for _, b := range append(p.Buffers, p.Dynamic...) {
+				if !strings.Contains(plan, `<text x="`) || !strings.Contains(plan, `font-weight="bold">`+html.EscapeString(shortName(b.Value.Name, 40))+"</text>") {
+					t.Errorf("memory plan: value %q is not in the table", b.Value.Name)
+				}
+			}
+			graph := graphSVG(m)
+			w, h := checkSVG(t, "graph", graph)
+			boxes := svgBoxes(graph)
+			want := len(m.Graph.Nodes) + len(m.Graph.Outputs)
+			for _, v := range m.Graph.Inputs {
+				if !v.IsConst() {
+					want++
+				}
+			}
+			if len(boxes) != want {
+				t.Errorf("graph: %d boxes, want %d (nodes, inputs, outputs)", len(boxes), want)
+			}
+			for i, a := range boxes {
+				for _, b := range boxes[i+1:] {
+					if a[0] < b[0]+b[2] && b[0] < a[0]+a[2] && a[1] < b[1]+b[3] && b[1] < a[1]+a[3] {
+						t.Fatalf("graph: boxes at %v and %v overlap", a, b)
+					}
+				}
+			}
+			if len(m.Graph.Nodes) > 40 && (h > 3*w || w > 3*h) {
+				t.Errorf("graph of %d nodes is %.0fx%.0f pixels", len(m.Graph.Nodes), w, h)
+			}
+			page := graphHTML(model, graph)
+			_, script, _ := strings.Cut(page, "<script>")
+			if !strings.Contains(page, graph) || script == "" || strings.Contains(page, "<script src") || strings.Contains(script, "http") {
+				t.Errorf("graph HTML page is not the SVG with an inline script")
+			}
+			if rsvg == "" {
+				t.Skip("rsvg-convert not on PATH: SVGs checked, not rendered")
+			}
+			for kind, svg := range map[string]string{"memplan": plan, "graph": graph} {
+				dir := t.TempDir()
+				if keep != "" {
+					dir = keep
+				}
+				in, out := filepath.Join(dir, name+"_"+kind+".svg"), filepath.Join(dir, name+"_"+kind+".png")
+				if err := os.WriteFile(in, []byte(svg), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if b, err := exec.Command(rsvg, "-o", out, in).CombinedOutput(); err != nil {
+					t.Fatalf("rsvg-convert %s: %v\n%s", in, err, b)
+				}
+				checkPNG(t, out, svg)
+			}
+		})
+	}
+}
+
+var svgSize = regexp.MustCompile(`^<svg [^>]*width="([0-9.]+)" height="([0-9.]+)"`)
+
+// checkSVG checks that svg is well-formed XML with a width and height, and
+// returns them.
+func checkSVG(t *testing.T, what, svg string) (w, h float64) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(svg))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not well-formed SVG: %v", what, err)
+		}
+	}
+	sz := svgSize.FindStringSubmatch(svg)
+	if sz == nil {
+		t.Fatalf("%s: no width and height in %.200s", what, svg)
+	}
+	w, _ = strconv.ParseFloat(sz[1], 64)
+	h, _ = strconv.ParseFloat(sz[2], 64)
+	if w < 100 || h < 100 || w > 20000 || h > 20000 {
+		t.Errorf("%s: %.0fx%.0f pixels", what, w, h)
+	}
+	return w, h
+}
+
+var boxRect = regexp.MustCompile(`<g><title>[^<]*</title><rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"`)
+
+// svgBoxes returns the x, y, width and height of the graph picture's boxes.
+func svgBoxes(svg string) [][4]float64 {
+	var out [][4]float64
+	for _, m := range boxRect.FindAllStringSubmatch(svg, -1) {
+		var r [4]float64
+		for i := range r {
+			r[i], _ = strconv.ParseFloat(m[i+1], 64)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// checkPNG checks that rsvg-convert's PNG has the SVG's size and is not
+// blank.
+func checkPNG(t *testing.T, path, svg string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	sz := svgSize.FindStringSubmatch(svg)
+	r := img.Bounds()
+	if fmt.Sprint(r.Dx()) != strings.Split(sz[1], ".")[0] || fmt.Sprint(r.Dy()) != strings.Split(sz[2], ".")[0] {
+		t.Errorf("%s is %dx%d, the SVG %sx%s", path, r.Dx(), r.Dy(), sz[1], sz[2])
+	}
+	ink := 0
+	for y := r.Min.Y; y < r.Max.Y; y += 2 {
+		for x := r.Min.X; x < r.Max.X; x += 2 {
+			if cr, cg, cb, _ := img.At(x, y).RGBA(); cr+cg+cb < 3*0xf000 {
+				ink++
+			}
+		}
+	}
+	if frac := float64(ink) / float64(r.Dx()*r.Dy()/4); frac < 0.01 {
+		t.Errorf("%s is blank (%.2f%% ink)", path, 100*frac)
+	}
+}
