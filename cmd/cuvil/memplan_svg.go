@@ -119,7 +119,7 @@ func memPlanSVG(p *passes.MemPlan) string {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, x, axisY, x, axisY+4)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%.0f</text>`+"\n", x, axisY+15, n)
 	}
-	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11">node index (a value lives from the node that defines it to its last reader)</text>`+"\n", left+chartW/2, axisY+32)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11">node index (a value lives from the node that defines it to its last reader)</text>`+"\n", left, axisY+32)
 
 	// One band per arena, with its offset axis.
 	for _, a := range p.Arenas {
@@ -185,7 +185,7 @@ func memPlanSVG(p *passes.MemPlan) string {
 		id := fmt.Sprint(k + 1)
 		name := shortName(buf.Value.Name, 40)
 		const fw = charW * 0.9 // font-size 9
-		for _, text := range []string{id + " " + name + " " + size, id + " " + name, id} {
+		for _, text := range []string{id + " " + name + " " + size, id + " " + name, id + " " + size, id} {
 			n := float64(len([]rune(text)))
 			if h >= 11 && wd >= n*fw+4 {
 				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="9">%s</text>`+"\n", x+2, ry+min(h/2+3, 10), html.EscapeString(text))
@@ -214,13 +214,13 @@ func memPlanSVG(p *passes.MemPlan) string {
 		size, live, where, note := facts(e)
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="9" height="9" fill="%s" stroke="#333" stroke-width="0.4"/>`, x, ty-8, color)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end">%d</text>`, x+38, ty, k+1)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-weight="bold">%s</text>`, x+44, ty, html.EscapeString(shortName(e.buf.Value.Name, 40)))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-weight="bold">%s</text>`, x+44, ty, html.EscapeString(shortName(e.buf.Value.Name, 36)))
 		rest := e.buf.Value.Type.String()
 		if note != "" {
 			rest = note + ", " + rest
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text><text x="%.1f" y="%.1f">%s</text><text x="%.1f" y="%.1f" text-anchor="end">%s</text><text x="%.1f" y="%.1f">%s</text>`+"\n",
-			x+330, ty, size, x+340, ty, live, x+485, ty, html.EscapeString(where), x+495, ty, html.EscapeString(cutEnd(rest, 37)))
+			x+350, ty, size, x+360, ty, live, x+505, ty, html.EscapeString(where), x+515, ty, html.EscapeString(cutEnd(rest, 34)))
 	}
 	b.WriteString("</svg>\n")
 	return b.String()

@@ -59,7 +59,7 @@ func TestPictures(t *testing.T) {
 			plan := memPlanSVG(p)
 			checkSVG(t, "memory plan", plan)
 			for _, b := range append(p.Buffers, p.Dynamic...) {
-				if !strings.Contains(plan, `<text x="`) || !strings.Contains(plan, `font-weight="bold">`+html.EscapeString(shortName(b.Value.Name, 40))+"</text>") {
+				if !strings.Contains(plan, `<text x="`) || !strings.Contains(plan, `font-weight="bold">`+html.EscapeString(shortName(b.Value.Name, 36))+"</text>") {
 					t.Errorf("memory plan: value %q is not in the table", b.Value.Name)
 				}
 			}
