@@ -343,9 +343,13 @@ func graphHTML(title, svg string) string {
   svg.removeAttribute('width');svg.removeAttribute('height');
   var vb={x:0,y:0,w:W,h:H};
   function set(){svg.setAttribute('viewBox',vb.x+' '+vb.y+' '+vb.w+' '+vb.h);}
+  // The viewBox is shown scaled by k and centred (preserveAspectRatio
+  // xMidYMid meet): the point under the cursor stays put while zooming.
   function zoom(f,cx,cy){var r=svg.getBoundingClientRect();
-    var px=vb.x+(cx-r.left)/r.width*vb.w,py=vb.y+(cy-r.top)/r.height*vb.h;
-    vb.w*=f;vb.h*=f;vb.x=px-(cx-r.left)/r.width*vb.w;vb.y=py-(cy-r.top)/r.height*vb.h;set();}
+    var k=Math.min(r.width/vb.w,r.height/vb.h),ox=(r.width-vb.w*k)/2,oy=(r.height-vb.h*k)/2;
+    var px=vb.x+(cx-r.left-ox)/k,py=vb.y+(cy-r.top-oy)/k;
+    vb.w*=f;vb.h*=f;k/=f;ox=(r.width-vb.w*k)/2;oy=(r.height-vb.h*k)/2;
+    vb.x=px-(cx-r.left-ox)/k;vb.y=py-(cy-r.top-oy)/k;set();}
   svg.addEventListener('wheel',function(e){e.preventDefault();zoom(e.deltaY>0?1.15:1/1.15,e.clientX,e.clientY);},{passive:false});
   var drag=null;
   svg.addEventListener('mousedown',function(e){drag={x:e.clientX,y:e.clientY};});

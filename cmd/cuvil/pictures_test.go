@@ -183,3 +183,63 @@ func checkPNG(t *testing.T, path, svg string) {
 		t.Errorf("%s is blank (%.2f%% ink)", path, 100*frac)
 	}
 }
+
+// TestGraphHTMLScript runs the pan/zoom page's script under node (where it
+// is on PATH) against a stand-in for the DOM: the script parses, takes the
+// SVG's size as its viewBox, and a wheel turn, a drag and the 0 key move
+// the viewBox as they should.
+func TestGraphHTMLScript(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not on PATH")
+	}
+	page := graphHTML("g", `<svg xmlns="http://www.w3.org/2000/svg" width="800" height="400"></svg>`)
+	_, script, _ := strings.Cut(page, "<script>")
+	script, _, _ = strings.Cut(script, "</script>")
+	harness := `
+var attrs={width:'800',height:'400'},on={},won={},log=[];
+var svg={getAttribute:function(k){return attrs[k]},removeAttribute:function(k){delete attrs[k]},
+  setAttribute:function(k,v){attrs[k]=v;if(k=='viewBox')log.push(v)},
+  addEventListener:function(k,f){on[k]=f},getBoundingClientRect:function(){return {left:0,top:0,width:rw,height:400}}};
+var rw=800;
+var document={querySelector:function(){return svg}};
+var window={addEventListener:function(k,f){won[k]=f}};
+` + script + `
+if(attrs.viewBox!=='0 0 800 400')throw new Error('initial viewBox '+attrs.viewBox);
+on.wheel({deltaY:-1,clientX:400,clientY:200,preventDefault:function(){}});
+var v=attrs.viewBox.split(' ').map(Number);
+if(!(v[2]<800&&Math.abs(v[0]+v[2]/2-400)<1e-6))throw new Error('zoom in at the centre: '+attrs.viewBox);
+// Zooming at a point keeps that point of the picture under the cursor:
+// (600,100) on the screen is (600,100) in the picture at the start.
+won.keydown({key:'0'});
+on.wheel({deltaY:-1,clientX:600,clientY:100,preventDefault:function(){}});
+on.wheel({deltaY:-1,clientX:600,clientY:100,preventDefault:function(){}});
+var z=attrs.viewBox.split(' ').map(Number),k=800/z[2];
+if(Math.abs(z[0]+600/k-600)>1e-6||Math.abs(z[1]+100/k-100)>1e-6)throw new Error('zoom at (600,100): '+attrs.viewBox);
+// In a window wider than the picture, the picture is centred: screen
+// (600,100) is picture (500,100), and stays so.
+rw=1000;won.keydown({key:'0'});
+on.wheel({deltaY:-1,clientX:600,clientY:100,preventDefault:function(){}});
+z=attrs.viewBox.split(' ').map(Number);k=Math.min(1000/z[2],400/z[3]);
+var ox=(1000-z[2]*k)/2;
+if(Math.abs(z[0]+(600-ox)/k-500)>1e-6||Math.abs(z[1]+100/k-100)>1e-6)throw new Error('zoom at (600,100) in a wide window: '+attrs.viewBox);
+rw=800;
+won.keydown({key:'0'});
+on.wheel({deltaY:-1,clientX:400,clientY:200,preventDefault:function(){}});
+v=attrs.viewBox.split(' ').map(Number);
+on.mousedown({clientX:100,clientY:100});won.mousemove({clientX:150,clientY:100});won.mouseup();
+var w=attrs.viewBox.split(' ').map(Number);
+if(!(w[0]<v[0]&&w[1]==v[1]))throw new Error('drag right: '+attrs.viewBox);
+won.keydown({key:'0'});
+if(attrs.viewBox!=='0 0 800 400')throw new Error('0 key: '+attrs.viewBox);
+console.log('ok '+log.length);
+`
+	path := filepath.Join(t.TempDir(), "page.js")
+	if err := os.WriteFile(path, []byte(harness), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(node, path).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "ok ") {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+}
