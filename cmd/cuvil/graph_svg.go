@@ -94,6 +94,7 @@ func graphSVG(m *ir.Model) string {
 		}
 		ranks = max(ranks, v.rank+1)
 	}
+	ranks = max(ranks, 1)
 	byRank := make([][]*vert, ranks)
 	for _, v := range vs {
 		v.pos = float64(len(byRank[v.rank]))

@@ -42,6 +42,19 @@ func TestInspectAnalyses(t *testing.T) {
 		t.Errorf("graph dot does not box the absorbed ops:\n%s", b)
 	}
 
+	pic, page := filepath.Join(dir, "g.svg"), filepath.Join(dir, "g.html")
+	for _, f := range []string{pic, page} {
+		if code, _, errOut := cuvil(t, "inspect", "-model", model, "-graph-svg", f); code != 0 {
+			t.Fatalf("inspect -graph-svg %s: exit %d: %s", f, code, errOut)
+		}
+	}
+	if b, err := os.ReadFile(pic); err != nil || !strings.HasPrefix(string(b), "<svg") || !strings.Contains(string(b), "FusedConv +Relu") {
+		t.Errorf("graph svg: %v\n%.300s", err, b)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "<script>") {
+		t.Errorf("graph html: %v\n%.300s", err, b)
+	}
+
 	code, out, _ = cuvil(t, "inspect", "-model", model, "-d=fuse-conv/dump")
 	if code != 0 || strings.Count(out, "# after pass ") != 1 || !strings.Contains(out, "# after pass fuse-conv") {
 		t.Errorf("inspect -d=fuse-conv/dump printed %d dumps", strings.Count(out, "# after pass "))

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuvil/cuvil/internal/irbuild"
+	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/passes"
 )
 
@@ -241,5 +243,42 @@ console.log('ok '+log.length);
 	out, err := exec.Command(node, path).CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "ok ") {
 		t.Fatalf("node: %v\n%s", err, out)
+	}
+}
+
+// TestPicturesOddGraphs: a graph with no nodes, one whose output is a
+// constant, and one with a rank 40 nodes wide draw without overlapping
+// boxes; the plan of a graph with nothing to plan draws too.
+func TestPicturesOddGraphs(t *testing.T) {
+	empty := &irbuild.B{G: &ir.Graph{Name: "empty"}}
+	x := empty.In("x", irbuild.F32(2))
+	konst := &irbuild.B{G: &ir.Graph{Name: "konst"}}
+	konst.In("x", irbuild.F32(2))
+	wide := &irbuild.B{G: &ir.Graph{Name: "wide"}}
+	y := wide.In("x", irbuild.F32(2))
+	var parts []*ir.Value
+	for range 40 {
+		parts = append(parts, wide.Op("Neg", nil, y))
+	}
+	sum := wide.Op("Sum", nil, parts...)
+	for _, m := range []*ir.Model{irbuild.Model(empty, x), irbuild.Model(konst, konst.ConstF32([]int64{1}, 1)), irbuild.Model(wide, sum)} {
+		svg := graphSVG(m)
+		checkSVG(t, m.Graph.Name, svg)
+		boxes := svgBoxes(svg)
+		for i, a := range boxes {
+			for _, b := range boxes[i+1:] {
+				if a[0] < b[0]+b[2] && b[0] < a[0]+a[2] && a[1] < b[1]+b[3] && b[1] < a[1]+a[3] {
+					t.Fatalf("%s: boxes at %v and %v overlap", m.Graph.Name, a, b)
+				}
+			}
+		}
+		if want := len(m.Graph.Nodes) + 2; len(boxes) != want && m.Graph.Name != "konst" {
+			t.Errorf("%s: %d boxes, want %d", m.Graph.Name, len(boxes), want)
+		}
+		p, err := passes.PlanModel(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSVG(t, m.Graph.Name+" plan", memPlanSVG(p))
 	}
 }
