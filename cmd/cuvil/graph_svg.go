@@ -235,20 +235,24 @@ func graphSVG(m *ir.Model) string {
 		return fmt.Sprint(v.idx)
 	}
 	for _, v := range vs {
+		var away []string // the other columns' vertices v feeds: one stub
+		sx, sy := v.x+boxW/2, v.y+boxH
 		for _, o := range v.outIDs {
 			w := vs[o]
-			sx, sy := v.x+boxW/2, v.y+boxH
 			dx, dy := w.x+boxW/2, w.y
 			switch {
 			case w.col != v.col:
-				fmt.Fprintf(&b, `<path d="M%.1f,%.1f v14" fill="none" stroke="#555" stroke-dasharray="3 2" marker-end="url(#arrow)"/><text x="%.1f" y="%.1f" fill="#a33">to %s</text>`+"\n",
-					sx, sy, sx+4, sy+14, html.EscapeString(shortName(number(w), 30)))
+				away = append(away, number(w))
 				fmt.Fprintf(&b, `<path d="M%.1f,%.1f v12" fill="none" stroke="#555" stroke-dasharray="3 2" marker-end="url(#arrow)"/><text x="%.1f" y="%.1f" fill="#a33">from %s</text>`+"\n",
 					dx, dy-13, dx+4, dy-6, html.EscapeString(shortName(number(v), 30)))
 			case w.rank == v.rank+1:
 				fmt.Fprintf(&b, `<path d="M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="none" stroke="#555" stroke-width="0.9" marker-end="url(#arrow)"/>`+"\n",
 					sx, sy, sx, sy+18, dx, dy-18, dx, dy)
 			}
+		}
+		if len(away) > 0 {
+			fmt.Fprintf(&b, `<path d="M%.1f,%.1f v14" fill="none" stroke="#555" stroke-dasharray="3 2" marker-end="url(#arrow)"/><text x="%.1f" y="%.1f" fill="#a33">to %s</text>`+"\n",
+				sx, sy, sx+4, sy+14, html.EscapeString(cutEnd(strings.Join(away, ", "), 40)))
 		}
 	}
 	// Skip edges: down from the source into the gap under its rank, along
