@@ -138,6 +138,7 @@ func TestTraceProblems(t *testing.T) {
 		{"unnamed thread", good + `,{"ph":"X","pid":1,"tid":3,"name":"a","cat":"part","ts":30,"dur":1}`, time.Second, "no thread_name"},
 		{"partial overlap", good + `,{"ph":"X","pid":1,"tid":2,"name":"a","cat":"part","ts":30,"dur":20}`, time.Second, "without nesting"},
 		{"part on the nodes' thread", good + `,{"ph":"X","pid":1,"tid":1,"name":"a","cat":"part","ts":20,"dur":5}`, time.Second, "on the nodes' thread"},
+		{"part outside its node", good + `,{"ph":"X","pid":1,"tid":2,"name":"b","cat":"part","ts":20,"dur":5}`, time.Second, "inside no slice of its node"},
 		{"part outside the runs", good + `,{"ph":"X","pid":1,"tid":2,"name":"a","cat":"part","ts":200,"dur":5}`, time.Second, "inside no run"},
 		{"longer than the wall time", good, 50 * time.Microsecond, "more than their wall time"},
 		{"a node missing", strings.Replace(good, `"name":"b","cat":"Relu"`, `"name":"b","cat":"part"`, 1), time.Second, "node slices, want 2"},

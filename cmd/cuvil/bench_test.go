@@ -83,10 +83,11 @@ func parseProfile(t *testing.T, out string) ([2]int, int, float64) {
 // TestBenchTrace runs bench -trace on mobilenet (mnist where the shared
 // models are absent) with two threads and checks the file against the
 // Chrome trace event format: valid JSON, every slice closed (X with ts and
-// dur >= 0; no B/E left open), a thread_name for every thread, one slice
-// per node per run inside its run's slice, each run no longer than the
-// slowest timed run bench printed, and the pool's parts on threads of
-// their own, inside the runs.
+// dur >= 0; no B/E left open), a thread_name for every thread, the slices
+// of each thread nested, one slice per node per run inside its run's
+// slice, each run no longer than the slowest timed run bench printed, and
+// the pool's parts on threads of their own, inside the runs and inside a
+// slice of the node they are named after.
 func TestBenchTrace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds generated code; skipped in -short mode")
@@ -206,6 +207,16 @@ func TestBenchTrace(t *testing.T) {
 			parts++
 			if *e.Tid == nodeTid {
 				t.Errorf("part %q on the nodes' thread", e.Name)
+			}
+			inNode := false // inside a slice of the node it is named after
+			for _, n := range tr.TraceEvents {
+				if n.Ph == "X" && n.Cat != "part" && n.Cat != "run" && n.Name == e.Name && *e.Ts >= *n.Ts-0.002 && *e.Ts+*e.Dur <= *n.Ts+*n.Dur+0.002 {
+					inNode = true
+					break
+				}
+			}
+			if !inNode {
+				t.Errorf("part %q at %.3f us (%.3f us) is inside no slice of its node", e.Name, *e.Ts, *e.Dur)
 			}
 			continue
 		}

@@ -250,7 +250,8 @@ func cuvilCheckTrace(t *testing.T, data []byte, nodes []NodeProfile, runs int, w
 // (none overlaps another partly, which the viewers draw wrongly); runs
 // "run" slices, adding up to and spanning at most wall, each holding the
 // main graph's nodes in order on the run's thread, with their op; the
-// pool's parts on threads of their own, each inside a run. It returns what
+// pool's parts on threads of their own, each inside a run and inside a
+// slice of the node it is named after. It returns what
 // does not hold and how many parts the trace holds.
 func cuvilTraceProblems(data []byte, nodes []NodeProfile, runs int, wall time.Duration) ([]string, int) {
 	var problems []string
@@ -368,6 +369,12 @@ func cuvilTraceProblems(data []byte, nodes []NodeProfile, runs int, wall time.Du
 		}
 		if in(e) < 0 {
 			bad("part %q at %.3f us (%.3f us long) is inside no run", e.Name, *e.Ts, *e.Dur)
+		}
+		// A part runs inside the slice of the node it is named after: the
+		// first node slice (they are in time order) ending after it starts.
+		k := sort.Search(len(nodeSlices), func(i int) bool { return *nodeSlices[i].Ts+*nodeSlices[i].Dur >= *e.Ts-eps })
+		if n := nodeSlices[min(k, len(nodeSlices)-1)]; k == len(nodeSlices) || n.Name != e.Name || *e.Ts < *n.Ts-eps || *e.Ts+*e.Dur > *n.Ts+*n.Dur+eps {
+			bad("part %q at %.3f us (%.3f us long) is inside no slice of its node", e.Name, *e.Ts, *e.Dur)
 		}
 	}
 	return problems, len(partSlices)
