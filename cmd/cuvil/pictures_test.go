@@ -20,11 +20,14 @@ import (
 	"github.com/cuvil/cuvil/passes"
 )
 
-// pictureModels are the models TestPictures draws: mnist always, the
-// shared models where they are (mobilenet; densenet121 with 189 nodes is
+// pictureModels are the models TestPictures draws: mnist always, and
+// unless -short the shared models where they are (mobilenet; densenet121 with 189 nodes is
 // resnet-sized and more), resnet50 where model.sh exported it.
 func pictureModels() map[string]string {
 	ms := map[string]string{"mnist": filepath.Join(mnist, "model.onnx")}
+	if testing.Short() {
+		return ms
+	}
 	for name, path := range map[string]string{
 		"mobilenet_v2": "../../../shared/models/mobilenet_v2_op13/model.onnx",
 		"densenet121":  "../../../shared/models/light_densenet121/model.onnx",
