@@ -28,7 +28,7 @@ func graphSVG(m *ir.Model) string {
 		gapX       = 22.0
 		rankH      = boxH + 34
 		laneW      = 7.0
-		top        = 52.0
+		top        = 60.0
 		left       = 20.0
 		colGap     = 46.0
 	)
@@ -177,7 +177,7 @@ func graphSVG(m *ir.Model) string {
 		v.x = x0 + v.pos*(boxW+gapX)
 		v.y = top + 24 + float64(v.rank%perCol)*rankH
 	}
-	svgW := left*2 + float64(cols)*(colW+colGap) - colGap
+	svgW := max(left*2+float64(cols)*(colW+colGap)-colGap, 700) // room for the captions
 	svgH := top + 24 + float64(perCol)*rankH + 30
 
 	var b strings.Builder
@@ -195,7 +195,8 @@ func graphSVG(m *ir.Model) string {
 		name = "graph"
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="18" font-size="14" font-weight="bold">%s: %d nodes (%d fused), %d ranks</text>`+"\n", left, html.EscapeString(name), len(g.Nodes), fused, ranks)
-	fmt.Fprintf(&b, `<text x="%.1f" y="34" font-size="10">read the columns left to right, each top to bottom; a box is "number op", its name's end and its output type; a stub "to N"/"from N" is an edge to another column; hover for details</text>`+"\n", left)
+	fmt.Fprintf(&b, `<text x="%.1f" y="31" font-size="10">read the columns left to right, each top to bottom; hover a box for its details</text>`+"\n", left)
+	fmt.Fprintf(&b, `<text x="%.1f" y="44" font-size="10">a box: number (as in the memory plan and the trace), op, its name's end, output type; "to N", "from N": an edge to another column</text>`+"\n", left)
 
 	// Block bands: one per run of consecutive ranks of a block in a column.
 	type band struct {
