@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -108,6 +111,9 @@ func cmdBench(args []string, stdout io.Writer) error {
 		printProfile(stdout, res[0].Profile, res[0].Times, *top)
 	}
 	if *trace != "" {
+		if err := nameTraceProcess(*trace, fmt.Sprintf("%s (threads=%d)", modelName(*model), *threads)); err != nil {
+			return err
+		}
 		fmt.Fprintf(stdout, "trace of the %d timed runs written to %s (open it in ui.perfetto.dev or chrome://tracing)\n", *runs, *trace)
 	}
 	return nil
@@ -245,4 +251,25 @@ func printDeadline(w io.Writer, deadline time.Duration, times []time.Duration, c
 		fmt.Fprintf(w, ", returned after it by median %s, p90 %s, max %s", us(late[len(late)/2]), us(late[len(late)*9/10]), us(late[len(late)-1]))
 	}
 	fmt.Fprintln(w)
+}
+
+// nameTraceProcess renames the trace's process (the generated package's
+// name, which the harness makes up) after the model: the first event of a
+// Session.WriteTrace file is its process_name.
+func nameTraceProcess(path, name string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	const meta = `{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":`
+	i := bytes.Index(b, []byte(meta))
+	if i < 0 {
+		return nil
+	}
+	j := bytes.Index(b[i:], []byte("}}"))
+	if j < 0 {
+		return nil
+	}
+	out := append(append(append([]byte{}, b[:i+len(meta)]...), strconv.Quote(name)...), b[i+j:]...)
+	return os.WriteFile(path, out, 0o644)
 }

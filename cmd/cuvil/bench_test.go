@@ -139,6 +139,9 @@ func TestBenchTrace(t *testing.T) {
 			if e.Name == "thread_name" {
 				named[*e.Tid] = true
 			}
+			if e.Name == "process_name" && e.Args["name"] != modelName(m)+" (threads=2)" {
+				t.Errorf("process_name %v, want the model's name", e.Args)
+			}
 		case "B":
 			open[*e.Tid]++
 		case "E":
