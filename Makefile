@@ -44,7 +44,7 @@ vet:
 	else echo "vet: no gcc; templates/capi (cgo) not vetted"; fi
 
 unit:
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 # Each fuzz target runs briefly; crashers land in testdata/fuzz/ as
 # regression seeds, which go test then always runs.
