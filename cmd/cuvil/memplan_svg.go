@@ -217,7 +217,7 @@ func memPlanSVG(p *passes.MemPlan) string {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-weight="bold">%s</text>`, x+44, ty, html.EscapeString(shortName(e.buf.Value.Name, 36)))
 		rest := e.buf.Value.Type.String()
 		if note != "" {
-			rest = note + ", " + rest
+			rest += ", " + note
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text><text x="%.1f" y="%.1f">%s</text><text x="%.1f" y="%.1f" text-anchor="end">%s</text><text x="%.1f" y="%.1f">%s</text>`+"\n",
 			x+350, ty, size, x+360, ty, live, x+505, ty, html.EscapeString(where), x+515, ty, html.EscapeString(cutEnd(rest, 34)))
