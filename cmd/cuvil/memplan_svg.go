@@ -143,6 +143,10 @@ func memPlanSVG(p *passes.MemPlan) string {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-weight="bold">%d values sized at run time (live ranges only; not in the arenas)</text>`+"\n", left, dynTop-5, len(p.Dynamic))
 	}
 	colors := []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+	numberOf := map[*ir.Value]int{}
+	for k, e := range entries {
+		numberOf[e.buf.Value] = k + 1
+	}
 	facts := func(e entry) (size, live, where, note string) {
 		buf := e.buf
 		live = fmt.Sprintf("nodes %d-%d", buf.First, buf.Last)
@@ -151,6 +155,9 @@ func memPlanSVG(p *passes.MemPlan) string {
 		}
 		if buf.InPlace != nil {
 			note = "in place of " + shortName(buf.InPlace.Name, 28)
+			if k, ok := numberOf[buf.InPlace]; ok {
+				note = fmt.Sprintf("in place of %d", k)
+			}
 		}
 		return byteUnits(buf.Bytes), live, fmt.Sprintf("@%s", byteUnits(buf.Offset)), note
 	}
