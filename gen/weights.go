@@ -3,24 +3,40 @@ package gen
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 
 	"github.com/cuvil/cuvil/ir"
 )
+
+// weightAlign is the alignment of every constant's offset in weights.bin:
+// a cache line, so that a constant viewed in place (the embedded blob, or
+// the file mapped by NewFromFile, whose start is page aligned) starts on
+// one, and every element is naturally aligned for its Go type.
+const weightAlign = 64
 
 // weightEntry is where one constant lives in weights.bin.
 type weightEntry struct {
 	name  string
 	dtype ir.DType
 	shape []int64
-	off   int64 // byte offset, a multiple of 8
+	off   int64 // byte offset, a multiple of weightAlign
 	size  int64 // bytes
 }
 
-// packWeights lays the constants out in one little-endian blob, each at an
-// 8-byte aligned offset. Numeric and bool tensors are stored in raw_data
+// crcTable is the CRC-32 (Castagnoli) of weights.bin that the generated
+// package compiles in and NewFromFile checks (hash/crc32, std).
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// weightsSum is weights.bin's checksum.
+func weightsSum(blob []byte) uint32 { return crc32.Checksum(blob, crcTable) }
+
+// packWeights lays the constants out in one little-endian blob, each at a
+// weightAlign-aligned offset. Numeric and bool tensors are stored in raw_data
 // layout, except that the 4-bit and 2-bit dtypes take one byte per element
 // (ir.Tensor.Raw's layout; int4/int2 sign-extended); string tensors as a uint32 length followed by the bytes, for each
-// element.
+// element. That is the layout of the generated Tensor's Data on a
+// little-endian machine, so New can take the numeric constants as views of
+// the blob instead of copies.
 func packWeights(ts []*ir.Tensor) ([]byte, []weightEntry, error) {
 	var blob []byte
 	entries := make([]weightEntry, len(ts))
@@ -28,7 +44,7 @@ func packWeights(ts []*ir.Tensor) ([]byte, []weightEntry, error) {
 		if err := t.Check(); err != nil {
 			return nil, nil, fmt.Errorf("gen: constant %d: %v", i, err)
 		}
-		for len(blob)%8 != 0 {
+		for len(blob)%weightAlign != 0 {
 			blob = append(blob, 0)
 		}
 		start := len(blob)
