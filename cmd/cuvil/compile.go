@@ -56,6 +56,12 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if *out == "" {
 		return usagef("-out is required")
 	}
+	if *weights != gen.WeightsEmbed && *weights != gen.WeightsFile {
+		return usagef("-weights %q: want embed or file", *weights)
+	}
+	if *weightsPath != "" && *weights != gen.WeightsFile {
+		return usagef("-weights-path needs -weights file")
+	}
 	if err := pf.check(*model); err != nil {
 		return err
 	}
@@ -66,9 +72,6 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	}
 	opts.Sandbox, opts.MaxDim = *sandbox, *maxDim
 	opts.Weights, opts.WeightsPath = *weights, *weightsPath
-	if *weights != gen.WeightsEmbed && *weights != gen.WeightsFile {
-		return usagef("-weights %q: want embed or file", *weights)
-	}
 	if *allowOps != "" {
 		a, err := cuvilapi.ParseAllowOps(*allowOps)
 		if err != nil {
