@@ -49,8 +49,8 @@ func TestGenerateDeterministic(t *testing.T) {
 	// 3 f32 weights as the model holds them (gen decides no layout: the
 	// prepack pass, which did not run here, would pack W and W2): W 4x3,
 	// W2 3x2 and the Constant node's B, each at a 64-byte aligned offset
-	// (W at 0, B at 64, W2 at 128).
-	if got, want := len(a["weights.bin"]), 128+3*2*4; got != want {
+	// (W at 0, B at 64, W2 at 128), padded to minEmbedSize.
+	if got, want := len(a["weights.bin"]), minEmbedSize; got != want {
 		t.Errorf("weights.bin has %d bytes, want %d", got, want)
 	}
 	if !bytes.Contains(a["model.go"], []byte("// mm: MatMul(x, W) -> y.out")) {

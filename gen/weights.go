@@ -58,5 +58,15 @@ func packWeights(ts []*ir.Tensor) ([]byte, []weightEntry, error) {
 		}
 		entries[i] = weightEntry{name: t.Name, dtype: t.DType, shape: t.Shape, off: int64(start), size: int64(len(blob) - start)}
 	}
+	if len(blob) > 0 && len(blob) < minEmbedSize {
+		blob = append(blob, make([]byte, minEmbedSize-len(blob))...)
+	}
 	return blob, entries, nil
 }
+
+// minEmbedSize is the smallest weights.bin gen writes (zeros pad a smaller
+// one): the Go compiler embeds a file of at most 1 KiB as a string literal,
+// which the linker may place at any address, and a larger one as a symbol
+// of its own, which it aligns like other data (32 bytes on amd64 and
+// arm64), so that New's views of it are aligned on every machine.
+const minEmbedSize = 1025

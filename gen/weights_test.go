@@ -32,6 +32,12 @@ func TestPackWeightsAligned(t *testing.T) {
 			t.Errorf("%s: the blob does not hold its bytes at %d", e.name, e.off)
 		}
 	}
+	if len(blob) != minEmbedSize {
+		t.Errorf("weights.bin of %d bytes, want it padded to %d", len(blob), minEmbedSize)
+	}
+	if blob, _, err := packWeights(nil); err != nil || len(blob) != 0 {
+		t.Errorf("no constants: %d bytes, %v; want an empty weights.bin", len(blob), err)
+	}
 	if weightsSum(nil) != 0 || weightsSum([]byte("123456789")) != 0xe3069283 {
 		t.Errorf("weightsSum is not CRC-32C: %08x", weightsSum([]byte("123456789")))
 	}

@@ -291,6 +291,9 @@ func cuvilCheckWeights(t *testing.T, blob string, sum uint32, table []cuvilConst
 	if blob != "" {
 		start = uintptr(unsafe.Pointer(unsafe.StringData(blob)))
 	}
+	if cuvilLittleEndian && len(blob) > 1024 && start%8 != 0 {
+		t.Errorf("the weights blob is at a misaligned address (%#x): every constant is a copy", start)
+	}
 	for i := range table {
 		c := &table[i]
 		if !cuvilSameTensor(&consts[i], &fresh[i]) {
