@@ -54,6 +54,10 @@ const (
 	WeightsFile  = "file"
 )
 
+// maxEmbedBytes is the largest file the Go compiler embeds (2e9 bytes,
+// cmd/compile/internal/staticdata's maxFileSize); a variable for tests.
+var maxEmbedBytes int64 = 2e9
+
 // weightsFiles are the files gen writes whole into a WeightsFile package:
 // templates/ name -> package file name.
 var weightsFiles = [][2]string{{"gen_weights.go", "weights.go"}, {"gen_weights_mmap.go", "weights_mmap.go"}, {"gen_weights_nommap.go", "weights_nommap.go"}}
@@ -130,6 +134,9 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	blob, table, err := packWeights(c.constTensors)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Weights == WeightsEmbed && int64(len(blob)) > maxEmbedBytes {
+		return nil, fmt.Errorf("gen: weights.bin takes %s, more than go:embed takes (%s, a limit of the Go toolchain): compile with -weights file to load it at run time", FormatBytes(int64(len(blob))), FormatBytes(maxEmbedBytes))
 	}
 	c.table = table
 	c.weightsMode, c.weightsSum, c.weightsSize = opts.Weights, weightsSum(blob), int64(len(blob))

@@ -97,6 +97,14 @@ func TestWeightsModeFiles(t *testing.T) {
 	if !bytes.Contains(file["doc.go"], []byte("not embedded (-weights file)")) {
 		t.Errorf("doc.go does not say the weights are not embedded")
 	}
+	defer func(n int64) { maxEmbedBytes = n }(maxEmbedBytes)
+	maxEmbedBytes = 1000
+	if _, err := Generate(tinyModel(), Options{Package: "tiny"}); err == nil || !strings.Contains(err.Error(), "compile with -weights file") {
+		t.Errorf("weights past go:embed's limit: %v", err)
+	}
+	if _, err := Generate(tinyModel(), Options{Package: "tiny", Weights: WeightsFile}); err != nil {
+		t.Errorf("weights past go:embed's limit, -weights file: %v", err)
+	}
 	if _, err := Generate(tinyModel(), Options{Package: "tiny", Weights: "mmap"}); err == nil || !strings.Contains(err.Error(), `weights mode "mmap"`) {
 		t.Errorf("unknown mode: %v", err)
 	}
