@@ -15,6 +15,7 @@
 package cuvil
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -199,6 +200,9 @@ func Compile(opts Options) error {
 			fmt.Fprintf(opts.Verbose, "  %-24s %9d bytes\n", name, len(files[name]))
 		}
 		fmt.Fprintf(opts.Verbose, "wrote package %s to %s (%d files, %d bytes)\n", opts.Pkg, opts.Out, len(files), total)
+		if opts.WeightsPath != "" {
+			fmt.Fprintf(opts.Verbose, "wrote the weights to %s (%d bytes)\n", opts.WeightsPath, len(blob))
+		}
 	}
 	return nil
 }
@@ -241,6 +245,9 @@ func weightsTestPath(out, path string) (string, error) {
 // writeFileAtomic writes b to path through a temporary file beside it, so
 // a model loading path meanwhile sees the old file or the new one whole.
 func writeFileAtomic(path string, b []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return nil // unchanged: keep its modification time, as WritePackage does
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cuvil: %v", err)
