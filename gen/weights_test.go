@@ -113,8 +113,8 @@ func TestWeightsModeFiles(t *testing.T) {
 // TestWeightsModesRun builds and tests the tiny model's package in both
 // modes (TestWeightsInPlace in both; TestWeightsFile, with its truncated and
 // corrupted copies, in file mode, once with the weights beside the package
-// and once elsewhere), and vets the file package for a big-endian machine,
-// for one without mmap and with the purego tag.
+// and once elsewhere), and vets both packages for a big-endian machine,
+// for systems without mmap and with the purego tag.
 func TestWeightsModesRun(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -146,9 +146,6 @@ func TestWeightsModesRun(t *testing.T) {
 				return
 			}
 			out := goTestWith(t, "tiny", files, func(root string) {
-				if tc.opts.Weights != WeightsFile {
-					return
-				}
 				for _, target := range [][]string{{"GOARCH=s390x"}, {"GOOS=windows"}, {"GOOS=plan9"}, {"GOFLAGS=-buildvcs=false -tags=purego"}} {
 					cmd := exec.Command("go", "vet", "./...")
 					cmd.Dir = root
