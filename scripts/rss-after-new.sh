@@ -1,10 +1,10 @@
 #!/bin/sh
 # rss-after-new.sh MODEL.onnx [CUVIL] [embed|file]: compiles MODEL with CUVIL
-# (default: go run ./cmd/cuvil) into a throwaway module, builds a program
+# (default: ./cmd/cuvil, built here) into a throwaway module, builds a program
 # that loads it and prints the process's VmRSS (from /proc/self/status,
 # Linux) before New, after New (NewFromFile with file), after NewSession and
-# after the first Run, next to the size of weights.bin. docs/performance.md
-# records its figures for resnet50.
+# after the first Run, next to the size of weights.bin, and how long New
+# took (wall time). docs/performance.md records its figures for resnet50.
 set -e
 model=$(realpath "$1")
 cuvil=${2:-}
@@ -36,6 +36,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"time"
 
 	"rss/m"
 )
@@ -60,12 +61,14 @@ func main() {
 	runtime.GC()
 	fmt.Printf("weights.bin: %d kB\n", st.Size()/1024)
 	fmt.Printf("VmRSS before New: %s\n", rss())
+	start := time.Now()
 	model, err := $load
+	took := time.Since(start)
 	if err != nil {
 		panic(err)
 	}
 	runtime.GC()
-	fmt.Printf("VmRSS after New: %s\n", rss())
+	fmt.Printf("VmRSS after New: %s (New took %v)\n", rss(), took)
 	s := model.NewSession()
 	fmt.Printf("VmRSS after NewSession: %s\n", rss())
 	in := m.Input{}
