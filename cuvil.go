@@ -15,6 +15,7 @@
 package cuvil
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -110,6 +111,16 @@ type Options struct {
 	// MaxDim bounds every constant dim of every value, declared or
 	// inferred (0: no limit, or SandboxMaxDim with Sandbox; -1: no limit).
 	MaxDim int64
+	// Weights (-weights) is where the weights live: "embed" (or "", the
+	// default) embeds weights.bin in the package, and New reads it in
+	// place; "file" writes weights.bin beside the package (or to
+	// WeightsPath) without embedding it, and the generated NewFromFile(path)
+	// or NewFromReader(r, size) loads it at run time, checking its size and
+	// checksum; New then returns an error saying so.
+	Weights string
+	// WeightsPath (-weights-path), with Weights "file", is where
+	// weights.bin is written instead of beside the package.
+	WeightsPath string
 }
 
 // Compile compiles opts.Model into a Go package in opts.Out. Writing the
@@ -120,6 +131,9 @@ func Compile(opts Options) error {
 	}
 	if opts.Pkg == "" {
 		opts.Pkg = filepath.Base(filepath.Clean(opts.Out))
+	}
+	if err := checkWeightsOptions(&opts); err != nil {
+		return err
 	}
 	pr := startProgress(opts.Progress)
 	defer pr.stop()
@@ -134,8 +148,14 @@ func Compile(opts Options) error {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	pr.phase("generating", 65)
+	testPath := ""
+	if opts.WeightsPath != "" {
+		if testPath, err = weightsTestPath(opts.Out, opts.WeightsPath); err != nil {
+			return err
+		}
+	}
 	files, err := gen.Generate(m, gen.Options{Package: opts.Pkg, Source: filepath.Base(opts.Model), Passes: ran, CustomOps: custom,
-		MaxArena: opts.MaxArena, MaxWeights: opts.MaxWeights})
+		MaxArena: opts.MaxArena, MaxWeights: opts.MaxWeights, Weights: opts.Weights, WeightsTestPath: testPath})
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.Model, err)
 	}
@@ -153,8 +173,18 @@ func Compile(opts Options) error {
 		}
 	}
 	pr.phase("writing", 90)
+	var blob []byte
+	if opts.WeightsPath != "" {
+		blob = files["weights.bin"]
+		delete(files, "weights.bin")
+	}
 	if err := gen.WritePackageWith(opts.Out, files, gen.WriteOptions{Force: opts.Force}); err != nil {
 		return err
+	}
+	if opts.WeightsPath != "" {
+		if err := writeFileAtomic(opts.WeightsPath, blob); err != nil {
+			return err
+		}
 	}
 	pr.done()
 	if opts.Verbose != nil {
@@ -170,6 +200,76 @@ func Compile(opts Options) error {
 			fmt.Fprintf(opts.Verbose, "  %-24s %9d bytes\n", name, len(files[name]))
 		}
 		fmt.Fprintf(opts.Verbose, "wrote package %s to %s (%d files, %d bytes)\n", opts.Pkg, opts.Out, len(files), total)
+		if opts.WeightsPath != "" {
+			fmt.Fprintf(opts.Verbose, "wrote the weights to %s (%d bytes)\n", opts.WeightsPath, len(blob))
+		}
+	}
+	return nil
+}
+
+// checkWeightsOptions checks Weights and WeightsPath.
+func checkWeightsOptions(opts *Options) error {
+	switch opts.Weights {
+	case "", gen.WeightsEmbed:
+		if opts.WeightsPath != "" {
+			return fmt.Errorf("cuvil: a weights path (%s) needs the file weights mode (-weights file)", opts.WeightsPath)
+		}
+	case gen.WeightsFile:
+		if opts.CShared {
+			return fmt.Errorf("cuvil: the C API (-cshared) loads the model with New, which needs the weights embedded: drop -weights file")
+		}
+	default:
+		return fmt.Errorf("cuvil: weights mode %q: want embed or file", opts.Weights)
+	}
+	return nil
+}
+
+// weightsTestPath is the weights file's path as the generated tests,
+// which run in the package folder out, find it: relative to out where it
+// can be, else absolute.
+func weightsTestPath(out, path string) (string, error) {
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return "", fmt.Errorf("cuvil: %v", err)
+	}
+	absPath, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("cuvil: %v", err)
+	}
+	if rel, err := filepath.Rel(absOut, absPath); err == nil {
+		return filepath.ToSlash(rel), nil
+	}
+	return absPath, nil
+}
+
+// writeFileAtomic writes b to path through a temporary file beside it, so
+// a model loading path meanwhile sees the old file or the new one whole.
+func writeFileAtomic(path string, b []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return nil // unchanged: keep its modification time, as WritePackage does
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cuvil: %v", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("cuvil: %v", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cuvil: writing the weights: %v", err)
 	}
 	return nil
 }

@@ -61,7 +61,11 @@ func (c *compiled) docFile(m *ir.Model, opts Options, header string, weightBytes
 		plan += fmt.Sprintf(", plus %d values sized at run time", d)
 	}
 	add("%s.", plan)
-	add("Weights: %d constants, %d bytes in weights.bin. Kernel calls: %d.", len(c.constTensors), weightBytes, len(c.nodes))
+	if opts.Weights == WeightsFile {
+		add("Weights: %d constants, %d bytes in weights.bin (CRC-32C %08x), not embedded (-weights file): load them with NewFromFile(path) or NewFromReader. Kernel calls: %d.", len(c.constTensors), weightBytes, c.weightsSum, len(c.nodes))
+	} else {
+		add("Weights: %d constants, %d bytes in weights.bin, embedded and read in place by New. Kernel calls: %d.", len(c.constTensors), weightBytes, len(c.nodes))
+	}
 	add("Runtime and kernels copied from cuvil's templates: %d files (%d of them assembly), %d bytes.", copied.files, copied.asm, copied.bytes)
 
 	var b strings.Builder

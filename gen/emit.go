@@ -193,7 +193,9 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f := jen.NewFile(pkg)
 	f.HeaderComment(header)
 
-	f.Anon("embed")
+	if c.weightsMode != WeightsFile {
+		f.Anon("embed")
+	}
 
 	// Input and Output.
 	f.Comment("Input holds the model's inputs. Every field must be set.")
@@ -214,8 +216,20 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Line()
 
 	// Tables.
-	f.Comment("//go:embed weights.bin")
-	f.Var().Id("cuvilWeights").Index().Byte()
+	if c.weightsMode == WeightsFile {
+		f.Comment("The weights are not embedded (compiled with -weights file): NewFromFile and")
+		f.Comment("NewFromReader load a weights.bin of this size and CRC-32C.")
+	} else {
+		f.Add(lineComment("cuvilWeights is weights.bin, in read-only memory: New takes the", "constants as views of it."))
+		f.Comment("//go:embed weights.bin")
+		f.Var().Id("cuvilWeights").String()
+		f.Line()
+		f.Comment("The size and CRC-32C of weights.bin.")
+	}
+	f.Const().Defs(
+		jen.Id("cuvilWeightsSize").Op("=").Lit(int(c.weightsSize)),
+		jen.Id("cuvilWeightsCRC").Op("=").Id(fmt.Sprintf("0x%08x", c.weightsSum)),
+	)
 	f.Line()
 	f.Comment("cuvilConsts says where each constant lives in weights.bin.")
 	f.Var().Id("cuvilConsts").Op("=").Index(jen.Op("...")).Id("cuvilConst").ValuesFunc(func(g *jen.Group) {
@@ -309,16 +323,55 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Line()
 
 	// Model.
-	f.Add(lineComment("Model is the compiled model: its decoded weights. It is immutable after", "New and safe for concurrent use."))
+	f.Add(lineComment("Model is the compiled model: its weights. It is immutable after", "New and safe for concurrent use."))
 	f.Type().Id("Model").Struct(
 		jen.Id("consts").Index(jen.Lit(len(c.constTensors))).Id("Tensor"),
+		jen.Id("weights").String(), // the blob the constants are views of
 		jen.Id("pool").Qual("sync", "Pool"),
 	)
 	f.Line()
-	f.Comment("New decodes the embedded weights. Call it once and share the Model.")
-	f.Func().Id("New").Params().Params(jen.Op("*").Id("Model"), jen.Error()).Block(
-		jen.Id("m").Op(":=").Op("&").Id("Model").Values(),
-		jen.If(jen.Err().Op(":=").Id("cuvilDecode").Call(jen.Id("cuvilWeights"), jen.Id("cuvilConsts").Index(jen.Op(":")), jen.Id("m").Dot("consts").Index(jen.Op(":"))), jen.Err().Op("!=").Nil()).Block(
+	if c.weightsMode == WeightsFile {
+		f.Add(lineComment("New returns an error: this package was compiled with -weights file, so", "its weights are not embedded. Use NewFromFile or NewFromReader."))
+		f.Func().Id("New").Params().Params(jen.Op("*").Id("Model"), jen.Error()).Block(
+			jen.Return(jen.Nil(), jen.Id("errCuvilNoEmbed")),
+		)
+		f.Line()
+		f.Add(lineComment(
+			"NewFromFile loads the weights from path, the weights.bin written with this",
+			"package (or a copy of it). The file is mapped read-only where the platform",
+			"can (linux, darwin), else read into memory; its size and checksum must be",
+			"those compiled in, else the error says it is truncated, corrupted or from",
+			"another compile. A mapped file must not change while the model uses it",
+			"(write new weights to a new file and rename it into place). Call it once",
+			"and share the Model; the mapping goes when the Model is unreachable."))
+		f.Func().Id("NewFromFile").Params(jen.Id("path").String()).Params(jen.Op("*").Id("Model"), jen.Error()).Block(
+			jen.List(jen.Id("blob"), jen.Id("release"), jen.Err()).Op(":=").Id("cuvilOpenWeights").Call(jen.Id("path"), jen.Id("cuvilWeightsSize"), jen.Id("cuvilWeightsCRC")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("cuvilNewModel").Call(jen.Id("blob")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("release").Call(), jen.Return(jen.Nil(), jen.Err())),
+			jen.Qual("runtime", "AddCleanup").Call(jen.Id("m"), jen.Func().Params(jen.Id("release").Func().Params()).Block(jen.Id("release").Call()), jen.Id("release")),
+			jen.Return(jen.Id("m"), jen.Nil()),
+		)
+		f.Line()
+		f.Add(lineComment(
+			"NewFromReader reads size bytes of weights (weights.bin's contents) from r",
+			"into memory and checks their size and checksum as NewFromFile does."))
+		f.Func().Id("NewFromReader").Params(jen.Id("r").Qual("io", "ReaderAt"), jen.Id("size").Int64()).Params(jen.Op("*").Id("Model"), jen.Error()).Block(
+			jen.List(jen.Id("blob"), jen.Err()).Op(":=").Id("cuvilReadWeights").Call(jen.Id("r"), jen.Id("size"), jen.Id("cuvilWeightsSize"), jen.Id("cuvilWeightsCRC")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Id("cuvilNewModel").Call(jen.Id("blob"))),
+		)
+	} else {
+		f.Add(lineComment("New loads the embedded weights: the numeric constants are views of", "them, not copies (see cuvilLoad). Call it once and share the Model."))
+		f.Func().Id("New").Params().Params(jen.Op("*").Id("Model"), jen.Error()).Block(
+			jen.Return(jen.Id("cuvilNewModel").Call(jen.Id("cuvilWeights"))),
+		)
+	}
+	f.Line()
+	f.Comment("cuvilNewModel makes a Model of the constants in blob.")
+	f.Func().Id("cuvilNewModel").Params(jen.Id("blob").String()).Params(jen.Op("*").Id("Model"), jen.Error()).Block(
+		jen.Id("m").Op(":=").Op("&").Id("Model").Values(jen.Id("weights").Op(":").Id("blob")),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("cuvilLoad").Call(jen.Id("blob"), jen.Id("cuvilConsts").Index(jen.Op(":")), jen.Id("m").Dot("consts").Index(jen.Op(":")), jen.False()), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Err()),
 		),
 		jen.Id("m").Dot("pool").Dot("New").Op("=").Func().Params().Any().Block(jen.Return(jen.Id("m").Dot("NewSession").Call())),
@@ -492,7 +545,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, error) {
+func (c *compiled) testFile(pkg, header string, dims map[string]int, weightsPath string) ([]byte, error) {
 	dimOf := func(d ir.Dim) (int, bool) {
 		if d.IsConst() {
 			return int(d.Size), true
@@ -525,8 +578,20 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 	f.Func().Id("cuvilTestInput").Params().Id("Input").Block(jen.Return(jen.Id("Input").Values(inputs...)))
 	f.Line()
 
+	if c.weightsMode == WeightsFile {
+		f.Comment("cuvilTestWeightsPath is the weights file, relative to the package folder.")
+		f.Const().Id("cuvilTestWeightsPath").Op("=").Lit(weightsPath)
+		f.Line()
+		f.Comment("cuvilTestModel loads the model as the tests use it.")
+		f.Func().Id("cuvilTestModel").Params().Params(jen.Op("*").Id("Model"), jen.Error()).Block(jen.Return(jen.Id("NewFromFile").Call(jen.Id("cuvilTestWeightsPath"))))
+	} else {
+		f.Comment("cuvilTestModel loads the model as the tests use it.")
+		f.Func().Id("cuvilTestModel").Params().Params(jen.Op("*").Id("Model"), jen.Error()).Block(jen.Return(jen.Id("New").Call()))
+	}
+	f.Line()
+
 	f.Func().Id("TestRun").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
-		g.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call()
+		g.List(jen.Id("m"), jen.Err()).Op(":=").Id("cuvilTestModel").Call()
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err()))
 		g.Id("s").Op(":=").Id("m").Dot("NewSession").Call()
 		g.Defer().Id("s").Dot("Close").Call()
@@ -569,7 +634,7 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 	f.Comment("TestProfile: a profiled session times every node of the main graph, within")
 	f.Comment("the runs' wall time, and still allocates nothing per run.")
 	f.Func().Id("TestProfile").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call(),
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("cuvilTestModel").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
 		jen.Id("s").Op(":=").Id("m").Dot("NewSession").Call(jen.Id("WithProfile").Call()),
 		jen.Defer().Id("s").Dot("Close").Call(),
@@ -631,7 +696,7 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 	f.Comment("to the same results.")
 	f.Func().Id("TestRunContext").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
 		fatal := jen.Id("t").Dot("Fatal").Call(jen.Err())
-		g.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call()
+		g.List(jen.Id("m"), jen.Err()).Op(":=").Id("cuvilTestModel").Call()
 		g.If(jen.Err().Op("!=").Nil()).Block(fatal)
 		g.Id("s").Op(":=").Id("m").Dot("NewSession").Call()
 		g.Defer().Id("s").Dot("Close").Call()
@@ -667,6 +732,56 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 	})
 	f.Line()
 
+	f.Comment("TestWeightsInPlace: runs on sessions of 1 and 3 threads leave the weights as")
+	f.Comment("they were loaded (they are read-only memory: a kernel writing one would")
+	f.Comment("fault), and the numeric ones are views of the blob, not copies.")
+	f.Func().Id("TestWeightsInPlace").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("cuvilTestModel").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+		jen.Id("in").Op(":=").Id("cuvilTestInput").Call(),
+		jen.For(jen.List(jen.Id("_"), jen.Id("threads")).Op(":=").Range().Index().Int().Values(jen.Lit(1), jen.Lit(3))).Block(
+			jen.Id("s").Op(":=").Id("m").Dot("NewSession").Call(jen.Id("WithThreads").Call(jen.Id("threads"))),
+			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(2), jen.Id("i").Op("++")).Block(
+				jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("s").Dot("Run").Call(jen.Id("in")), jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+			),
+			jen.Id("s").Dot("Close").Call(),
+		),
+		jen.Id("cuvilCheckWeights").Call(jen.Id("t"), jen.Id("m").Dot("weights"), jen.Id("cuvilWeightsCRC"), jen.Id("cuvilConsts").Index(jen.Op(":")), jen.Id("m").Dot("consts").Index(jen.Op(":"))),
+	)
+	f.Line()
+
+	if c.weightsMode == WeightsFile {
+		fatal := jen.Id("t").Dot("Fatal").Call(jen.Err())
+		f.Comment("TestWeightsFile: New refuses, NewFromFile and NewFromReader load the weights")
+		f.Comment("file to the same results and refuse a missing, truncated, longer or corrupted one.")
+		f.Func().Id("TestWeightsFile").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+			g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("New").Call(), jen.Err().Op("==").Nil().Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit("NewFromFile"))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("New: %v, want an error naming NewFromFile"), jen.Err()),
+			)
+			g.Id("cuvilCheckWeightsFile").Call(jen.Id("t"), jen.Id("cuvilTestWeightsPath"), jen.Id("cuvilWeightsSize"),
+				jen.Func().Params(jen.Id("path").String()).Error().Block(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("NewFromFile").Call(jen.Id("path")), jen.Return(jen.Err())),
+				jen.Func().Params(jen.Id("r").Qual("io", "ReaderAt"), jen.Id("size").Int64()).Error().Block(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("NewFromReader").Call(jen.Id("r"), jen.Id("size")), jen.Return(jen.Err())),
+			)
+			g.List(jen.Id("data"), jen.Err()).Op(":=").Qual("os", "ReadFile").Call(jen.Id("cuvilTestWeightsPath"))
+			g.If(jen.Err().Op("!=").Nil()).Block(fatal)
+			g.List(jen.Id("a"), jen.Err()).Op(":=").Id("NewFromFile").Call(jen.Id("cuvilTestWeightsPath"))
+			g.If(jen.Err().Op("!=").Nil()).Block(fatal)
+			g.List(jen.Id("b"), jen.Err()).Op(":=").Id("NewFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id("data")), jen.Int64().Call(jen.Len(jen.Id("data"))))
+			g.If(jen.Err().Op("!=").Nil()).Block(fatal)
+			g.Id("in").Op(":=").Id("cuvilTestInput").Call()
+			g.List(jen.Id("want"), jen.Err()).Op(":=").Id("a").Dot("Run").Call(jen.Qual("context", "Background").Call(), jen.Id("in"))
+			g.If(jen.Err().Op("!=").Nil()).Block(fatal)
+			g.List(jen.Id("got"), jen.Err()).Op(":=").Id("b").Dot("Run").Call(jen.Qual("context", "Background").Call(), jen.Id("in"))
+			g.If(jen.Err().Op("!=").Nil()).Block(fatal)
+			for i, v := range c.outputs {
+				g.If(jen.Op("!").Id("cuvilSameTensor").Call(jen.Id("got").Dot(c.outNames[i]), jen.Id("want").Dot(c.outNames[i]))).Block(
+					jen.Id("t").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("output %q: NewFromReader's model and NewFromFile's differ", v.Name))),
+				)
+			}
+		})
+		f.Line()
+	}
+
 	if len(c.inputs) > 0 {
 		v := c.inputs[0]
 		wrong := ir.F32
@@ -674,7 +789,7 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int) ([]byte, er
 			wrong = ir.I64
 		}
 		f.Func().Id("TestGuard").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call(),
+			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("cuvilTestModel").Call(),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
 			jen.Id("in").Op(":=").Id("cuvilTestInput").Call(),
 			jen.Id("in").Dot(c.inNames[0]).Op("=").Id("cuvilTestTensor").Call(dtypeID(wrong), jen.Id("in").Dot(c.inNames[0]).Dot("Shape"), jen.Lit(1)),

@@ -36,7 +36,31 @@ type Options struct {
 	// DefaultMaxArena and DefaultMaxWeights. A model past either is
 	// refused at compile time, naming its largest values.
 	MaxArena, MaxWeights int64
+	// Weights is where the package's weights live: WeightsEmbed (or "",
+	// the default) embeds weights.bin with go:embed and New reads it in
+	// place; WeightsFile writes weights.bin beside the package without
+	// embedding it, and the generated NewFromFile and NewFromReader load it
+	// at run time, checking its size and checksum (New returns an error).
+	Weights string
+	// WeightsTestPath is, with WeightsFile, the weights file's path
+	// relative to the package folder, for model_test.go (default
+	// "weights.bin": beside the package).
+	WeightsTestPath string
 }
+
+// The Options.Weights modes (compile -weights).
+const (
+	WeightsEmbed = "embed"
+	WeightsFile  = "file"
+)
+
+// maxEmbedBytes is the largest file the Go compiler embeds (2e9 bytes,
+// cmd/compile/internal/staticdata's maxFileSize); a variable for tests.
+var maxEmbedBytes int64 = 2e9
+
+// weightsFiles are the files gen writes whole into a WeightsFile package:
+// templates/ name -> package file name.
+var weightsFiles = [][2]string{{"gen_weights.go", "weights.go"}, {"gen_weights_mmap.go", "weights_mmap.go"}, {"gen_weights_nommap.go", "weights_nommap.go"}}
 
 // The default limits (compile -max-arena, -max-weights raise them).
 const (
@@ -46,7 +70,7 @@ const (
 
 // names that model.go and support.go declare; a templates file declaring
 // one of them cannot be copied next to them.
-var generatedNames = []string{"Input", "Output", "Model", "Session", "New"}
+var generatedNames = []string{"Input", "Output", "Model", "Session", "New", "NewFromFile", "NewFromReader"}
 
 // Generate lowers a model whose types have been inferred to the files of a
 // Go package: file name -> contents. The result depends only on the model
@@ -60,6 +84,16 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	}
 	if len(m.Graph.Outputs) == 0 {
 		return nil, fmt.Errorf("gen: graph %q has no outputs: there is nothing to compute", m.Graph.Name)
+	}
+	switch opts.Weights {
+	case "":
+		opts.Weights = WeightsEmbed
+	case WeightsEmbed, WeightsFile:
+	default:
+		return nil, fmt.Errorf("gen: weights mode %q: want %q or %q", opts.Weights, WeightsEmbed, WeightsFile)
+	}
+	if opts.WeightsTestPath == "" {
+		opts.WeightsTestPath = "weights.bin"
 	}
 	if opts.Source == "" {
 		opts.Source = filepath.Base(m.Path)
@@ -101,7 +135,11 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Weights == WeightsEmbed && int64(len(blob)) > maxEmbedBytes {
+		return nil, fmt.Errorf("gen: weights.bin takes %s, more than go:embed takes (%s, a limit of the Go toolchain): compile with -weights file to load it at run time", FormatBytes(int64(len(blob))), FormatBytes(maxEmbedBytes))
+	}
 	c.table = table
+	c.weightsMode, c.weightsSum, c.weightsSize = opts.Weights, weightsSum(blob), int64(len(blob))
 	out["weights.bin"] = blob
 
 	add := func(name string, src []byte) error {
@@ -143,8 +181,15 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err := add("support.go", wholeFile("gen_support.go", opts.Package, header)); err != nil {
 		return nil, err
 	}
+	if opts.Weights == WeightsFile {
+		for _, f := range weightsFiles {
+			if err := add(f[1], wholeFile(f[0], opts.Package, header)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if !opts.NoTest {
-		test, err := c.testFile(opts.Package, header, opts.TestDims)
+		test, err := c.testFile(opts.Package, header, opts.TestDims, opts.WeightsTestPath)
 		if err != nil {
 			return nil, err
 		}
@@ -201,6 +246,11 @@ type compiled struct {
 	tensorIndex  map[*ir.Tensor]int // tensor attribute -> index into Model.consts
 	constTensors []*ir.Tensor
 	table        []weightEntry
+	// weightsMode is Options.Weights; weightsSum and weightsSize
+	// weights.bin's checksum and size, compiled into model.go.
+	weightsMode string
+	weightsSum  uint32
+	weightsSize int64
 
 	nodes []loweredNode
 	plan  *memPlan

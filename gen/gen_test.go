@@ -48,8 +48,9 @@ func TestGenerateDeterministic(t *testing.T) {
 	}
 	// 3 f32 weights as the model holds them (gen decides no layout: the
 	// prepack pass, which did not run here, would pack W and W2): W 4x3,
-	// W2 3x2 and the Constant node's B, each 8-byte aligned.
-	if got, want := len(a["weights.bin"]), 4*3*4+3*2*4+8; got != want {
+	// W2 3x2 and the Constant node's B, each at a 64-byte aligned offset
+	// (W at 0, B at 64, W2 at 128), padded to minEmbedSize.
+	if got, want := len(a["weights.bin"]), minEmbedSize; got != want {
 		t.Errorf("weights.bin has %d bytes, want %d", got, want)
 	}
 	if !bytes.Contains(a["model.go"], []byte("// mm: MatMul(x, W) -> y.out")) {
@@ -128,6 +129,13 @@ func TestPlanSharesMemory(t *testing.T) {
 // (and go vet) there.
 func goTest(t *testing.T, pkg string, files map[string][]byte) string {
 	t.Helper()
+	return goTestWith(t, pkg, files, nil)
+}
+
+// goTestWith is goTest with a hook that runs in the module root after the
+// package is written, before go vet and go test.
+func goTestWith(t *testing.T, pkg string, files map[string][]byte, hook func(root string)) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a generated package; skipped in -short mode")
 	}
@@ -137,6 +145,9 @@ func goTest(t *testing.T, pkg string, files map[string][]byte) string {
 	}
 	if err := WritePackage(filepath.Join(root, pkg), files); err != nil {
 		t.Fatal(err)
+	}
+	if hook != nil {
+		hook(root)
 	}
 	cmd := exec.Command("go", "vet", "./...")
 	cmd.Dir = root

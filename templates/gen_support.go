@@ -1,10 +1,12 @@
 package templates
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
+	"strings"
+	"unsafe"
 )
 
 // This file is the same in every package cuvil generates: the input guards,
@@ -173,80 +175,171 @@ func cuvilDataLen(t *Tensor) int {
 	return -1
 }
 
-// cuvilDecode fills out[i] from table[i] and the weights blob.
-func cuvilDecode(blob []byte, table []cuvilConst, out []Tensor) error {
+// cuvilLittleEndian: this machine stores numbers as weights.bin does, so a
+// numeric constant can be a view of the blob (a variable so that tests can
+// take the copying path big-endian machines take).
+var cuvilLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// cuvilLoad fills out[i] from table[i] and the weights blob (the embedded
+// weights.bin, or the file NewFromFile mapped). A numeric constant is a view
+// of the blob, no copy, when the machine is little-endian and the constant
+// is aligned for its Go type (gen aligns every offset to 64 bytes; the blob's
+// start is aligned by the linker or the mapping); otherwise, and for bool
+// and string constants and with copyAll, it is decoded into memory of its
+// own. The views are read-only memory: kernels never write their inputs. It
+// returns how many constants are views.
+func cuvilLoad(blob string, table []cuvilConst, out []Tensor, copyAll bool) (views int, err error) {
 	for i := range table {
 		c := &table[i]
-		if c.off < 0 || c.size < 0 || c.off+c.size > len(blob) {
-			return fmt.Errorf("weights.bin: constant %q at [%d,%d) is outside the %d-byte blob", c.name, c.off, c.off+c.size, len(blob))
+		if c.off < 0 || c.size < 0 || c.off > len(blob) || c.size > len(blob)-c.off {
+			return 0, fmt.Errorf("weights.bin: constant %q at [%d,%d) is outside the %d-byte blob", c.name, c.off, c.off+c.size, len(blob))
 		}
 		b := blob[c.off : c.off+c.size]
 		t := &out[i]
-		t.Resize(c.dtype, c.shape...)
-		n := t.Len()
-		if c.dtype == String {
-			s := t.Str()
-			for j := 0; j < n; j++ {
-				if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) > len(b)-4 {
-					return fmt.Errorf("weights.bin: string constant %q is truncated", c.name)
+		n := 1
+		for _, d := range c.shape {
+			if d < 0 || d != 0 && n > (1<<48)/d {
+				return 0, fmt.Errorf("weights.bin: constant %q has a bad shape %v", c.name, c.shape)
+			}
+			n *= d
+		}
+		if c.dtype != String {
+			if want := n * cuvilElemSize(c.dtype); len(b) != want || want == 0 && n != 0 {
+				return 0, fmt.Errorf("weights.bin: constant %q has %d bytes, shape %v of %s wants %d", c.name, len(b), c.shape, c.dtype.String(), want)
+			}
+			if !copyAll && n > 0 {
+				if v := cuvilWeightView(b, c.dtype, n); v != nil {
+					*t = Tensor{DType: c.dtype, Shape: append(make([]int, 0, len(c.shape)), c.shape...), Data: v}
+					views++
+					continue
 				}
-				l := int(binary.LittleEndian.Uint32(b))
-				s[j] = string(b[4 : 4+l])
-				b = b[4+l:]
 			}
-			continue
 		}
-		if want := n * cuvilElemSize(c.dtype); len(b) != want {
-			return fmt.Errorf("weights.bin: constant %q has %d bytes, shape %v of %s wants %d", c.name, len(b), c.shape, c.dtype.String(), want)
-		}
-		switch d := t.Data.(type) {
-		case []float32:
-			for j := range d {
-				d[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
-			}
-		case []float64:
-			for j := range d {
-				d[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
-			}
-		case []uint16:
-			for j := range d {
-				d[j] = binary.LittleEndian.Uint16(b[2*j:])
-			}
-		case []int16:
-			for j := range d {
-				d[j] = int16(binary.LittleEndian.Uint16(b[2*j:]))
-			}
-		case []int8:
-			for j := range d {
-				d[j] = int8(b[j])
-			}
-		case []uint8:
-			copy(d, b)
-		case []int32:
-			for j := range d {
-				d[j] = int32(binary.LittleEndian.Uint32(b[4*j:]))
-			}
-		case []uint32:
-			for j := range d {
-				d[j] = binary.LittleEndian.Uint32(b[4*j:])
-			}
-		case []int64:
-			for j := range d {
-				d[j] = int64(binary.LittleEndian.Uint64(b[8*j:]))
-			}
-		case []uint64:
-			for j := range d {
-				d[j] = binary.LittleEndian.Uint64(b[8*j:])
-			}
-		case []bool:
-			for j := range d {
-				d[j] = b[j] != 0
-			}
-		default:
-			return fmt.Errorf("weights.bin: constant %q has unsupported dtype %s", c.name, c.dtype.String())
+		t.Resize(c.dtype, c.shape...)
+		if err := cuvilDecodeInto(t, b, c.name); err != nil {
+			return 0, err
 		}
 	}
+	return views, nil
+}
+
+// cuvilWeightView returns b as a slice of n elements of dt's Go type, or
+// nil where it cannot be one: a big-endian machine, a misaligned address,
+// and bool (whose bytes Go requires to be 0 or 1) and string dtypes.
+func cuvilWeightView(b string, dt DType, n int) any {
+	size := cuvilElemSize(dt)
+	if !cuvilLittleEndian || size == 0 || len(b) != n*size || dt == Bool {
+		return nil
+	}
+	p := unsafe.Pointer(unsafe.StringData(b))
+	if uintptr(p)%uintptr(size) != 0 {
+		return nil
+	}
+	switch dt {
+	case F32:
+		return unsafe.Slice((*float32)(p), n)
+	case F64:
+		return unsafe.Slice((*float64)(p), n)
+	case F16, BF16, U16:
+		return unsafe.Slice((*uint16)(p), n)
+	case I16:
+		return unsafe.Slice((*int16)(p), n)
+	case I8, I4, I2:
+		return unsafe.Slice((*int8)(p), n)
+	case U8, U4, U2, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, F8E8M0:
+		return unsafe.Slice((*uint8)(p), n)
+	case I32:
+		return unsafe.Slice((*int32)(p), n)
+	case U32:
+		return unsafe.Slice((*uint32)(p), n)
+	case I64:
+		return unsafe.Slice((*int64)(p), n)
+	case U64:
+		return unsafe.Slice((*uint64)(p), n)
+	}
 	return nil
+}
+
+// cuvilDecodeInto decodes b, a constant's bytes in weights.bin, into t
+// (resized to the constant's dtype and shape).
+func cuvilDecodeInto(t *Tensor, b string, name string) error {
+	n := t.Len()
+	if t.DType == String {
+		s := t.Str()
+		for j := 0; j < n; j++ {
+			if len(b) < 4 || int(cuvilU32(b)) > len(b)-4 {
+				return fmt.Errorf("weights.bin: string constant %q is truncated", name)
+			}
+			l := int(cuvilU32(b))
+			// A copy: a string output may outlive a mapped file.
+			s[j] = strings.Clone(b[4 : 4+l])
+			b = b[4+l:]
+		}
+		return nil
+	}
+	u32 := func(j int) uint32 { return cuvilU32(b[4*j:]) }
+	u64 := func(j int) uint64 { return uint64(cuvilU32(b[8*j:])) | uint64(cuvilU32(b[8*j+4:]))<<32 }
+	switch d := t.Data.(type) {
+	case []float32:
+		for j := range d {
+			d[j] = math.Float32frombits(u32(j))
+		}
+	case []float64:
+		for j := range d {
+			d[j] = math.Float64frombits(u64(j))
+		}
+	case []uint16:
+		for j := range d {
+			d[j] = uint16(b[2*j]) | uint16(b[2*j+1])<<8
+		}
+	case []int16:
+		for j := range d {
+			d[j] = int16(uint16(b[2*j]) | uint16(b[2*j+1])<<8)
+		}
+	case []int8:
+		for j := range d {
+			d[j] = int8(b[j])
+		}
+	case []uint8:
+		copy(d, b)
+	case []int32:
+		for j := range d {
+			d[j] = int32(u32(j))
+		}
+	case []uint32:
+		for j := range d {
+			d[j] = u32(j)
+		}
+	case []int64:
+		for j := range d {
+			d[j] = int64(u64(j))
+		}
+	case []uint64:
+		for j := range d {
+			d[j] = u64(j)
+		}
+	case []bool:
+		for j := range d {
+			d[j] = b[j] != 0
+		}
+	default:
+		return fmt.Errorf("weights.bin: constant %q has unsupported dtype %s", name, t.DType.String())
+	}
+	return nil
+}
+
+// cuvilChecksum is the CRC-32 (Castagnoli) of a weights blob, the sum
+// gen compiles into model.go.
+func cuvilChecksum(blob string) uint32 {
+	if blob == "" {
+		return 0
+	}
+	return crc32.Checksum(unsafe.Slice(unsafe.StringData(blob), len(blob)), crc32.MakeTable(crc32.Castagnoli))
+}
+
+// cuvilU32 reads a little-endian uint32 at the start of b.
+func cuvilU32(b string) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
 func cuvilElemSize(dt DType) int {

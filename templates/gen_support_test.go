@@ -1,14 +1,20 @@
 package templates
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // This file is the same in every package cuvil generates: helpers for
@@ -424,7 +430,7 @@ func FuzzGuard(f *testing.F) {
 	f.Add(uint8(1), []byte{1, 2, 3}, uint16(6), false)
 	f.Add(uint8(7), []byte{}, uint16(1), false)
 	f.Add(uint8(1), []byte{0, 5}, uint16(0), true)
-	m, err := New()
+	m, err := cuvilTestModel()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -473,6 +479,91 @@ func cuvilTryResize(t *Tensor, dt DType, n int) (ok bool) {
 	return true
 }
 
+// cuvilCheckWeights checks, after runs of the model, that its weights are
+// as New loaded them: the blob still has the checksum gen compiled in, every
+// constant equals a fresh copy decoded from the blob, and on a
+// little-endian machine every numeric constant (bools excepted) is a view of
+// the blob, not a copy.
+func cuvilCheckWeights(t *testing.T, blob string, sum uint32, table []cuvilConst, consts []Tensor) {
+	t.Helper()
+	if got := cuvilChecksum(blob); got != sum {
+		t.Errorf("the weights blob's checksum is %08x after the runs, want %08x", got, sum)
+	}
+	fresh := make([]Tensor, len(table))
+	if _, err := cuvilLoad(blob, table, fresh, true); err != nil {
+		t.Fatal(err)
+	}
+	start := uintptr(0)
+	if blob != "" {
+		start = uintptr(unsafe.Pointer(unsafe.StringData(blob)))
+	}
+	if cuvilLittleEndian && len(blob) > 1024 && start%8 != 0 {
+		t.Errorf("the weights blob is at a misaligned address (%#x): every constant is a copy", start)
+	}
+	for i := range table {
+		c := &table[i]
+		if !cuvilSameTensor(&consts[i], &fresh[i]) {
+			t.Errorf("constant %q changed", c.name)
+		}
+		if !cuvilLittleEndian || c.dtype == Bool || c.dtype == String || consts[i].Len() == 0 || start%8 != 0 {
+			continue
+		}
+		if p := reflect.ValueOf(consts[i].Data).Pointer(); p < start || p >= start+uintptr(len(blob)) {
+			t.Errorf("constant %q (%s) is a copy, not a view of the weights", c.name, c.dtype)
+		}
+	}
+}
+
+// cuvilCheckWeightsFile checks a -weights file package's loaders: open
+// (NewFromFile) and read (NewFromReader) accept the weights file at path,
+// of size bytes, and refuse a missing, truncated, longer or corrupted copy
+// with an error that says so.
+func cuvilCheckWeightsFile(t *testing.T, path string, size int64, open func(string) error, read func(io.ReaderAt, int64) error) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(data)) != size {
+		t.Fatalf("%s has %d bytes, the package wants %d", path, len(data), size)
+	}
+	if err := open(path); err != nil {
+		t.Fatalf("NewFromFile: %v", err)
+	}
+	if err := read(bytes.NewReader(data), size); err != nil {
+		t.Fatalf("NewFromReader: %v", err)
+	}
+	dir := t.TempDir()
+	if err := open(filepath.Join(dir, "missing.bin")); err == nil || !os.IsNotExist(errors.Unwrap(err)) {
+		t.Errorf("a missing file: %v, want an error wrapping not-exist", err)
+	}
+	try := func(what string, b []byte, want string) {
+		t.Helper()
+		p := filepath.Join(dir, what+".bin")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := open(p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("NewFromFile of a %s file: %v, want an error saying %q", what, err, want)
+		}
+		if err := read(bytes.NewReader(b), int64(len(b))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("NewFromReader of a %s file: %v, want an error saying %q", what, err, want)
+		}
+	}
+	try("longer", append(append([]byte{}, data...), 0), "another compile")
+	if size == 0 {
+		return
+	}
+	try("truncated", data[:size-1], "truncated")
+	try("empty", nil, "truncated")
+	bad := append([]byte{}, data...)
+	bad[size/2] ^= 0x5a
+	try("corrupted", bad, "checksum")
+	if err := read(bytes.NewReader(data[:size-1]), size); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("NewFromReader of a reader shorter than its size: %v", err)
+	}
+}
+
 //cuvil:model-go Everything below stands for what model.go and
 // model_test.go declare, so that this file compiles and runs in templates/;
 // gen drops it on copy.
@@ -491,6 +582,8 @@ type Session struct{ closed bool }
 var cuvilInputs = [...]cuvilInputSpec{{name: "x", dtype: F32, dims: []cuvilDim{{size: 2, sym: -1}, {sym: 0}}}}
 
 func New() (*Model, error) { return &Model{}, nil }
+
+func cuvilTestModel() (*Model, error) { return New() }
 
 func (m *Model) NewSession(opts ...Option) *Session { return &Session{} }
 

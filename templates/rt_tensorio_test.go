@@ -137,7 +137,11 @@ func TestReadTensorProtoForms(t *testing.T) {
 		build()
 		return pbuf
 	}
-	packed := func(field int, vals []byte) { key(field, 2); pbuf = binary.AppendUvarint(pbuf, uint64(len(vals))); pbuf = append(pbuf, vals...) }
+	packed := func(field int, vals []byte) {
+		key(field, 2)
+		pbuf = binary.AppendUvarint(pbuf, uint64(len(vals)))
+		pbuf = append(pbuf, vals...)
+	}
 	varints := func(vs ...int64) []byte {
 		var b []byte
 		for _, v := range vs {
@@ -238,7 +242,11 @@ func TestReadTensorErrors(t *testing.T) {
 		pbuf = append(pbuf, b...)
 	}
 	dtype := func(d byte) { key(2, 0); pbuf = append(pbuf, d) }
-	raw := func(b []byte) { key(9, 2); pbuf = binary.AppendUvarint(pbuf, uint64(len(b))); pbuf = append(pbuf, b...) }
+	raw := func(b []byte) {
+		key(9, 2)
+		pbuf = binary.AppendUvarint(pbuf, uint64(len(b)))
+		pbuf = append(pbuf, b...)
+	}
 	npy := func(header string, data []byte) []byte {
 		h := []byte(header)
 		b := []byte("\x93NUMPY\x01\x00")

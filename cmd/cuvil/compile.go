@@ -44,6 +44,8 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	allowOps := fs.String("allow-ops", "", "op allow-list: a file (one domain:op[:versions] per line, # comments), entries separated by commas, or default (docs/allow-ops.txt)")
 	sandbox := fs.Bool("sandbox", false, "for untrusted models: no external data, -max-depth 4, -max-dim 16777216, -allow-ops default unless given")
+	weights := fs.String("weights", "embed", "where the weights live: embed (in the package, read in place by New) or file (weights.bin beside the package or at -weights-path, loaded by NewFromFile/NewFromReader)")
+	weightsPath := fs.String("weights-path", "", "with -weights file: write weights.bin here instead of beside the package")
 	maxDim := fs.Int64("max-dim", 0, "largest constant dim of any value (default: none, 16777216 with -sandbox; -1: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -54,6 +56,12 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	if *out == "" {
 		return usagef("-out is required")
 	}
+	if *weights != gen.WeightsEmbed && *weights != gen.WeightsFile {
+		return usagef("-weights %q: want embed or file", *weights)
+	}
+	if *weightsPath != "" && *weights != gen.WeightsFile {
+		return usagef("-weights-path needs -weights file")
+	}
 	if err := pf.check(*model); err != nil {
 		return err
 	}
@@ -63,6 +71,7 @@ func cmdCompile(args []string, stdout io.Writer) error {
 		opts.Verbose = stdout
 	}
 	opts.Sandbox, opts.MaxDim = *sandbox, *maxDim
+	opts.Weights, opts.WeightsPath = *weights, *weightsPath
 	if *allowOps != "" {
 		a, err := cuvilapi.ParseAllowOps(*allowOps)
 		if err != nil {

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off]
+//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off] [-weights embed|file] [-weights-path P]
 //	cuvil inspect -model M.onnx [-ops] [-allow-list] [-stats] [-memplan] [-memplan-svg F.svg] [-graph F.dot] [-graph-svg F.svg|F.html] [-print-after-all] [-verify] [-d=...] [-winograd=auto|on|off]
 //	cuvil run -model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off]
 //	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off]
@@ -47,7 +47,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off]", "compile a model into a Go package", cmdCompile},
+		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off] [-weights embed|file] [-weights-path P]", "compile a model into a Go package", cmdCompile},
 		{"inspect", "-model M.onnx [-ops] [-allow-list] [-stats] [-memplan] [-memplan-svg F.svg] [-graph F.dot] [-graph-svg F.svg|F.html] [-print-after-all] [-verify] [-d=...] [-winograd=auto|on|off]", "print the IR after the pass pipeline", cmdInspect},
 		{"run", "-model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
 		{"check", "-model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off]", "run a model and compare with output_K.pb", cmdCheck},

@@ -31,6 +31,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"compile", "-nope"}, 2, "flag provided but not defined"},
 		{[]string{"compile", "-model", "x.onnx"}, 2, "-out is required"},
+		{[]string{"compile", "-model", "x.onnx", "-out", "x", "-weights", "mmap"}, 2, `-weights "mmap": want embed or file`},
+		{[]string{"compile", "-model", "x.onnx", "-out", "x", "-weights-path", "w.bin"}, 2, "-weights-path needs -weights file"},
 		{[]string{"check", "-model", "does-not-exist.onnx", "-data", "."}, 1, "does-not-exist.onnx"},
 		{[]string{"compile", "-model", mnist + "/model.onnx", "-out", t.TempDir(), "-pkg", "type"}, 1, "not a valid Go package name"},
 		{[]string{"bench", "-model", mnist + "/model.onnx", "-dim", "seq=x"}, 2, "not a size"},

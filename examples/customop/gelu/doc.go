@@ -18,6 +18,6 @@
 // Passes run: gradient, inline-flexattention, shapes, constfold, dce, remove-identity, canon-ops, cse, fold-reshape, fold-transpose, fuse-activation, fold-batchnorm, fold-affine, fuse-gelu, fuse-layernorm, fuse-attention, fuse-conv, fuse-gemm, fuse-scaleshift, layout, fuse-conv-chain, concat-into, fuse-se-gate, fuse-elementwise, compile-trees, prepack, cleanup.
 //
 // Memory plan: 0 intermediate values in 0 bytes of arenas known at compile time (sum of their sizes 0; 0 computed in place), plus 2 values sized at run time.
-// Weights: 0 constants, 0 bytes in weights.bin. Kernel calls: 2.
+// Weights: 0 constants, 0 bytes in weights.bin, embedded and read in place by New. Kernel calls: 2.
 // Runtime and kernels copied from cuvil's templates: 16 files (0 of them assembly), 107902 bytes.
 package gelu

@@ -24,19 +24,28 @@ type Output struct {
 	LogProbs *Tensor
 }
 
+// cuvilWeights is weights.bin, in read-only memory: New takes the
+// constants as views of it.
+//
 //go:embed weights.bin
-var cuvilWeights []byte
+var cuvilWeights string
+
+// The size and CRC-32C of weights.bin.
+const (
+	cuvilWeightsSize = 40744
+	cuvilWeightsCRC  = 0x970106d9
+)
 
 // cuvilConsts says where each constant lives in weights.bin.
 var cuvilConsts = [...]cuvilConst{
 	{name: "features.0.weight", dtype: F32, shape: []int{108}, off: 0, size: 432},
-	{name: "features.0.bias", dtype: F32, shape: []int{8}, off: 432, size: 32},
-	{name: "features.2.weight", dtype: F32, shape: []int{1296}, off: 464, size: 5184},
-	{name: "features.2.bias", dtype: F32, shape: []int{16}, off: 5648, size: 64},
-	{name: "classifier.1.weight", dtype: F32, shape: []int{8192}, off: 5712, size: 32768},
-	{name: "classifier.1.bias", dtype: F32, shape: []int{32}, off: 38480, size: 128},
-	{name: "classifier.3.weight", dtype: F32, shape: []int{512}, off: 38608, size: 2048},
-	{name: "classifier.3.bias", dtype: F32, shape: []int{10}, off: 40656, size: 40},
+	{name: "features.0.bias", dtype: F32, shape: []int{8}, off: 448, size: 32},
+	{name: "features.2.weight", dtype: F32, shape: []int{1296}, off: 512, size: 5184},
+	{name: "features.2.bias", dtype: F32, shape: []int{16}, off: 5696, size: 64},
+	{name: "classifier.1.weight", dtype: F32, shape: []int{8192}, off: 5760, size: 32768},
+	{name: "classifier.1.bias", dtype: F32, shape: []int{32}, off: 38528, size: 128},
+	{name: "classifier.3.weight", dtype: F32, shape: []int{512}, off: 38656, size: 2048},
+	{name: "classifier.3.bias", dtype: F32, shape: []int{10}, off: 40704, size: 40},
 }
 
 // cuvilSymNames are the symbolic dims of the inputs.
@@ -76,17 +85,24 @@ var cuvilNodeTable = [...]cuvilNodeDesc{
 // cuvilViewTable places the values of known size in the arenas (NewSession's cuvilSetupViews).
 var cuvilViewTable = [...]cuvilViewDesc{}
 
-// Model is the compiled model: its decoded weights. It is immutable after
+// Model is the compiled model: its weights. It is immutable after
 // New and safe for concurrent use.
 type Model struct {
-	consts [8]Tensor
-	pool   sync.Pool
+	consts  [8]Tensor
+	weights string
+	pool    sync.Pool
 }
 
-// New decodes the embedded weights. Call it once and share the Model.
+// New loads the embedded weights: the numeric constants are views of
+// them, not copies (see cuvilLoad). Call it once and share the Model.
 func New() (*Model, error) {
-	m := &Model{}
-	if err := cuvilDecode(cuvilWeights, cuvilConsts[:], m.consts[:]); err != nil {
+	return cuvilNewModel(cuvilWeights)
+}
+
+// cuvilNewModel makes a Model of the constants in blob.
+func cuvilNewModel(blob string) (*Model, error) {
+	m := &Model{weights: blob}
+	if _, err := cuvilLoad(blob, cuvilConsts[:], m.consts[:], false); err != nil {
 		return nil, err
 	}
 	m.pool.New = func() any {

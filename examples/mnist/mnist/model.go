@@ -24,8 +24,17 @@ type Output struct {
 	LogProbs *Tensor
 }
 
+// cuvilWeights is weights.bin, in read-only memory: New takes the
+// constants as views of it.
+//
 //go:embed weights.bin
-var cuvilWeights []byte
+var cuvilWeights string
+
+// The size and CRC-32C of weights.bin.
+const (
+	cuvilWeightsSize = 5020712
+	cuvilWeightsCRC  = 0x9fd94116
+)
 
 // cuvilConsts says where each constant lives in weights.bin.
 var cuvilConsts = [...]cuvilConst{
@@ -87,17 +96,24 @@ var cuvilViewTable = [...]cuvilViewDesc{
 	{val: 7, arena: 0, dtype: F32, shape: []int{1, 10}, off: 16, n: 10},
 }
 
-// Model is the compiled model: its decoded weights. It is immutable after
+// Model is the compiled model: its weights. It is immutable after
 // New and safe for concurrent use.
 type Model struct {
-	consts [8]Tensor
-	pool   sync.Pool
+	consts  [8]Tensor
+	weights string
+	pool    sync.Pool
 }
 
-// New decodes the embedded weights. Call it once and share the Model.
+// New loads the embedded weights: the numeric constants are views of
+// them, not copies (see cuvilLoad). Call it once and share the Model.
 func New() (*Model, error) {
-	m := &Model{}
-	if err := cuvilDecode(cuvilWeights, cuvilConsts[:], m.consts[:]); err != nil {
+	return cuvilNewModel(cuvilWeights)
+}
+
+// cuvilNewModel makes a Model of the constants in blob.
+func cuvilNewModel(blob string) (*Model, error) {
+	m := &Model{weights: blob}
+	if _, err := cuvilLoad(blob, cuvilConsts[:], m.consts[:], false); err != nil {
 		return nil, err
 	}
 	m.pool.New = func() any {

@@ -17,8 +17,13 @@ func cuvilTestInput() Input {
 	return Input{Input: cuvilTestTensor(F32, []int{1, 1, 28, 28}, 1)}
 }
 
+// cuvilTestModel loads the model as the tests use it.
+func cuvilTestModel() (*Model, error) {
+	return New()
+}
+
 func TestRun(t *testing.T) {
-	m, err := New()
+	m, err := cuvilTestModel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +59,7 @@ func TestRun(t *testing.T) {
 // TestProfile: a profiled session times every node of the main graph, within
 // the runs' wall time, and still allocates nothing per run.
 func TestProfile(t *testing.T) {
-	m, err := New()
+	m, err := cuvilTestModel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +124,7 @@ func TestTrace(t *testing.T) {
 // cancelled after its first node stops there; the session then runs again
 // to the same results.
 func TestRunContext(t *testing.T) {
-	m, err := New()
+	m, err := cuvilTestModel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +160,29 @@ func TestRunContext(t *testing.T) {
 	}
 }
 
+// TestWeightsInPlace: runs on sessions of 1 and 3 threads leave the weights as
+// they were loaded (they are read-only memory: a kernel writing one would
+// fault), and the numeric ones are views of the blob, not copies.
+func TestWeightsInPlace(t *testing.T) {
+	m, err := cuvilTestModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := cuvilTestInput()
+	for _, threads := range []int{1, 3} {
+		s := m.NewSession(WithThreads(threads))
+		for i := 0; i < 2; i++ {
+			if _, err := s.Run(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+	}
+	cuvilCheckWeights(t, m.weights, cuvilWeightsCRC, cuvilConsts[:], m.consts[:])
+}
+
 func TestGuard(t *testing.T) {
-	m, err := New()
+	m, err := cuvilTestModel()
 	if err != nil {
 		t.Fatal(err)
 	}
