@@ -665,7 +665,7 @@ func (c *compiled) testFile(pkg, header string, dims map[string]int, weightsPath
 	f.Comment("time, and the pool's parts on threads of their own; its profile still works,")
 	f.Comment("and a session without WithTrace has no trace.")
 	f.Func().Id("TestTrace").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New").Call(),
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("cuvilTestModel").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
 		jen.Id("s").Op(":=").Id("m").Dot("NewSession").Call(jen.Id("WithTrace").Call(), jen.Id("WithThreads").Call(jen.Lit(2))),
 		jen.Defer().Id("s").Dot("Close").Call(),

@@ -91,7 +91,7 @@ func TestProfile(t *testing.T) {
 // time, and the pool's parts on threads of their own; its profile still works,
 // and a session without WithTrace has no trace.
 func TestTrace(t *testing.T) {
-	m, err := New()
+	m, err := cuvilTestModel()
 	if err != nil {
 		t.Fatal(err)
 	}
