@@ -58,7 +58,7 @@ arm64:
 	@for os in linux darwin windows; do echo "GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist"; \
 		GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist || exit 1; done
 	@if [ -n "$(QEMU_ARM64)" ]; then for tags in "" purego; do \
-		echo "GOARCH=arm64 $(GO) test -tags '$$tags' -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$$$' ./templates/ ./examples/mnist/mnist"; \
+		echo "GOARCH=arm64 $(GO) test -tags '$$tags' -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$' ./templates/ ./examples/mnist/mnist"; \
 		GOARCH=arm64 $(GO) test -tags "$$tags" -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$' ./templates/ ./examples/mnist/mnist || exit 1; done; \
 	else echo "arm64: qemu-aarch64-static not found (apt-get install qemu-user-static); arm64 tests under emulation skipped"; fi
 
