@@ -59,3 +59,38 @@ func SMMLA(d, n, m V) Enc {
 func FMLAH(d, n, m V) Enc {
 	return Enc{three(0x4e400c00, d, n, m), fmt.Sprintf("FMLA V%d.8H, V%d.8H, V%d.8H", d, n, m)}
 }
+
+// The single-precision "three same" group (Q=1, sz=0): Vd.4S = Vn.4S op
+// Vm.4S, lane by lane. Go's assembler has VFMLA but none of these.
+
+// FADD is FADD Vd.4S, Vn.4S, Vm.4S (ASIMD).
+func FADD(d, n, m V) Enc {
+	return Enc{three(0x4e20d400, d, n, m), fmt.Sprintf("FADD V%d.4S, V%d.4S, V%d.4S", d, n, m)}
+}
+
+// FSUB is FSUB Vd.4S, Vn.4S, Vm.4S (ASIMD): Vn - Vm.
+func FSUB(d, n, m V) Enc {
+	return Enc{three(0x4ea0d400, d, n, m), fmt.Sprintf("FSUB V%d.4S, V%d.4S, V%d.4S", d, n, m)}
+}
+
+// FMUL is FMUL Vd.4S, Vn.4S, Vm.4S (ASIMD).
+func FMUL(d, n, m V) Enc {
+	return Enc{three(0x6e20dc00, d, n, m), fmt.Sprintf("FMUL V%d.4S, V%d.4S, V%d.4S", d, n, m)}
+}
+
+// FMAX is FMAX Vd.4S, Vn.4S, Vm.4S (ASIMD): a NaN in either operand gives
+// NaN, as Go's max does.
+func FMAX(d, n, m V) Enc {
+	return Enc{three(0x4e20f400, d, n, m), fmt.Sprintf("FMAX V%d.4S, V%d.4S, V%d.4S", d, n, m)}
+}
+
+// FMIN is FMIN Vd.4S, Vn.4S, Vm.4S (ASIMD): NaN propagates, as Go's min.
+func FMIN(d, n, m V) Enc {
+	return Enc{three(0x4ea0f400, d, n, m), fmt.Sprintf("FMIN V%d.4S, V%d.4S, V%d.4S", d, n, m)}
+}
+
+// FCMGT is FCMGT Vd.4S, Vn.4S, Vm.4S (ASIMD): all ones in each lane where
+// Vn > Vm (false when either is NaN), else zero.
+func FCMGT(d, n, m V) Enc {
+	return Enc{three(0x6ea0e400, d, n, m), fmt.Sprintf("FCMGT V%d.4S, V%d.4S, V%d.4S", d, n, m)}
+}

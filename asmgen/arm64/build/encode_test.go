@@ -50,6 +50,9 @@ const (
 	dotDiagram      = "0 Q U 0 1 1 1 0 size:2 0 Rm:5 1 0 0 1 0 1 Rn:5 Rd:5" // SDOT/UDOT (vector)
 	mmlaDiagram     = "0 1 U 0 1 1 1 0 1 0 0 Rm:5 1 0 1 0 B 1 Rn:5 Rd:5"    // SMMLA/UMMLA/USMMLA
 	fmlaHDiagram    = "0 Q 0 0 1 1 1 0 0 1 0 Rm:5 0 0 0 0 1 1 Rn:5 Rd:5"    // FMLA (vector), half precision
+	// Advanced SIMD "three same", single and double precision: the op is
+	// U, bit 23 (o1/E/a) and opcode.
+	threeSameDiagram = "0 Q U 0 1 1 1 0 o1 sz 1 Rm:5 opcode:5 1 Rn:5 Rd:5"
 )
 
 func TestEncodings(t *testing.T) {
@@ -82,6 +85,18 @@ func TestEncodings(t *testing.T) {
 				if got, want := FMLAH(d, n, m).Bits, layout(t, fmlaHDiagram, r); got != want {
 					t.Errorf("FMLA .8H = %#08x, want %#08x", got, want)
 				}
+				for _, c := range []struct {
+					f          func(d, n, m V) Enc
+					u, o1, opc uint32
+				}{
+					{FADD, 0, 0, 0b11010}, {FSUB, 0, 1, 0b11010}, {FMUL, 1, 0, 0b11011},
+					{FMAX, 0, 0, 0b11110}, {FMIN, 0, 1, 0b11110}, {FCMGT, 1, 1, 0b11100},
+				} {
+					f := map[string]uint32{"Q": 1, "U": c.u, "o1": c.o1, "sz": 0, "opcode": c.opc, "Rm": uint32(m), "Rn": uint32(n), "Rd": uint32(d)}
+					if e := c.f(d, n, m); e.Bits != layout(t, threeSameDiagram, f) {
+						t.Errorf("%s = %#08x, want %#08x", e.Asm, e.Bits, layout(t, threeSameDiagram, f))
+					}
+				}
 			}
 		}
 	}
@@ -103,6 +118,12 @@ func TestKnownWords(t *testing.T) {
 		{UDOT(31, 15, 16), 0x6e9095ff},
 		{SMMLA(4, 5, 6), 0x4e86a4a4},
 		{FMLAH(1, 2, 30), 0x4e5e0c41},
+		{FADD(1, 2, 30), 0x4e3ed441},
+		{FSUB(1, 2, 30), 0x4ebed441},
+		{FMUL(7, 9, 30), 0x6e3edd27},
+		{FMAX(3, 17, 29), 0x4e3df623},
+		{FMIN(3, 17, 29), 0x4ebdf623},
+		{FCMGT(21, 5, 28), 0x6ebce4b5},
 	} {
 		if c.e.Bits != c.want {
 			t.Errorf("%s = %#08x, want %#08x", c.e.Asm, c.e.Bits, c.want)
