@@ -4,132 +4,576 @@
 
 package templates
 
+// nhwcPW1x4NEON sets the 1x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW1x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW1x8NEON sets the 1x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW1x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW1x12NEON sets the 1x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW1x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPW1x16NEON sets the 1x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPW1x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPW2x4NEON sets the 2x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW2x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW2x8NEON sets the 2x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW2x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW2x12NEON sets the 2x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW2x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPW2x16NEON sets the 2x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPW2x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPW3x4NEON sets the 3x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW3x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW3x8NEON sets the 3x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW3x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW3x12NEON sets the 3x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW3x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPW3x16NEON sets the 3x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPW3x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPW4x4NEON sets the 4x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW4x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW4x8NEON sets the 4x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW4x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW4x12NEON sets the 4x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW4x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPW4x16NEON sets the 4x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPW4x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPW5x4NEON sets the 5x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW5x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW5x8NEON sets the 5x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW5x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW5x12NEON sets the 5x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW5x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPW5x16NEON sets the 5x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPW5x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPW6x4NEON sets the 6x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW6x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW6x8NEON sets the 6x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW6x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPW6x12NEON sets the 6x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPW6x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPW6x16NEON sets the 6x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+p]; B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPW6x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPWOffs1x4NEON sets the 1x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs1x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs1x8NEON sets the 1x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs1x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs1x12NEON sets the 1x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs1x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPWOffs1x16NEON sets the 1x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPWOffs1x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPWOffs2x4NEON sets the 2x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs2x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs2x8NEON sets the 2x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs2x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs2x12NEON sets the 2x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs2x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPWOffs2x16NEON sets the 2x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPWOffs2x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPWOffs3x4NEON sets the 3x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs3x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs3x8NEON sets the 3x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs3x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs3x12NEON sets the 3x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs3x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPWOffs3x16NEON sets the 3x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPWOffs3x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPWOffs4x4NEON sets the 4x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs4x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs4x8NEON sets the 4x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs4x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs4x12NEON sets the 4x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs4x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPWOffs4x16NEON sets the 4x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPWOffs4x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPWOffs5x4NEON sets the 5x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs5x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs5x8NEON sets the 5x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs5x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs5x12NEON sets the 5x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs5x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPWOffs5x16NEON sets the 5x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //
 //go:noescape
 func nhwcPWOffs5x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 
+// nhwcPWOffs6x4NEON sets the 6x4 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 4 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs6x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs6x8NEON sets the 6x8 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 8 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs6x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
+// nhwcPWOffs6x12NEON sets the 6x12 tile of C (row stride ldc) to the product of k >= 1
+// steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
+// 16-column panel, 16 values per step, of which the first 12 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func nhwcPWOffs6x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+
 // nhwcPWOffs6x16NEON sets the 6x16 tile of C (row stride ldc) to the product of k >= 1
 // steps (A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets); B a packed
-// 16-column panel, 16 values per step) and then, in this order by flags:
-// adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-// clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.
+// 16-column panel, 16 values per step, of which the first 16 are used) and
+// then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+// z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+// bits are ignored.
 //
 // Requires: ASIMD
 //

@@ -4,6 +4,183 @@
 
 #include "textflag.h"
 
+// func nhwcPW1x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW1x4NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R1 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 1 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+
+	// One k step: 4 B values, 1 A values, 1 FMLA by element
+loop:
+	VLD1 (R7), [V1.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F2
+	WORD $0x4f821020 // FMLA V0.4S, V1.4S, V2.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V1.S4]
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V1.S4]
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V1.S4]
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F2
+	VDUP V2.S[0], V2.S4
+	FMOVS hi+68(FP), F3
+	VDUP V3.S[0], V3.S4
+	WORD $0x4e22f400 // FMAX V0.4S, V0.4S, V2.4S
+	WORD $0x4ea3f400 // FMIN V0.4S, V0.4S, V3.4S
+store:
+	VST1 [V0.S4], (R8)
+	RET
+
+// func nhwcPW1x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW1x8NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R1 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 2 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+
+	// One k step: 8 B values, 1 A values, 2 FMLA by element
+loop:
+	VLD1 (R7), [V2.S4, V3.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F4
+	WORD $0x4f841040 // FMLA V0.4S, V2.4S, V4.S[0]
+	WORD $0x4f841061 // FMLA V1.4S, V3.4S, V4.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V2.S4, V3.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V2.S4, V3.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V2.S4, V3.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F4
+	VDUP V4.S[0], V4.S4
+	FMOVS hi+68(FP), F5
+	VDUP V5.S[0], V5.S4
+	WORD $0x4e24f400 // FMAX V0.4S, V0.4S, V4.4S
+	WORD $0x4ea5f400 // FMIN V0.4S, V0.4S, V5.4S
+	WORD $0x4e24f421 // FMAX V1.4S, V1.4S, V4.4S
+	WORD $0x4ea5f421 // FMIN V1.4S, V1.4S, V5.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	RET
+
+// func nhwcPW1x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW1x12NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R1 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 3 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+
+	// One k step: 12 B values, 1 A values, 3 FMLA by element
+loop:
+	VLD1 (R7), [V3.S4, V4.S4, V5.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F6
+	WORD $0x4f861060 // FMLA V0.4S, V3.4S, V6.S[0]
+	WORD $0x4f861081 // FMLA V1.4S, V4.4S, V6.S[0]
+	WORD $0x4f8610a2 // FMLA V2.4S, V5.4S, V6.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V3.S4, V4.S4, V5.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V3.S4, V4.S4, V5.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V3.S4, V4.S4, V5.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F6
+	VDUP V6.S[0], V6.S4
+	FMOVS hi+68(FP), F7
+	VDUP V7.S[0], V7.S4
+	WORD $0x4e26f400 // FMAX V0.4S, V0.4S, V6.4S
+	WORD $0x4ea7f400 // FMIN V0.4S, V0.4S, V7.4S
+	WORD $0x4e26f421 // FMAX V1.4S, V1.4S, V6.4S
+	WORD $0x4ea7f421 // FMIN V1.4S, V1.4S, V7.4S
+	WORD $0x4e26f442 // FMAX V2.4S, V2.4S, V6.4S
+	WORD $0x4ea7f442 // FMIN V2.4S, V2.4S, V7.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	RET
+
 // func nhwcPW1x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 // Requires: ASIMD
 TEXT ·nhwcPW1x16NEON(SB), NOSPLIT, $0-80
@@ -74,6 +251,255 @@ noz:
 	WORD $0x4ea9f463 // FMIN V3.4S, V3.4S, V9.4S
 store:
 	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R8)
+	RET
+
+// func nhwcPW2x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW2x4NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R2 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 2 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+
+	// One k step: 4 B values, 2 A values, 2 FMLA by element
+loop:
+	VLD1 (R7), [V2.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F3
+	WORD $0x4f831040 // FMLA V0.4S, V2.4S, V3.S[0]
+	FMOVS.P 4(R2), F4
+	WORD $0x4f841041 // FMLA V1.4S, V2.4S, V4.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V2.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V2.S4]
+	WORD $0x4e22d421 // FADD V1.4S, V1.4S, V2.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V2.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	WORD $0x4e22d421 // FADD V1.4S, V1.4S, V2.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V2.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V2.S4]
+	WORD $0x4e22d421 // FADD V1.4S, V1.4S, V2.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F3
+	VDUP V3.S[0], V3.S4
+	FMOVS hi+68(FP), F4
+	VDUP V4.S[0], V4.S4
+	WORD $0x4e23f400 // FMAX V0.4S, V0.4S, V3.4S
+	WORD $0x4ea4f400 // FMIN V0.4S, V0.4S, V4.4S
+	WORD $0x4e23f421 // FMAX V1.4S, V1.4S, V3.4S
+	WORD $0x4ea4f421 // FMIN V1.4S, V1.4S, V4.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	RET
+
+// func nhwcPW2x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW2x8NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R2 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 4 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+
+	// One k step: 8 B values, 2 A values, 4 FMLA by element
+loop:
+	VLD1 (R7), [V4.S4, V5.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F6
+	WORD $0x4f861080 // FMLA V0.4S, V4.4S, V6.S[0]
+	WORD $0x4f8610a1 // FMLA V1.4S, V5.4S, V6.S[0]
+	FMOVS.P 4(R2), F7
+	WORD $0x4f871082 // FMLA V2.4S, V4.4S, V7.S[0]
+	WORD $0x4f8710a3 // FMLA V3.4S, V5.4S, V7.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V4.S4, V5.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4, V5.S4]
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V4.S4, V5.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V4.S4, V5.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4, V5.S4]
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F6
+	VDUP V6.S[0], V6.S4
+	FMOVS hi+68(FP), F7
+	VDUP V7.S[0], V7.S4
+	WORD $0x4e26f400 // FMAX V0.4S, V0.4S, V6.4S
+	WORD $0x4ea7f400 // FMIN V0.4S, V0.4S, V7.4S
+	WORD $0x4e26f421 // FMAX V1.4S, V1.4S, V6.4S
+	WORD $0x4ea7f421 // FMIN V1.4S, V1.4S, V7.4S
+	WORD $0x4e26f442 // FMAX V2.4S, V2.4S, V6.4S
+	WORD $0x4ea7f442 // FMIN V2.4S, V2.4S, V7.4S
+	WORD $0x4e26f463 // FMAX V3.4S, V3.4S, V6.4S
+	WORD $0x4ea7f463 // FMIN V3.4S, V3.4S, V7.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	RET
+
+// func nhwcPW2x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW2x12NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R2 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 6 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+
+	// One k step: 12 B values, 2 A values, 6 FMLA by element
+loop:
+	VLD1 (R7), [V6.S4, V7.S4, V8.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F9
+	WORD $0x4f8910c0 // FMLA V0.4S, V6.4S, V9.S[0]
+	WORD $0x4f8910e1 // FMLA V1.4S, V7.4S, V9.S[0]
+	WORD $0x4f891102 // FMLA V2.4S, V8.4S, V9.S[0]
+	FMOVS.P 4(R2), F10
+	WORD $0x4f8a10c3 // FMLA V3.4S, V6.4S, V10.S[0]
+	WORD $0x4f8a10e4 // FMLA V4.4S, V7.4S, V10.S[0]
+	WORD $0x4f8a1105 // FMLA V5.4S, V8.4S, V10.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	WORD $0x4e27d484 // FADD V4.4S, V4.4S, V7.4S
+	WORD $0x4e28d4a5 // FADD V5.4S, V5.4S, V8.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	WORD $0x4e27d484 // FADD V4.4S, V4.4S, V7.4S
+	WORD $0x4e28d4a5 // FADD V5.4S, V5.4S, V8.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	WORD $0x4e27d484 // FADD V4.4S, V4.4S, V7.4S
+	WORD $0x4e28d4a5 // FADD V5.4S, V5.4S, V8.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F9
+	VDUP V9.S[0], V9.S4
+	FMOVS hi+68(FP), F10
+	VDUP V10.S[0], V10.S4
+	WORD $0x4e29f400 // FMAX V0.4S, V0.4S, V9.4S
+	WORD $0x4eaaf400 // FMIN V0.4S, V0.4S, V10.4S
+	WORD $0x4e29f421 // FMAX V1.4S, V1.4S, V9.4S
+	WORD $0x4eaaf421 // FMIN V1.4S, V1.4S, V10.4S
+	WORD $0x4e29f442 // FMAX V2.4S, V2.4S, V9.4S
+	WORD $0x4eaaf442 // FMIN V2.4S, V2.4S, V10.4S
+	WORD $0x4e29f463 // FMAX V3.4S, V3.4S, V9.4S
+	WORD $0x4eaaf463 // FMIN V3.4S, V3.4S, V10.4S
+	WORD $0x4e29f484 // FMAX V4.4S, V4.4S, V9.4S
+	WORD $0x4eaaf484 // FMIN V4.4S, V4.4S, V10.4S
+	WORD $0x4e29f4a5 // FMAX V5.4S, V5.4S, V9.4S
+	WORD $0x4eaaf4a5 // FMIN V5.4S, V5.4S, V10.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
 	RET
 
 // func nhwcPW2x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -184,6 +610,321 @@ store:
 	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R8)
 	ADD R9, R8, R8
 	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R8)
+	RET
+
+// func nhwcPW3x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW3x4NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R3 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 3 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+
+	// One k step: 4 B values, 3 A values, 3 FMLA by element
+loop:
+	VLD1 (R7), [V3.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F4
+	WORD $0x4f841060 // FMLA V0.4S, V3.4S, V4.S[0]
+	FMOVS.P 4(R2), F5
+	WORD $0x4f851061 // FMLA V1.4S, V3.4S, V5.S[0]
+	FMOVS.P 4(R3), F4
+	WORD $0x4f841062 // FMLA V2.4S, V3.4S, V4.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d442 // FADD V2.4S, V2.4S, V3.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V3.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+	WORD $0x4e23d442 // FADD V2.4S, V2.4S, V3.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d442 // FADD V2.4S, V2.4S, V3.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F4
+	VDUP V4.S[0], V4.S4
+	FMOVS hi+68(FP), F5
+	VDUP V5.S[0], V5.S4
+	WORD $0x4e24f400 // FMAX V0.4S, V0.4S, V4.4S
+	WORD $0x4ea5f400 // FMIN V0.4S, V0.4S, V5.4S
+	WORD $0x4e24f421 // FMAX V1.4S, V1.4S, V4.4S
+	WORD $0x4ea5f421 // FMIN V1.4S, V1.4S, V5.4S
+	WORD $0x4e24f442 // FMAX V2.4S, V2.4S, V4.4S
+	WORD $0x4ea5f442 // FMIN V2.4S, V2.4S, V5.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4], (R8)
+	RET
+
+// func nhwcPW3x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW3x8NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R3 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 6 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+
+	// One k step: 8 B values, 3 A values, 6 FMLA by element
+loop:
+	VLD1 (R7), [V6.S4, V7.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F8
+	WORD $0x4f8810c0 // FMLA V0.4S, V6.4S, V8.S[0]
+	WORD $0x4f8810e1 // FMLA V1.4S, V7.4S, V8.S[0]
+	FMOVS.P 4(R2), F9
+	WORD $0x4f8910c2 // FMLA V2.4S, V6.4S, V9.S[0]
+	WORD $0x4f8910e3 // FMLA V3.4S, V7.4S, V9.S[0]
+	FMOVS.P 4(R3), F8
+	WORD $0x4f8810c4 // FMLA V4.4S, V6.4S, V8.S[0]
+	WORD $0x4f8810e5 // FMLA V5.4S, V7.4S, V8.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	WORD $0x4e27d463 // FADD V3.4S, V3.4S, V7.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	WORD $0x4e27d4a5 // FADD V5.4S, V5.4S, V7.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V6.S4, V7.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	WORD $0x4e27d463 // FADD V3.4S, V3.4S, V7.4S
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	WORD $0x4e27d4a5 // FADD V5.4S, V5.4S, V7.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	WORD $0x4e27d463 // FADD V3.4S, V3.4S, V7.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	WORD $0x4e27d4a5 // FADD V5.4S, V5.4S, V7.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F8
+	VDUP V8.S[0], V8.S4
+	FMOVS hi+68(FP), F9
+	VDUP V9.S[0], V9.S4
+	WORD $0x4e28f400 // FMAX V0.4S, V0.4S, V8.4S
+	WORD $0x4ea9f400 // FMIN V0.4S, V0.4S, V9.4S
+	WORD $0x4e28f421 // FMAX V1.4S, V1.4S, V8.4S
+	WORD $0x4ea9f421 // FMIN V1.4S, V1.4S, V9.4S
+	WORD $0x4e28f442 // FMAX V2.4S, V2.4S, V8.4S
+	WORD $0x4ea9f442 // FMIN V2.4S, V2.4S, V9.4S
+	WORD $0x4e28f463 // FMAX V3.4S, V3.4S, V8.4S
+	WORD $0x4ea9f463 // FMIN V3.4S, V3.4S, V9.4S
+	WORD $0x4e28f484 // FMAX V4.4S, V4.4S, V8.4S
+	WORD $0x4ea9f484 // FMIN V4.4S, V4.4S, V9.4S
+	WORD $0x4e28f4a5 // FMAX V5.4S, V5.4S, V8.4S
+	WORD $0x4ea9f4a5 // FMIN V5.4S, V5.4S, V9.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4, V5.S4], (R8)
+	RET
+
+// func nhwcPW3x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW3x12NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R3 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 9 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+
+	// One k step: 12 B values, 3 A values, 9 FMLA by element
+loop:
+	VLD1 (R7), [V9.S4, V10.S4, V11.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F12
+	WORD $0x4f8c1120 // FMLA V0.4S, V9.4S, V12.S[0]
+	WORD $0x4f8c1141 // FMLA V1.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1162 // FMLA V2.4S, V11.4S, V12.S[0]
+	FMOVS.P 4(R2), F13
+	WORD $0x4f8d1123 // FMLA V3.4S, V9.4S, V13.S[0]
+	WORD $0x4f8d1144 // FMLA V4.4S, V10.4S, V13.S[0]
+	WORD $0x4f8d1165 // FMLA V5.4S, V11.4S, V13.S[0]
+	FMOVS.P 4(R3), F12
+	WORD $0x4f8c1126 // FMLA V6.4S, V9.4S, V12.S[0]
+	WORD $0x4f8c1147 // FMLA V7.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1168 // FMLA V8.4S, V11.4S, V12.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d400 // FADD V0.4S, V0.4S, V9.4S
+	WORD $0x4e2ad421 // FADD V1.4S, V1.4S, V10.4S
+	WORD $0x4e2bd442 // FADD V2.4S, V2.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d4c6 // FADD V6.4S, V6.4S, V9.4S
+	WORD $0x4e2ad4e7 // FADD V7.4S, V7.4S, V10.4S
+	WORD $0x4e2bd508 // FADD V8.4S, V8.4S, V11.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d400 // FADD V0.4S, V0.4S, V9.4S
+	WORD $0x4e2ad421 // FADD V1.4S, V1.4S, V10.4S
+	WORD $0x4e2bd442 // FADD V2.4S, V2.4S, V11.4S
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	WORD $0x4e29d4c6 // FADD V6.4S, V6.4S, V9.4S
+	WORD $0x4e2ad4e7 // FADD V7.4S, V7.4S, V10.4S
+	WORD $0x4e2bd508 // FADD V8.4S, V8.4S, V11.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d400 // FADD V0.4S, V0.4S, V9.4S
+	WORD $0x4e2ad421 // FADD V1.4S, V1.4S, V10.4S
+	WORD $0x4e2bd442 // FADD V2.4S, V2.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d4c6 // FADD V6.4S, V6.4S, V9.4S
+	WORD $0x4e2ad4e7 // FADD V7.4S, V7.4S, V10.4S
+	WORD $0x4e2bd508 // FADD V8.4S, V8.4S, V11.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F12
+	VDUP V12.S[0], V12.S4
+	FMOVS hi+68(FP), F13
+	VDUP V13.S[0], V13.S4
+	WORD $0x4e2cf400 // FMAX V0.4S, V0.4S, V12.4S
+	WORD $0x4eadf400 // FMIN V0.4S, V0.4S, V13.4S
+	WORD $0x4e2cf421 // FMAX V1.4S, V1.4S, V12.4S
+	WORD $0x4eadf421 // FMIN V1.4S, V1.4S, V13.4S
+	WORD $0x4e2cf442 // FMAX V2.4S, V2.4S, V12.4S
+	WORD $0x4eadf442 // FMIN V2.4S, V2.4S, V13.4S
+	WORD $0x4e2cf463 // FMAX V3.4S, V3.4S, V12.4S
+	WORD $0x4eadf463 // FMIN V3.4S, V3.4S, V13.4S
+	WORD $0x4e2cf484 // FMAX V4.4S, V4.4S, V12.4S
+	WORD $0x4eadf484 // FMIN V4.4S, V4.4S, V13.4S
+	WORD $0x4e2cf4a5 // FMAX V5.4S, V5.4S, V12.4S
+	WORD $0x4eadf4a5 // FMIN V5.4S, V5.4S, V13.4S
+	WORD $0x4e2cf4c6 // FMAX V6.4S, V6.4S, V12.4S
+	WORD $0x4eadf4c6 // FMIN V6.4S, V6.4S, V13.4S
+	WORD $0x4e2cf4e7 // FMAX V7.4S, V7.4S, V12.4S
+	WORD $0x4eadf4e7 // FMIN V7.4S, V7.4S, V13.4S
+	WORD $0x4e2cf508 // FMAX V8.4S, V8.4S, V12.4S
+	WORD $0x4eadf508 // FMIN V8.4S, V8.4S, V13.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4, V8.S4], (R8)
 	RET
 
 // func nhwcPW3x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -330,6 +1071,387 @@ store:
 	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R8)
 	ADD R9, R8, R8
 	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R8)
+	RET
+
+// func nhwcPW4x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW4x4NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R4 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 4 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+
+	// One k step: 4 B values, 4 A values, 4 FMLA by element
+loop:
+	VLD1 (R7), [V4.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F5
+	WORD $0x4f851080 // FMLA V0.4S, V4.4S, V5.S[0]
+	FMOVS.P 4(R2), F6
+	WORD $0x4f861081 // FMLA V1.4S, V4.4S, V6.S[0]
+	FMOVS.P 4(R3), F5
+	WORD $0x4f851082 // FMLA V2.4S, V4.4S, V5.S[0]
+	FMOVS.P 4(R4), F6
+	WORD $0x4f861083 // FMLA V3.4S, V4.4S, V6.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d463 // FADD V3.4S, V3.4S, V4.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V4.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	WORD $0x4e24d463 // FADD V3.4S, V3.4S, V4.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d463 // FADD V3.4S, V3.4S, V4.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F5
+	VDUP V5.S[0], V5.S4
+	FMOVS hi+68(FP), F6
+	VDUP V6.S[0], V6.S4
+	WORD $0x4e25f400 // FMAX V0.4S, V0.4S, V5.4S
+	WORD $0x4ea6f400 // FMIN V0.4S, V0.4S, V6.4S
+	WORD $0x4e25f421 // FMAX V1.4S, V1.4S, V5.4S
+	WORD $0x4ea6f421 // FMIN V1.4S, V1.4S, V6.4S
+	WORD $0x4e25f442 // FMAX V2.4S, V2.4S, V5.4S
+	WORD $0x4ea6f442 // FMIN V2.4S, V2.4S, V6.4S
+	WORD $0x4e25f463 // FMAX V3.4S, V3.4S, V5.4S
+	WORD $0x4ea6f463 // FMIN V3.4S, V3.4S, V6.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4], (R8)
+	RET
+
+// func nhwcPW4x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW4x8NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R4 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 8 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+
+	// One k step: 8 B values, 4 A values, 8 FMLA by element
+loop:
+	VLD1 (R7), [V8.S4, V9.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F10
+	WORD $0x4f8a1100 // FMLA V0.4S, V8.4S, V10.S[0]
+	WORD $0x4f8a1121 // FMLA V1.4S, V9.4S, V10.S[0]
+	FMOVS.P 4(R2), F11
+	WORD $0x4f8b1102 // FMLA V2.4S, V8.4S, V11.S[0]
+	WORD $0x4f8b1123 // FMLA V3.4S, V9.4S, V11.S[0]
+	FMOVS.P 4(R3), F10
+	WORD $0x4f8a1104 // FMLA V4.4S, V8.4S, V10.S[0]
+	WORD $0x4f8a1125 // FMLA V5.4S, V9.4S, V10.S[0]
+	FMOVS.P 4(R4), F11
+	WORD $0x4f8b1106 // FMLA V6.4S, V8.4S, V11.S[0]
+	WORD $0x4f8b1127 // FMLA V7.4S, V9.4S, V11.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d400 // FADD V0.4S, V0.4S, V8.4S
+	WORD $0x4e29d421 // FADD V1.4S, V1.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d484 // FADD V4.4S, V4.4S, V8.4S
+	WORD $0x4e29d4a5 // FADD V5.4S, V5.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d4c6 // FADD V6.4S, V6.4S, V8.4S
+	WORD $0x4e29d4e7 // FADD V7.4S, V7.4S, V9.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V8.S4, V9.S4]
+	WORD $0x4e28d400 // FADD V0.4S, V0.4S, V8.4S
+	WORD $0x4e29d421 // FADD V1.4S, V1.4S, V9.4S
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	WORD $0x4e28d484 // FADD V4.4S, V4.4S, V8.4S
+	WORD $0x4e29d4a5 // FADD V5.4S, V5.4S, V9.4S
+	WORD $0x4e28d4c6 // FADD V6.4S, V6.4S, V8.4S
+	WORD $0x4e29d4e7 // FADD V7.4S, V7.4S, V9.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d400 // FADD V0.4S, V0.4S, V8.4S
+	WORD $0x4e29d421 // FADD V1.4S, V1.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d484 // FADD V4.4S, V4.4S, V8.4S
+	WORD $0x4e29d4a5 // FADD V5.4S, V5.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d4c6 // FADD V6.4S, V6.4S, V8.4S
+	WORD $0x4e29d4e7 // FADD V7.4S, V7.4S, V9.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F10
+	VDUP V10.S[0], V10.S4
+	FMOVS hi+68(FP), F11
+	VDUP V11.S[0], V11.S4
+	WORD $0x4e2af400 // FMAX V0.4S, V0.4S, V10.4S
+	WORD $0x4eabf400 // FMIN V0.4S, V0.4S, V11.4S
+	WORD $0x4e2af421 // FMAX V1.4S, V1.4S, V10.4S
+	WORD $0x4eabf421 // FMIN V1.4S, V1.4S, V11.4S
+	WORD $0x4e2af442 // FMAX V2.4S, V2.4S, V10.4S
+	WORD $0x4eabf442 // FMIN V2.4S, V2.4S, V11.4S
+	WORD $0x4e2af463 // FMAX V3.4S, V3.4S, V10.4S
+	WORD $0x4eabf463 // FMIN V3.4S, V3.4S, V11.4S
+	WORD $0x4e2af484 // FMAX V4.4S, V4.4S, V10.4S
+	WORD $0x4eabf484 // FMIN V4.4S, V4.4S, V11.4S
+	WORD $0x4e2af4a5 // FMAX V5.4S, V5.4S, V10.4S
+	WORD $0x4eabf4a5 // FMIN V5.4S, V5.4S, V11.4S
+	WORD $0x4e2af4c6 // FMAX V6.4S, V6.4S, V10.4S
+	WORD $0x4eabf4c6 // FMIN V6.4S, V6.4S, V11.4S
+	WORD $0x4e2af4e7 // FMAX V7.4S, V7.4S, V10.4S
+	WORD $0x4eabf4e7 // FMIN V7.4S, V7.4S, V11.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4], (R8)
+	RET
+
+// func nhwcPW4x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW4x12NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R4 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 12 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+
+	// One k step: 12 B values, 4 A values, 12 FMLA by element
+loop:
+	VLD1 (R7), [V12.S4, V13.S4, V14.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F15
+	WORD $0x4f8f1180 // FMLA V0.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11a1 // FMLA V1.4S, V13.4S, V15.S[0]
+	WORD $0x4f8f11c2 // FMLA V2.4S, V14.4S, V15.S[0]
+	FMOVS.P 4(R2), F16
+	WORD $0x4f901183 // FMLA V3.4S, V12.4S, V16.S[0]
+	WORD $0x4f9011a4 // FMLA V4.4S, V13.4S, V16.S[0]
+	WORD $0x4f9011c5 // FMLA V5.4S, V14.4S, V16.S[0]
+	FMOVS.P 4(R3), F15
+	WORD $0x4f8f1186 // FMLA V6.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11a7 // FMLA V7.4S, V13.4S, V15.S[0]
+	WORD $0x4f8f11c8 // FMLA V8.4S, V14.4S, V15.S[0]
+	FMOVS.P 4(R4), F16
+	WORD $0x4f901189 // FMLA V9.4S, V12.4S, V16.S[0]
+	WORD $0x4f9011aa // FMLA V10.4S, V13.4S, V16.S[0]
+	WORD $0x4f9011cb // FMLA V11.4S, V14.4S, V16.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	WORD $0x4e2ed442 // FADD V2.4S, V2.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd463 // FADD V3.4S, V3.4S, V12.4S
+	WORD $0x4e2dd484 // FADD V4.4S, V4.4S, V13.4S
+	WORD $0x4e2ed4a5 // FADD V5.4S, V5.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	WORD $0x4e2ed508 // FADD V8.4S, V8.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd529 // FADD V9.4S, V9.4S, V12.4S
+	WORD $0x4e2dd54a // FADD V10.4S, V10.4S, V13.4S
+	WORD $0x4e2ed56b // FADD V11.4S, V11.4S, V14.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	WORD $0x4e2ed442 // FADD V2.4S, V2.4S, V14.4S
+	WORD $0x4e2cd463 // FADD V3.4S, V3.4S, V12.4S
+	WORD $0x4e2dd484 // FADD V4.4S, V4.4S, V13.4S
+	WORD $0x4e2ed4a5 // FADD V5.4S, V5.4S, V14.4S
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	WORD $0x4e2ed508 // FADD V8.4S, V8.4S, V14.4S
+	WORD $0x4e2cd529 // FADD V9.4S, V9.4S, V12.4S
+	WORD $0x4e2dd54a // FADD V10.4S, V10.4S, V13.4S
+	WORD $0x4e2ed56b // FADD V11.4S, V11.4S, V14.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	WORD $0x4e2ed442 // FADD V2.4S, V2.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd463 // FADD V3.4S, V3.4S, V12.4S
+	WORD $0x4e2dd484 // FADD V4.4S, V4.4S, V13.4S
+	WORD $0x4e2ed4a5 // FADD V5.4S, V5.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	WORD $0x4e2ed508 // FADD V8.4S, V8.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd529 // FADD V9.4S, V9.4S, V12.4S
+	WORD $0x4e2dd54a // FADD V10.4S, V10.4S, V13.4S
+	WORD $0x4e2ed56b // FADD V11.4S, V11.4S, V14.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F15
+	VDUP V15.S[0], V15.S4
+	FMOVS hi+68(FP), F16
+	VDUP V16.S[0], V16.S4
+	WORD $0x4e2ff400 // FMAX V0.4S, V0.4S, V15.4S
+	WORD $0x4eb0f400 // FMIN V0.4S, V0.4S, V16.4S
+	WORD $0x4e2ff421 // FMAX V1.4S, V1.4S, V15.4S
+	WORD $0x4eb0f421 // FMIN V1.4S, V1.4S, V16.4S
+	WORD $0x4e2ff442 // FMAX V2.4S, V2.4S, V15.4S
+	WORD $0x4eb0f442 // FMIN V2.4S, V2.4S, V16.4S
+	WORD $0x4e2ff463 // FMAX V3.4S, V3.4S, V15.4S
+	WORD $0x4eb0f463 // FMIN V3.4S, V3.4S, V16.4S
+	WORD $0x4e2ff484 // FMAX V4.4S, V4.4S, V15.4S
+	WORD $0x4eb0f484 // FMIN V4.4S, V4.4S, V16.4S
+	WORD $0x4e2ff4a5 // FMAX V5.4S, V5.4S, V15.4S
+	WORD $0x4eb0f4a5 // FMIN V5.4S, V5.4S, V16.4S
+	WORD $0x4e2ff4c6 // FMAX V6.4S, V6.4S, V15.4S
+	WORD $0x4eb0f4c6 // FMIN V6.4S, V6.4S, V16.4S
+	WORD $0x4e2ff4e7 // FMAX V7.4S, V7.4S, V15.4S
+	WORD $0x4eb0f4e7 // FMIN V7.4S, V7.4S, V16.4S
+	WORD $0x4e2ff508 // FMAX V8.4S, V8.4S, V15.4S
+	WORD $0x4eb0f508 // FMIN V8.4S, V8.4S, V16.4S
+	WORD $0x4e2ff529 // FMAX V9.4S, V9.4S, V15.4S
+	WORD $0x4eb0f529 // FMIN V9.4S, V9.4S, V16.4S
+	WORD $0x4e2ff54a // FMAX V10.4S, V10.4S, V15.4S
+	WORD $0x4eb0f54a // FMIN V10.4S, V10.4S, V16.4S
+	WORD $0x4e2ff56b // FMAX V11.4S, V11.4S, V15.4S
+	WORD $0x4eb0f56b // FMIN V11.4S, V11.4S, V16.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4, V8.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V9.S4, V10.S4, V11.S4], (R8)
 	RET
 
 // func nhwcPW4x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -512,6 +1634,453 @@ store:
 	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R8)
 	ADD R9, R8, R8
 	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R8)
+	RET
+
+// func nhwcPW5x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW5x4NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R5 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 5 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+
+	// One k step: 4 B values, 5 A values, 5 FMLA by element
+loop:
+	VLD1 (R7), [V5.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F6
+	WORD $0x4f8610a0 // FMLA V0.4S, V5.4S, V6.S[0]
+	FMOVS.P 4(R2), F7
+	WORD $0x4f8710a1 // FMLA V1.4S, V5.4S, V7.S[0]
+	FMOVS.P 4(R3), F6
+	WORD $0x4f8610a2 // FMLA V2.4S, V5.4S, V6.S[0]
+	FMOVS.P 4(R4), F7
+	WORD $0x4f8710a3 // FMLA V3.4S, V5.4S, V7.S[0]
+	FMOVS.P 4(R5), F6
+	WORD $0x4f8610a4 // FMLA V4.4S, V5.4S, V6.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d400 // FADD V0.4S, V0.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d484 // FADD V4.4S, V4.4S, V5.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V5.S4]
+	WORD $0x4e25d400 // FADD V0.4S, V0.4S, V5.4S
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+	WORD $0x4e25d484 // FADD V4.4S, V4.4S, V5.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d400 // FADD V0.4S, V0.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d484 // FADD V4.4S, V4.4S, V5.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F6
+	VDUP V6.S[0], V6.S4
+	FMOVS hi+68(FP), F7
+	VDUP V7.S[0], V7.S4
+	WORD $0x4e26f400 // FMAX V0.4S, V0.4S, V6.4S
+	WORD $0x4ea7f400 // FMIN V0.4S, V0.4S, V7.4S
+	WORD $0x4e26f421 // FMAX V1.4S, V1.4S, V6.4S
+	WORD $0x4ea7f421 // FMIN V1.4S, V1.4S, V7.4S
+	WORD $0x4e26f442 // FMAX V2.4S, V2.4S, V6.4S
+	WORD $0x4ea7f442 // FMIN V2.4S, V2.4S, V7.4S
+	WORD $0x4e26f463 // FMAX V3.4S, V3.4S, V6.4S
+	WORD $0x4ea7f463 // FMIN V3.4S, V3.4S, V7.4S
+	WORD $0x4e26f484 // FMAX V4.4S, V4.4S, V6.4S
+	WORD $0x4ea7f484 // FMIN V4.4S, V4.4S, V7.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4], (R8)
+	RET
+
+// func nhwcPW5x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW5x8NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R5 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 10 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+
+	// One k step: 8 B values, 5 A values, 10 FMLA by element
+loop:
+	VLD1 (R7), [V10.S4, V11.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F12
+	WORD $0x4f8c1140 // FMLA V0.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1161 // FMLA V1.4S, V11.4S, V12.S[0]
+	FMOVS.P 4(R2), F13
+	WORD $0x4f8d1142 // FMLA V2.4S, V10.4S, V13.S[0]
+	WORD $0x4f8d1163 // FMLA V3.4S, V11.4S, V13.S[0]
+	FMOVS.P 4(R3), F12
+	WORD $0x4f8c1144 // FMLA V4.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1165 // FMLA V5.4S, V11.4S, V12.S[0]
+	FMOVS.P 4(R4), F13
+	WORD $0x4f8d1146 // FMLA V6.4S, V10.4S, V13.S[0]
+	WORD $0x4f8d1167 // FMLA V7.4S, V11.4S, V13.S[0]
+	FMOVS.P 4(R5), F12
+	WORD $0x4f8c1148 // FMLA V8.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1169 // FMLA V9.4S, V11.4S, V12.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad400 // FADD V0.4S, V0.4S, V10.4S
+	WORD $0x4e2bd421 // FADD V1.4S, V1.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad442 // FADD V2.4S, V2.4S, V10.4S
+	WORD $0x4e2bd463 // FADD V3.4S, V3.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad4c6 // FADD V6.4S, V6.4S, V10.4S
+	WORD $0x4e2bd4e7 // FADD V7.4S, V7.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad508 // FADD V8.4S, V8.4S, V10.4S
+	WORD $0x4e2bd529 // FADD V9.4S, V9.4S, V11.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V10.S4, V11.S4]
+	WORD $0x4e2ad400 // FADD V0.4S, V0.4S, V10.4S
+	WORD $0x4e2bd421 // FADD V1.4S, V1.4S, V11.4S
+	WORD $0x4e2ad442 // FADD V2.4S, V2.4S, V10.4S
+	WORD $0x4e2bd463 // FADD V3.4S, V3.4S, V11.4S
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	WORD $0x4e2ad4c6 // FADD V6.4S, V6.4S, V10.4S
+	WORD $0x4e2bd4e7 // FADD V7.4S, V7.4S, V11.4S
+	WORD $0x4e2ad508 // FADD V8.4S, V8.4S, V10.4S
+	WORD $0x4e2bd529 // FADD V9.4S, V9.4S, V11.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad400 // FADD V0.4S, V0.4S, V10.4S
+	WORD $0x4e2bd421 // FADD V1.4S, V1.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad442 // FADD V2.4S, V2.4S, V10.4S
+	WORD $0x4e2bd463 // FADD V3.4S, V3.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad4c6 // FADD V6.4S, V6.4S, V10.4S
+	WORD $0x4e2bd4e7 // FADD V7.4S, V7.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad508 // FADD V8.4S, V8.4S, V10.4S
+	WORD $0x4e2bd529 // FADD V9.4S, V9.4S, V11.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F12
+	VDUP V12.S[0], V12.S4
+	FMOVS hi+68(FP), F13
+	VDUP V13.S[0], V13.S4
+	WORD $0x4e2cf400 // FMAX V0.4S, V0.4S, V12.4S
+	WORD $0x4eadf400 // FMIN V0.4S, V0.4S, V13.4S
+	WORD $0x4e2cf421 // FMAX V1.4S, V1.4S, V12.4S
+	WORD $0x4eadf421 // FMIN V1.4S, V1.4S, V13.4S
+	WORD $0x4e2cf442 // FMAX V2.4S, V2.4S, V12.4S
+	WORD $0x4eadf442 // FMIN V2.4S, V2.4S, V13.4S
+	WORD $0x4e2cf463 // FMAX V3.4S, V3.4S, V12.4S
+	WORD $0x4eadf463 // FMIN V3.4S, V3.4S, V13.4S
+	WORD $0x4e2cf484 // FMAX V4.4S, V4.4S, V12.4S
+	WORD $0x4eadf484 // FMIN V4.4S, V4.4S, V13.4S
+	WORD $0x4e2cf4a5 // FMAX V5.4S, V5.4S, V12.4S
+	WORD $0x4eadf4a5 // FMIN V5.4S, V5.4S, V13.4S
+	WORD $0x4e2cf4c6 // FMAX V6.4S, V6.4S, V12.4S
+	WORD $0x4eadf4c6 // FMIN V6.4S, V6.4S, V13.4S
+	WORD $0x4e2cf4e7 // FMAX V7.4S, V7.4S, V12.4S
+	WORD $0x4eadf4e7 // FMIN V7.4S, V7.4S, V13.4S
+	WORD $0x4e2cf508 // FMAX V8.4S, V8.4S, V12.4S
+	WORD $0x4eadf508 // FMIN V8.4S, V8.4S, V13.4S
+	WORD $0x4e2cf529 // FMAX V9.4S, V9.4S, V12.4S
+	WORD $0x4eadf529 // FMIN V9.4S, V9.4S, V13.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V8.S4, V9.S4], (R8)
+	RET
+
+// func nhwcPW5x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW5x12NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R5 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 15 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+
+	// One k step: 12 B values, 5 A values, 15 FMLA by element
+loop:
+	VLD1 (R7), [V15.S4, V16.S4, V17.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F18
+	WORD $0x4f9211e0 // FMLA V0.4S, V15.4S, V18.S[0]
+	WORD $0x4f921201 // FMLA V1.4S, V16.4S, V18.S[0]
+	WORD $0x4f921222 // FMLA V2.4S, V17.4S, V18.S[0]
+	FMOVS.P 4(R2), F19
+	WORD $0x4f9311e3 // FMLA V3.4S, V15.4S, V19.S[0]
+	WORD $0x4f931204 // FMLA V4.4S, V16.4S, V19.S[0]
+	WORD $0x4f931225 // FMLA V5.4S, V17.4S, V19.S[0]
+	FMOVS.P 4(R3), F18
+	WORD $0x4f9211e6 // FMLA V6.4S, V15.4S, V18.S[0]
+	WORD $0x4f921207 // FMLA V7.4S, V16.4S, V18.S[0]
+	WORD $0x4f921228 // FMLA V8.4S, V17.4S, V18.S[0]
+	FMOVS.P 4(R4), F19
+	WORD $0x4f9311e9 // FMLA V9.4S, V15.4S, V19.S[0]
+	WORD $0x4f93120a // FMLA V10.4S, V16.4S, V19.S[0]
+	WORD $0x4f93122b // FMLA V11.4S, V17.4S, V19.S[0]
+	FMOVS.P 4(R5), F18
+	WORD $0x4f9211ec // FMLA V12.4S, V15.4S, V18.S[0]
+	WORD $0x4f92120d // FMLA V13.4S, V16.4S, V18.S[0]
+	WORD $0x4f92122e // FMLA V14.4S, V17.4S, V18.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd400 // FADD V0.4S, V0.4S, V15.4S
+	WORD $0x4e30d421 // FADD V1.4S, V1.4S, V16.4S
+	WORD $0x4e31d442 // FADD V2.4S, V2.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd463 // FADD V3.4S, V3.4S, V15.4S
+	WORD $0x4e30d484 // FADD V4.4S, V4.4S, V16.4S
+	WORD $0x4e31d4a5 // FADD V5.4S, V5.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd4c6 // FADD V6.4S, V6.4S, V15.4S
+	WORD $0x4e30d4e7 // FADD V7.4S, V7.4S, V16.4S
+	WORD $0x4e31d508 // FADD V8.4S, V8.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd529 // FADD V9.4S, V9.4S, V15.4S
+	WORD $0x4e30d54a // FADD V10.4S, V10.4S, V16.4S
+	WORD $0x4e31d56b // FADD V11.4S, V11.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd58c // FADD V12.4S, V12.4S, V15.4S
+	WORD $0x4e30d5ad // FADD V13.4S, V13.4S, V16.4S
+	WORD $0x4e31d5ce // FADD V14.4S, V14.4S, V17.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd400 // FADD V0.4S, V0.4S, V15.4S
+	WORD $0x4e30d421 // FADD V1.4S, V1.4S, V16.4S
+	WORD $0x4e31d442 // FADD V2.4S, V2.4S, V17.4S
+	WORD $0x4e2fd463 // FADD V3.4S, V3.4S, V15.4S
+	WORD $0x4e30d484 // FADD V4.4S, V4.4S, V16.4S
+	WORD $0x4e31d4a5 // FADD V5.4S, V5.4S, V17.4S
+	WORD $0x4e2fd4c6 // FADD V6.4S, V6.4S, V15.4S
+	WORD $0x4e30d4e7 // FADD V7.4S, V7.4S, V16.4S
+	WORD $0x4e31d508 // FADD V8.4S, V8.4S, V17.4S
+	WORD $0x4e2fd529 // FADD V9.4S, V9.4S, V15.4S
+	WORD $0x4e30d54a // FADD V10.4S, V10.4S, V16.4S
+	WORD $0x4e31d56b // FADD V11.4S, V11.4S, V17.4S
+	WORD $0x4e2fd58c // FADD V12.4S, V12.4S, V15.4S
+	WORD $0x4e30d5ad // FADD V13.4S, V13.4S, V16.4S
+	WORD $0x4e31d5ce // FADD V14.4S, V14.4S, V17.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd400 // FADD V0.4S, V0.4S, V15.4S
+	WORD $0x4e30d421 // FADD V1.4S, V1.4S, V16.4S
+	WORD $0x4e31d442 // FADD V2.4S, V2.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd463 // FADD V3.4S, V3.4S, V15.4S
+	WORD $0x4e30d484 // FADD V4.4S, V4.4S, V16.4S
+	WORD $0x4e31d4a5 // FADD V5.4S, V5.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd4c6 // FADD V6.4S, V6.4S, V15.4S
+	WORD $0x4e30d4e7 // FADD V7.4S, V7.4S, V16.4S
+	WORD $0x4e31d508 // FADD V8.4S, V8.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd529 // FADD V9.4S, V9.4S, V15.4S
+	WORD $0x4e30d54a // FADD V10.4S, V10.4S, V16.4S
+	WORD $0x4e31d56b // FADD V11.4S, V11.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd58c // FADD V12.4S, V12.4S, V15.4S
+	WORD $0x4e30d5ad // FADD V13.4S, V13.4S, V16.4S
+	WORD $0x4e31d5ce // FADD V14.4S, V14.4S, V17.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F18
+	VDUP V18.S[0], V18.S4
+	FMOVS hi+68(FP), F19
+	VDUP V19.S[0], V19.S4
+	WORD $0x4e32f400 // FMAX V0.4S, V0.4S, V18.4S
+	WORD $0x4eb3f400 // FMIN V0.4S, V0.4S, V19.4S
+	WORD $0x4e32f421 // FMAX V1.4S, V1.4S, V18.4S
+	WORD $0x4eb3f421 // FMIN V1.4S, V1.4S, V19.4S
+	WORD $0x4e32f442 // FMAX V2.4S, V2.4S, V18.4S
+	WORD $0x4eb3f442 // FMIN V2.4S, V2.4S, V19.4S
+	WORD $0x4e32f463 // FMAX V3.4S, V3.4S, V18.4S
+	WORD $0x4eb3f463 // FMIN V3.4S, V3.4S, V19.4S
+	WORD $0x4e32f484 // FMAX V4.4S, V4.4S, V18.4S
+	WORD $0x4eb3f484 // FMIN V4.4S, V4.4S, V19.4S
+	WORD $0x4e32f4a5 // FMAX V5.4S, V5.4S, V18.4S
+	WORD $0x4eb3f4a5 // FMIN V5.4S, V5.4S, V19.4S
+	WORD $0x4e32f4c6 // FMAX V6.4S, V6.4S, V18.4S
+	WORD $0x4eb3f4c6 // FMIN V6.4S, V6.4S, V19.4S
+	WORD $0x4e32f4e7 // FMAX V7.4S, V7.4S, V18.4S
+	WORD $0x4eb3f4e7 // FMIN V7.4S, V7.4S, V19.4S
+	WORD $0x4e32f508 // FMAX V8.4S, V8.4S, V18.4S
+	WORD $0x4eb3f508 // FMIN V8.4S, V8.4S, V19.4S
+	WORD $0x4e32f529 // FMAX V9.4S, V9.4S, V18.4S
+	WORD $0x4eb3f529 // FMIN V9.4S, V9.4S, V19.4S
+	WORD $0x4e32f54a // FMAX V10.4S, V10.4S, V18.4S
+	WORD $0x4eb3f54a // FMIN V10.4S, V10.4S, V19.4S
+	WORD $0x4e32f56b // FMAX V11.4S, V11.4S, V18.4S
+	WORD $0x4eb3f56b // FMIN V11.4S, V11.4S, V19.4S
+	WORD $0x4e32f58c // FMAX V12.4S, V12.4S, V18.4S
+	WORD $0x4eb3f58c // FMIN V12.4S, V12.4S, V19.4S
+	WORD $0x4e32f5ad // FMAX V13.4S, V13.4S, V18.4S
+	WORD $0x4eb3f5ad // FMIN V13.4S, V13.4S, V19.4S
+	WORD $0x4e32f5ce // FMAX V14.4S, V14.4S, V18.4S
+	WORD $0x4eb3f5ce // FMIN V14.4S, V14.4S, V19.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4, V8.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V9.S4, V10.S4, V11.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V12.S4, V13.S4, V14.S4], (R8)
 	RET
 
 // func nhwcPW5x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -730,6 +2299,519 @@ store:
 	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R8)
 	ADD R9, R8, R8
 	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R8)
+	RET
+
+// func nhwcPW6x4NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW6x4NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R6 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	ADD R15, R5, R6
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 6 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+
+	// One k step: 4 B values, 6 A values, 6 FMLA by element
+loop:
+	VLD1 (R7), [V6.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F7
+	WORD $0x4f8710c0 // FMLA V0.4S, V6.4S, V7.S[0]
+	FMOVS.P 4(R2), F8
+	WORD $0x4f8810c1 // FMLA V1.4S, V6.4S, V8.S[0]
+	FMOVS.P 4(R3), F7
+	WORD $0x4f8710c2 // FMLA V2.4S, V6.4S, V7.S[0]
+	FMOVS.P 4(R4), F8
+	WORD $0x4f8810c3 // FMLA V3.4S, V6.4S, V8.S[0]
+	FMOVS.P 4(R5), F7
+	WORD $0x4f8710c4 // FMLA V4.4S, V6.4S, V7.S[0]
+	FMOVS.P 4(R6), F8
+	WORD $0x4f8810c5 // FMLA V5.4S, V6.4S, V8.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d421 // FADD V1.4S, V1.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d4a5 // FADD V5.4S, V5.4S, V6.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V6.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e26d421 // FADD V1.4S, V1.4S, V6.4S
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	WORD $0x4e26d4a5 // FADD V5.4S, V5.4S, V6.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d421 // FADD V1.4S, V1.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d4a5 // FADD V5.4S, V5.4S, V6.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F7
+	VDUP V7.S[0], V7.S4
+	FMOVS hi+68(FP), F8
+	VDUP V8.S[0], V8.S4
+	WORD $0x4e27f400 // FMAX V0.4S, V0.4S, V7.4S
+	WORD $0x4ea8f400 // FMIN V0.4S, V0.4S, V8.4S
+	WORD $0x4e27f421 // FMAX V1.4S, V1.4S, V7.4S
+	WORD $0x4ea8f421 // FMIN V1.4S, V1.4S, V8.4S
+	WORD $0x4e27f442 // FMAX V2.4S, V2.4S, V7.4S
+	WORD $0x4ea8f442 // FMIN V2.4S, V2.4S, V8.4S
+	WORD $0x4e27f463 // FMAX V3.4S, V3.4S, V7.4S
+	WORD $0x4ea8f463 // FMIN V3.4S, V3.4S, V8.4S
+	WORD $0x4e27f484 // FMAX V4.4S, V4.4S, V7.4S
+	WORD $0x4ea8f484 // FMIN V4.4S, V4.4S, V8.4S
+	WORD $0x4e27f4a5 // FMAX V5.4S, V5.4S, V7.4S
+	WORD $0x4ea8f4a5 // FMIN V5.4S, V5.4S, V8.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V5.S4], (R8)
+	RET
+
+// func nhwcPW6x8NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW6x8NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R6 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	ADD R15, R5, R6
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 12 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+
+	// One k step: 8 B values, 6 A values, 12 FMLA by element
+loop:
+	VLD1 (R7), [V12.S4, V13.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F14
+	WORD $0x4f8e1180 // FMLA V0.4S, V12.4S, V14.S[0]
+	WORD $0x4f8e11a1 // FMLA V1.4S, V13.4S, V14.S[0]
+	FMOVS.P 4(R2), F15
+	WORD $0x4f8f1182 // FMLA V2.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11a3 // FMLA V3.4S, V13.4S, V15.S[0]
+	FMOVS.P 4(R3), F14
+	WORD $0x4f8e1184 // FMLA V4.4S, V12.4S, V14.S[0]
+	WORD $0x4f8e11a5 // FMLA V5.4S, V13.4S, V14.S[0]
+	FMOVS.P 4(R4), F15
+	WORD $0x4f8f1186 // FMLA V6.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11a7 // FMLA V7.4S, V13.4S, V15.S[0]
+	FMOVS.P 4(R5), F14
+	WORD $0x4f8e1188 // FMLA V8.4S, V12.4S, V14.S[0]
+	WORD $0x4f8e11a9 // FMLA V9.4S, V13.4S, V14.S[0]
+	FMOVS.P 4(R6), F15
+	WORD $0x4f8f118a // FMLA V10.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11ab // FMLA V11.4S, V13.4S, V15.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd442 // FADD V2.4S, V2.4S, V12.4S
+	WORD $0x4e2dd463 // FADD V3.4S, V3.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd484 // FADD V4.4S, V4.4S, V12.4S
+	WORD $0x4e2dd4a5 // FADD V5.4S, V5.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd508 // FADD V8.4S, V8.4S, V12.4S
+	WORD $0x4e2dd529 // FADD V9.4S, V9.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd54a // FADD V10.4S, V10.4S, V12.4S
+	WORD $0x4e2dd56b // FADD V11.4S, V11.4S, V13.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V12.S4, V13.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	WORD $0x4e2cd442 // FADD V2.4S, V2.4S, V12.4S
+	WORD $0x4e2dd463 // FADD V3.4S, V3.4S, V13.4S
+	WORD $0x4e2cd484 // FADD V4.4S, V4.4S, V12.4S
+	WORD $0x4e2dd4a5 // FADD V5.4S, V5.4S, V13.4S
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	WORD $0x4e2cd508 // FADD V8.4S, V8.4S, V12.4S
+	WORD $0x4e2dd529 // FADD V9.4S, V9.4S, V13.4S
+	WORD $0x4e2cd54a // FADD V10.4S, V10.4S, V12.4S
+	WORD $0x4e2dd56b // FADD V11.4S, V11.4S, V13.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd442 // FADD V2.4S, V2.4S, V12.4S
+	WORD $0x4e2dd463 // FADD V3.4S, V3.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd484 // FADD V4.4S, V4.4S, V12.4S
+	WORD $0x4e2dd4a5 // FADD V5.4S, V5.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd508 // FADD V8.4S, V8.4S, V12.4S
+	WORD $0x4e2dd529 // FADD V9.4S, V9.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd54a // FADD V10.4S, V10.4S, V12.4S
+	WORD $0x4e2dd56b // FADD V11.4S, V11.4S, V13.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F14
+	VDUP V14.S[0], V14.S4
+	FMOVS hi+68(FP), F15
+	VDUP V15.S[0], V15.S4
+	WORD $0x4e2ef400 // FMAX V0.4S, V0.4S, V14.4S
+	WORD $0x4eaff400 // FMIN V0.4S, V0.4S, V15.4S
+	WORD $0x4e2ef421 // FMAX V1.4S, V1.4S, V14.4S
+	WORD $0x4eaff421 // FMIN V1.4S, V1.4S, V15.4S
+	WORD $0x4e2ef442 // FMAX V2.4S, V2.4S, V14.4S
+	WORD $0x4eaff442 // FMIN V2.4S, V2.4S, V15.4S
+	WORD $0x4e2ef463 // FMAX V3.4S, V3.4S, V14.4S
+	WORD $0x4eaff463 // FMIN V3.4S, V3.4S, V15.4S
+	WORD $0x4e2ef484 // FMAX V4.4S, V4.4S, V14.4S
+	WORD $0x4eaff484 // FMIN V4.4S, V4.4S, V15.4S
+	WORD $0x4e2ef4a5 // FMAX V5.4S, V5.4S, V14.4S
+	WORD $0x4eaff4a5 // FMIN V5.4S, V5.4S, V15.4S
+	WORD $0x4e2ef4c6 // FMAX V6.4S, V6.4S, V14.4S
+	WORD $0x4eaff4c6 // FMIN V6.4S, V6.4S, V15.4S
+	WORD $0x4e2ef4e7 // FMAX V7.4S, V7.4S, V14.4S
+	WORD $0x4eaff4e7 // FMIN V7.4S, V7.4S, V15.4S
+	WORD $0x4e2ef508 // FMAX V8.4S, V8.4S, V14.4S
+	WORD $0x4eaff508 // FMIN V8.4S, V8.4S, V15.4S
+	WORD $0x4e2ef529 // FMAX V9.4S, V9.4S, V14.4S
+	WORD $0x4eaff529 // FMIN V9.4S, V9.4S, V15.4S
+	WORD $0x4e2ef54a // FMAX V10.4S, V10.4S, V14.4S
+	WORD $0x4eaff54a // FMIN V10.4S, V10.4S, V15.4S
+	WORD $0x4e2ef56b // FMAX V11.4S, V11.4S, V14.4S
+	WORD $0x4eaff56b // FMIN V11.4S, V11.4S, V15.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V8.S4, V9.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V10.S4, V11.S4], (R8)
+	RET
+
+// func nhwcPW6x12NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPW6x12NEON(SB), NOSPLIT, $0-80
+	// R0 = k, R1..R6 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	ADD R15, R5, R6
+	MOVD b+24(FP), R7
+	MOVD c+32(FP), R8
+	MOVD ldc+40(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+48(FP), R10
+	MOVD z+56(FP), R11
+	MOVD flags+72(FP), R12
+
+	// Zero the 18 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+
+	// One k step: 12 B values, 6 A values, 18 FMLA by element
+loop:
+	VLD1 (R7), [V18.S4, V19.S4, V20.S4]
+	ADD $64, R7, R7
+	FMOVS.P 4(R1), F21
+	WORD $0x4f951240 // FMLA V0.4S, V18.4S, V21.S[0]
+	WORD $0x4f951261 // FMLA V1.4S, V19.4S, V21.S[0]
+	WORD $0x4f951282 // FMLA V2.4S, V20.4S, V21.S[0]
+	FMOVS.P 4(R2), F22
+	WORD $0x4f961243 // FMLA V3.4S, V18.4S, V22.S[0]
+	WORD $0x4f961264 // FMLA V4.4S, V19.4S, V22.S[0]
+	WORD $0x4f961285 // FMLA V5.4S, V20.4S, V22.S[0]
+	FMOVS.P 4(R3), F21
+	WORD $0x4f951246 // FMLA V6.4S, V18.4S, V21.S[0]
+	WORD $0x4f951267 // FMLA V7.4S, V19.4S, V21.S[0]
+	WORD $0x4f951288 // FMLA V8.4S, V20.4S, V21.S[0]
+	FMOVS.P 4(R4), F22
+	WORD $0x4f961249 // FMLA V9.4S, V18.4S, V22.S[0]
+	WORD $0x4f96126a // FMLA V10.4S, V19.4S, V22.S[0]
+	WORD $0x4f96128b // FMLA V11.4S, V20.4S, V22.S[0]
+	FMOVS.P 4(R5), F21
+	WORD $0x4f95124c // FMLA V12.4S, V18.4S, V21.S[0]
+	WORD $0x4f95126d // FMLA V13.4S, V19.4S, V21.S[0]
+	WORD $0x4f95128e // FMLA V14.4S, V20.4S, V21.S[0]
+	FMOVS.P 4(R6), F22
+	WORD $0x4f96124f // FMLA V15.4S, V18.4S, V22.S[0]
+	WORD $0x4f961270 // FMLA V16.4S, V19.4S, V22.S[0]
+	WORD $0x4f961291 // FMLA V17.4S, V20.4S, V22.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d400 // FADD V0.4S, V0.4S, V18.4S
+	WORD $0x4e33d421 // FADD V1.4S, V1.4S, V19.4S
+	WORD $0x4e34d442 // FADD V2.4S, V2.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d463 // FADD V3.4S, V3.4S, V18.4S
+	WORD $0x4e33d484 // FADD V4.4S, V4.4S, V19.4S
+	WORD $0x4e34d4a5 // FADD V5.4S, V5.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d4c6 // FADD V6.4S, V6.4S, V18.4S
+	WORD $0x4e33d4e7 // FADD V7.4S, V7.4S, V19.4S
+	WORD $0x4e34d508 // FADD V8.4S, V8.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d529 // FADD V9.4S, V9.4S, V18.4S
+	WORD $0x4e33d54a // FADD V10.4S, V10.4S, V19.4S
+	WORD $0x4e34d56b // FADD V11.4S, V11.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d58c // FADD V12.4S, V12.4S, V18.4S
+	WORD $0x4e33d5ad // FADD V13.4S, V13.4S, V19.4S
+	WORD $0x4e34d5ce // FADD V14.4S, V14.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d5ef // FADD V15.4S, V15.4S, V18.4S
+	WORD $0x4e33d610 // FADD V16.4S, V16.4S, V19.4S
+	WORD $0x4e34d631 // FADD V17.4S, V17.4S, V20.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d400 // FADD V0.4S, V0.4S, V18.4S
+	WORD $0x4e33d421 // FADD V1.4S, V1.4S, V19.4S
+	WORD $0x4e34d442 // FADD V2.4S, V2.4S, V20.4S
+	WORD $0x4e32d463 // FADD V3.4S, V3.4S, V18.4S
+	WORD $0x4e33d484 // FADD V4.4S, V4.4S, V19.4S
+	WORD $0x4e34d4a5 // FADD V5.4S, V5.4S, V20.4S
+	WORD $0x4e32d4c6 // FADD V6.4S, V6.4S, V18.4S
+	WORD $0x4e33d4e7 // FADD V7.4S, V7.4S, V19.4S
+	WORD $0x4e34d508 // FADD V8.4S, V8.4S, V20.4S
+	WORD $0x4e32d529 // FADD V9.4S, V9.4S, V18.4S
+	WORD $0x4e33d54a // FADD V10.4S, V10.4S, V19.4S
+	WORD $0x4e34d56b // FADD V11.4S, V11.4S, V20.4S
+	WORD $0x4e32d58c // FADD V12.4S, V12.4S, V18.4S
+	WORD $0x4e33d5ad // FADD V13.4S, V13.4S, V19.4S
+	WORD $0x4e34d5ce // FADD V14.4S, V14.4S, V20.4S
+	WORD $0x4e32d5ef // FADD V15.4S, V15.4S, V18.4S
+	WORD $0x4e33d610 // FADD V16.4S, V16.4S, V19.4S
+	WORD $0x4e34d631 // FADD V17.4S, V17.4S, V20.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d400 // FADD V0.4S, V0.4S, V18.4S
+	WORD $0x4e33d421 // FADD V1.4S, V1.4S, V19.4S
+	WORD $0x4e34d442 // FADD V2.4S, V2.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d463 // FADD V3.4S, V3.4S, V18.4S
+	WORD $0x4e33d484 // FADD V4.4S, V4.4S, V19.4S
+	WORD $0x4e34d4a5 // FADD V5.4S, V5.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d4c6 // FADD V6.4S, V6.4S, V18.4S
+	WORD $0x4e33d4e7 // FADD V7.4S, V7.4S, V19.4S
+	WORD $0x4e34d508 // FADD V8.4S, V8.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d529 // FADD V9.4S, V9.4S, V18.4S
+	WORD $0x4e33d54a // FADD V10.4S, V10.4S, V19.4S
+	WORD $0x4e34d56b // FADD V11.4S, V11.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d58c // FADD V12.4S, V12.4S, V18.4S
+	WORD $0x4e33d5ad // FADD V13.4S, V13.4S, V19.4S
+	WORD $0x4e34d5ce // FADD V14.4S, V14.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d5ef // FADD V15.4S, V15.4S, V18.4S
+	WORD $0x4e33d610 // FADD V16.4S, V16.4S, V19.4S
+	WORD $0x4e34d631 // FADD V17.4S, V17.4S, V20.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+64(FP), F21
+	VDUP V21.S[0], V21.S4
+	FMOVS hi+68(FP), F22
+	VDUP V22.S[0], V22.S4
+	WORD $0x4e35f400 // FMAX V0.4S, V0.4S, V21.4S
+	WORD $0x4eb6f400 // FMIN V0.4S, V0.4S, V22.4S
+	WORD $0x4e35f421 // FMAX V1.4S, V1.4S, V21.4S
+	WORD $0x4eb6f421 // FMIN V1.4S, V1.4S, V22.4S
+	WORD $0x4e35f442 // FMAX V2.4S, V2.4S, V21.4S
+	WORD $0x4eb6f442 // FMIN V2.4S, V2.4S, V22.4S
+	WORD $0x4e35f463 // FMAX V3.4S, V3.4S, V21.4S
+	WORD $0x4eb6f463 // FMIN V3.4S, V3.4S, V22.4S
+	WORD $0x4e35f484 // FMAX V4.4S, V4.4S, V21.4S
+	WORD $0x4eb6f484 // FMIN V4.4S, V4.4S, V22.4S
+	WORD $0x4e35f4a5 // FMAX V5.4S, V5.4S, V21.4S
+	WORD $0x4eb6f4a5 // FMIN V5.4S, V5.4S, V22.4S
+	WORD $0x4e35f4c6 // FMAX V6.4S, V6.4S, V21.4S
+	WORD $0x4eb6f4c6 // FMIN V6.4S, V6.4S, V22.4S
+	WORD $0x4e35f4e7 // FMAX V7.4S, V7.4S, V21.4S
+	WORD $0x4eb6f4e7 // FMIN V7.4S, V7.4S, V22.4S
+	WORD $0x4e35f508 // FMAX V8.4S, V8.4S, V21.4S
+	WORD $0x4eb6f508 // FMIN V8.4S, V8.4S, V22.4S
+	WORD $0x4e35f529 // FMAX V9.4S, V9.4S, V21.4S
+	WORD $0x4eb6f529 // FMIN V9.4S, V9.4S, V22.4S
+	WORD $0x4e35f54a // FMAX V10.4S, V10.4S, V21.4S
+	WORD $0x4eb6f54a // FMIN V10.4S, V10.4S, V22.4S
+	WORD $0x4e35f56b // FMAX V11.4S, V11.4S, V21.4S
+	WORD $0x4eb6f56b // FMIN V11.4S, V11.4S, V22.4S
+	WORD $0x4e35f58c // FMAX V12.4S, V12.4S, V21.4S
+	WORD $0x4eb6f58c // FMIN V12.4S, V12.4S, V22.4S
+	WORD $0x4e35f5ad // FMAX V13.4S, V13.4S, V21.4S
+	WORD $0x4eb6f5ad // FMIN V13.4S, V13.4S, V22.4S
+	WORD $0x4e35f5ce // FMAX V14.4S, V14.4S, V21.4S
+	WORD $0x4eb6f5ce // FMIN V14.4S, V14.4S, V22.4S
+	WORD $0x4e35f5ef // FMAX V15.4S, V15.4S, V21.4S
+	WORD $0x4eb6f5ef // FMIN V15.4S, V15.4S, V22.4S
+	WORD $0x4e35f610 // FMAX V16.4S, V16.4S, V21.4S
+	WORD $0x4eb6f610 // FMIN V16.4S, V16.4S, V22.4S
+	WORD $0x4e35f631 // FMAX V17.4S, V17.4S, V21.4S
+	WORD $0x4eb6f631 // FMIN V17.4S, V17.4S, V22.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4, V8.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V9.S4, V10.S4, V11.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V12.S4, V13.S4, V14.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V15.S4, V16.S4, V17.S4], (R8)
 	RET
 
 // func nhwcPW6x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -986,6 +3068,189 @@ store:
 	VST1 [V20.S4, V21.S4, V22.S4, V23.S4], (R8)
 	RET
 
+// func nhwcPWOffs1x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs1x4NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R1 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 1 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+
+	// One k step: 4 B values, 1 A values, 1 FMLA by element
+loop:
+	VLD1 (R7), [V1.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F2
+	WORD $0x4f821020 // FMLA V0.4S, V1.4S, V2.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V1.S4]
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V1.S4]
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V1.S4]
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F2
+	VDUP V2.S[0], V2.S4
+	FMOVS hi+76(FP), F3
+	VDUP V3.S[0], V3.S4
+	WORD $0x4e22f400 // FMAX V0.4S, V0.4S, V2.4S
+	WORD $0x4ea3f400 // FMIN V0.4S, V0.4S, V3.4S
+store:
+	VST1 [V0.S4], (R8)
+	RET
+
+// func nhwcPWOffs1x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs1x8NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R1 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 2 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+
+	// One k step: 8 B values, 1 A values, 2 FMLA by element
+loop:
+	VLD1 (R7), [V2.S4, V3.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F4
+	WORD $0x4f841040 // FMLA V0.4S, V2.4S, V4.S[0]
+	WORD $0x4f841061 // FMLA V1.4S, V3.4S, V4.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V2.S4, V3.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V2.S4, V3.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V2.S4, V3.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F4
+	VDUP V4.S[0], V4.S4
+	FMOVS hi+76(FP), F5
+	VDUP V5.S[0], V5.S4
+	WORD $0x4e24f400 // FMAX V0.4S, V0.4S, V4.4S
+	WORD $0x4ea5f400 // FMIN V0.4S, V0.4S, V5.4S
+	WORD $0x4e24f421 // FMAX V1.4S, V1.4S, V4.4S
+	WORD $0x4ea5f421 // FMIN V1.4S, V1.4S, V5.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	RET
+
+// func nhwcPWOffs1x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs1x12NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R1 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 3 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+
+	// One k step: 12 B values, 1 A values, 3 FMLA by element
+loop:
+	VLD1 (R7), [V3.S4, V4.S4, V5.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F6
+	WORD $0x4f861060 // FMLA V0.4S, V3.4S, V6.S[0]
+	WORD $0x4f861081 // FMLA V1.4S, V4.4S, V6.S[0]
+	WORD $0x4f8610a2 // FMLA V2.4S, V5.4S, V6.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V3.S4, V4.S4, V5.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V3.S4, V4.S4, V5.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V3.S4, V4.S4, V5.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F6
+	VDUP V6.S[0], V6.S4
+	FMOVS hi+76(FP), F7
+	VDUP V7.S[0], V7.S4
+	WORD $0x4e26f400 // FMAX V0.4S, V0.4S, V6.4S
+	WORD $0x4ea7f400 // FMIN V0.4S, V0.4S, V7.4S
+	WORD $0x4e26f421 // FMAX V1.4S, V1.4S, V6.4S
+	WORD $0x4ea7f421 // FMIN V1.4S, V1.4S, V7.4S
+	WORD $0x4e26f442 // FMAX V2.4S, V2.4S, V6.4S
+	WORD $0x4ea7f442 // FMIN V2.4S, V2.4S, V7.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	RET
+
 // func nhwcPWOffs1x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
 // Requires: ASIMD
 TEXT ·nhwcPWOffs1x16NEON(SB), NOSPLIT, $0-88
@@ -1058,6 +3323,261 @@ noz:
 	WORD $0x4ea9f463 // FMIN V3.4S, V3.4S, V9.4S
 store:
 	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R8)
+	RET
+
+// func nhwcPWOffs2x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs2x4NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R2 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 2 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+
+	// One k step: 4 B values, 2 A values, 2 FMLA by element
+loop:
+	VLD1 (R7), [V2.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F3
+	WORD $0x4f831040 // FMLA V0.4S, V2.4S, V3.S[0]
+	FMOVS (R2)(R14), F4
+	WORD $0x4f841041 // FMLA V1.4S, V2.4S, V4.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V2.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V2.S4]
+	WORD $0x4e22d421 // FADD V1.4S, V1.4S, V2.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V2.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	WORD $0x4e22d421 // FADD V1.4S, V1.4S, V2.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V2.S4]
+	WORD $0x4e22d400 // FADD V0.4S, V0.4S, V2.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V2.S4]
+	WORD $0x4e22d421 // FADD V1.4S, V1.4S, V2.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F3
+	VDUP V3.S[0], V3.S4
+	FMOVS hi+76(FP), F4
+	VDUP V4.S[0], V4.S4
+	WORD $0x4e23f400 // FMAX V0.4S, V0.4S, V3.4S
+	WORD $0x4ea4f400 // FMIN V0.4S, V0.4S, V4.4S
+	WORD $0x4e23f421 // FMAX V1.4S, V1.4S, V3.4S
+	WORD $0x4ea4f421 // FMIN V1.4S, V1.4S, V4.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	RET
+
+// func nhwcPWOffs2x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs2x8NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R2 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 4 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+
+	// One k step: 8 B values, 2 A values, 4 FMLA by element
+loop:
+	VLD1 (R7), [V4.S4, V5.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F6
+	WORD $0x4f861080 // FMLA V0.4S, V4.4S, V6.S[0]
+	WORD $0x4f8610a1 // FMLA V1.4S, V5.4S, V6.S[0]
+	FMOVS (R2)(R14), F7
+	WORD $0x4f871082 // FMLA V2.4S, V4.4S, V7.S[0]
+	WORD $0x4f8710a3 // FMLA V3.4S, V5.4S, V7.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V4.S4, V5.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4, V5.S4]
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V4.S4, V5.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V4.S4, V5.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4, V5.S4]
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F6
+	VDUP V6.S[0], V6.S4
+	FMOVS hi+76(FP), F7
+	VDUP V7.S[0], V7.S4
+	WORD $0x4e26f400 // FMAX V0.4S, V0.4S, V6.4S
+	WORD $0x4ea7f400 // FMIN V0.4S, V0.4S, V7.4S
+	WORD $0x4e26f421 // FMAX V1.4S, V1.4S, V6.4S
+	WORD $0x4ea7f421 // FMIN V1.4S, V1.4S, V7.4S
+	WORD $0x4e26f442 // FMAX V2.4S, V2.4S, V6.4S
+	WORD $0x4ea7f442 // FMIN V2.4S, V2.4S, V7.4S
+	WORD $0x4e26f463 // FMAX V3.4S, V3.4S, V6.4S
+	WORD $0x4ea7f463 // FMIN V3.4S, V3.4S, V7.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	RET
+
+// func nhwcPWOffs2x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs2x12NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R2 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 6 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+
+	// One k step: 12 B values, 2 A values, 6 FMLA by element
+loop:
+	VLD1 (R7), [V6.S4, V7.S4, V8.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F9
+	WORD $0x4f8910c0 // FMLA V0.4S, V6.4S, V9.S[0]
+	WORD $0x4f8910e1 // FMLA V1.4S, V7.4S, V9.S[0]
+	WORD $0x4f891102 // FMLA V2.4S, V8.4S, V9.S[0]
+	FMOVS (R2)(R14), F10
+	WORD $0x4f8a10c3 // FMLA V3.4S, V6.4S, V10.S[0]
+	WORD $0x4f8a10e4 // FMLA V4.4S, V7.4S, V10.S[0]
+	WORD $0x4f8a1105 // FMLA V5.4S, V8.4S, V10.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	WORD $0x4e27d484 // FADD V4.4S, V4.4S, V7.4S
+	WORD $0x4e28d4a5 // FADD V5.4S, V5.4S, V8.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	WORD $0x4e27d484 // FADD V4.4S, V4.4S, V7.4S
+	WORD $0x4e28d4a5 // FADD V5.4S, V5.4S, V8.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4, V8.S4]
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	WORD $0x4e27d484 // FADD V4.4S, V4.4S, V7.4S
+	WORD $0x4e28d4a5 // FADD V5.4S, V5.4S, V8.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F9
+	VDUP V9.S[0], V9.S4
+	FMOVS hi+76(FP), F10
+	VDUP V10.S[0], V10.S4
+	WORD $0x4e29f400 // FMAX V0.4S, V0.4S, V9.4S
+	WORD $0x4eaaf400 // FMIN V0.4S, V0.4S, V10.4S
+	WORD $0x4e29f421 // FMAX V1.4S, V1.4S, V9.4S
+	WORD $0x4eaaf421 // FMIN V1.4S, V1.4S, V10.4S
+	WORD $0x4e29f442 // FMAX V2.4S, V2.4S, V9.4S
+	WORD $0x4eaaf442 // FMIN V2.4S, V2.4S, V10.4S
+	WORD $0x4e29f463 // FMAX V3.4S, V3.4S, V9.4S
+	WORD $0x4eaaf463 // FMIN V3.4S, V3.4S, V10.4S
+	WORD $0x4e29f484 // FMAX V4.4S, V4.4S, V9.4S
+	WORD $0x4eaaf484 // FMIN V4.4S, V4.4S, V10.4S
+	WORD $0x4e29f4a5 // FMAX V5.4S, V5.4S, V9.4S
+	WORD $0x4eaaf4a5 // FMIN V5.4S, V5.4S, V10.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
 	RET
 
 // func nhwcPWOffs2x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -1170,6 +3690,327 @@ store:
 	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R8)
 	ADD R9, R8, R8
 	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R8)
+	RET
+
+// func nhwcPWOffs3x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs3x4NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R3 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 3 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+
+	// One k step: 4 B values, 3 A values, 3 FMLA by element
+loop:
+	VLD1 (R7), [V3.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F4
+	WORD $0x4f841060 // FMLA V0.4S, V3.4S, V4.S[0]
+	FMOVS (R2)(R14), F5
+	WORD $0x4f851061 // FMLA V1.4S, V3.4S, V5.S[0]
+	FMOVS (R3)(R14), F4
+	WORD $0x4f841062 // FMLA V2.4S, V3.4S, V4.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d442 // FADD V2.4S, V2.4S, V3.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V3.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+	WORD $0x4e23d442 // FADD V2.4S, V2.4S, V3.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d400 // FADD V0.4S, V0.4S, V3.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d421 // FADD V1.4S, V1.4S, V3.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V3.S4]
+	WORD $0x4e23d442 // FADD V2.4S, V2.4S, V3.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F4
+	VDUP V4.S[0], V4.S4
+	FMOVS hi+76(FP), F5
+	VDUP V5.S[0], V5.S4
+	WORD $0x4e24f400 // FMAX V0.4S, V0.4S, V4.4S
+	WORD $0x4ea5f400 // FMIN V0.4S, V0.4S, V5.4S
+	WORD $0x4e24f421 // FMAX V1.4S, V1.4S, V4.4S
+	WORD $0x4ea5f421 // FMIN V1.4S, V1.4S, V5.4S
+	WORD $0x4e24f442 // FMAX V2.4S, V2.4S, V4.4S
+	WORD $0x4ea5f442 // FMIN V2.4S, V2.4S, V5.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4], (R8)
+	RET
+
+// func nhwcPWOffs3x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs3x8NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R3 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 6 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+
+	// One k step: 8 B values, 3 A values, 6 FMLA by element
+loop:
+	VLD1 (R7), [V6.S4, V7.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F8
+	WORD $0x4f8810c0 // FMLA V0.4S, V6.4S, V8.S[0]
+	WORD $0x4f8810e1 // FMLA V1.4S, V7.4S, V8.S[0]
+	FMOVS (R2)(R14), F9
+	WORD $0x4f8910c2 // FMLA V2.4S, V6.4S, V9.S[0]
+	WORD $0x4f8910e3 // FMLA V3.4S, V7.4S, V9.S[0]
+	FMOVS (R3)(R14), F8
+	WORD $0x4f8810c4 // FMLA V4.4S, V6.4S, V8.S[0]
+	WORD $0x4f8810e5 // FMLA V5.4S, V7.4S, V8.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	WORD $0x4e27d463 // FADD V3.4S, V3.4S, V7.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	WORD $0x4e27d4a5 // FADD V5.4S, V5.4S, V7.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V6.S4, V7.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	WORD $0x4e27d463 // FADD V3.4S, V3.4S, V7.4S
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	WORD $0x4e27d4a5 // FADD V5.4S, V5.4S, V7.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e27d421 // FADD V1.4S, V1.4S, V7.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	WORD $0x4e27d463 // FADD V3.4S, V3.4S, V7.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4, V7.S4]
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	WORD $0x4e27d4a5 // FADD V5.4S, V5.4S, V7.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F8
+	VDUP V8.S[0], V8.S4
+	FMOVS hi+76(FP), F9
+	VDUP V9.S[0], V9.S4
+	WORD $0x4e28f400 // FMAX V0.4S, V0.4S, V8.4S
+	WORD $0x4ea9f400 // FMIN V0.4S, V0.4S, V9.4S
+	WORD $0x4e28f421 // FMAX V1.4S, V1.4S, V8.4S
+	WORD $0x4ea9f421 // FMIN V1.4S, V1.4S, V9.4S
+	WORD $0x4e28f442 // FMAX V2.4S, V2.4S, V8.4S
+	WORD $0x4ea9f442 // FMIN V2.4S, V2.4S, V9.4S
+	WORD $0x4e28f463 // FMAX V3.4S, V3.4S, V8.4S
+	WORD $0x4ea9f463 // FMIN V3.4S, V3.4S, V9.4S
+	WORD $0x4e28f484 // FMAX V4.4S, V4.4S, V8.4S
+	WORD $0x4ea9f484 // FMIN V4.4S, V4.4S, V9.4S
+	WORD $0x4e28f4a5 // FMAX V5.4S, V5.4S, V8.4S
+	WORD $0x4ea9f4a5 // FMIN V5.4S, V5.4S, V9.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4, V5.S4], (R8)
+	RET
+
+// func nhwcPWOffs3x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs3x12NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R3 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 9 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+
+	// One k step: 12 B values, 3 A values, 9 FMLA by element
+loop:
+	VLD1 (R7), [V9.S4, V10.S4, V11.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F12
+	WORD $0x4f8c1120 // FMLA V0.4S, V9.4S, V12.S[0]
+	WORD $0x4f8c1141 // FMLA V1.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1162 // FMLA V2.4S, V11.4S, V12.S[0]
+	FMOVS (R2)(R14), F13
+	WORD $0x4f8d1123 // FMLA V3.4S, V9.4S, V13.S[0]
+	WORD $0x4f8d1144 // FMLA V4.4S, V10.4S, V13.S[0]
+	WORD $0x4f8d1165 // FMLA V5.4S, V11.4S, V13.S[0]
+	FMOVS (R3)(R14), F12
+	WORD $0x4f8c1126 // FMLA V6.4S, V9.4S, V12.S[0]
+	WORD $0x4f8c1147 // FMLA V7.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1168 // FMLA V8.4S, V11.4S, V12.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d400 // FADD V0.4S, V0.4S, V9.4S
+	WORD $0x4e2ad421 // FADD V1.4S, V1.4S, V10.4S
+	WORD $0x4e2bd442 // FADD V2.4S, V2.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d4c6 // FADD V6.4S, V6.4S, V9.4S
+	WORD $0x4e2ad4e7 // FADD V7.4S, V7.4S, V10.4S
+	WORD $0x4e2bd508 // FADD V8.4S, V8.4S, V11.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d400 // FADD V0.4S, V0.4S, V9.4S
+	WORD $0x4e2ad421 // FADD V1.4S, V1.4S, V10.4S
+	WORD $0x4e2bd442 // FADD V2.4S, V2.4S, V11.4S
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	WORD $0x4e29d4c6 // FADD V6.4S, V6.4S, V9.4S
+	WORD $0x4e2ad4e7 // FADD V7.4S, V7.4S, V10.4S
+	WORD $0x4e2bd508 // FADD V8.4S, V8.4S, V11.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d400 // FADD V0.4S, V0.4S, V9.4S
+	WORD $0x4e2ad421 // FADD V1.4S, V1.4S, V10.4S
+	WORD $0x4e2bd442 // FADD V2.4S, V2.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V9.S4, V10.S4, V11.S4]
+	WORD $0x4e29d4c6 // FADD V6.4S, V6.4S, V9.4S
+	WORD $0x4e2ad4e7 // FADD V7.4S, V7.4S, V10.4S
+	WORD $0x4e2bd508 // FADD V8.4S, V8.4S, V11.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F12
+	VDUP V12.S[0], V12.S4
+	FMOVS hi+76(FP), F13
+	VDUP V13.S[0], V13.S4
+	WORD $0x4e2cf400 // FMAX V0.4S, V0.4S, V12.4S
+	WORD $0x4eadf400 // FMIN V0.4S, V0.4S, V13.4S
+	WORD $0x4e2cf421 // FMAX V1.4S, V1.4S, V12.4S
+	WORD $0x4eadf421 // FMIN V1.4S, V1.4S, V13.4S
+	WORD $0x4e2cf442 // FMAX V2.4S, V2.4S, V12.4S
+	WORD $0x4eadf442 // FMIN V2.4S, V2.4S, V13.4S
+	WORD $0x4e2cf463 // FMAX V3.4S, V3.4S, V12.4S
+	WORD $0x4eadf463 // FMIN V3.4S, V3.4S, V13.4S
+	WORD $0x4e2cf484 // FMAX V4.4S, V4.4S, V12.4S
+	WORD $0x4eadf484 // FMIN V4.4S, V4.4S, V13.4S
+	WORD $0x4e2cf4a5 // FMAX V5.4S, V5.4S, V12.4S
+	WORD $0x4eadf4a5 // FMIN V5.4S, V5.4S, V13.4S
+	WORD $0x4e2cf4c6 // FMAX V6.4S, V6.4S, V12.4S
+	WORD $0x4eadf4c6 // FMIN V6.4S, V6.4S, V13.4S
+	WORD $0x4e2cf4e7 // FMAX V7.4S, V7.4S, V12.4S
+	WORD $0x4eadf4e7 // FMIN V7.4S, V7.4S, V13.4S
+	WORD $0x4e2cf508 // FMAX V8.4S, V8.4S, V12.4S
+	WORD $0x4eadf508 // FMIN V8.4S, V8.4S, V13.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4, V8.S4], (R8)
 	RET
 
 // func nhwcPWOffs3x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -1318,6 +4159,393 @@ store:
 	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R8)
 	ADD R9, R8, R8
 	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R8)
+	RET
+
+// func nhwcPWOffs4x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs4x4NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R4 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 4 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+
+	// One k step: 4 B values, 4 A values, 4 FMLA by element
+loop:
+	VLD1 (R7), [V4.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F5
+	WORD $0x4f851080 // FMLA V0.4S, V4.4S, V5.S[0]
+	FMOVS (R2)(R14), F6
+	WORD $0x4f861081 // FMLA V1.4S, V4.4S, V6.S[0]
+	FMOVS (R3)(R14), F5
+	WORD $0x4f851082 // FMLA V2.4S, V4.4S, V5.S[0]
+	FMOVS (R4)(R14), F6
+	WORD $0x4f861083 // FMLA V3.4S, V4.4S, V6.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d463 // FADD V3.4S, V3.4S, V4.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V4.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	WORD $0x4e24d463 // FADD V3.4S, V3.4S, V4.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d400 // FADD V0.4S, V0.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d421 // FADD V1.4S, V1.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d442 // FADD V2.4S, V2.4S, V4.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V4.S4]
+	WORD $0x4e24d463 // FADD V3.4S, V3.4S, V4.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F5
+	VDUP V5.S[0], V5.S4
+	FMOVS hi+76(FP), F6
+	VDUP V6.S[0], V6.S4
+	WORD $0x4e25f400 // FMAX V0.4S, V0.4S, V5.4S
+	WORD $0x4ea6f400 // FMIN V0.4S, V0.4S, V6.4S
+	WORD $0x4e25f421 // FMAX V1.4S, V1.4S, V5.4S
+	WORD $0x4ea6f421 // FMIN V1.4S, V1.4S, V6.4S
+	WORD $0x4e25f442 // FMAX V2.4S, V2.4S, V5.4S
+	WORD $0x4ea6f442 // FMIN V2.4S, V2.4S, V6.4S
+	WORD $0x4e25f463 // FMAX V3.4S, V3.4S, V5.4S
+	WORD $0x4ea6f463 // FMIN V3.4S, V3.4S, V6.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4], (R8)
+	RET
+
+// func nhwcPWOffs4x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs4x8NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R4 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 8 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+
+	// One k step: 8 B values, 4 A values, 8 FMLA by element
+loop:
+	VLD1 (R7), [V8.S4, V9.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F10
+	WORD $0x4f8a1100 // FMLA V0.4S, V8.4S, V10.S[0]
+	WORD $0x4f8a1121 // FMLA V1.4S, V9.4S, V10.S[0]
+	FMOVS (R2)(R14), F11
+	WORD $0x4f8b1102 // FMLA V2.4S, V8.4S, V11.S[0]
+	WORD $0x4f8b1123 // FMLA V3.4S, V9.4S, V11.S[0]
+	FMOVS (R3)(R14), F10
+	WORD $0x4f8a1104 // FMLA V4.4S, V8.4S, V10.S[0]
+	WORD $0x4f8a1125 // FMLA V5.4S, V9.4S, V10.S[0]
+	FMOVS (R4)(R14), F11
+	WORD $0x4f8b1106 // FMLA V6.4S, V8.4S, V11.S[0]
+	WORD $0x4f8b1127 // FMLA V7.4S, V9.4S, V11.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d400 // FADD V0.4S, V0.4S, V8.4S
+	WORD $0x4e29d421 // FADD V1.4S, V1.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d484 // FADD V4.4S, V4.4S, V8.4S
+	WORD $0x4e29d4a5 // FADD V5.4S, V5.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d4c6 // FADD V6.4S, V6.4S, V8.4S
+	WORD $0x4e29d4e7 // FADD V7.4S, V7.4S, V9.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V8.S4, V9.S4]
+	WORD $0x4e28d400 // FADD V0.4S, V0.4S, V8.4S
+	WORD $0x4e29d421 // FADD V1.4S, V1.4S, V9.4S
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	WORD $0x4e28d484 // FADD V4.4S, V4.4S, V8.4S
+	WORD $0x4e29d4a5 // FADD V5.4S, V5.4S, V9.4S
+	WORD $0x4e28d4c6 // FADD V6.4S, V6.4S, V8.4S
+	WORD $0x4e29d4e7 // FADD V7.4S, V7.4S, V9.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d400 // FADD V0.4S, V0.4S, V8.4S
+	WORD $0x4e29d421 // FADD V1.4S, V1.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d442 // FADD V2.4S, V2.4S, V8.4S
+	WORD $0x4e29d463 // FADD V3.4S, V3.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d484 // FADD V4.4S, V4.4S, V8.4S
+	WORD $0x4e29d4a5 // FADD V5.4S, V5.4S, V9.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V8.S4, V9.S4]
+	WORD $0x4e28d4c6 // FADD V6.4S, V6.4S, V8.4S
+	WORD $0x4e29d4e7 // FADD V7.4S, V7.4S, V9.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F10
+	VDUP V10.S[0], V10.S4
+	FMOVS hi+76(FP), F11
+	VDUP V11.S[0], V11.S4
+	WORD $0x4e2af400 // FMAX V0.4S, V0.4S, V10.4S
+	WORD $0x4eabf400 // FMIN V0.4S, V0.4S, V11.4S
+	WORD $0x4e2af421 // FMAX V1.4S, V1.4S, V10.4S
+	WORD $0x4eabf421 // FMIN V1.4S, V1.4S, V11.4S
+	WORD $0x4e2af442 // FMAX V2.4S, V2.4S, V10.4S
+	WORD $0x4eabf442 // FMIN V2.4S, V2.4S, V11.4S
+	WORD $0x4e2af463 // FMAX V3.4S, V3.4S, V10.4S
+	WORD $0x4eabf463 // FMIN V3.4S, V3.4S, V11.4S
+	WORD $0x4e2af484 // FMAX V4.4S, V4.4S, V10.4S
+	WORD $0x4eabf484 // FMIN V4.4S, V4.4S, V11.4S
+	WORD $0x4e2af4a5 // FMAX V5.4S, V5.4S, V10.4S
+	WORD $0x4eabf4a5 // FMIN V5.4S, V5.4S, V11.4S
+	WORD $0x4e2af4c6 // FMAX V6.4S, V6.4S, V10.4S
+	WORD $0x4eabf4c6 // FMIN V6.4S, V6.4S, V11.4S
+	WORD $0x4e2af4e7 // FMAX V7.4S, V7.4S, V10.4S
+	WORD $0x4eabf4e7 // FMIN V7.4S, V7.4S, V11.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4], (R8)
+	RET
+
+// func nhwcPWOffs4x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs4x12NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R4 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 12 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+
+	// One k step: 12 B values, 4 A values, 12 FMLA by element
+loop:
+	VLD1 (R7), [V12.S4, V13.S4, V14.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F15
+	WORD $0x4f8f1180 // FMLA V0.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11a1 // FMLA V1.4S, V13.4S, V15.S[0]
+	WORD $0x4f8f11c2 // FMLA V2.4S, V14.4S, V15.S[0]
+	FMOVS (R2)(R14), F16
+	WORD $0x4f901183 // FMLA V3.4S, V12.4S, V16.S[0]
+	WORD $0x4f9011a4 // FMLA V4.4S, V13.4S, V16.S[0]
+	WORD $0x4f9011c5 // FMLA V5.4S, V14.4S, V16.S[0]
+	FMOVS (R3)(R14), F15
+	WORD $0x4f8f1186 // FMLA V6.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11a7 // FMLA V7.4S, V13.4S, V15.S[0]
+	WORD $0x4f8f11c8 // FMLA V8.4S, V14.4S, V15.S[0]
+	FMOVS (R4)(R14), F16
+	WORD $0x4f901189 // FMLA V9.4S, V12.4S, V16.S[0]
+	WORD $0x4f9011aa // FMLA V10.4S, V13.4S, V16.S[0]
+	WORD $0x4f9011cb // FMLA V11.4S, V14.4S, V16.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	WORD $0x4e2ed442 // FADD V2.4S, V2.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd463 // FADD V3.4S, V3.4S, V12.4S
+	WORD $0x4e2dd484 // FADD V4.4S, V4.4S, V13.4S
+	WORD $0x4e2ed4a5 // FADD V5.4S, V5.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	WORD $0x4e2ed508 // FADD V8.4S, V8.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd529 // FADD V9.4S, V9.4S, V12.4S
+	WORD $0x4e2dd54a // FADD V10.4S, V10.4S, V13.4S
+	WORD $0x4e2ed56b // FADD V11.4S, V11.4S, V14.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	WORD $0x4e2ed442 // FADD V2.4S, V2.4S, V14.4S
+	WORD $0x4e2cd463 // FADD V3.4S, V3.4S, V12.4S
+	WORD $0x4e2dd484 // FADD V4.4S, V4.4S, V13.4S
+	WORD $0x4e2ed4a5 // FADD V5.4S, V5.4S, V14.4S
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	WORD $0x4e2ed508 // FADD V8.4S, V8.4S, V14.4S
+	WORD $0x4e2cd529 // FADD V9.4S, V9.4S, V12.4S
+	WORD $0x4e2dd54a // FADD V10.4S, V10.4S, V13.4S
+	WORD $0x4e2ed56b // FADD V11.4S, V11.4S, V14.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	WORD $0x4e2ed442 // FADD V2.4S, V2.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd463 // FADD V3.4S, V3.4S, V12.4S
+	WORD $0x4e2dd484 // FADD V4.4S, V4.4S, V13.4S
+	WORD $0x4e2ed4a5 // FADD V5.4S, V5.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	WORD $0x4e2ed508 // FADD V8.4S, V8.4S, V14.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4, V14.S4]
+	WORD $0x4e2cd529 // FADD V9.4S, V9.4S, V12.4S
+	WORD $0x4e2dd54a // FADD V10.4S, V10.4S, V13.4S
+	WORD $0x4e2ed56b // FADD V11.4S, V11.4S, V14.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F15
+	VDUP V15.S[0], V15.S4
+	FMOVS hi+76(FP), F16
+	VDUP V16.S[0], V16.S4
+	WORD $0x4e2ff400 // FMAX V0.4S, V0.4S, V15.4S
+	WORD $0x4eb0f400 // FMIN V0.4S, V0.4S, V16.4S
+	WORD $0x4e2ff421 // FMAX V1.4S, V1.4S, V15.4S
+	WORD $0x4eb0f421 // FMIN V1.4S, V1.4S, V16.4S
+	WORD $0x4e2ff442 // FMAX V2.4S, V2.4S, V15.4S
+	WORD $0x4eb0f442 // FMIN V2.4S, V2.4S, V16.4S
+	WORD $0x4e2ff463 // FMAX V3.4S, V3.4S, V15.4S
+	WORD $0x4eb0f463 // FMIN V3.4S, V3.4S, V16.4S
+	WORD $0x4e2ff484 // FMAX V4.4S, V4.4S, V15.4S
+	WORD $0x4eb0f484 // FMIN V4.4S, V4.4S, V16.4S
+	WORD $0x4e2ff4a5 // FMAX V5.4S, V5.4S, V15.4S
+	WORD $0x4eb0f4a5 // FMIN V5.4S, V5.4S, V16.4S
+	WORD $0x4e2ff4c6 // FMAX V6.4S, V6.4S, V15.4S
+	WORD $0x4eb0f4c6 // FMIN V6.4S, V6.4S, V16.4S
+	WORD $0x4e2ff4e7 // FMAX V7.4S, V7.4S, V15.4S
+	WORD $0x4eb0f4e7 // FMIN V7.4S, V7.4S, V16.4S
+	WORD $0x4e2ff508 // FMAX V8.4S, V8.4S, V15.4S
+	WORD $0x4eb0f508 // FMIN V8.4S, V8.4S, V16.4S
+	WORD $0x4e2ff529 // FMAX V9.4S, V9.4S, V15.4S
+	WORD $0x4eb0f529 // FMIN V9.4S, V9.4S, V16.4S
+	WORD $0x4e2ff54a // FMAX V10.4S, V10.4S, V15.4S
+	WORD $0x4eb0f54a // FMIN V10.4S, V10.4S, V16.4S
+	WORD $0x4e2ff56b // FMAX V11.4S, V11.4S, V15.4S
+	WORD $0x4eb0f56b // FMIN V11.4S, V11.4S, V16.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4, V8.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V9.S4, V10.S4, V11.S4], (R8)
 	RET
 
 // func nhwcPWOffs4x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -1502,6 +4730,459 @@ store:
 	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R8)
 	ADD R9, R8, R8
 	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R8)
+	RET
+
+// func nhwcPWOffs5x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs5x4NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R5 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 5 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+
+	// One k step: 4 B values, 5 A values, 5 FMLA by element
+loop:
+	VLD1 (R7), [V5.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F6
+	WORD $0x4f8610a0 // FMLA V0.4S, V5.4S, V6.S[0]
+	FMOVS (R2)(R14), F7
+	WORD $0x4f8710a1 // FMLA V1.4S, V5.4S, V7.S[0]
+	FMOVS (R3)(R14), F6
+	WORD $0x4f8610a2 // FMLA V2.4S, V5.4S, V6.S[0]
+	FMOVS (R4)(R14), F7
+	WORD $0x4f8710a3 // FMLA V3.4S, V5.4S, V7.S[0]
+	FMOVS (R5)(R14), F6
+	WORD $0x4f8610a4 // FMLA V4.4S, V5.4S, V6.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d400 // FADD V0.4S, V0.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d484 // FADD V4.4S, V4.4S, V5.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V5.S4]
+	WORD $0x4e25d400 // FADD V0.4S, V0.4S, V5.4S
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+	WORD $0x4e25d484 // FADD V4.4S, V4.4S, V5.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d400 // FADD V0.4S, V0.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d421 // FADD V1.4S, V1.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d442 // FADD V2.4S, V2.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d463 // FADD V3.4S, V3.4S, V5.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V5.S4]
+	WORD $0x4e25d484 // FADD V4.4S, V4.4S, V5.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F6
+	VDUP V6.S[0], V6.S4
+	FMOVS hi+76(FP), F7
+	VDUP V7.S[0], V7.S4
+	WORD $0x4e26f400 // FMAX V0.4S, V0.4S, V6.4S
+	WORD $0x4ea7f400 // FMIN V0.4S, V0.4S, V7.4S
+	WORD $0x4e26f421 // FMAX V1.4S, V1.4S, V6.4S
+	WORD $0x4ea7f421 // FMIN V1.4S, V1.4S, V7.4S
+	WORD $0x4e26f442 // FMAX V2.4S, V2.4S, V6.4S
+	WORD $0x4ea7f442 // FMIN V2.4S, V2.4S, V7.4S
+	WORD $0x4e26f463 // FMAX V3.4S, V3.4S, V6.4S
+	WORD $0x4ea7f463 // FMIN V3.4S, V3.4S, V7.4S
+	WORD $0x4e26f484 // FMAX V4.4S, V4.4S, V6.4S
+	WORD $0x4ea7f484 // FMIN V4.4S, V4.4S, V7.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4], (R8)
+	RET
+
+// func nhwcPWOffs5x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs5x8NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R5 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 10 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+
+	// One k step: 8 B values, 5 A values, 10 FMLA by element
+loop:
+	VLD1 (R7), [V10.S4, V11.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F12
+	WORD $0x4f8c1140 // FMLA V0.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1161 // FMLA V1.4S, V11.4S, V12.S[0]
+	FMOVS (R2)(R14), F13
+	WORD $0x4f8d1142 // FMLA V2.4S, V10.4S, V13.S[0]
+	WORD $0x4f8d1163 // FMLA V3.4S, V11.4S, V13.S[0]
+	FMOVS (R3)(R14), F12
+	WORD $0x4f8c1144 // FMLA V4.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1165 // FMLA V5.4S, V11.4S, V12.S[0]
+	FMOVS (R4)(R14), F13
+	WORD $0x4f8d1146 // FMLA V6.4S, V10.4S, V13.S[0]
+	WORD $0x4f8d1167 // FMLA V7.4S, V11.4S, V13.S[0]
+	FMOVS (R5)(R14), F12
+	WORD $0x4f8c1148 // FMLA V8.4S, V10.4S, V12.S[0]
+	WORD $0x4f8c1169 // FMLA V9.4S, V11.4S, V12.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad400 // FADD V0.4S, V0.4S, V10.4S
+	WORD $0x4e2bd421 // FADD V1.4S, V1.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad442 // FADD V2.4S, V2.4S, V10.4S
+	WORD $0x4e2bd463 // FADD V3.4S, V3.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad4c6 // FADD V6.4S, V6.4S, V10.4S
+	WORD $0x4e2bd4e7 // FADD V7.4S, V7.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad508 // FADD V8.4S, V8.4S, V10.4S
+	WORD $0x4e2bd529 // FADD V9.4S, V9.4S, V11.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V10.S4, V11.S4]
+	WORD $0x4e2ad400 // FADD V0.4S, V0.4S, V10.4S
+	WORD $0x4e2bd421 // FADD V1.4S, V1.4S, V11.4S
+	WORD $0x4e2ad442 // FADD V2.4S, V2.4S, V10.4S
+	WORD $0x4e2bd463 // FADD V3.4S, V3.4S, V11.4S
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	WORD $0x4e2ad4c6 // FADD V6.4S, V6.4S, V10.4S
+	WORD $0x4e2bd4e7 // FADD V7.4S, V7.4S, V11.4S
+	WORD $0x4e2ad508 // FADD V8.4S, V8.4S, V10.4S
+	WORD $0x4e2bd529 // FADD V9.4S, V9.4S, V11.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad400 // FADD V0.4S, V0.4S, V10.4S
+	WORD $0x4e2bd421 // FADD V1.4S, V1.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad442 // FADD V2.4S, V2.4S, V10.4S
+	WORD $0x4e2bd463 // FADD V3.4S, V3.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad484 // FADD V4.4S, V4.4S, V10.4S
+	WORD $0x4e2bd4a5 // FADD V5.4S, V5.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad4c6 // FADD V6.4S, V6.4S, V10.4S
+	WORD $0x4e2bd4e7 // FADD V7.4S, V7.4S, V11.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V10.S4, V11.S4]
+	WORD $0x4e2ad508 // FADD V8.4S, V8.4S, V10.4S
+	WORD $0x4e2bd529 // FADD V9.4S, V9.4S, V11.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F12
+	VDUP V12.S[0], V12.S4
+	FMOVS hi+76(FP), F13
+	VDUP V13.S[0], V13.S4
+	WORD $0x4e2cf400 // FMAX V0.4S, V0.4S, V12.4S
+	WORD $0x4eadf400 // FMIN V0.4S, V0.4S, V13.4S
+	WORD $0x4e2cf421 // FMAX V1.4S, V1.4S, V12.4S
+	WORD $0x4eadf421 // FMIN V1.4S, V1.4S, V13.4S
+	WORD $0x4e2cf442 // FMAX V2.4S, V2.4S, V12.4S
+	WORD $0x4eadf442 // FMIN V2.4S, V2.4S, V13.4S
+	WORD $0x4e2cf463 // FMAX V3.4S, V3.4S, V12.4S
+	WORD $0x4eadf463 // FMIN V3.4S, V3.4S, V13.4S
+	WORD $0x4e2cf484 // FMAX V4.4S, V4.4S, V12.4S
+	WORD $0x4eadf484 // FMIN V4.4S, V4.4S, V13.4S
+	WORD $0x4e2cf4a5 // FMAX V5.4S, V5.4S, V12.4S
+	WORD $0x4eadf4a5 // FMIN V5.4S, V5.4S, V13.4S
+	WORD $0x4e2cf4c6 // FMAX V6.4S, V6.4S, V12.4S
+	WORD $0x4eadf4c6 // FMIN V6.4S, V6.4S, V13.4S
+	WORD $0x4e2cf4e7 // FMAX V7.4S, V7.4S, V12.4S
+	WORD $0x4eadf4e7 // FMIN V7.4S, V7.4S, V13.4S
+	WORD $0x4e2cf508 // FMAX V8.4S, V8.4S, V12.4S
+	WORD $0x4eadf508 // FMIN V8.4S, V8.4S, V13.4S
+	WORD $0x4e2cf529 // FMAX V9.4S, V9.4S, V12.4S
+	WORD $0x4eadf529 // FMIN V9.4S, V9.4S, V13.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V8.S4, V9.S4], (R8)
+	RET
+
+// func nhwcPWOffs5x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs5x12NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R5 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 15 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+
+	// One k step: 12 B values, 5 A values, 15 FMLA by element
+loop:
+	VLD1 (R7), [V15.S4, V16.S4, V17.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F18
+	WORD $0x4f9211e0 // FMLA V0.4S, V15.4S, V18.S[0]
+	WORD $0x4f921201 // FMLA V1.4S, V16.4S, V18.S[0]
+	WORD $0x4f921222 // FMLA V2.4S, V17.4S, V18.S[0]
+	FMOVS (R2)(R14), F19
+	WORD $0x4f9311e3 // FMLA V3.4S, V15.4S, V19.S[0]
+	WORD $0x4f931204 // FMLA V4.4S, V16.4S, V19.S[0]
+	WORD $0x4f931225 // FMLA V5.4S, V17.4S, V19.S[0]
+	FMOVS (R3)(R14), F18
+	WORD $0x4f9211e6 // FMLA V6.4S, V15.4S, V18.S[0]
+	WORD $0x4f921207 // FMLA V7.4S, V16.4S, V18.S[0]
+	WORD $0x4f921228 // FMLA V8.4S, V17.4S, V18.S[0]
+	FMOVS (R4)(R14), F19
+	WORD $0x4f9311e9 // FMLA V9.4S, V15.4S, V19.S[0]
+	WORD $0x4f93120a // FMLA V10.4S, V16.4S, V19.S[0]
+	WORD $0x4f93122b // FMLA V11.4S, V17.4S, V19.S[0]
+	FMOVS (R5)(R14), F18
+	WORD $0x4f9211ec // FMLA V12.4S, V15.4S, V18.S[0]
+	WORD $0x4f92120d // FMLA V13.4S, V16.4S, V18.S[0]
+	WORD $0x4f92122e // FMLA V14.4S, V17.4S, V18.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd400 // FADD V0.4S, V0.4S, V15.4S
+	WORD $0x4e30d421 // FADD V1.4S, V1.4S, V16.4S
+	WORD $0x4e31d442 // FADD V2.4S, V2.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd463 // FADD V3.4S, V3.4S, V15.4S
+	WORD $0x4e30d484 // FADD V4.4S, V4.4S, V16.4S
+	WORD $0x4e31d4a5 // FADD V5.4S, V5.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd4c6 // FADD V6.4S, V6.4S, V15.4S
+	WORD $0x4e30d4e7 // FADD V7.4S, V7.4S, V16.4S
+	WORD $0x4e31d508 // FADD V8.4S, V8.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd529 // FADD V9.4S, V9.4S, V15.4S
+	WORD $0x4e30d54a // FADD V10.4S, V10.4S, V16.4S
+	WORD $0x4e31d56b // FADD V11.4S, V11.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd58c // FADD V12.4S, V12.4S, V15.4S
+	WORD $0x4e30d5ad // FADD V13.4S, V13.4S, V16.4S
+	WORD $0x4e31d5ce // FADD V14.4S, V14.4S, V17.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd400 // FADD V0.4S, V0.4S, V15.4S
+	WORD $0x4e30d421 // FADD V1.4S, V1.4S, V16.4S
+	WORD $0x4e31d442 // FADD V2.4S, V2.4S, V17.4S
+	WORD $0x4e2fd463 // FADD V3.4S, V3.4S, V15.4S
+	WORD $0x4e30d484 // FADD V4.4S, V4.4S, V16.4S
+	WORD $0x4e31d4a5 // FADD V5.4S, V5.4S, V17.4S
+	WORD $0x4e2fd4c6 // FADD V6.4S, V6.4S, V15.4S
+	WORD $0x4e30d4e7 // FADD V7.4S, V7.4S, V16.4S
+	WORD $0x4e31d508 // FADD V8.4S, V8.4S, V17.4S
+	WORD $0x4e2fd529 // FADD V9.4S, V9.4S, V15.4S
+	WORD $0x4e30d54a // FADD V10.4S, V10.4S, V16.4S
+	WORD $0x4e31d56b // FADD V11.4S, V11.4S, V17.4S
+	WORD $0x4e2fd58c // FADD V12.4S, V12.4S, V15.4S
+	WORD $0x4e30d5ad // FADD V13.4S, V13.4S, V16.4S
+	WORD $0x4e31d5ce // FADD V14.4S, V14.4S, V17.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd400 // FADD V0.4S, V0.4S, V15.4S
+	WORD $0x4e30d421 // FADD V1.4S, V1.4S, V16.4S
+	WORD $0x4e31d442 // FADD V2.4S, V2.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd463 // FADD V3.4S, V3.4S, V15.4S
+	WORD $0x4e30d484 // FADD V4.4S, V4.4S, V16.4S
+	WORD $0x4e31d4a5 // FADD V5.4S, V5.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd4c6 // FADD V6.4S, V6.4S, V15.4S
+	WORD $0x4e30d4e7 // FADD V7.4S, V7.4S, V16.4S
+	WORD $0x4e31d508 // FADD V8.4S, V8.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd529 // FADD V9.4S, V9.4S, V15.4S
+	WORD $0x4e30d54a // FADD V10.4S, V10.4S, V16.4S
+	WORD $0x4e31d56b // FADD V11.4S, V11.4S, V17.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V15.S4, V16.S4, V17.S4]
+	WORD $0x4e2fd58c // FADD V12.4S, V12.4S, V15.4S
+	WORD $0x4e30d5ad // FADD V13.4S, V13.4S, V16.4S
+	WORD $0x4e31d5ce // FADD V14.4S, V14.4S, V17.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F18
+	VDUP V18.S[0], V18.S4
+	FMOVS hi+76(FP), F19
+	VDUP V19.S[0], V19.S4
+	WORD $0x4e32f400 // FMAX V0.4S, V0.4S, V18.4S
+	WORD $0x4eb3f400 // FMIN V0.4S, V0.4S, V19.4S
+	WORD $0x4e32f421 // FMAX V1.4S, V1.4S, V18.4S
+	WORD $0x4eb3f421 // FMIN V1.4S, V1.4S, V19.4S
+	WORD $0x4e32f442 // FMAX V2.4S, V2.4S, V18.4S
+	WORD $0x4eb3f442 // FMIN V2.4S, V2.4S, V19.4S
+	WORD $0x4e32f463 // FMAX V3.4S, V3.4S, V18.4S
+	WORD $0x4eb3f463 // FMIN V3.4S, V3.4S, V19.4S
+	WORD $0x4e32f484 // FMAX V4.4S, V4.4S, V18.4S
+	WORD $0x4eb3f484 // FMIN V4.4S, V4.4S, V19.4S
+	WORD $0x4e32f4a5 // FMAX V5.4S, V5.4S, V18.4S
+	WORD $0x4eb3f4a5 // FMIN V5.4S, V5.4S, V19.4S
+	WORD $0x4e32f4c6 // FMAX V6.4S, V6.4S, V18.4S
+	WORD $0x4eb3f4c6 // FMIN V6.4S, V6.4S, V19.4S
+	WORD $0x4e32f4e7 // FMAX V7.4S, V7.4S, V18.4S
+	WORD $0x4eb3f4e7 // FMIN V7.4S, V7.4S, V19.4S
+	WORD $0x4e32f508 // FMAX V8.4S, V8.4S, V18.4S
+	WORD $0x4eb3f508 // FMIN V8.4S, V8.4S, V19.4S
+	WORD $0x4e32f529 // FMAX V9.4S, V9.4S, V18.4S
+	WORD $0x4eb3f529 // FMIN V9.4S, V9.4S, V19.4S
+	WORD $0x4e32f54a // FMAX V10.4S, V10.4S, V18.4S
+	WORD $0x4eb3f54a // FMIN V10.4S, V10.4S, V19.4S
+	WORD $0x4e32f56b // FMAX V11.4S, V11.4S, V18.4S
+	WORD $0x4eb3f56b // FMIN V11.4S, V11.4S, V19.4S
+	WORD $0x4e32f58c // FMAX V12.4S, V12.4S, V18.4S
+	WORD $0x4eb3f58c // FMIN V12.4S, V12.4S, V19.4S
+	WORD $0x4e32f5ad // FMAX V13.4S, V13.4S, V18.4S
+	WORD $0x4eb3f5ad // FMIN V13.4S, V13.4S, V19.4S
+	WORD $0x4e32f5ce // FMAX V14.4S, V14.4S, V18.4S
+	WORD $0x4eb3f5ce // FMIN V14.4S, V14.4S, V19.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4, V8.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V9.S4, V10.S4, V11.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V12.S4, V13.S4, V14.S4], (R8)
 	RET
 
 // func nhwcPWOffs5x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
@@ -1722,6 +5403,525 @@ store:
 	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R8)
 	ADD R9, R8, R8
 	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R8)
+	RET
+
+// func nhwcPWOffs6x4NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs6x4NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R6 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	ADD R15, R5, R6
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 6 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+
+	// One k step: 4 B values, 6 A values, 6 FMLA by element
+loop:
+	VLD1 (R7), [V6.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F7
+	WORD $0x4f8710c0 // FMLA V0.4S, V6.4S, V7.S[0]
+	FMOVS (R2)(R14), F8
+	WORD $0x4f8810c1 // FMLA V1.4S, V6.4S, V8.S[0]
+	FMOVS (R3)(R14), F7
+	WORD $0x4f8710c2 // FMLA V2.4S, V6.4S, V7.S[0]
+	FMOVS (R4)(R14), F8
+	WORD $0x4f8810c3 // FMLA V3.4S, V6.4S, V8.S[0]
+	FMOVS (R5)(R14), F7
+	WORD $0x4f8710c4 // FMLA V4.4S, V6.4S, V7.S[0]
+	FMOVS (R6)(R14), F8
+	WORD $0x4f8810c5 // FMLA V5.4S, V6.4S, V8.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d421 // FADD V1.4S, V1.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d4a5 // FADD V5.4S, V5.4S, V6.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V6.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	WORD $0x4e26d421 // FADD V1.4S, V1.4S, V6.4S
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	WORD $0x4e26d4a5 // FADD V5.4S, V5.4S, V6.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d400 // FADD V0.4S, V0.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d421 // FADD V1.4S, V1.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d442 // FADD V2.4S, V2.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d463 // FADD V3.4S, V3.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d484 // FADD V4.4S, V4.4S, V6.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V6.S4]
+	WORD $0x4e26d4a5 // FADD V5.4S, V5.4S, V6.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F7
+	VDUP V7.S[0], V7.S4
+	FMOVS hi+76(FP), F8
+	VDUP V8.S[0], V8.S4
+	WORD $0x4e27f400 // FMAX V0.4S, V0.4S, V7.4S
+	WORD $0x4ea8f400 // FMIN V0.4S, V0.4S, V8.4S
+	WORD $0x4e27f421 // FMAX V1.4S, V1.4S, V7.4S
+	WORD $0x4ea8f421 // FMIN V1.4S, V1.4S, V8.4S
+	WORD $0x4e27f442 // FMAX V2.4S, V2.4S, V7.4S
+	WORD $0x4ea8f442 // FMIN V2.4S, V2.4S, V8.4S
+	WORD $0x4e27f463 // FMAX V3.4S, V3.4S, V7.4S
+	WORD $0x4ea8f463 // FMIN V3.4S, V3.4S, V8.4S
+	WORD $0x4e27f484 // FMAX V4.4S, V4.4S, V7.4S
+	WORD $0x4ea8f484 // FMIN V4.4S, V4.4S, V8.4S
+	WORD $0x4e27f4a5 // FMAX V5.4S, V5.4S, V7.4S
+	WORD $0x4ea8f4a5 // FMIN V5.4S, V5.4S, V8.4S
+store:
+	VST1 [V0.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V5.S4], (R8)
+	RET
+
+// func nhwcPWOffs6x8NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs6x8NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R6 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	ADD R15, R5, R6
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 12 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+
+	// One k step: 8 B values, 6 A values, 12 FMLA by element
+loop:
+	VLD1 (R7), [V12.S4, V13.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F14
+	WORD $0x4f8e1180 // FMLA V0.4S, V12.4S, V14.S[0]
+	WORD $0x4f8e11a1 // FMLA V1.4S, V13.4S, V14.S[0]
+	FMOVS (R2)(R14), F15
+	WORD $0x4f8f1182 // FMLA V2.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11a3 // FMLA V3.4S, V13.4S, V15.S[0]
+	FMOVS (R3)(R14), F14
+	WORD $0x4f8e1184 // FMLA V4.4S, V12.4S, V14.S[0]
+	WORD $0x4f8e11a5 // FMLA V5.4S, V13.4S, V14.S[0]
+	FMOVS (R4)(R14), F15
+	WORD $0x4f8f1186 // FMLA V6.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11a7 // FMLA V7.4S, V13.4S, V15.S[0]
+	FMOVS (R5)(R14), F14
+	WORD $0x4f8e1188 // FMLA V8.4S, V12.4S, V14.S[0]
+	WORD $0x4f8e11a9 // FMLA V9.4S, V13.4S, V14.S[0]
+	FMOVS (R6)(R14), F15
+	WORD $0x4f8f118a // FMLA V10.4S, V12.4S, V15.S[0]
+	WORD $0x4f8f11ab // FMLA V11.4S, V13.4S, V15.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd442 // FADD V2.4S, V2.4S, V12.4S
+	WORD $0x4e2dd463 // FADD V3.4S, V3.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd484 // FADD V4.4S, V4.4S, V12.4S
+	WORD $0x4e2dd4a5 // FADD V5.4S, V5.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd508 // FADD V8.4S, V8.4S, V12.4S
+	WORD $0x4e2dd529 // FADD V9.4S, V9.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd54a // FADD V10.4S, V10.4S, V12.4S
+	WORD $0x4e2dd56b // FADD V11.4S, V11.4S, V13.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V12.S4, V13.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	WORD $0x4e2cd442 // FADD V2.4S, V2.4S, V12.4S
+	WORD $0x4e2dd463 // FADD V3.4S, V3.4S, V13.4S
+	WORD $0x4e2cd484 // FADD V4.4S, V4.4S, V12.4S
+	WORD $0x4e2dd4a5 // FADD V5.4S, V5.4S, V13.4S
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	WORD $0x4e2cd508 // FADD V8.4S, V8.4S, V12.4S
+	WORD $0x4e2dd529 // FADD V9.4S, V9.4S, V13.4S
+	WORD $0x4e2cd54a // FADD V10.4S, V10.4S, V12.4S
+	WORD $0x4e2dd56b // FADD V11.4S, V11.4S, V13.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd400 // FADD V0.4S, V0.4S, V12.4S
+	WORD $0x4e2dd421 // FADD V1.4S, V1.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd442 // FADD V2.4S, V2.4S, V12.4S
+	WORD $0x4e2dd463 // FADD V3.4S, V3.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd484 // FADD V4.4S, V4.4S, V12.4S
+	WORD $0x4e2dd4a5 // FADD V5.4S, V5.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd4c6 // FADD V6.4S, V6.4S, V12.4S
+	WORD $0x4e2dd4e7 // FADD V7.4S, V7.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd508 // FADD V8.4S, V8.4S, V12.4S
+	WORD $0x4e2dd529 // FADD V9.4S, V9.4S, V13.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V12.S4, V13.S4]
+	WORD $0x4e2cd54a // FADD V10.4S, V10.4S, V12.4S
+	WORD $0x4e2dd56b // FADD V11.4S, V11.4S, V13.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F14
+	VDUP V14.S[0], V14.S4
+	FMOVS hi+76(FP), F15
+	VDUP V15.S[0], V15.S4
+	WORD $0x4e2ef400 // FMAX V0.4S, V0.4S, V14.4S
+	WORD $0x4eaff400 // FMIN V0.4S, V0.4S, V15.4S
+	WORD $0x4e2ef421 // FMAX V1.4S, V1.4S, V14.4S
+	WORD $0x4eaff421 // FMIN V1.4S, V1.4S, V15.4S
+	WORD $0x4e2ef442 // FMAX V2.4S, V2.4S, V14.4S
+	WORD $0x4eaff442 // FMIN V2.4S, V2.4S, V15.4S
+	WORD $0x4e2ef463 // FMAX V3.4S, V3.4S, V14.4S
+	WORD $0x4eaff463 // FMIN V3.4S, V3.4S, V15.4S
+	WORD $0x4e2ef484 // FMAX V4.4S, V4.4S, V14.4S
+	WORD $0x4eaff484 // FMIN V4.4S, V4.4S, V15.4S
+	WORD $0x4e2ef4a5 // FMAX V5.4S, V5.4S, V14.4S
+	WORD $0x4eaff4a5 // FMIN V5.4S, V5.4S, V15.4S
+	WORD $0x4e2ef4c6 // FMAX V6.4S, V6.4S, V14.4S
+	WORD $0x4eaff4c6 // FMIN V6.4S, V6.4S, V15.4S
+	WORD $0x4e2ef4e7 // FMAX V7.4S, V7.4S, V14.4S
+	WORD $0x4eaff4e7 // FMIN V7.4S, V7.4S, V15.4S
+	WORD $0x4e2ef508 // FMAX V8.4S, V8.4S, V14.4S
+	WORD $0x4eaff508 // FMIN V8.4S, V8.4S, V15.4S
+	WORD $0x4e2ef529 // FMAX V9.4S, V9.4S, V14.4S
+	WORD $0x4eaff529 // FMIN V9.4S, V9.4S, V15.4S
+	WORD $0x4e2ef54a // FMAX V10.4S, V10.4S, V14.4S
+	WORD $0x4eaff54a // FMIN V10.4S, V10.4S, V15.4S
+	WORD $0x4e2ef56b // FMAX V11.4S, V11.4S, V14.4S
+	WORD $0x4eaff56b // FMIN V11.4S, V11.4S, V15.4S
+store:
+	VST1 [V0.S4, V1.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V2.S4, V3.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V8.S4, V9.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V10.S4, V11.S4], (R8)
+	RET
+
+// func nhwcPWOffs6x12NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)
+// Requires: ASIMD
+TEXT ·nhwcPWOffs6x12NEON(SB), NOSPLIT, $0-88
+	// R0 = k, R1..R6 = the A rows, R7 = B, R8 = C, R9 = ldc in bytes, R10 = bias, R11 = z, R12 = flags
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R15
+	LSL $2, R15, R15
+	ADD R15, R1, R2
+	ADD R15, R2, R3
+	ADD R15, R3, R4
+	ADD R15, R4, R5
+	ADD R15, R5, R6
+	MOVD offs+24(FP), R13
+	MOVD b+32(FP), R7
+	MOVD c+40(FP), R8
+	MOVD ldc+48(FP), R9
+	LSL $2, R9, R9
+	MOVD bias+56(FP), R10
+	MOVD z+64(FP), R11
+	MOVD flags+80(FP), R12
+
+	// Zero the 18 accumulators (row r, columns 4j..4j+3 in acc[r][j])
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+
+	// One k step: 12 B values, 6 A values, 18 FMLA by element
+loop:
+	VLD1 (R7), [V18.S4, V19.S4, V20.S4]
+	ADD $64, R7, R7
+	MOVD.P 8(R13), R14
+	FMOVS (R1)(R14), F21
+	WORD $0x4f951240 // FMLA V0.4S, V18.4S, V21.S[0]
+	WORD $0x4f951261 // FMLA V1.4S, V19.4S, V21.S[0]
+	WORD $0x4f951282 // FMLA V2.4S, V20.4S, V21.S[0]
+	FMOVS (R2)(R14), F22
+	WORD $0x4f961243 // FMLA V3.4S, V18.4S, V22.S[0]
+	WORD $0x4f961264 // FMLA V4.4S, V19.4S, V22.S[0]
+	WORD $0x4f961285 // FMLA V5.4S, V20.4S, V22.S[0]
+	FMOVS (R3)(R14), F21
+	WORD $0x4f951246 // FMLA V6.4S, V18.4S, V21.S[0]
+	WORD $0x4f951267 // FMLA V7.4S, V19.4S, V21.S[0]
+	WORD $0x4f951288 // FMLA V8.4S, V20.4S, V21.S[0]
+	FMOVS (R4)(R14), F22
+	WORD $0x4f961249 // FMLA V9.4S, V18.4S, V22.S[0]
+	WORD $0x4f96126a // FMLA V10.4S, V19.4S, V22.S[0]
+	WORD $0x4f96128b // FMLA V11.4S, V20.4S, V22.S[0]
+	FMOVS (R5)(R14), F21
+	WORD $0x4f95124c // FMLA V12.4S, V18.4S, V21.S[0]
+	WORD $0x4f95126d // FMLA V13.4S, V19.4S, V21.S[0]
+	WORD $0x4f95128e // FMLA V14.4S, V20.4S, V21.S[0]
+	FMOVS (R6)(R14), F22
+	WORD $0x4f96124f // FMLA V15.4S, V18.4S, V22.S[0]
+	WORD $0x4f961270 // FMLA V16.4S, V19.4S, V22.S[0]
+	WORD $0x4f961291 // FMLA V17.4S, V20.4S, V22.S[0]
+	SUBS $1, R0, R0
+	BNE loop
+
+	// Epilogue: C, bias, z, clamp, as the flags say
+	TBZ $0, R12, noaccum
+	MOVD R8, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d400 // FADD V0.4S, V0.4S, V18.4S
+	WORD $0x4e33d421 // FADD V1.4S, V1.4S, V19.4S
+	WORD $0x4e34d442 // FADD V2.4S, V2.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d463 // FADD V3.4S, V3.4S, V18.4S
+	WORD $0x4e33d484 // FADD V4.4S, V4.4S, V19.4S
+	WORD $0x4e34d4a5 // FADD V5.4S, V5.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d4c6 // FADD V6.4S, V6.4S, V18.4S
+	WORD $0x4e33d4e7 // FADD V7.4S, V7.4S, V19.4S
+	WORD $0x4e34d508 // FADD V8.4S, V8.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d529 // FADD V9.4S, V9.4S, V18.4S
+	WORD $0x4e33d54a // FADD V10.4S, V10.4S, V19.4S
+	WORD $0x4e34d56b // FADD V11.4S, V11.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d58c // FADD V12.4S, V12.4S, V18.4S
+	WORD $0x4e33d5ad // FADD V13.4S, V13.4S, V19.4S
+	WORD $0x4e34d5ce // FADD V14.4S, V14.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d5ef // FADD V15.4S, V15.4S, V18.4S
+	WORD $0x4e33d610 // FADD V16.4S, V16.4S, V19.4S
+	WORD $0x4e34d631 // FADD V17.4S, V17.4S, V20.4S
+noaccum:
+	TBZ $1, R12, nobias
+	VLD1 (R10), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d400 // FADD V0.4S, V0.4S, V18.4S
+	WORD $0x4e33d421 // FADD V1.4S, V1.4S, V19.4S
+	WORD $0x4e34d442 // FADD V2.4S, V2.4S, V20.4S
+	WORD $0x4e32d463 // FADD V3.4S, V3.4S, V18.4S
+	WORD $0x4e33d484 // FADD V4.4S, V4.4S, V19.4S
+	WORD $0x4e34d4a5 // FADD V5.4S, V5.4S, V20.4S
+	WORD $0x4e32d4c6 // FADD V6.4S, V6.4S, V18.4S
+	WORD $0x4e33d4e7 // FADD V7.4S, V7.4S, V19.4S
+	WORD $0x4e34d508 // FADD V8.4S, V8.4S, V20.4S
+	WORD $0x4e32d529 // FADD V9.4S, V9.4S, V18.4S
+	WORD $0x4e33d54a // FADD V10.4S, V10.4S, V19.4S
+	WORD $0x4e34d56b // FADD V11.4S, V11.4S, V20.4S
+	WORD $0x4e32d58c // FADD V12.4S, V12.4S, V18.4S
+	WORD $0x4e33d5ad // FADD V13.4S, V13.4S, V19.4S
+	WORD $0x4e34d5ce // FADD V14.4S, V14.4S, V20.4S
+	WORD $0x4e32d5ef // FADD V15.4S, V15.4S, V18.4S
+	WORD $0x4e33d610 // FADD V16.4S, V16.4S, V19.4S
+	WORD $0x4e34d631 // FADD V17.4S, V17.4S, V20.4S
+nobias:
+	TBZ $2, R12, noz
+	MOVD R11, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d400 // FADD V0.4S, V0.4S, V18.4S
+	WORD $0x4e33d421 // FADD V1.4S, V1.4S, V19.4S
+	WORD $0x4e34d442 // FADD V2.4S, V2.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d463 // FADD V3.4S, V3.4S, V18.4S
+	WORD $0x4e33d484 // FADD V4.4S, V4.4S, V19.4S
+	WORD $0x4e34d4a5 // FADD V5.4S, V5.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d4c6 // FADD V6.4S, V6.4S, V18.4S
+	WORD $0x4e33d4e7 // FADD V7.4S, V7.4S, V19.4S
+	WORD $0x4e34d508 // FADD V8.4S, V8.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d529 // FADD V9.4S, V9.4S, V18.4S
+	WORD $0x4e33d54a // FADD V10.4S, V10.4S, V19.4S
+	WORD $0x4e34d56b // FADD V11.4S, V11.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d58c // FADD V12.4S, V12.4S, V18.4S
+	WORD $0x4e33d5ad // FADD V13.4S, V13.4S, V19.4S
+	WORD $0x4e34d5ce // FADD V14.4S, V14.4S, V20.4S
+	ADD R9, R15, R15
+	VLD1 (R15), [V18.S4, V19.S4, V20.S4]
+	WORD $0x4e32d5ef // FADD V15.4S, V15.4S, V18.4S
+	WORD $0x4e33d610 // FADD V16.4S, V16.4S, V19.4S
+	WORD $0x4e34d631 // FADD V17.4S, V17.4S, V20.4S
+noz:
+	TBZ $3, R12, store
+	FMOVS lo+72(FP), F21
+	VDUP V21.S[0], V21.S4
+	FMOVS hi+76(FP), F22
+	VDUP V22.S[0], V22.S4
+	WORD $0x4e35f400 // FMAX V0.4S, V0.4S, V21.4S
+	WORD $0x4eb6f400 // FMIN V0.4S, V0.4S, V22.4S
+	WORD $0x4e35f421 // FMAX V1.4S, V1.4S, V21.4S
+	WORD $0x4eb6f421 // FMIN V1.4S, V1.4S, V22.4S
+	WORD $0x4e35f442 // FMAX V2.4S, V2.4S, V21.4S
+	WORD $0x4eb6f442 // FMIN V2.4S, V2.4S, V22.4S
+	WORD $0x4e35f463 // FMAX V3.4S, V3.4S, V21.4S
+	WORD $0x4eb6f463 // FMIN V3.4S, V3.4S, V22.4S
+	WORD $0x4e35f484 // FMAX V4.4S, V4.4S, V21.4S
+	WORD $0x4eb6f484 // FMIN V4.4S, V4.4S, V22.4S
+	WORD $0x4e35f4a5 // FMAX V5.4S, V5.4S, V21.4S
+	WORD $0x4eb6f4a5 // FMIN V5.4S, V5.4S, V22.4S
+	WORD $0x4e35f4c6 // FMAX V6.4S, V6.4S, V21.4S
+	WORD $0x4eb6f4c6 // FMIN V6.4S, V6.4S, V22.4S
+	WORD $0x4e35f4e7 // FMAX V7.4S, V7.4S, V21.4S
+	WORD $0x4eb6f4e7 // FMIN V7.4S, V7.4S, V22.4S
+	WORD $0x4e35f508 // FMAX V8.4S, V8.4S, V21.4S
+	WORD $0x4eb6f508 // FMIN V8.4S, V8.4S, V22.4S
+	WORD $0x4e35f529 // FMAX V9.4S, V9.4S, V21.4S
+	WORD $0x4eb6f529 // FMIN V9.4S, V9.4S, V22.4S
+	WORD $0x4e35f54a // FMAX V10.4S, V10.4S, V21.4S
+	WORD $0x4eb6f54a // FMIN V10.4S, V10.4S, V22.4S
+	WORD $0x4e35f56b // FMAX V11.4S, V11.4S, V21.4S
+	WORD $0x4eb6f56b // FMIN V11.4S, V11.4S, V22.4S
+	WORD $0x4e35f58c // FMAX V12.4S, V12.4S, V21.4S
+	WORD $0x4eb6f58c // FMIN V12.4S, V12.4S, V22.4S
+	WORD $0x4e35f5ad // FMAX V13.4S, V13.4S, V21.4S
+	WORD $0x4eb6f5ad // FMIN V13.4S, V13.4S, V22.4S
+	WORD $0x4e35f5ce // FMAX V14.4S, V14.4S, V21.4S
+	WORD $0x4eb6f5ce // FMIN V14.4S, V14.4S, V22.4S
+	WORD $0x4e35f5ef // FMAX V15.4S, V15.4S, V21.4S
+	WORD $0x4eb6f5ef // FMIN V15.4S, V15.4S, V22.4S
+	WORD $0x4e35f610 // FMAX V16.4S, V16.4S, V21.4S
+	WORD $0x4eb6f610 // FMIN V16.4S, V16.4S, V22.4S
+	WORD $0x4e35f631 // FMAX V17.4S, V17.4S, V21.4S
+	WORD $0x4eb6f631 // FMIN V17.4S, V17.4S, V22.4S
+store:
+	VST1 [V0.S4, V1.S4, V2.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V3.S4, V4.S4, V5.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V6.S4, V7.S4, V8.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V9.S4, V10.S4, V11.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V12.S4, V13.S4, V14.S4], (R8)
+	ADD R9, R8, R8
+	VST1 [V15.S4, V16.S4, V17.S4], (R8)
 	RET
 
 // func nhwcPWOffs6x16NEON(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int)

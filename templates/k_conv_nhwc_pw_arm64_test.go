@@ -30,7 +30,7 @@ func TestNHWCPWTileNEON(t *testing.T) {
 	cases := 0
 	for rows := 1; rows <= nhwcPWNEONRows; rows++ {
 		for _, k := range []int{1, 2, 5, 33} {
-			for _, n := range []int{1, 3, 4, 7, 8, 13, 16} {
+			for _, n := range []int{1, 3, 4, 7, 8, 12, 13, 16} {
 				for flags := 0; flags < 16; flags++ {
 					for _, gather := range []bool{false, true} {
 						lda, ldc := k+3, NR+5

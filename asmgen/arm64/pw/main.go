@@ -31,31 +31,37 @@ const (
 
 func main() {
 	f := NewFile("arm64 && !purego")
-	for rows := 1; rows <= maxRows; rows++ {
-		tile(f, rows, false)
-	}
-	for rows := 1; rows <= maxRows; rows++ {
-		tile(f, rows, true)
+	for _, offs := range []bool{false, true} {
+		for rows := 1; rows <= maxRows; rows++ {
+			for nv := 1; nv <= 4; nv++ {
+				tile(f, rows, nv, offs)
+			}
+		}
 	}
 	f.Generate()
 }
 
-// tile emits one rows x 16 tile. Each k step loads the 16 B values, then
+// tile emits one rows x 4*nv tile: the first nv vectors of a 16-column
+// panel (a panel of 4*nv columns wastes no lanes: 24 output channels are
+// a 16- and an 8-column tile). Each k step loads the tile's B values, then
 // per row one A value (post-incremented, or at the step's gathered byte
-// offset) and 4 FMLA by element: 2*16*rows FLOPs in 1+rows*5 (+1 gathered)
-// instructions, plus the loop's 2.
-func tile(f *File, rows int, offs bool) {
-	name := fmt.Sprintf("nhwcPW%dx16NEON", rows)
+// offset) and nv FMLA by element: 2*4*nv*rows FLOPs in 1+rows*(1+nv) (+1
+// gathered, +1 for nv < 4) instructions, plus the loop's 2; the 6x16 tile's
+// 192 FLOPs take 33.
+func tile(f *File, rows, nv int, offs bool) {
+	cols := 4 * nv
+	name := fmt.Sprintf("nhwcPW%dx%dNEON", rows, cols)
 	aDoc := "A row r at a+r*lda, step p at a[r*lda+p]"
 	if offs {
-		name = fmt.Sprintf("nhwcPWOffs%dx16NEON", rows)
+		name = fmt.Sprintf("nhwcPWOffs%dx%dNEON", rows, cols)
 		aDoc = "A row r at a+r*lda, step p at a[r*lda+offs[p]/4] (byte offsets)"
 	}
-	fn := f.Func(name, fmt.Sprintf(`sets the %dx16 tile of C (row stride ldc) to the product of k >= 1
+	fn := f.Func(name, fmt.Sprintf(`sets the %dx%d tile of C (row stride ldc) to the product of k >= 1
 steps (%s; B a packed
-16-column panel, 16 values per step) and then, in this order by flags:
-adds C (nhwcPWAccum), bias[j] (nhwcPWBias), z (nhwcPWZ, row stride ldc),
-clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.`, rows, aDoc), "ASIMD")
+16-column panel, 16 values per step, of which the first %d are used) and
+then, in this order by flags: adds C (nhwcPWAccum), bias[j] (nhwcPWBias),
+z (nhwcPWZ, row stride ldc), clamps to [lo, hi] (nhwcPWClamp). Other flag
+bits are ignored.`, rows, cols, aDoc, cols), "ASIMD")
 	ak, aa, alda := fn.Arg("k", "int"), fn.Arg("a", "*float32"), fn.Arg("lda", "int")
 	var aoffs Arg
 	if offs {
@@ -89,21 +95,26 @@ clamps to [lo, hi] (nhwcPWClamp). Other flag bits are ignored.`, rows, aDoc), "A
 
 	acc := make([][]V, rows)
 	for r := range acc {
-		acc[r] = fn.AllocVs(4) // consecutive: one VLD1/VST1 per row
+		acc[r] = fn.AllocVs(nv) // consecutive: one VLD1/VST1 per row
 	}
-	bv := fn.AllocVs(4)
+	bv := fn.AllocVs(nv)
 	av := [2]V{fn.AllocV(), fn.AllocV()}
 
-	fn.Comment("Zero the %d accumulators (row r, columns 4j..4j+3 in acc[r][j])", 4*rows)
+	fn.Comment("Zero the %d accumulators (row r, columns 4j..4j+3 in acc[r][j])", nv*rows)
 	for r := range acc {
 		for _, v := range acc[r] {
 			fn.I("VEOR", v.B16(), v.B16(), v.B16())
 		}
 	}
 
-	fn.Comment("One k step: 16 B values, %d A values, %d FMLA by element", rows, 4*rows)
+	fn.Comment("One k step: %d B values, %d A values, %d FMLA by element", cols, rows, nv*rows)
 	fn.Label("loop")
-	fn.I("VLD1.P", "64(R7)", List(bv...))
+	if nv == 4 {
+		fn.I("VLD1.P", "64(R7)", List(bv...))
+	} else {
+		fn.I("VLD1", "(R7)", List(bv...))
+		fn.I("ADD", "$64", "R7", "R7")
+	}
 	if offs {
 		fn.I("MOVD.P", "8(R13)", "R14")
 	}
