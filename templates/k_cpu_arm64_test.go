@@ -32,6 +32,11 @@ func TestCPUDispatchARM64(t *testing.T) {
 	if !sgemmUseAsm {
 		t.Fatalf("sgemm fell back to Go although ASIMD is present")
 	}
+	// The NHWC convolutions (pointwise, im2col, conv chains, Winograd
+	// GEMMs) take the NEON tiles, not the Go twin.
+	if rows, panels := nhwcPWTileShape(); !nhwcPWFast || rows != nhwcPWNEONRows || panels != 1 {
+		t.Fatalf("NHWC tiles: fast %v shape %dx%d panels, want the NEON tiles", nhwcPWFast, rows, panels)
+	}
 }
 
 // TestCPUParseAuxv: the auxv parser on a hand-made image.
