@@ -19,32 +19,6 @@ func nhwcPWTileShape() (rows, panels int) {
 // nhwcPWNEONRows is the tallest NEON tile (24 accumulators).
 const nhwcPWNEONRows = 6
 
-type (
-	nhwcPWKernelNEON     func(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias, z *float32, lo, hi float32, flags int)
-	nhwcPWOffsKernelNEON func(k int, a *float32, lda int, offs *int, b *float32, c *float32, ldc int, bias, z *float32, lo, hi float32, flags int)
-)
-
-// The generated tiles by rows (1..6) and vectors of 4 columns (1..4) of
-// one 16-column panel.
-var (
-	nhwcPWKernelsNEON = [nhwcPWNEONRows][4]nhwcPWKernelNEON{
-		{nhwcPW1x4NEON, nhwcPW1x8NEON, nhwcPW1x12NEON, nhwcPW1x16NEON},
-		{nhwcPW2x4NEON, nhwcPW2x8NEON, nhwcPW2x12NEON, nhwcPW2x16NEON},
-		{nhwcPW3x4NEON, nhwcPW3x8NEON, nhwcPW3x12NEON, nhwcPW3x16NEON},
-		{nhwcPW4x4NEON, nhwcPW4x8NEON, nhwcPW4x12NEON, nhwcPW4x16NEON},
-		{nhwcPW5x4NEON, nhwcPW5x8NEON, nhwcPW5x12NEON, nhwcPW5x16NEON},
-		{nhwcPW6x4NEON, nhwcPW6x8NEON, nhwcPW6x12NEON, nhwcPW6x16NEON},
-	}
-	nhwcPWOffsKernelsNEON = [nhwcPWNEONRows][4]nhwcPWOffsKernelNEON{
-		{nhwcPWOffs1x4NEON, nhwcPWOffs1x8NEON, nhwcPWOffs1x12NEON, nhwcPWOffs1x16NEON},
-		{nhwcPWOffs2x4NEON, nhwcPWOffs2x8NEON, nhwcPWOffs2x12NEON, nhwcPWOffs2x16NEON},
-		{nhwcPWOffs3x4NEON, nhwcPWOffs3x8NEON, nhwcPWOffs3x12NEON, nhwcPWOffs3x16NEON},
-		{nhwcPWOffs4x4NEON, nhwcPWOffs4x8NEON, nhwcPWOffs4x12NEON, nhwcPWOffs4x16NEON},
-		{nhwcPWOffs5x4NEON, nhwcPWOffs5x8NEON, nhwcPWOffs5x12NEON, nhwcPWOffs5x16NEON},
-		{nhwcPWOffs6x4NEON, nhwcPWOffs6x8NEON, nhwcPWOffs6x12NEON, nhwcPWOffs6x16NEON},
-	}
-)
-
 // nhwcPWTile runs one tile (see nhwcPWTileGo) through its NEON kernel when
 // nhwcPWFast and the shape is one nhwcPWTileShape allows, else the twin.
 // nhwcPWGemm checks the bounds of every access beforehand: the kernels
@@ -93,18 +67,164 @@ func nhwcPWTile(rows, panels, k int, a []float32, lda int, offs []int, b []float
 	nhwcPWTileNEON(rows, n/4, k, a, lda, offs, b, c, ldc, bias, z, lo, hi, flags)
 }
 
-// nhwcPWTileNEON calls the kernel of rows x 4*nv.
+// nhwcPWTileNEON calls the kernel of rows x 4*nv. The calls are direct
+// (a table of func values would make every pointer escape, and the local
+// tile of nhwcPWTile with it: an allocation per narrow tile).
 func nhwcPWTileNEON(rows, nv, k int, a []float32, lda int, offs []int, b, c []float32, ldc int, bias, z []float32, lo, hi float32, flags int) {
-	var bp, zp *float32
+	var biasp, zp *float32
 	if bias != nil {
-		bp = &bias[0]
+		biasp = &bias[0]
 	}
 	if z != nil {
 		zp = &z[0]
 	}
-	if offs == nil {
-		nhwcPWKernelsNEON[rows-1][nv-1](k, &a[0], lda, &b[0], &c[0], ldc, bp, zp, lo, hi, flags)
-		return
+	ap, bp, cp := &a[0], &b[0], &c[0]
+	switch (rows-1)*4 + nv - 1 {
+	case 0:
+		if offs == nil {
+			nhwcPW1x4NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs1x4NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 1:
+		if offs == nil {
+			nhwcPW1x8NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs1x8NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 2:
+		if offs == nil {
+			nhwcPW1x12NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs1x12NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 3:
+		if offs == nil {
+			nhwcPW1x16NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs1x16NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 4:
+		if offs == nil {
+			nhwcPW2x4NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs2x4NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 5:
+		if offs == nil {
+			nhwcPW2x8NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs2x8NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 6:
+		if offs == nil {
+			nhwcPW2x12NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs2x12NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 7:
+		if offs == nil {
+			nhwcPW2x16NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs2x16NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 8:
+		if offs == nil {
+			nhwcPW3x4NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs3x4NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 9:
+		if offs == nil {
+			nhwcPW3x8NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs3x8NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 10:
+		if offs == nil {
+			nhwcPW3x12NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs3x12NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 11:
+		if offs == nil {
+			nhwcPW3x16NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs3x16NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 12:
+		if offs == nil {
+			nhwcPW4x4NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs4x4NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 13:
+		if offs == nil {
+			nhwcPW4x8NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs4x8NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 14:
+		if offs == nil {
+			nhwcPW4x12NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs4x12NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 15:
+		if offs == nil {
+			nhwcPW4x16NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs4x16NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 16:
+		if offs == nil {
+			nhwcPW5x4NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs5x4NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 17:
+		if offs == nil {
+			nhwcPW5x8NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs5x8NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 18:
+		if offs == nil {
+			nhwcPW5x12NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs5x12NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 19:
+		if offs == nil {
+			nhwcPW5x16NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs5x16NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 20:
+		if offs == nil {
+			nhwcPW6x4NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs6x4NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 21:
+		if offs == nil {
+			nhwcPW6x8NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs6x8NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 22:
+		if offs == nil {
+			nhwcPW6x12NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs6x12NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	case 23:
+		if offs == nil {
+			nhwcPW6x16NEON(k, ap, lda, bp, cp, ldc, biasp, zp, lo, hi, flags)
+		} else {
+			nhwcPWOffs6x16NEON(k, ap, lda, &offs[0], bp, cp, ldc, biasp, zp, lo, hi, flags)
+		}
+	default:
+		panic("templates: nhwcPWTileNEON shape out of range")
 	}
-	nhwcPWOffsKernelsNEON[rows-1][nv-1](k, &a[0], lda, &offs[0], &b[0], &c[0], ldc, bp, zp, lo, hi, flags)
 }
