@@ -14,7 +14,7 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit fuzz conformance generate check bench bench-breadth check-breadth clean
+.PHONY: all build demo test vet unit arm64 fuzz conformance generate check bench bench-breadth check-breadth clean
 
 all: build
 
@@ -34,7 +34,7 @@ demo: build
 		./bin/digits -ort bin/digits-ort; \
 	else echo "demo: ONNX Runtime not found ($(ORT_DIR), $(ORT_BENCH)); comparison skipped"; ./bin/digits; fi
 
-test: vet unit fuzz conformance
+test: vet unit arm64 fuzz conformance
 
 # templates/capi (the -cshared C API, cgo) is vetted where a C compiler is.
 vet:
@@ -45,6 +45,22 @@ vet:
 
 unit:
 	$(GO) test -timeout 30m ./...
+
+# arm64: a generated package and templates/ must build and vet for
+# linux, darwin and windows on arm64; under qemu-aarch64-static (Debian:
+# qemu-user-static, which .ci/run installs) a small subset of the templates
+# tests (the NEON kernels, dispatch, the GEMM, NHWC conv, conv chain and
+# pooling paths that reach them) and a generated package's tests run for GOARCH=arm64, with the
+# NEON kernels and with purego. Skipped with a message without qemu.
+QEMU_ARM64 ?= $(shell command -v qemu-aarch64-static || command -v qemu-aarch64)
+ARM64_TESTS := ^(Test.*NEON|TestFusedConvChain|TestCPUDispatchARM64|TestCPUParseAuxv|TestNHWCTaps|TestNHWCBiasClamp|TestNHWCPWGemmCols|TestSgemm|TestSgemmSmallM|TestSgemmPackedDegenerate|TestGemm|TestGemmPrepackedB|TestConv|TestConvPrepacked|TestConvDW3x3|TestPoolNHWC|TestMaxPool)$$
+arm64:
+	@for os in linux darwin windows; do echo "GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist"; \
+		GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist || exit 1; done
+	@if [ -n "$(QEMU_ARM64)" ]; then for tags in "" purego; do \
+		echo "GOARCH=arm64 $(GO) test -tags '$$tags' -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$' ./templates/ ./examples/mnist/mnist"; \
+		GOARCH=arm64 $(GO) test -tags "$$tags" -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$' ./templates/ ./examples/mnist/mnist || exit 1; done; \
+	else echo "arm64: qemu-aarch64-static not found (apt-get install qemu-user-static); arm64 tests under emulation skipped"; fi
 
 # Each fuzz target runs briefly; crashers land in testdata/fuzz/ as
 # regression seeds, which go test then always runs.

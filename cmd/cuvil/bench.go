@@ -36,6 +36,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
+	targetFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -62,6 +63,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	h.Target = buildTarget
 	defer h.Close()
 	ctx := context.Background()
 	if err := h.Add("model", m); err != nil {

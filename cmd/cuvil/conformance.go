@@ -110,6 +110,7 @@ func cmdConformance(args []string, stdout io.Writer) error {
 	skipFile := fs.String("skip", "", "file listing tests that cannot pass by their nature (one name per line, then # and the reason): reported as skipped, not run")
 	var winograd winogradFlag
 	fs.Var(&winograd, "winograd", winogradUsage)
+	targetFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

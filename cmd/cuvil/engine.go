@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -180,6 +181,16 @@ type item struct {
 	runErr []string
 }
 
+// buildTarget is the harness target of run, check and conformance
+// (-goarch, -tags: targetFlags).
+var buildTarget harness.Target
+
+// targetFlags adds -goarch and -tags to fs, filling buildTarget.
+func targetFlags(fs *flag.FlagSet) {
+	fs.StringVar(&buildTarget.GOARCH, "goarch", "", "build the harness for this GOARCH (e.g. arm64) and run it under qemu-user (qemu-<arch>-static)")
+	fs.StringVar(&buildTarget.Tags, "tags", "", "go build tags of the harness (e.g. purego: the pure-Go kernels)")
+}
+
 // runItems builds one harness for all items that have no error, runs each
 // data set once and reads back the outputs. Build and run failures are
 // recorded on the items.
@@ -188,6 +199,7 @@ func runItems(ctx context.Context, items []*item, threads int) error {
 	if err != nil {
 		return err
 	}
+	h.Target = buildTarget
 	defer h.Close()
 	for _, it := range items {
 		if it.err != nil || it.skip != "" {

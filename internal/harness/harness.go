@@ -35,6 +35,38 @@ type Harness struct {
 	// Failed holds models dropped because their package did not compile,
 	// with the compiler's first error line.
 	Failed map[string]string
+	// Target is the GOARCH and build tags the harness is built for.
+	Target Target
+}
+
+// Target selects a cross build: GOARCH set and not the host's builds the
+// harness with GOARCH (CGO_ENABLED=0) and runs it under a user-mode
+// emulator (Exec, default qemu-<arch>-static, else qemu-<arch>, from
+// PATH); Tags are go build -tags (e.g. purego).
+type Target struct {
+	GOARCH string
+	Tags   string
+	Exec   string
+}
+
+// foreign reports whether t builds for another architecture than the host.
+func (t Target) foreign() bool { return t.GOARCH != "" && t.GOARCH != runtime.GOARCH }
+
+// emulator returns the command that runs a binary of t.GOARCH here.
+func (t Target) emulator() (string, error) {
+	if t.Exec != "" {
+		return t.Exec, nil
+	}
+	arch := map[string]string{"arm64": "aarch64", "amd64": "x86_64", "386": "i386", "arm": "arm"}[t.GOARCH]
+	if arch == "" {
+		arch = t.GOARCH
+	}
+	for _, name := range []string{"qemu-" + arch + "-static", "qemu-" + arch} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("harness: GOARCH=%s needs qemu-%s-static (Debian: apt-get install qemu-user-static) or qemu-%s on PATH", t.GOARCH, arch, arch)
 }
 
 type harnessModel struct {
@@ -263,6 +295,12 @@ var failedHeaderRE = regexp.MustCompile(`^# cuvilrun/(m\d{4,})`)
 // fail to compile are dropped (recorded in Failed with the first compiler
 // error) and the rest rebuilt, so one bad model does not sink a run.
 func (h *Harness) Build(ctx context.Context) (string, error) {
+	if h.Target.foreign() {
+		// Fail before the (long) build when the emulator is missing.
+		if _, err := h.Target.emulator(); err != nil {
+			return "", err
+		}
+	}
 	if err := os.WriteFile(filepath.Join(h.Dir, "go.mod"), []byte("module cuvilrun\n\ngo "+goVersion()+"\n"), 0o644); err != nil {
 		return "", err
 	}
@@ -281,9 +319,19 @@ func (h *Harness) Build(ctx context.Context) (string, error) {
 		if err := h.writeMain(); err != nil {
 			return "", err
 		}
-		cmd := exec.CommandContext(ctx, goCommand(), "build", "-trimpath", "-o", exe, ".")
+		args := []string{"build", "-trimpath"}
+		if h.Target.Tags != "" {
+			args = append(args, "-tags", h.Target.Tags)
+		}
+		cmd := exec.CommandContext(ctx, goCommand(), append(args, "-o", exe, ".")...)
 		cmd.Dir = h.Dir
 		cmd.Env = buildEnv()
+		if h.Target.GOARCH != "" {
+			cmd.Env = append(cmd.Env, "GOARCH="+h.Target.GOARCH)
+			if h.Target.foreign() {
+				cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+			}
+		}
 		out, err := cmd.CombinedOutput()
 		if err == nil {
 			return exe, nil
@@ -410,7 +458,15 @@ func (h *Harness) runBatch(ctx context.Context, exe string, jobs []Job, threads 
 	if err := os.WriteFile(manifest, b, 0o644); err != nil {
 		return 0, "", err
 	}
-	cmd := exec.CommandContext(ctx, exe, "-manifest", manifest, "-threads", strconv.Itoa(threads))
+	args := []string{exe, "-manifest", manifest, "-threads", strconv.Itoa(threads)}
+	if h.Target.foreign() {
+		emu, err := h.Target.emulator()
+		if err != nil {
+			return 0, "", err
+		}
+		args = append([]string{emu}, args...)
+	}
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, runErr := cmd.Output()

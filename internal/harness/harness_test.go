@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -79,5 +80,68 @@ func TestParseFailures(t *testing.T) {
 	got := h.parseFailures([]byte(out))
 	if got["m0003"] != "m0003/k_elem.go:12:5: undefined: foo" || got["m0010"] != "./m0010/model.go:1:1: syntax error" || len(got) != 2 {
 		t.Errorf("parseFailures = %q", got)
+	}
+}
+
+// TestHarnessCrossArm64 builds a model for GOARCH=arm64 (with the NEON
+// kernels, then with purego) and runs it under qemu-aarch64-static; skipped
+// where no emulator is installed.
+func TestHarnessCrossArm64(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module; skipped in -short mode")
+	}
+	tgt := Target{GOARCH: "arm64"}
+	if _, err := tgt.emulator(); err != nil {
+		t.Skip(err)
+	}
+	for _, tags := range []string{"", "purego"} {
+		h, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		h.Target = Target{GOARCH: "arm64", Tags: tags}
+		if err := h.Add("tiny", irbuild.Tiny()); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		exe, err := h.Build(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h.Failed) != 0 {
+			t.Fatalf("tags %q: %v", tags, h.Failed)
+		}
+		in := filepath.Join(h.Dir, "x.cuvt")
+		if err := WriteTensorFile(in, ir.NewTensorF32([]int64{1, 4}, []float32{1, 0, 0, 0})); err != nil {
+			t.Fatal(err)
+		}
+		res, err := h.Run(ctx, exe, []Job{{Model: "tiny", Inputs: []string{in}, Out: h.Dir}}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].Err != "" || res[0].Outputs != 2 {
+			t.Fatalf("tags %q: %+v", tags, res[0])
+		}
+		z, err := ReadTensorFile(filepath.Join(h.Dir, "output_0.cuvt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := z.Float64s()
+		want := []float64{2*(1*0.5+2*0.25+3*-0.125) + 100, 2*(1*-1+2*2+3*1) - 100}
+		if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("tags %q: z = %v, want %v", tags, got, want)
+		}
+	}
+}
+
+func TestTargetEmulatorMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := Target{GOARCH: "arm64"}.emulator()
+	if err == nil || !strings.Contains(err.Error(), "qemu-aarch64-static") {
+		t.Errorf("err = %v, want one naming qemu-aarch64-static", err)
+	}
+	if (Target{GOARCH: runtime.GOARCH}).foreign() || (Target{}).foreign() {
+		t.Error("host GOARCH is foreign")
 	}
 }

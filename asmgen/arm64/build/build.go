@@ -1,0 +1,221 @@
+// Package build is a small avo-style builder for Plan9 arm64 assembly:
+// Go programs call its functions to emit instructions (Go loops unroll),
+// allocate vector registers, comment each phase and declare each
+// kernel's argument frame, and it writes the .s file and the Go stubs
+// (with their doc comment, a Requires: line and //go:noescape) that `go
+// vet` (asmdecl) checks for GOARCH=arm64. avo cannot emit arm64.
+//
+// Instructions Go's assembler lacks (by-element FMLA/FMUL, SDOT/UDOT,
+// SMMLA, FP16 arithmetic) are emitted as WORD with the mnemonic in a
+// comment, from the encoders in encode.go (checked against the Arm ARM's
+// bit layouts by encode_test.go).
+package build
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// File collects the functions of one generated pair.
+type File struct {
+	Constraint string // the //go:build expression of both files
+	funcs      []*Func
+}
+
+// Arg is one Go argument of a kernel.
+type Arg struct {
+	Name, Type string
+	Off, Size  int
+}
+
+// Func is one assembly function (ABI0, NOSPLIT, no locals).
+type Func struct {
+	Name     string
+	Doc      string
+	Requires []string
+	Args     []Arg
+	frame    int
+	body     bytes.Buffer
+	vUsed    [32]bool
+}
+
+// NewFile starts a generated pair built under constraint.
+func NewFile(constraint string) *File { return &File{Constraint: constraint} }
+
+// Func starts function name; doc is its Go doc comment (without the name
+// line's "// "), requires the CPU features it needs (ASIMD, DotProd, FP16,
+// I8MM, ...).
+func (f *File) Func(name, doc string, requires ...string) *Func {
+	fn := &Func{Name: name, Doc: doc, Requires: requires}
+	f.funcs = append(f.funcs, fn)
+	return fn
+}
+
+// Arg declares the next Go argument: int, uintptr and pointers take 8
+// bytes, float32/int32/uint32 4, aligned to their size.
+func (fn *Func) Arg(name, typ string) Arg {
+	size := 8
+	switch typ {
+	case "float32", "int32", "uint32":
+		size = 4
+	}
+	off := (fn.frame + size - 1) / size * size
+	a := Arg{Name: name, Type: typ, Off: off, Size: size}
+	fn.Args = append(fn.Args, a)
+	fn.frame = off + size
+	return a
+}
+
+// Mem is the FP reference of a, e.g. "k+0(FP)".
+func (a Arg) Mem() string { return fmt.Sprintf("%s+%d(FP)", a.Name, a.Off) }
+
+// Load emits the load of argument a into register r (MOVD for 8-byte
+// integers and pointers, FMOVS for float32 into lane 0 of Vn).
+func (fn *Func) Load(a Arg, r string) {
+	switch a.Type {
+	case "float32":
+		fn.I("FMOVS", a.Mem(), r)
+	case "int32":
+		fn.I("MOVW", a.Mem(), r)
+	case "uint32":
+		fn.I("MOVWU", a.Mem(), r)
+	default:
+		fn.I("MOVD", a.Mem(), r)
+	}
+}
+
+// I emits one instruction: op and its operands in Plan9 order.
+func (fn *Func) I(op string, operands ...string) {
+	if len(operands) == 0 {
+		fmt.Fprintf(&fn.body, "\t%s\n", op)
+		return
+	}
+	fmt.Fprintf(&fn.body, "\t%s %s\n", op, strings.Join(operands, ", "))
+}
+
+// Word emits an instruction Go's assembler lacks as its 32-bit encoding,
+// with the mnemonic (Arm syntax) in a comment.
+func (fn *Func) Word(e Enc) {
+	fmt.Fprintf(&fn.body, "\tWORD $0x%08x // %s\n", e.Bits, e.Asm)
+}
+
+// Comment starts a phase.
+func (fn *Func) Comment(format string, args ...any) {
+	fmt.Fprintf(&fn.body, "\n\t// %s\n", fmt.Sprintf(format, args...))
+}
+
+// Label emits label l.
+func (fn *Func) Label(l string) { fmt.Fprintf(&fn.body, "%s:\n", l) }
+
+// AllocV returns the lowest free vector register.
+func (fn *Func) AllocV() V {
+	for i := range fn.vUsed {
+		if !fn.vUsed[i] {
+			fn.vUsed[i] = true
+			return V(i)
+		}
+	}
+	panic(fn.Name + ": out of vector registers")
+}
+
+// AllocVs returns n consecutive free vector registers (for the multi-
+// register forms of LD1/ST1).
+func (fn *Func) AllocVs(n int) []V {
+	for s := 0; s+n <= 32; s++ {
+		ok := true
+		for i := s; i < s+n; i++ {
+			ok = ok && !fn.vUsed[i]
+		}
+		if ok {
+			vs := make([]V, n)
+			for i := range vs {
+				vs[i] = V(s + i)
+				fn.vUsed[s+i] = true
+			}
+			return vs
+		}
+	}
+	panic(fn.Name + ": no consecutive vector registers")
+}
+
+// FreeV releases vector registers.
+func (fn *Func) FreeV(vs ...V) {
+	for _, v := range vs {
+		fn.vUsed[v] = false
+	}
+}
+
+// V is a SIMD register V0..V31.
+type V int
+
+// S4 is the Plan9 operand of v as four float32 lanes (V3.S4).
+func (v V) S4() string { return fmt.Sprintf("V%d.S4", int(v)) }
+
+// B16 is v as 16 bytes.
+func (v V) B16() string { return fmt.Sprintf("V%d.B16", int(v)) }
+
+// F is v's scalar name for FMOV (F3).
+func (v V) F() string { return fmt.Sprintf("F%d", int(v)) }
+
+// List is the register list operand of LD1/ST1 ([V0.S4, V1.S4]).
+func List(vs ...V) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.S4()
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+// Generate parses -pkg, -out and -stubs and writes both files.
+func (f *File) Generate() {
+	pkg := flag.String("pkg", "templates", "package of the stubs")
+	out := flag.String("out", "", "assembly output")
+	stubs := flag.String("stubs", "", "Go stubs output")
+	flag.Parse()
+	header := fmt.Sprintf("// Code generated by command: go run main.go -pkg %s -out %s -stubs %s. DO NOT EDIT.\n\n", *pkg, *out, *stubs)
+	var s bytes.Buffer
+	s.WriteString(header)
+	fmt.Fprintf(&s, "//go:build %s\n\n#include \"textflag.h\"\n", f.Constraint)
+	for _, fn := range f.funcs {
+		var sig []string
+		for _, a := range fn.Args {
+			sig = append(sig, a.Name+" "+a.Type)
+		}
+		fmt.Fprintf(&s, "\n// func %s(%s)\n", fn.Name, strings.Join(sig, ", "))
+		if len(fn.Requires) > 0 {
+			fmt.Fprintf(&s, "// Requires: %s\n", strings.Join(fn.Requires, ", "))
+		}
+		fmt.Fprintf(&s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", fn.Name, fn.frame)
+		s.Write(bytes.TrimPrefix(fn.body.Bytes(), []byte("\n")))
+	}
+	var g bytes.Buffer
+	g.WriteString(header)
+	fmt.Fprintf(&g, "//go:build %s\n\npackage %s\n", f.Constraint, *pkg)
+	for _, fn := range f.funcs {
+		g.WriteString("\n")
+		for _, l := range strings.Split(strings.TrimRight(fn.Name+" "+fn.Doc, "\n"), "\n") {
+			g.WriteString(strings.TrimRight("// "+l, " ") + "\n")
+		}
+		if len(fn.Requires) > 0 {
+			fmt.Fprintf(&g, "//\n// Requires: %s\n", strings.Join(fn.Requires, ", "))
+		}
+		var sig []string
+		for _, a := range fn.Args {
+			sig = append(sig, a.Name+" "+a.Type)
+		}
+		fmt.Fprintf(&g, "//\n//go:noescape\nfunc %s(%s)\n", fn.Name, strings.Join(sig, ", "))
+	}
+	for name, b := range map[string][]byte{*out: s.Bytes(), *stubs: g.Bytes()} {
+		if name == "" {
+			fmt.Fprintln(os.Stderr, "build: -out and -stubs are required")
+			os.Exit(2)
+		}
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}

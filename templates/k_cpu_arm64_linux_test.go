@@ -1,0 +1,5 @@
+//go:build arm64 && linux && !purego
+
+package templates
+
+var cpuParseAuxvForTest = cpuParseAuxv

@@ -1,0 +1,5 @@
+//go:build arm64 && !linux && !purego
+
+package templates
+
+func cpuParseAuxvForTest([]byte) (uint64, uint64, bool) { return 0, 0, false }
