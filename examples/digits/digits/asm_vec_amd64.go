@@ -79,6 +79,54 @@ func siluAVX512(y *float32, n int)
 //go:noescape
 func hardSwishAVX512(y *float32, n int)
 
+// expAVX512 sets y[i] = exp(y[i]) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func expAVX512(y *float32, n int)
+
+// tanhAVX512 sets y[i] = tanh(y[i]) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func tanhAVX512(y *float32, n int)
+
+// geluTanhAVX512 sets y[i] = x*sigmoid(2*sqrt(2/pi)*(x+0.044715*x^3)), x = y[i] for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func geluTanhAVX512(y *float32, n int)
+
+// mishAVX512 sets y[i] = y[i]*tanh(log(1+exp(y[i]))) (Mish) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func mishAVX512(y *float32, n int)
+
+// eluAVX512 sets y[i] = y[i] < 0 ? alpha*(exp(y[i])-1) : y[i] (Elu) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func eluAVX512(y *float32, n int, alpha float32)
+
+// hardSigmoidAVX512 sets y[i] = min(max(alpha*y[i]+beta, 0), 1) (HardSigmoid) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func hardSigmoidAVX512(y *float32, n int, alpha float32, beta float32)
+
 // packBT16AVX512 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
 // [0, kc), kc a multiple of 16.
 //
