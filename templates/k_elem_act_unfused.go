@@ -1,6 +1,7 @@
 package templates
 
-// The unfused float32 Sigmoid, HardSwish and Swish kernels run the vector
+// The unfused float32 Sigmoid, HardSwish, Swish, Exp, Tanh, Mish, Elu and
+// HardSigmoid kernels run the vector
 // rows of k_elem_act.go (the epilogues and cuvil::Elementwise use them
 // too, so fused and unfused graphs agree); other dtypes, and Swish with
 // alpha other than 1, the float64 functions of k_elem_math.go. In a file
@@ -47,4 +48,46 @@ func Swish(n *Node) error {
 		}
 	}
 	return ewUnary(n, &ewOpSwish, ewAttrF(n, "alpha", 1), 0)
+}
+
+// Exp is e^x.
+func Exp(n *Node) error {
+	if ok, err := ewUnaryRow32(n, exp32); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpExp, 0, 0)
+}
+
+// Tanh is the hyperbolic tangent.
+func Tanh(n *Node) error {
+	if ok, err := ewUnaryRow32(n, tanh32); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpTanh, 0, 0)
+}
+
+// Mish is x*tanh(softplus(x)).
+func Mish(n *Node) error {
+	if ok, err := ewUnaryRow32(n, mish32); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpMish, 0, 0)
+}
+
+// Elu is x, or alpha*(e^x - 1) below 0.
+func Elu(n *Node) error {
+	alpha := n.Attrs.Float("alpha", 1)
+	if ok, err := ewUnaryRow32(n, func(y []float32) { elu32(y, alpha) }); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpElu, float64(alpha), 0)
+}
+
+// HardSigmoid is max(0, min(1, alpha*x + beta)).
+func HardSigmoid(n *Node) error {
+	alpha, beta := n.Attrs.Float("alpha", 0.2), n.Attrs.Float("beta", 0.5)
+	if ok, err := ewUnaryRow32(n, func(y []float32) { hardSigmoid32(y, alpha, beta) }); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpHardSigmoid, float64(alpha), float64(beta))
 }

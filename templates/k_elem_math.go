@@ -204,7 +204,6 @@ func ewAttrF(n *Node, name string, def float32) float64 {
 }
 
 func Sqrt(n *Node) error       { return ewUnary(n, &ewOpSqrt, 0, 0) }
-func Exp(n *Node) error        { return ewUnary(n, &ewOpExp, 0, 0) }
 func Log(n *Node) error        { return ewUnary(n, &ewOpLog, 0, 0) }
 func Neg(n *Node) error        { return ewUnary(n, &ewOpNeg, 0, 0) }
 func Abs(n *Node) error        { return ewUnary(n, &ewOpAbs, 0, 0) }
@@ -217,7 +216,6 @@ func Relu(n *Node) error       { return ewUnary(n, &ewOpRelu, 0, 0) }
 func LeakyRelu(n *Node) error {
 	return ewUnary(n, &ewOpLeakyRelu, ewAttrF(n, "alpha", 0.01), 0)
 }
-func Elu(n *Node) error { return ewUnary(n, &ewOpElu, ewAttrF(n, "alpha", 1), 0) }
 func Selu(n *Node) error {
 	return ewUnary(n, &ewOpSelu, ewAttrF(n, "alpha", 1.67326319217681884765625),
 		ewAttrF(n, "gamma", 1.05070102214813232421875))
@@ -226,13 +224,8 @@ func Celu(n *Node) error { return ewUnary(n, &ewOpCelu, ewAttrF(n, "alpha", 1), 
 func ThresholdedRelu(n *Node) error {
 	return ewUnary(n, &ewOpThresholdedRelu, ewAttrF(n, "alpha", 1), 0)
 }
-func HardSigmoid(n *Node) error {
-	return ewUnary(n, &ewOpHardSigmoid, ewAttrF(n, "alpha", 0.2), ewAttrF(n, "beta", 0.5))
-}
 func Softplus(n *Node) error { return ewUnary(n, &ewOpSoftplus, 0, 0) }
 func Softsign(n *Node) error { return ewUnary(n, &ewOpSoftsign, 0, 0) }
-func Mish(n *Node) error     { return ewUnary(n, &ewOpMish, 0, 0) }
-func Tanh(n *Node) error     { return ewUnary(n, &ewOpTanh, 0, 0) }
 func Erf(n *Node) error      { return ewUnary(n, &ewOpErf, 0, 0) }
 func Sin(n *Node) error      { return ewUnary(n, &ewOpSin, 0, 0) }
 func Cos(n *Node) error      { return ewUnary(n, &ewOpCos, 0, 0) }

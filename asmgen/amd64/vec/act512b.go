@@ -290,8 +290,8 @@ func act512b() {
 		s := make([]VecVirtual, nv)
 		each512(nv, func(v int) {
 			s[v] = ZMM()
-			VSCALEFPS(fx[v], one, s[v]) // s = 2^n
-			VSUBPS(one, s[v], fx[v])    // s - 1
+			VSCALEFPS(fx[v], one, s[v])    // s = 2^n
+			VSUBPS(one, s[v], fx[v])       // s - 1
 			VFMADD213PS(fx[v], s[v], q[v]) // q = q*s + (s-1)
 			VMULPS(p[0], q[v], q[v])
 		})
