@@ -206,7 +206,6 @@ func ewAttrF(n *node, name string, def float32) float64 {
 }
 
 func sqrt(n *node) error       { return ewUnary(n, &ewOpSqrt, 0, 0) }
-func xExp(n *node) error       { return ewUnary(n, &ewOpExp, 0, 0) }
 func log(n *node) error        { return ewUnary(n, &ewOpLog, 0, 0) }
 func neg(n *node) error        { return ewUnary(n, &ewOpNeg, 0, 0) }
 func abs(n *node) error        { return ewUnary(n, &ewOpAbs, 0, 0) }
@@ -219,7 +218,6 @@ func relu(n *node) error       { return ewUnary(n, &ewOpRelu, 0, 0) }
 func leakyRelu(n *node) error {
 	return ewUnary(n, &ewOpLeakyRelu, ewAttrF(n, "alpha", 0.01), 0)
 }
-func elu(n *node) error { return ewUnary(n, &ewOpElu, ewAttrF(n, "alpha", 1), 0) }
 func selu(n *node) error {
 	return ewUnary(n, &ewOpSelu, ewAttrF(n, "alpha", 1.67326319217681884765625),
 		ewAttrF(n, "gamma", 1.05070102214813232421875))
@@ -228,13 +226,8 @@ func celu(n *node) error { return ewUnary(n, &ewOpCelu, ewAttrF(n, "alpha", 1), 
 func thresholdedRelu(n *node) error {
 	return ewUnary(n, &ewOpThresholdedRelu, ewAttrF(n, "alpha", 1), 0)
 }
-func hardSigmoid(n *node) error {
-	return ewUnary(n, &ewOpHardSigmoid, ewAttrF(n, "alpha", 0.2), ewAttrF(n, "beta", 0.5))
-}
 func softplus(n *node) error { return ewUnary(n, &ewOpSoftplus, 0, 0) }
 func softsign(n *node) error { return ewUnary(n, &ewOpSoftsign, 0, 0) }
-func mish(n *node) error     { return ewUnary(n, &ewOpMish, 0, 0) }
-func tanh(n *node) error     { return ewUnary(n, &ewOpTanh, 0, 0) }
 func erf(n *node) error      { return ewUnary(n, &ewOpErf, 0, 0) }
 func sin(n *node) error      { return ewUnary(n, &ewOpSin, 0, 0) }
 func cos(n *node) error      { return ewUnary(n, &ewOpCos, 0, 0) }

@@ -89,10 +89,9 @@ func hardSwishGo(y []float32) {
 // the twin below (the same steps, float64 FMAs rounded to float32). NaN
 // in, NaN out. Accuracy against float64 (k_elem_act_test.go): exp within
 // 2 ulp for normal results (denormal ones rounded once from a 2-ulp
-// value); tanh within 3 ulp; GELU-tanh within 4 + 2|2u| ulp (the float32
+// value); tanh within 3 ulp; GELU-tanh within 4 + 3|2u| ulp (the float32
 // argument 2u carries a few ulp that sigmoid multiplies by |2u| for x < 0)
-// where the result is
-// above 1e-37 in magnitude; Mish within 6 ulp (likewise); Elu within 4;
+// where the result is above 1e-37 in magnitude; Mish within 6 ulp (likewise); Elu within 4;
 // HardSigmoid within 1 (one FMA in float32).
 
 // expQGo is exp512q's steps for z in [-104, 89]: fx = round(z*log2e), q =
