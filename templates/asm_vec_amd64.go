@@ -125,6 +125,22 @@ func eluAVX512(y *float32, n int, alpha float32)
 //go:noescape
 func hardSigmoidAVX512(y *float32, n int, alpha float32, beta float32)
 
+// leakyReluAVX512 sets y[i] = y[i] < 0 ? alpha*y[i] : y[i] (LeakyRelu) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func leakyReluAVX512(y *float32, n int, alpha float32)
+
+// preluAVX512 sets y[i] = y[i] < 0 ? s[i]*y[i] : y[i] (PRelu) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func preluAVX512(y *float32, s *float32, n int)
+
 // packBT16AVX512 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
 // [0, kc), kc a multiple of 16.
 //

@@ -2566,6 +2566,142 @@ hardSigmoidAVX512_done:
 	VZEROUPPER
 	RET
 
+// func leakyReluAVX512(y *float32, n int, alpha float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·leakyReluAVX512(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS alpha+16(FP), Z0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+leakyReluAVX512_many:
+	CMPQ    DX, BX
+	JGE     leakyReluAVX512_one0
+	VMOVUPS (AX)(DX*4), Z1
+	VMOVUPS 64(AX)(DX*4), Z2
+	VMOVUPS 128(AX)(DX*4), Z3
+	VMOVUPS 192(AX)(DX*4), Z4
+	VXORPS  Z5, Z5, Z5
+	VCMPPS  $0x01, Z5, Z1, K1
+	VMULPS  Z0, Z1, K1, Z1
+	VCMPPS  $0x01, Z5, Z2, K1
+	VMULPS  Z0, Z2, K1, Z2
+	VCMPPS  $0x01, Z5, Z3, K1
+	VMULPS  Z0, Z3, K1, Z3
+	VCMPPS  $0x01, Z5, Z4, K1
+	VMULPS  Z0, Z4, K1, Z4
+	VMOVUPS Z1, (AX)(DX*4)
+	VMOVUPS Z2, 64(AX)(DX*4)
+	VMOVUPS Z3, 128(AX)(DX*4)
+	VMOVUPS Z4, 192(AX)(DX*4)
+	ADDQ    $0x00000040, DX
+	JMP     leakyReluAVX512_many
+
+leakyReluAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+leakyReluAVX512_one:
+	CMPQ    DX, BX
+	JGE     leakyReluAVX512_tail
+	VMOVUPS (AX)(DX*4), Z1
+	VXORPS  Z2, Z2, Z2
+	VCMPPS  $0x01, Z2, Z1, K1
+	VMULPS  Z0, Z1, K1, Z1
+	VMOVUPS Z1, (AX)(DX*4)
+	ADDQ    $0x10, DX
+	JMP     leakyReluAVX512_one
+
+leakyReluAVX512_tail:
+	CMPQ      DX, CX
+	JGE       leakyReluAVX512_done
+	SUBL      DX, CX
+	MOVL      $-1, BX
+	BZHIL     CX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z1
+	VXORPS    Z2, Z2, Z2
+	VCMPPS    $0x01, Z2, Z1, K2
+	VMULPS    Z0, Z1, K2, Z1
+	VMOVUPS   Z1, K1, (AX)(DX*4)
+
+leakyReluAVX512_done:
+	VZEROUPPER
+	RET
+
+// func preluAVX512(y *float32, s *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·preluAVX512(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), AX
+	MOVQ s+8(FP), CX
+	MOVQ n+16(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-64, SI
+
+preluAVX512_many:
+	CMPQ    BX, SI
+	JGE     preluAVX512_one0
+	VMOVUPS (AX)(BX*4), Z0
+	VMOVUPS 64(AX)(BX*4), Z1
+	VMOVUPS 128(AX)(BX*4), Z2
+	VMOVUPS 192(AX)(BX*4), Z3
+	VMOVUPS (CX)(BX*4), Z4
+	VMOVUPS 64(CX)(BX*4), Z5
+	VMOVUPS 128(CX)(BX*4), Z6
+	VMOVUPS 192(CX)(BX*4), Z7
+	VXORPS  Z8, Z8, Z8
+	VCMPPS  $0x01, Z8, Z0, K1
+	VMULPS  Z4, Z0, K1, Z0
+	VCMPPS  $0x01, Z8, Z1, K1
+	VMULPS  Z5, Z1, K1, Z1
+	VCMPPS  $0x01, Z8, Z2, K1
+	VMULPS  Z6, Z2, K1, Z2
+	VCMPPS  $0x01, Z8, Z3, K1
+	VMULPS  Z7, Z3, K1, Z3
+	VMOVUPS Z0, (AX)(BX*4)
+	VMOVUPS Z1, 64(AX)(BX*4)
+	VMOVUPS Z2, 128(AX)(BX*4)
+	VMOVUPS Z3, 192(AX)(BX*4)
+	ADDQ    $0x00000040, BX
+	JMP     preluAVX512_many
+
+preluAVX512_one0:
+	MOVQ DX, SI
+	ANDQ $-16, SI
+
+preluAVX512_one:
+	CMPQ    BX, SI
+	JGE     preluAVX512_tail
+	VMOVUPS (AX)(BX*4), Z0
+	VMOVUPS (CX)(BX*4), Z1
+	VXORPS  Z2, Z2, Z2
+	VCMPPS  $0x01, Z2, Z0, K1
+	VMULPS  Z1, Z0, K1, Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x10, BX
+	JMP     preluAVX512_one
+
+preluAVX512_tail:
+	CMPQ      BX, DX
+	JGE       preluAVX512_done
+	SUBL      BX, DX
+	MOVL      $-1, SI
+	BZHIL     DX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (AX)(BX*4), K1, Z0
+	VMOVUPS.Z (CX)(BX*4), K1, Z1
+	VXORPS    Z2, Z2, Z2
+	VCMPPS    $0x01, Z2, Z0, K2
+	VMULPS    Z1, Z0, K2, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+preluAVX512_done:
+	VZEROUPPER
+	RET
+
 // func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
 // Requires: AVX, AVX512F
 TEXT ·packBT16AVX512(SB), NOSPLIT, $0-32

@@ -551,6 +551,11 @@ func PRelu(n *Node) error {
 	if !ewBroadcastShape(&os, x.Shape, ss.s()) {
 		return n.Errorf("slope %v does not broadcast to %v", s.Shape, x.Shape)
 	}
+	if x.DType == F32 && len(os.s()) == len(x.Shape) && preluRows32(n, x, s.F32(), ss.s()) {
+		// One slope, a slope per channel or a channel-last slope: the
+		// float32 vector rows (the product as the walk below rounds it).
+		return nil
+	}
 	out.Resize(x.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), x.Shape, ss.s())

@@ -91,3 +91,82 @@ func HardSigmoid(n *Node) error {
 	}
 	return ewUnary(n, &ewOpHardSigmoid, float64(alpha), float64(beta))
 }
+
+// LeakyRelu is x, or alpha*x below 0.
+func LeakyRelu(n *Node) error {
+	alpha := n.Attrs.Float("alpha", 0.01)
+	if ok, err := ewUnaryRow32(n, func(y []float32) { leakyRelu32(y, alpha) }); ok {
+		return err
+	}
+	return ewUnary(n, &ewOpLeakyRelu, float64(alpha), 0)
+}
+
+// preluRows32 runs float32 PRelu as vector rows when the slope (shape
+// ss, already aligned as PRelu's broadcast sees it) does not grow x and
+// varies along one axis k only (a slope per channel: each run of the
+// trailing axes one leakyRelu32 row) or along the trailing axes only (a
+// channel-last slope: each outer block one prelu32 row), reporting false
+// otherwise.
+func preluRows32(n *Node, x *Tensor, slope []float32, ss []int) bool {
+	r := len(x.Shape)
+	if len(ss) > r {
+		return false
+	}
+	s := make([]int, r)
+	for i := range s {
+		s[i] = 1
+	}
+	copy(s[r-len(ss):], ss)
+	first, last := -1, -1
+	for i, d := range s {
+		if d != 1 {
+			if d != x.Shape[i] {
+				return false
+			}
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	for i := first; i <= last && first >= 0; i++ {
+		if s[i] != x.Shape[i] {
+			// A slope with 1s between its varying axes: the general walk.
+			return false
+		}
+	}
+	inner := 1
+	for _, d := range x.Shape[last+1:] {
+		inner *= d
+	}
+	if first >= 0 && first != last && inner > 1 {
+		return false
+	}
+	out := n.Out[0]
+	out.Resize(F32, x.Shape...)
+	y := out.F32()
+	copy(y, x.F32())
+	if first < 0 {
+		leakyRelu32(y, slope[0])
+		return true
+	}
+	block := 1
+	for _, d := range s[first : last+1] {
+		block *= d
+	}
+	switch {
+	case first == last && inner > 1:
+		C := s[first]
+		for o := 0; o*C*inner < len(y); o++ {
+			for c := 0; c < C; c++ {
+				at := (o*C + c) * inner
+				leakyRelu32(y[at:at+inner], slope[c])
+			}
+		}
+	case inner == 1:
+		for at := 0; at < len(y); at += block {
+			prelu32(y[at:at+block], slope)
+		}
+	}
+	return true
+}

@@ -411,6 +411,12 @@ func ewBinVS[T float32 | float64](op int, dst, a []T, b T) {
 		silu32(d)
 		return
 	}
+	if d, ok := any(dst).([]float32); ok && op == ewpLeakyRelu {
+		// The float32 vector row, as the unfused LeakyRelu kernel.
+		copy(d, any(a).([]float32))
+		leakyRelu32(d, any(b).(float32))
+		return
+	}
 	if d, ok := any(dst).([]float32); ok && op == ewpElu {
 		// The float32 vector row, as the unfused Elu kernel.
 		copy(d, any(a).([]float32))

@@ -213,9 +213,7 @@ func Ceil(n *Node) error       { return ewUnary(n, &ewOpCeil, 0, 0) }
 func Round(n *Node) error      { return ewUnary(n, &ewOpRound, 0, 0) }
 func Sign(n *Node) error       { return ewUnary(n, &ewOpSign, 0, 0) }
 func Relu(n *Node) error       { return ewUnary(n, &ewOpRelu, 0, 0) }
-func LeakyRelu(n *Node) error {
-	return ewUnary(n, &ewOpLeakyRelu, ewAttrF(n, "alpha", 0.01), 0)
-}
+
 func Selu(n *Node) error {
 	return ewUnary(n, &ewOpSelu, ewAttrF(n, "alpha", 1.67326319217681884765625),
 		ewAttrF(n, "gamma", 1.05070102214813232421875))

@@ -22,7 +22,18 @@ import (
 // gets the loaded vectors and returns the results; params are float32
 // arguments broadcast once into registers.
 func unary512(name, doc string, params []string, nv int, body func(x []VecVirtual, p []VecVirtual) []VecVirtual) {
-	sig := "func(y *float32, n int"
+	rows512(name, doc, "", params, nv, func(x, _, p []VecVirtual) []VecVirtual { return body(x, p) })
+}
+
+// rows512 is unary512 with, when second is not "", a second row
+// (second *float32 after y) read at the same index as y; body gets its
+// vectors as s.
+func rows512(name, doc, second string, params []string, nv int, body func(x, s, p []VecVirtual) []VecVirtual) {
+	sig := "func(y *float32"
+	if second != "" {
+		sig += ", " + second + " *float32"
+	}
+	sig += ", n int"
 	for _, p := range params {
 		sig += ", " + p + " float32"
 	}
@@ -31,6 +42,10 @@ func unary512(name, doc string, params []string, nv int, body func(x []VecVirtua
 	Doc(name+" sets "+doc+" for i in [0, n), any n", "(the tail under a lane mask).", "", "Requires: AVX512F, BMI2")
 	Pragma("noescape")
 	y := Load(Param("y"), GP64())
+	var sp Register
+	if second != "" {
+		sp = Load(Param(second), GP64())
+	}
 	n := Load(Param("n"), GP64())
 	pv := make([]VecVirtual, len(params))
 	for j, p := range params {
@@ -51,7 +66,20 @@ func unary512(name, doc string, params []string, nv int, body func(x []VecVirtua
 				VMOVUPS(at(v), x[v])
 			}
 		}
-		r := body(x, pv)
+		var sv []VecVirtual
+		if second != "" {
+			sv = make([]VecVirtual, cnt)
+			for v := range sv {
+				sv[v] = ZMM()
+				sat := Mem{Base: sp, Index: i, Scale: 4, Disp: 64 * v}
+				if mask != nil {
+					VMOVUPS_Z(sat, mask, sv[v])
+				} else {
+					VMOVUPS(sat, sv[v])
+				}
+			}
+		}
+		r := body(x, sv, pv)
 		for v := range r {
 			if mask != nil {
 				VMOVUPS(r[v], mask, at(v))
@@ -317,6 +345,32 @@ func act512b() {
 			VFMADD213PS(p[1], p[0], x[v]) // x = x*alpha + beta
 			VMAXPS(x[v], zero, x[v])
 			VMINPS(x[v], one, x[v])
+		})
+		return x
+	})
+
+	// LeakyRelu (and PRelu with one slope per row): x < 0 ? alpha*x : x
+	// (the product rounded once, as float64's x*alpha rounded to float32;
+	// NaN and -0 kept).
+	unary512("leakyReluAVX512", "y[i] = y[i] < 0 ? alpha*y[i] : y[i] (LeakyRelu)", []string{"alpha"}, 4, func(x, p []VecVirtual) []VecVirtual {
+		zero := ZMM()
+		VXORPS(zero, zero, zero)
+		each512(len(x), func(v int) {
+			neg := K()
+			VCMPPS(U8(1), zero, x[v], neg) // x < 0
+			VMULPS(p[0], x[v], neg, x[v])
+		})
+		return x
+	})
+
+	// PRelu with a slope per element (a channel-last slope vector).
+	rows512("preluAVX512", "y[i] = y[i] < 0 ? s[i]*y[i] : y[i] (PRelu)", "s", nil, 4, func(x, sv, _ []VecVirtual) []VecVirtual {
+		zero := ZMM()
+		VXORPS(zero, zero, zero)
+		each512(len(x), func(v int) {
+			neg := K()
+			VCMPPS(U8(1), zero, x[v], neg) // x < 0
+			VMULPS(sv[v], x[v], neg, x[v])
 		})
 		return x
 	})
