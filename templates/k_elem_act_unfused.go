@@ -10,30 +10,33 @@ package templates
 
 // Sigmoid is 1/(1+e^-x).
 func Sigmoid(n *Node) error {
-	if ok, err := ewUnaryRow32(n, sigmoid32); ok {
+	if ok, err := ewUnaryRow32(n, func(y []float32, _, _ float32) { sigmoid32(y) }, 0, 0); ok {
 		return err
 	}
 	return ewUnary(n, &ewOpSigmoid, 0, 0)
 }
 
-// ewUnaryRow32 runs the float32 row kernel row on n's float32 input (the
-// vector activations of k_elem_act.go, which the fused epilogues and
-// cuvil::Elementwise use too), reporting false for other dtypes.
-func ewUnaryRow32(n *Node, row func([]float32)) (bool, error) {
+// ewUnaryRow32 runs the float32 row kernel row (with parameters a, b) on
+// n's float32 input (the vector activations of k_elem_act.go, which the
+// fused epilogues and cuvil::Elementwise use too), split over n's pool
+// for large tensors (the rows' bits do not depend on the split),
+// reporting false for other dtypes.
+func ewUnaryRow32(n *Node, row func(y []float32, a, b float32), a, b float32) (bool, error) {
 	if len(n.In) < 1 || n.In[0] == nil || len(n.Out) < 1 || n.In[0].DType != F32 {
 		return false, nil
 	}
 	x, out := n.In[0], n.Out[0]
 	out.Resize(F32, x.Shape...)
-	y := out.F32()
-	copy(y, x.F32())
-	row(y)
+	t := parTaskOf[ewUnaryTask](n)
+	*t = ewUnaryTask{x32: x.F32(), y32: out.F32(), row: row, a: a, b: b}
+	n.Pool.Run(ewParts(n, len(t.y32)), t)
+	*t = ewUnaryTask{}
 	return true, nil
 }
 
 // HardSwish (and cuvil::HardSwish) is x*max(0, min(1, x/6 + 1/2)).
 func HardSwish(n *Node) error {
-	if ok, err := ewUnaryRow32(n, hardSwish32); ok {
+	if ok, err := ewUnaryRow32(n, func(y []float32, _, _ float32) { hardSwish32(y) }, 0, 0); ok {
 		return err
 	}
 	return ewUnary(n, &ewOpHardSwish, 0, 0)
@@ -43,7 +46,7 @@ func HardSwish(n *Node) error {
 func Swish(n *Node) error {
 	if ewAttrF(n, "alpha", 1) == 1 {
 		// SiLU: the float32 vector row (k_elem_act.go).
-		if ok, err := ewUnaryRow32(n, silu32); ok {
+		if ok, err := ewUnaryRow32(n, func(y []float32, _, _ float32) { silu32(y) }, 0, 0); ok {
 			return err
 		}
 	}
@@ -52,7 +55,7 @@ func Swish(n *Node) error {
 
 // Exp is e^x.
 func Exp(n *Node) error {
-	if ok, err := ewUnaryRow32(n, exp32); ok {
+	if ok, err := ewUnaryRow32(n, func(y []float32, _, _ float32) { exp32(y) }, 0, 0); ok {
 		return err
 	}
 	return ewUnary(n, &ewOpExp, 0, 0)
@@ -60,7 +63,7 @@ func Exp(n *Node) error {
 
 // Tanh is the hyperbolic tangent.
 func Tanh(n *Node) error {
-	if ok, err := ewUnaryRow32(n, tanh32); ok {
+	if ok, err := ewUnaryRow32(n, func(y []float32, _, _ float32) { tanh32(y) }, 0, 0); ok {
 		return err
 	}
 	return ewUnary(n, &ewOpTanh, 0, 0)
@@ -68,7 +71,7 @@ func Tanh(n *Node) error {
 
 // Mish is x*tanh(softplus(x)).
 func Mish(n *Node) error {
-	if ok, err := ewUnaryRow32(n, mish32); ok {
+	if ok, err := ewUnaryRow32(n, func(y []float32, _, _ float32) { mish32(y) }, 0, 0); ok {
 		return err
 	}
 	return ewUnary(n, &ewOpMish, 0, 0)
@@ -77,7 +80,7 @@ func Mish(n *Node) error {
 // Elu is x, or alpha*(e^x - 1) below 0.
 func Elu(n *Node) error {
 	alpha := n.Attrs.Float("alpha", 1)
-	if ok, err := ewUnaryRow32(n, func(y []float32) { elu32(y, alpha) }); ok {
+	if ok, err := ewUnaryRow32(n, func(y []float32, a, _ float32) { elu32(y, a) }, alpha, 0); ok {
 		return err
 	}
 	return ewUnary(n, &ewOpElu, float64(alpha), 0)
@@ -86,7 +89,7 @@ func Elu(n *Node) error {
 // HardSigmoid is max(0, min(1, alpha*x + beta)).
 func HardSigmoid(n *Node) error {
 	alpha, beta := n.Attrs.Float("alpha", 0.2), n.Attrs.Float("beta", 0.5)
-	if ok, err := ewUnaryRow32(n, func(y []float32) { hardSigmoid32(y, alpha, beta) }); ok {
+	if ok, err := ewUnaryRow32(n, hardSigmoid32, alpha, beta); ok {
 		return err
 	}
 	return ewUnary(n, &ewOpHardSigmoid, float64(alpha), float64(beta))
@@ -95,7 +98,7 @@ func HardSigmoid(n *Node) error {
 // LeakyRelu is x, or alpha*x below 0.
 func LeakyRelu(n *Node) error {
 	alpha := n.Attrs.Float("alpha", 0.01)
-	if ok, err := ewUnaryRow32(n, func(y []float32) { leakyRelu32(y, alpha) }); ok {
+	if ok, err := ewUnaryRow32(n, func(y []float32, a, _ float32) { leakyRelu32(y, a) }, alpha, 0); ok {
 		return err
 	}
 	return ewUnary(n, &ewOpLeakyRelu, float64(alpha), 0)

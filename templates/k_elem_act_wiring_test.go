@@ -12,7 +12,8 @@ import (
 // kernels stay float64 math, the same ops inside a cuvil::Elementwise
 // program at 1, 2 and 3 threads give the unfused kernels' bits, and the
 // fused epilogue (fusedActRow) gives them too, so fused and unfused
-// graphs agree.
+// graphs agree. The unfused kernels at 2 and 3 threads (split over the
+// pool from ewParElems elements) give their 1-thread bits.
 func TestActivationKernelsWiring(t *testing.T) {
 	r := rand.New(rand.NewSource(23))
 	a7 := float64(float32(0.7))
@@ -78,6 +79,14 @@ func TestActivationKernelsWiring(t *testing.T) {
 				fusedEpilogue32(y, 0, nil, 0, nil, false, c.act)
 				same("fusedEpilogue32", y)
 			}
+			for _, pool := range []*WorkPool{p2, p3} {
+				n := nnNode(c.op, c.version, c.attrs, 1, x)
+				n.Pool = pool
+				if err := Kernels[c.op](n); err != nil {
+					t.Fatal(err)
+				}
+				same("threads", n.Out[0].F32())
+			}
 			if c.ewp == "" {
 				continue
 			}
@@ -90,6 +99,56 @@ func TestActivationKernelsWiring(t *testing.T) {
 				}
 				same("cuvil::Elementwise", n.Out[0].F32())
 			}
+		}
+	}
+}
+
+// TestUnaryParallel: unfused element-wise ops through ewUnary's float
+// functions (float32 and float64) and the float32 rows give, at 2 and 3
+// threads, the bits of 1 thread on sizes around the split threshold.
+func TestUnaryParallel(t *testing.T) {
+	r := rand.New(rand.NewSource(41))
+	p2, p3 := NewWorkPool(WithThreads(2)), NewWorkPool(WithThreads(3))
+	defer p2.Close()
+	defer p3.Close()
+	for _, op := range []struct {
+		name    string
+		version int
+	}{{"Erf", 13}, {"Softplus", 1}, {"Sqrt", 13}, {"Neg", 13}, {"Sigmoid", 13}, {"LeakyRelu", 16}, {"Selu", 6}} {
+		for _, size := range []int{ewParElems - 1, ewParElems, ewParElems + 17, 3*ewParPart + 5, 100003} {
+			for _, dt := range []DType{F32, F64} {
+				x := nnAs(&Tensor{DType: F32, Shape: []int{size}, Data: actInputs(r, size)}, dt)
+				want := nnF64(nnRun(t, op.name, op.version, nil, 1, x)[0])
+				for _, pool := range []*WorkPool{p2, p3} {
+					n := nnNode(op.name, op.version, nil, 1, x)
+					n.Pool = pool
+					if err := Kernels[op.name](n); err != nil {
+						t.Fatal(err)
+					}
+					got := nnF64(n.Out[0])
+					for i := range want {
+						if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+							t.Fatalf("%s %s %d threads %d: [%d] = %v, 1 thread %v", op.name, dt, size, pool.Threads(), i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+	// Steady state: no allocation per run (the task lives in the node).
+	x := &Tensor{DType: F32, Shape: []int{100003}, Data: actInputs(r, 100003)}
+	for _, op := range []string{"Sigmoid", "Erf", "Elu"} {
+		n := nnNode(op, 13, nil, 1, x)
+		if op == "Elu" {
+			n.Version = 6
+		}
+		n.Pool = p2
+		if a := testing.AllocsPerRun(5, func() {
+			if err := Kernels[op](n); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("%s: %v allocations per run", op, a)
 		}
 	}
 }
