@@ -40,6 +40,7 @@ func main() {
 	sumSqDev()
 	normAffine(true)
 	normAffine(false)
+	ln512()
 	dot4()
 	gemvRows512()
 	lstmGates()
