@@ -115,7 +115,7 @@ func preluRows32(n *Node, x *Tensor, slope []float32, ss []int) bool {
 	if len(ss) > r {
 		return false
 	}
-	s := make([]int, r)
+	s := n.ScratchInts(r)
 	for i := range s {
 		s[i] = 1
 	}
@@ -147,29 +147,51 @@ func preluRows32(n *Node, x *Tensor, slope []float32, ss []int) bool {
 	}
 	out := n.Out[0]
 	out.Resize(F32, x.Shape...)
-	y := out.F32()
-	copy(y, x.F32())
-	if first < 0 {
-		leakyRelu32(y, slope[0])
-		return true
-	}
-	block := 1
-	for _, d := range s[first : last+1] {
-		block *= d
-	}
+	t := parTaskOf[preluTask](n)
+	*t = preluTask{x: x.F32(), y: out.F32(), slope: slope, unit: len(x.F32())}
 	switch {
-	case first == last && inner > 1:
-		C := s[first]
-		for o := 0; o*C*inner < len(y); o++ {
-			for c := 0; c < C; c++ {
-				at := (o*C + c) * inner
-				leakyRelu32(y[at:at+inner], slope[c])
-			}
+	case first < 0:
+		// One slope: split like any row.
+		t.one, t.unit, t.units = true, 16, (len(t.y)+15)/16
+	case inner > 1:
+		t.c, t.unit, t.units = s[first], inner, len(t.y)/max(inner, 1)
+	default:
+		block := 1
+		for _, d := range s[first : last+1] {
+			block *= d
 		}
-	case inner == 1:
-		for at := 0; at < len(y); at += block {
-			prelu32(y[at:at+block], slope)
+		t.unit, t.units = block, len(t.y)/max(block, 1)
+	}
+	n.Pool.Run(min(ewParts(n, len(t.y)), max(t.units, 1)), t)
+	*t = preluTask{}
+	return true
+}
+
+// preluTask is preluRows32 split over runs of unit elements: with one
+// slope (one) leakyRelu32 on runs of 16, with a slope per
+// channel (c > 0) leakyRelu32 on run r with slope[r%c], with a trailing
+// slope block prelu32 on each run.
+type preluTask struct {
+	x, y, slope []float32
+	one         bool
+	c           int
+	unit, units int
+}
+
+func (t *preluTask) runPart(i, parts int) {
+	u0, u1 := parSplit(t.units, parts, i, 1)
+	lo, hi := min(u0*t.unit, len(t.y)), min(u1*t.unit, len(t.y))
+	copy(t.y[lo:hi], t.x[lo:hi])
+	switch {
+	case t.one:
+		leakyRelu32(t.y[lo:hi], t.slope[0])
+	case t.c > 0:
+		for u := u0; u < u1; u++ {
+			leakyRelu32(t.y[u*t.unit:(u+1)*t.unit], t.slope[u%t.c])
+		}
+	default:
+		for u := u0; u < u1; u++ {
+			prelu32(t.y[u*t.unit:(u+1)*t.unit], t.slope)
 		}
 	}
-	return true
 }

@@ -10,7 +10,7 @@ import (
 // (NCHW [C,1,1], legacy 1-D before opset 7), a channel-last slope and
 // trailing-block slopes runs the vector rows and gives, at awkward sizes,
 // the bits of the float64 broadcast walk (the product is exact in
-// float64); slopes the rows do not take (1s between varying axes, a
+// float64), at 2 and 3 threads too; slopes the rows do not take (1s between varying axes, a
 // a trailing block with 1s) still match it. LeakyRelu, unfused, in a
 // cuvil::Elementwise program (1, 2, 3 threads) and in the epilogue, gives
 // the same bits as float64 math too.
@@ -31,7 +31,15 @@ func TestPReluRows(t *testing.T) {
 		{16, []int{2, 5, 1, 9}, []int{5, 1, 1}},
 		{16, []int{1, 1}, []int{1, 1}},
 		{16, []int{0, 4}, []int{4}},
+		{16, []int{1, 64, 23, 29}, []int{64, 1, 1}},
+		{16, []int{1, 23, 29, 64}, []int{64}},
+		{16, []int{100003}, []int{1}},
+		{16, []int{2, 16, 2053}, []int{2053}},
+		{16, []int{2, 2053, 16}, []int{16}},
 	}
+	p2, p3 := NewWorkPool(WithThreads(2)), NewWorkPool(WithThreads(3))
+	defer p2.Close()
+	defer p3.Close()
 	for _, c := range cases {
 		x := &Tensor{DType: F32, Shape: c.x, Data: actInputs(r, shapeSize(c.x))}
 		s := nnRand(r, c.s...)
@@ -49,10 +57,27 @@ func TestPReluRows(t *testing.T) {
 				t.Fatalf("%v %v: [%d] = %v, want %v", c.x, c.s, i, g[i], float32(w[i]))
 			}
 		}
+		for _, pool := range []*WorkPool{p2, p3} {
+			n := nnNode("PRelu", c.version, nil, 1, x, s)
+			n.Pool = pool
+			if err := PRelu(n); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range n.Out[0].F32() {
+				if math.Float32bits(v) != math.Float32bits(g[i]) && !(v != v && g[i] != g[i]) {
+					t.Fatalf("%v %v threads %d: [%d] = %v, 1 thread %v", c.x, c.s, pool.Threads(), i, v, g[i])
+				}
+			}
+		}
 	}
-	p2, p3 := NewWorkPool(WithThreads(2)), NewWorkPool(WithThreads(3))
-	defer p2.Close()
-	defer p3.Close()
+	{
+		// Steady state: no allocation per run.
+		n := nnNode("PRelu", 16, nil, 1, nnRand(r, 1, 64, 23, 29), nnRand(r, 64, 1, 1))
+		n.Pool = p2
+		if a := testing.AllocsPerRun(5, func() { _ = PRelu(n) }); a != 0 {
+			t.Errorf("PRelu: %v allocations per run", a)
+		}
+	}
 	for _, size := range []int{1, 15, 16, 17, 513, 2*ewChunk + 3, 20011} {
 		x := &Tensor{DType: F32, Shape: []int{size}, Data: actInputs(r, size)}
 		got := nnRun(t, "LeakyRelu", 16, Attrs{"alpha": float32(0.3)}, 1, x)[0].F32()
