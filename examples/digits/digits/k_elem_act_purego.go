@@ -23,3 +23,7 @@ func mish32(y []float32) { mishGo(y) }
 func elu32(y []float32, alpha float32) { eluGo(y, alpha) }
 
 func hardSigmoid32(y []float32, alpha, beta float32) { hardSigmoidGo(y, alpha, beta) }
+
+func leakyRelu32(y []float32, alpha float32) { leakyReluGo(y, alpha) }
+
+func prelu32(y, s []float32) { preluGo(y, s) }

@@ -141,6 +141,9 @@ func fusedActRow32(a fusedAct, row []float32) bool {
 			return true
 		}
 		return false
+	case fusedActLeakyRelu:
+		leakyRelu32(row, float32(a.p0))
+		return true
 	case fusedActTanh:
 		tanh32(row)
 		return true

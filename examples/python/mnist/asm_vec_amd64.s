@@ -2568,6 +2568,142 @@ hardSigmoidAVX512_done:
 	VZEROUPPER
 	RET
 
+// func leakyReluAVX512(y *float32, n int, alpha float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·leakyReluAVX512(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS alpha+16(FP), Z0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+leakyReluAVX512_many:
+	CMPQ    DX, BX
+	JGE     leakyReluAVX512_one0
+	VMOVUPS (AX)(DX*4), Z1
+	VMOVUPS 64(AX)(DX*4), Z2
+	VMOVUPS 128(AX)(DX*4), Z3
+	VMOVUPS 192(AX)(DX*4), Z4
+	VXORPS  Z5, Z5, Z5
+	VCMPPS  $0x01, Z5, Z1, K1
+	VMULPS  Z0, Z1, K1, Z1
+	VCMPPS  $0x01, Z5, Z2, K1
+	VMULPS  Z0, Z2, K1, Z2
+	VCMPPS  $0x01, Z5, Z3, K1
+	VMULPS  Z0, Z3, K1, Z3
+	VCMPPS  $0x01, Z5, Z4, K1
+	VMULPS  Z0, Z4, K1, Z4
+	VMOVUPS Z1, (AX)(DX*4)
+	VMOVUPS Z2, 64(AX)(DX*4)
+	VMOVUPS Z3, 128(AX)(DX*4)
+	VMOVUPS Z4, 192(AX)(DX*4)
+	ADDQ    $0x00000040, DX
+	JMP     leakyReluAVX512_many
+
+leakyReluAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+leakyReluAVX512_one:
+	CMPQ    DX, BX
+	JGE     leakyReluAVX512_tail
+	VMOVUPS (AX)(DX*4), Z1
+	VXORPS  Z2, Z2, Z2
+	VCMPPS  $0x01, Z2, Z1, K1
+	VMULPS  Z0, Z1, K1, Z1
+	VMOVUPS Z1, (AX)(DX*4)
+	ADDQ    $0x10, DX
+	JMP     leakyReluAVX512_one
+
+leakyReluAVX512_tail:
+	CMPQ      DX, CX
+	JGE       leakyReluAVX512_done
+	SUBL      DX, CX
+	MOVL      $-1, BX
+	BZHIL     CX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z1
+	VXORPS    Z2, Z2, Z2
+	VCMPPS    $0x01, Z2, Z1, K2
+	VMULPS    Z0, Z1, K2, Z1
+	VMOVUPS   Z1, K1, (AX)(DX*4)
+
+leakyReluAVX512_done:
+	VZEROUPPER
+	RET
+
+// func preluAVX512(y *float32, s *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·preluAVX512(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), AX
+	MOVQ s+8(FP), CX
+	MOVQ n+16(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-64, SI
+
+preluAVX512_many:
+	CMPQ    BX, SI
+	JGE     preluAVX512_one0
+	VMOVUPS (AX)(BX*4), Z0
+	VMOVUPS 64(AX)(BX*4), Z1
+	VMOVUPS 128(AX)(BX*4), Z2
+	VMOVUPS 192(AX)(BX*4), Z3
+	VMOVUPS (CX)(BX*4), Z4
+	VMOVUPS 64(CX)(BX*4), Z5
+	VMOVUPS 128(CX)(BX*4), Z6
+	VMOVUPS 192(CX)(BX*4), Z7
+	VXORPS  Z8, Z8, Z8
+	VCMPPS  $0x01, Z8, Z0, K1
+	VMULPS  Z4, Z0, K1, Z0
+	VCMPPS  $0x01, Z8, Z1, K1
+	VMULPS  Z5, Z1, K1, Z1
+	VCMPPS  $0x01, Z8, Z2, K1
+	VMULPS  Z6, Z2, K1, Z2
+	VCMPPS  $0x01, Z8, Z3, K1
+	VMULPS  Z7, Z3, K1, Z3
+	VMOVUPS Z0, (AX)(BX*4)
+	VMOVUPS Z1, 64(AX)(BX*4)
+	VMOVUPS Z2, 128(AX)(BX*4)
+	VMOVUPS Z3, 192(AX)(BX*4)
+	ADDQ    $0x00000040, BX
+	JMP     preluAVX512_many
+
+preluAVX512_one0:
+	MOVQ DX, SI
+	ANDQ $-16, SI
+
+preluAVX512_one:
+	CMPQ    BX, SI
+	JGE     preluAVX512_tail
+	VMOVUPS (AX)(BX*4), Z0
+	VMOVUPS (CX)(BX*4), Z1
+	VXORPS  Z2, Z2, Z2
+	VCMPPS  $0x01, Z2, Z0, K1
+	VMULPS  Z1, Z0, K1, Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x10, BX
+	JMP     preluAVX512_one
+
+preluAVX512_tail:
+	CMPQ      BX, DX
+	JGE       preluAVX512_done
+	SUBL      BX, DX
+	MOVL      $-1, SI
+	BZHIL     DX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (AX)(BX*4), K1, Z0
+	VMOVUPS.Z (CX)(BX*4), K1, Z1
+	VXORPS    Z2, Z2, Z2
+	VCMPPS    $0x01, Z2, Z0, K2
+	VMULPS    Z1, Z0, K2, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+preluAVX512_done:
+	VZEROUPPER
+	RET
+
 // func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
 // Requires: AVX, AVX512F
 TEXT ·packBT16AVX512(SB), NOSPLIT, $0-32
@@ -3150,6 +3286,389 @@ normScaleAVX2_loop1:
 	JMP     normScaleAVX2_loop1
 
 normScaleAVX2_done:
+	VZEROUPPER
+	RET
+
+// func sumAVX512(x *float32, n int) float32
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+TEXT ·sumAVX512(SB), NOSPLIT, $0-20
+	MOVQ   x+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	ANDQ   $-64, BX
+
+sumAVX512_many:
+	CMPQ    DX, BX
+	JGE     sumAVX512_one0
+	VMOVUPS (AX)(DX*4), Z4
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS 64(AX)(DX*4), Z4
+	VADDPS  Z4, Z1, Z1
+	VMOVUPS 128(AX)(DX*4), Z4
+	VADDPS  Z4, Z2, Z2
+	VMOVUPS 192(AX)(DX*4), Z4
+	VADDPS  Z4, Z3, Z3
+	ADDQ    $0x00000040, DX
+	JMP     sumAVX512_many
+
+sumAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+sumAVX512_one:
+	CMPQ    DX, BX
+	JGE     sumAVX512_tail
+	VMOVUPS (AX)(DX*4), Z4
+	VADDPS  Z4, Z0, Z0
+	ADDQ    $0x10, DX
+	JMP     sumAVX512_one
+
+sumAVX512_tail:
+	CMPQ      DX, CX
+	JGE       sumAVX512_done
+	SUBL      DX, CX
+	MOVL      $-1, BX
+	BZHIL     CX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z4
+	VADDPS    Z4, Z0, Z0
+
+sumAVX512_done:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	VZEROUPPER
+	MOVSS         X1, ret+16(FP)
+	RET
+
+// func addSumAVX512(y *float32, a *float32, b *float32, n int) float32
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+TEXT ·addSumAVX512(SB), NOSPLIT, $0-36
+	MOVQ   y+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	XORQ   SI, SI
+	MOVQ   BX, DI
+	ANDQ   $-64, DI
+
+addSumAVX512_many:
+	CMPQ    SI, DI
+	JGE     addSumAVX512_one0
+	VMOVUPS (CX)(SI*4), Z4
+	VMOVUPS (DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, (AX)(SI*4)
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS 64(CX)(SI*4), Z4
+	VMOVUPS 64(DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, 64(AX)(SI*4)
+	VADDPS  Z4, Z1, Z1
+	VMOVUPS 128(CX)(SI*4), Z4
+	VMOVUPS 128(DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, 128(AX)(SI*4)
+	VADDPS  Z4, Z2, Z2
+	VMOVUPS 192(CX)(SI*4), Z4
+	VMOVUPS 192(DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, 192(AX)(SI*4)
+	VADDPS  Z4, Z3, Z3
+	ADDQ    $0x00000040, SI
+	JMP     addSumAVX512_many
+
+addSumAVX512_one0:
+	MOVQ BX, DI
+	ANDQ $-16, DI
+
+addSumAVX512_one:
+	CMPQ    SI, DI
+	JGE     addSumAVX512_tail
+	VMOVUPS (CX)(SI*4), Z4
+	VMOVUPS (DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, (AX)(SI*4)
+	VADDPS  Z4, Z0, Z0
+	ADDQ    $0x10, SI
+	JMP     addSumAVX512_one
+
+addSumAVX512_tail:
+	CMPQ      SI, BX
+	JGE       addSumAVX512_done
+	SUBL      SI, BX
+	MOVL      $-1, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (CX)(SI*4), K1, Z4
+	VMOVUPS.Z (DX)(SI*4), K1, Z5
+	VADDPS    Z5, Z4, Z4
+	VMOVUPS   Z4, K1, (AX)(SI*4)
+	VADDPS    Z4, Z0, Z0
+
+addSumAVX512_done:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	VZEROUPPER
+	MOVSS         X1, ret+32(FP)
+	RET
+
+// func sumSqDevAVX512(x *float32, n int, mean float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+TEXT ·sumSqDevAVX512(SB), NOSPLIT, $0-28
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS mean+16(FP), Z0
+	VXORPS       Z1, Z1, Z1
+	VXORPS       Z2, Z2, Z2
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+sumSqDevAVX512_many:
+	CMPQ        DX, BX
+	JGE         sumSqDevAVX512_one0
+	VMOVUPS     (AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z1
+	VMOVUPS     64(AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z2
+	VMOVUPS     128(AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z3
+	VMOVUPS     192(AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z4
+	ADDQ        $0x00000040, DX
+	JMP         sumSqDevAVX512_many
+
+sumSqDevAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+sumSqDevAVX512_one:
+	CMPQ        DX, BX
+	JGE         sumSqDevAVX512_tail
+	VMOVUPS     (AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z1
+	ADDQ        $0x10, DX
+	JMP         sumSqDevAVX512_one
+
+sumSqDevAVX512_tail:
+	CMPQ        DX, CX
+	JGE         sumSqDevAVX512_done
+	SUBL        DX, CX
+	MOVL        $-1, BX
+	BZHIL       CX, BX, BX
+	KMOVW       BX, K1
+	VMOVUPS.Z   (AX)(DX*4), K1, Z5
+	VSUBPS.Z    Z0, Z5, K1, Z5
+	VFMADD231PS Z5, Z5, Z1
+
+sumSqDevAVX512_done:
+	VADDPS        Z2, Z1, Z1
+	VADDPS        Z3, Z1, Z1
+	VADDPS        Z4, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	VZEROUPPER
+	MOVSS         X0, ret+24(FP)
+	RET
+
+// func normAffineAVX512(y *float32, x *float32, s *float32, b *float32, n int, mean float32, inv float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normAffineAVX512(SB), NOSPLIT, $0-48
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         s+16(FP), DX
+	MOVQ         b+24(FP), BX
+	MOVQ         n+32(FP), SI
+	VBROADCASTSS mean+40(FP), Z0
+	VBROADCASTSS inv+44(FP), Z1
+	XORQ         DI, DI
+	MOVQ         SI, R8
+	ANDQ         $-64, R8
+
+normAffineAVX512_many:
+	CMPQ        DI, R8
+	JGE         normAffineAVX512_one0
+	VMOVUPS     (CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     (BX)(DI*4), Z3
+	VMOVUPS     (DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, (AX)(DI*4)
+	VMOVUPS     64(CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     64(BX)(DI*4), Z3
+	VMOVUPS     64(DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, 64(AX)(DI*4)
+	VMOVUPS     128(CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     128(BX)(DI*4), Z3
+	VMOVUPS     128(DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, 128(AX)(DI*4)
+	VMOVUPS     192(CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     192(BX)(DI*4), Z3
+	VMOVUPS     192(DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, 192(AX)(DI*4)
+	ADDQ        $0x00000040, DI
+	JMP         normAffineAVX512_many
+
+normAffineAVX512_one0:
+	MOVQ SI, R8
+	ANDQ $-16, R8
+
+normAffineAVX512_one:
+	CMPQ        DI, R8
+	JGE         normAffineAVX512_tail
+	VMOVUPS     (CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     (BX)(DI*4), Z3
+	VMOVUPS     (DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, (AX)(DI*4)
+	ADDQ        $0x10, DI
+	JMP         normAffineAVX512_one
+
+normAffineAVX512_tail:
+	CMPQ        DI, SI
+	JGE         normAffineAVX512_done
+	SUBL        DI, SI
+	MOVL        $-1, R8
+	BZHIL       SI, R8, R8
+	KMOVW       R8, K1
+	VMOVUPS.Z   (CX)(DI*4), K1, Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS.Z   (BX)(DI*4), K1, Z0
+	VMOVUPS.Z   (DX)(DI*4), K1, Z1
+	VFMADD231PS Z1, Z2, Z0
+	VMOVUPS     Z0, K1, (AX)(DI*4)
+
+normAffineAVX512_done:
+	VZEROUPPER
+	RET
+
+// func normScaleAVX512(y *float32, x *float32, s *float32, n int, mean float32, inv float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normScaleAVX512(SB), NOSPLIT, $0-40
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         s+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VBROADCASTSS mean+32(FP), Z0
+	VBROADCASTSS inv+36(FP), Z1
+	XORQ         SI, SI
+	MOVQ         BX, DI
+	ANDQ         $-64, DI
+
+normScaleAVX512_many:
+	CMPQ    SI, DI
+	JGE     normScaleAVX512_one0
+	VMOVUPS (CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS (DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, (AX)(SI*4)
+	VMOVUPS 64(CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS 64(DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, 64(AX)(SI*4)
+	VMOVUPS 128(CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS 128(DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, 128(AX)(SI*4)
+	VMOVUPS 192(CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS 192(DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, 192(AX)(SI*4)
+	ADDQ    $0x00000040, SI
+	JMP     normScaleAVX512_many
+
+normScaleAVX512_one0:
+	MOVQ BX, DI
+	ANDQ $-16, DI
+
+normScaleAVX512_one:
+	CMPQ    SI, DI
+	JGE     normScaleAVX512_tail
+	VMOVUPS (CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS (DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, (AX)(SI*4)
+	ADDQ    $0x10, SI
+	JMP     normScaleAVX512_one
+
+normScaleAVX512_tail:
+	CMPQ      SI, BX
+	JGE       normScaleAVX512_done
+	SUBL      SI, BX
+	MOVL      $-1, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (CX)(SI*4), K1, Z2
+	VSUBPS    Z0, Z2, Z2
+	VMULPS    Z1, Z2, Z2
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMULPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)(SI*4)
+
+normScaleAVX512_done:
 	VZEROUPPER
 	RET
 

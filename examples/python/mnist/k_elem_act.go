@@ -204,3 +204,26 @@ func hardSigmoidGo(y []float32, alpha, beta float32) {
 		y[i] = vecHardSigmoidGo(v, alpha, beta)
 	}
 }
+
+// leakyReluGo sets y[i] = alpha*y[i] where y[i] < 0 (LeakyRelu, PRelu
+// with one slope): the float32 product, which is float64's product of
+// the two float32 values rounded once (it is exact in float64), so the
+// float64 kernel and this agree bit for bit.
+func leakyReluGo(y []float32, alpha float32) {
+	for i, v := range y {
+		if v < 0 {
+			y[i] = v * alpha
+		}
+	}
+}
+
+// preluGo sets y[i] = s[i]*y[i] where y[i] < 0 (PRelu, a slope per
+// element).
+func preluGo(y, s []float32) {
+	s = s[:len(y)]
+	for i, v := range y {
+		if v < 0 {
+			y[i] = v * s[i]
+		}
+	}
+}

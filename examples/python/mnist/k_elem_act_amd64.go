@@ -87,3 +87,22 @@ func hardSigmoid32(y []float32, alpha, beta float32) {
 	}
 	hardSigmoidGo(y, alpha, beta)
 }
+
+// leakyRelu32 sets y[i] = alpha*y[i] where y[i] < 0.
+func leakyRelu32(y []float32, alpha float32) {
+	if cpuHasAVX512 && len(y) > 0 {
+		leakyReluAVX512(&y[0], len(y), alpha)
+		return
+	}
+	leakyReluGo(y, alpha)
+}
+
+// prelu32 sets y[i] = s[i]*y[i] where y[i] < 0 (len(s) >= len(y)).
+func prelu32(y, s []float32) {
+	if cpuHasAVX512 && len(y) > 0 {
+		s = s[:len(y)]
+		preluAVX512(&y[0], &s[0], len(y))
+		return
+	}
+	preluGo(y, s)
+}
