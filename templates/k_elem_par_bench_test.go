@@ -16,7 +16,9 @@ import (
 //
 //	rows: LeakyRelu and per-channel PRelu ([1,64,56,56], slope [64,1,1])
 //	      through the float64 function / broadcast walk (before) vs the
-//	      AVX-512 rows (after), CPU time of the calling thread;
+//	      AVX-512 rows (after); float32 Mul/Add through the walk with a
+//	      call per element (before) vs the typed loops; CPU time of the
+//	      calling thread;
 //	threads: unfused Sigmoid and Erf at 1 thread (before: every unfused
 //	      op was serial) vs a 2-thread pool, wall and process CPU time.
 func TestUnaryAB(t *testing.T) {
@@ -36,6 +38,9 @@ func TestUnaryAB(t *testing.T) {
 		w.initBroadcast(P.Shape, P.Shape, []int{1, 64, 1, 1})
 		ewBinData(&w, F32, out.Data, P.Data, S.Data, &ewOpPRelu)
 	}
+	mulN := nnNode("Mul", 14, nil, 1, P, nnRand(r, 1, 64, 1, 1))
+	mulL := nnNode("Mul", 14, nil, 1, nnRand(r, 1, 56, 56, 64), nnRand(r, 64))
+	addN := nnNode("Add", 14, nil, 1, nnRand(r, 128, 768), nnRand(r, 128, 768))
 	func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -45,6 +50,9 @@ func TestUnaryAB(t *testing.T) {
 		}{
 			{"LeakyRelu [128,3072]", func() { _ = ewUnary(lr, &ewOpLeakyRelu, float64(float32(0.1)), 0) }, func() { _ = LeakyRelu(lr) }},
 			{"PRelu [1,64,56,56] per channel", prOld, func() { _ = PRelu(pr) }},
+			{"Mul [1,64,56,56] x [1,64,1,1] (SE gate)", func() { _ = ewBinary(mulN, &ewOpMul) }, func() { _ = Mul(mulN) }},
+			{"Mul [1,56,56,64] x [64] (channel-last)", func() { _ = ewBinary(mulL, &ewOpMul) }, func() { _ = Mul(mulL) }},
+			{"Add [128,768] + [128,768] (residual)", func() { _ = ewBinary(addN, &ewOpAdd) }, func() { _ = Add(addN) }},
 		} {
 			const rounds = 40
 			c.a()
