@@ -244,7 +244,95 @@ DATA vecConsts<>+944(SB)/4, $0x3e2aaaab
 DATA vecConsts<>+948(SB)/4, $0x3e2aaaab
 DATA vecConsts<>+952(SB)/4, $0x3e2aaaab
 DATA vecConsts<>+956(SB)/4, $0x3e2aaaab
-GLOBL vecConsts<>(SB), RODATA|NOPTR, $960
+DATA vecConsts<>+960(SB)/4, $0x42b20000
+DATA vecConsts<>+964(SB)/4, $0x42b20000
+DATA vecConsts<>+968(SB)/4, $0x42b20000
+DATA vecConsts<>+972(SB)/4, $0x42b20000
+DATA vecConsts<>+976(SB)/4, $0x42b20000
+DATA vecConsts<>+980(SB)/4, $0x42b20000
+DATA vecConsts<>+984(SB)/4, $0x42b20000
+DATA vecConsts<>+988(SB)/4, $0x42b20000
+DATA vecConsts<>+992(SB)/4, $0xc0000000
+DATA vecConsts<>+996(SB)/4, $0xc0000000
+DATA vecConsts<>+1000(SB)/4, $0xc0000000
+DATA vecConsts<>+1004(SB)/4, $0xc0000000
+DATA vecConsts<>+1008(SB)/4, $0xc0000000
+DATA vecConsts<>+1012(SB)/4, $0xc0000000
+DATA vecConsts<>+1016(SB)/4, $0xc0000000
+DATA vecConsts<>+1020(SB)/4, $0xc0000000
+DATA vecConsts<>+1024(SB)/4, $0xbbbaf0ea
+DATA vecConsts<>+1028(SB)/4, $0xbbbaf0ea
+DATA vecConsts<>+1032(SB)/4, $0xbbbaf0ea
+DATA vecConsts<>+1036(SB)/4, $0xbbbaf0ea
+DATA vecConsts<>+1040(SB)/4, $0xbbbaf0ea
+DATA vecConsts<>+1044(SB)/4, $0xbbbaf0ea
+DATA vecConsts<>+1048(SB)/4, $0xbbbaf0ea
+DATA vecConsts<>+1052(SB)/4, $0xbbbaf0ea
+DATA vecConsts<>+1056(SB)/4, $0x3ca9134e
+DATA vecConsts<>+1060(SB)/4, $0x3ca9134e
+DATA vecConsts<>+1064(SB)/4, $0x3ca9134e
+DATA vecConsts<>+1068(SB)/4, $0x3ca9134e
+DATA vecConsts<>+1072(SB)/4, $0x3ca9134e
+DATA vecConsts<>+1076(SB)/4, $0x3ca9134e
+DATA vecConsts<>+1080(SB)/4, $0x3ca9134e
+DATA vecConsts<>+1084(SB)/4, $0x3ca9134e
+DATA vecConsts<>+1088(SB)/4, $0xbd5c1e2d
+DATA vecConsts<>+1092(SB)/4, $0xbd5c1e2d
+DATA vecConsts<>+1096(SB)/4, $0xbd5c1e2d
+DATA vecConsts<>+1100(SB)/4, $0xbd5c1e2d
+DATA vecConsts<>+1104(SB)/4, $0xbd5c1e2d
+DATA vecConsts<>+1108(SB)/4, $0xbd5c1e2d
+DATA vecConsts<>+1112(SB)/4, $0xbd5c1e2d
+DATA vecConsts<>+1116(SB)/4, $0xbd5c1e2d
+DATA vecConsts<>+1120(SB)/4, $0x3e088393
+DATA vecConsts<>+1124(SB)/4, $0x3e088393
+DATA vecConsts<>+1128(SB)/4, $0x3e088393
+DATA vecConsts<>+1132(SB)/4, $0x3e088393
+DATA vecConsts<>+1136(SB)/4, $0x3e088393
+DATA vecConsts<>+1140(SB)/4, $0x3e088393
+DATA vecConsts<>+1144(SB)/4, $0x3e088393
+DATA vecConsts<>+1148(SB)/4, $0x3e088393
+DATA vecConsts<>+1152(SB)/4, $0xbeaaaa99
+DATA vecConsts<>+1156(SB)/4, $0xbeaaaa99
+DATA vecConsts<>+1160(SB)/4, $0xbeaaaa99
+DATA vecConsts<>+1164(SB)/4, $0xbeaaaa99
+DATA vecConsts<>+1168(SB)/4, $0xbeaaaa99
+DATA vecConsts<>+1172(SB)/4, $0xbeaaaa99
+DATA vecConsts<>+1176(SB)/4, $0xbeaaaa99
+DATA vecConsts<>+1180(SB)/4, $0xbeaaaa99
+DATA vecConsts<>+1184(SB)/4, $0x3f200000
+DATA vecConsts<>+1188(SB)/4, $0x3f200000
+DATA vecConsts<>+1192(SB)/4, $0x3f200000
+DATA vecConsts<>+1196(SB)/4, $0x3f200000
+DATA vecConsts<>+1200(SB)/4, $0x3f200000
+DATA vecConsts<>+1204(SB)/4, $0x3f200000
+DATA vecConsts<>+1208(SB)/4, $0x3f200000
+DATA vecConsts<>+1212(SB)/4, $0x3f200000
+DATA vecConsts<>+1216(SB)/4, $0x3d922279
+DATA vecConsts<>+1220(SB)/4, $0x3d922279
+DATA vecConsts<>+1224(SB)/4, $0x3d922279
+DATA vecConsts<>+1228(SB)/4, $0x3d922279
+DATA vecConsts<>+1232(SB)/4, $0x3d922279
+DATA vecConsts<>+1236(SB)/4, $0x3d922279
+DATA vecConsts<>+1240(SB)/4, $0x3d922279
+DATA vecConsts<>+1244(SB)/4, $0x3d922279
+DATA vecConsts<>+1248(SB)/4, $0x3fcc422a
+DATA vecConsts<>+1252(SB)/4, $0x3fcc422a
+DATA vecConsts<>+1256(SB)/4, $0x3fcc422a
+DATA vecConsts<>+1260(SB)/4, $0x3fcc422a
+DATA vecConsts<>+1264(SB)/4, $0x3fcc422a
+DATA vecConsts<>+1268(SB)/4, $0x3fcc422a
+DATA vecConsts<>+1272(SB)/4, $0x3fcc422a
+DATA vecConsts<>+1276(SB)/4, $0x3fcc422a
+DATA vecConsts<>+1280(SB)/4, $0x41a00000
+DATA vecConsts<>+1284(SB)/4, $0x41a00000
+DATA vecConsts<>+1288(SB)/4, $0x41a00000
+DATA vecConsts<>+1292(SB)/4, $0x41a00000
+DATA vecConsts<>+1296(SB)/4, $0x41a00000
+DATA vecConsts<>+1300(SB)/4, $0x41a00000
+DATA vecConsts<>+1304(SB)/4, $0x41a00000
+DATA vecConsts<>+1308(SB)/4, $0x41a00000
+GLOBL vecConsts<>(SB), RODATA|NOPTR, $1312
 
 // func dwConv9AVX2(y *float32, src *[9]*float32, w *[9]float32, n int, bias float32, lo float32, hi float32)
 // Requires: AVX, FMA3
@@ -1628,6 +1716,992 @@ hardSwishAVX512_done:
 	VZEROUPPER
 	RET
 
+// func expAVX512(y *float32, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·expAVX512(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+
+expAVX512_many:
+	CMPQ              DX, BX
+	JGE               expAVX512_one0
+	VMOVUPS           (AX)(DX*4), Z0
+	VMOVUPS           64(AX)(DX*4), Z1
+	VMOVUPS           128(AX)(DX*4), Z2
+	VMOVUPS           192(AX)(DX*4), Z3
+	VMOVAPS           Z0, Z0
+	VMOVAPS           Z1, Z1
+	VMOVAPS           Z2, Z2
+	VMOVAPS           Z3, Z3
+	VBROADCASTSS      vecConsts<>+864(SB), Z4
+	VMAXPS            Z0, Z4, Z0
+	VMAXPS            Z1, Z4, Z1
+	VMAXPS            Z2, Z4, Z2
+	VMAXPS            Z3, Z4, Z3
+	VBROADCASTSS      vecConsts<>+960(SB), Z4
+	VMINPS            Z0, Z4, Z0
+	VMINPS            Z1, Z4, Z1
+	VMINPS            Z2, Z4, Z2
+	VMINPS            Z3, Z4, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z0, Z4
+	VMULPS.BCST       vecConsts<>+224(SB), Z1, Z7
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z10
+	VMULPS.BCST       vecConsts<>+224(SB), Z3, Z13
+	VRNDSCALEPS       $0x00, Z4, Z4
+	VRNDSCALEPS       $0x00, Z7, Z7
+	VRNDSCALEPS       $0x00, Z10, Z10
+	VRNDSCALEPS       $0x00, Z13, Z13
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z4, Z0
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z7, Z1
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z10, Z2
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z13, Z3
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z4, Z0
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z7, Z1
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z10, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z13, Z3
+	VBROADCASTSS      vecConsts<>+320(SB), Z5
+	VBROADCASTSS      vecConsts<>+320(SB), Z8
+	VBROADCASTSS      vecConsts<>+320(SB), Z11
+	VBROADCASTSS      vecConsts<>+320(SB), Z14
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z0, Z5
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z1, Z8
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z11
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z3, Z14
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z0, Z5
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z1, Z8
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z11
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z3, Z14
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z0, Z5
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z1, Z8
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z11
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z3, Z14
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z0, Z5
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z1, Z8
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z11
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z3, Z14
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z0, Z5
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z1, Z8
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z11
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z3, Z14
+	VMULPS            Z0, Z0, Z6
+	VMULPS            Z1, Z1, Z9
+	VMULPS            Z2, Z2, Z12
+	VMULPS            Z3, Z3, Z15
+	VFMADD213PS       Z0, Z6, Z5
+	VFMADD213PS       Z1, Z9, Z8
+	VFMADD213PS       Z2, Z12, Z11
+	VFMADD213PS       Z3, Z15, Z14
+	VADDPS.BCST       vecConsts<>+0(SB), Z5, Z5
+	VADDPS.BCST       vecConsts<>+0(SB), Z8, Z8
+	VADDPS.BCST       vecConsts<>+0(SB), Z11, Z11
+	VADDPS.BCST       vecConsts<>+0(SB), Z14, Z14
+	VSCALEFPS         Z4, Z5, Z5
+	VSCALEFPS         Z7, Z8, Z8
+	VSCALEFPS         Z10, Z11, Z11
+	VSCALEFPS         Z13, Z14, Z14
+	VMOVUPS           Z5, (AX)(DX*4)
+	VMOVUPS           Z8, 64(AX)(DX*4)
+	VMOVUPS           Z11, 128(AX)(DX*4)
+	VMOVUPS           Z14, 192(AX)(DX*4)
+	ADDQ              $0x00000040, DX
+	JMP               expAVX512_many
+
+expAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+expAVX512_one:
+	CMPQ              DX, BX
+	JGE               expAVX512_tail
+	VMOVUPS           (AX)(DX*4), Z0
+	VMOVAPS           Z0, Z0
+	VBROADCASTSS      vecConsts<>+864(SB), Z1
+	VMAXPS            Z0, Z1, Z0
+	VBROADCASTSS      vecConsts<>+960(SB), Z1
+	VMINPS            Z0, Z1, Z0
+	VMULPS.BCST       vecConsts<>+224(SB), Z0, Z1
+	VRNDSCALEPS       $0x00, Z1, Z1
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z1, Z0
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z1, Z0
+	VBROADCASTSS      vecConsts<>+320(SB), Z2
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z0, Z2
+	VMULPS            Z0, Z0, Z3
+	VFMADD213PS       Z0, Z3, Z2
+	VADDPS.BCST       vecConsts<>+0(SB), Z2, Z2
+	VSCALEFPS         Z1, Z2, Z2
+	VMOVUPS           Z2, (AX)(DX*4)
+	ADDQ              $0x10, DX
+	JMP               expAVX512_one
+
+expAVX512_tail:
+	CMPQ              DX, CX
+	JGE               expAVX512_done
+	SUBL              DX, CX
+	MOVL              $-1, BX
+	BZHIL             CX, BX, BX
+	KMOVW             BX, K1
+	VMOVUPS.Z         (AX)(DX*4), K1, Z0
+	VMOVAPS           Z0, Z0
+	VBROADCASTSS      vecConsts<>+864(SB), Z1
+	VMAXPS            Z0, Z1, Z0
+	VBROADCASTSS      vecConsts<>+960(SB), Z1
+	VMINPS            Z0, Z1, Z0
+	VMULPS.BCST       vecConsts<>+224(SB), Z0, Z1
+	VRNDSCALEPS       $0x00, Z1, Z1
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z1, Z0
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z1, Z0
+	VBROADCASTSS      vecConsts<>+320(SB), Z2
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z0, Z2
+	VMULPS            Z0, Z0, Z3
+	VFMADD213PS       Z0, Z3, Z2
+	VADDPS.BCST       vecConsts<>+0(SB), Z2, Z2
+	VSCALEFPS         Z1, Z2, Z2
+	VMOVUPS           Z2, K1, (AX)(DX*4)
+
+expAVX512_done:
+	VZEROUPPER
+	RET
+
+// func tanhAVX512(y *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·tanhAVX512(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+
+tanhAVX512_many:
+	CMPQ              DX, BX
+	JGE               tanhAVX512_one0
+	VMOVUPS           (AX)(DX*4), Z0
+	VMOVUPS           64(AX)(DX*4), Z1
+	VBROADCASTSS      vecConsts<>+864(SB), Z2
+	VANDPS.BCST       vecConsts<>+128(SB), Z0, Z3
+	VMULPS.BCST       vecConsts<>+992(SB), Z3, Z4
+	VANDPS.BCST       vecConsts<>+128(SB), Z1, Z5
+	VMULPS.BCST       vecConsts<>+992(SB), Z5, Z6
+	VMAXPS            Z4, Z2, Z4
+	VMAXPS            Z6, Z2, Z6
+	VMULPS.BCST       vecConsts<>+224(SB), Z4, Z2
+	VMULPS.BCST       vecConsts<>+224(SB), Z6, Z9
+	VRNDSCALEPS       $0x00, Z2, Z2
+	VRNDSCALEPS       $0x00, Z9, Z9
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z2, Z4
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z9, Z6
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z2, Z4
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z9, Z6
+	VBROADCASTSS      vecConsts<>+320(SB), Z7
+	VBROADCASTSS      vecConsts<>+320(SB), Z10
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z4, Z7
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z6, Z10
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z4, Z7
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z6, Z10
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z4, Z7
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z6, Z10
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z4, Z7
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z6, Z10
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z4, Z7
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z6, Z10
+	VMULPS            Z4, Z4, Z8
+	VMULPS            Z6, Z6, Z11
+	VFMADD213PS       Z4, Z8, Z7
+	VFMADD213PS       Z6, Z11, Z10
+	VADDPS.BCST       vecConsts<>+0(SB), Z7, Z7
+	VADDPS.BCST       vecConsts<>+0(SB), Z10, Z10
+	VSCALEFPS         Z2, Z7, Z7
+	VSCALEFPS         Z9, Z10, Z10
+	VBROADCASTSS      vecConsts<>+0(SB), Z2
+	VSUBPS            Z7, Z2, Z4
+	VADDPS            Z2, Z7, Z7
+	VSUBPS            Z10, Z2, Z6
+	VADDPS            Z2, Z10, Z10
+	VDIVPS            Z7, Z4, Z4
+	VDIVPS            Z10, Z6, Z6
+	VANDPS.BCST       vecConsts<>+832(SB), Z0, Z2
+	VORPS             Z2, Z4, Z4
+	VANDPS.BCST       vecConsts<>+832(SB), Z1, Z2
+	VORPS             Z2, Z6, Z6
+	VMULPS            Z0, Z0, Z2
+	VBROADCASTSS      vecConsts<>+1024(SB), Z7
+	VMULPS            Z1, Z1, Z8
+	VBROADCASTSS      vecConsts<>+1024(SB), Z9
+	VFMADD213PS.BCST  vecConsts<>+1056(SB), Z2, Z7
+	VFMADD213PS.BCST  vecConsts<>+1056(SB), Z8, Z9
+	VFMADD213PS.BCST  vecConsts<>+1088(SB), Z2, Z7
+	VFMADD213PS.BCST  vecConsts<>+1088(SB), Z8, Z9
+	VFMADD213PS.BCST  vecConsts<>+1120(SB), Z2, Z7
+	VFMADD213PS.BCST  vecConsts<>+1120(SB), Z8, Z9
+	VFMADD213PS.BCST  vecConsts<>+1152(SB), Z2, Z7
+	VFMADD213PS.BCST  vecConsts<>+1152(SB), Z8, Z9
+	VMULPS            Z0, Z2, Z2
+	VMULPS            Z1, Z8, Z8
+	VFMADD213PS       Z0, Z2, Z7
+	VFMADD213PS       Z1, Z8, Z9
+	VBROADCASTSS      vecConsts<>+1184(SB), Z0
+	VCMPPS            $0x01, Z0, Z3, K1
+	VMOVAPS           Z7, K1, Z4
+	VCMPPS            $0x01, Z0, Z5, K1
+	VMOVAPS           Z9, K1, Z6
+	VMOVUPS           Z4, (AX)(DX*4)
+	VMOVUPS           Z6, 64(AX)(DX*4)
+	ADDQ              $0x00000020, DX
+	JMP               tanhAVX512_many
+
+tanhAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+tanhAVX512_one:
+	CMPQ              DX, BX
+	JGE               tanhAVX512_tail
+	VMOVUPS           (AX)(DX*4), Z0
+	VBROADCASTSS      vecConsts<>+864(SB), Z1
+	VANDPS.BCST       vecConsts<>+128(SB), Z0, Z2
+	VMULPS.BCST       vecConsts<>+992(SB), Z2, Z3
+	VMAXPS            Z3, Z1, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z3, Z1
+	VRNDSCALEPS       $0x00, Z1, Z1
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z1, Z3
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z1, Z3
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z3, Z4
+	VMULPS            Z3, Z3, Z5
+	VFMADD213PS       Z3, Z5, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z4
+	VSCALEFPS         Z1, Z4, Z4
+	VBROADCASTSS      vecConsts<>+0(SB), Z1
+	VSUBPS            Z4, Z1, Z3
+	VADDPS            Z1, Z4, Z4
+	VDIVPS            Z4, Z3, Z3
+	VANDPS.BCST       vecConsts<>+832(SB), Z0, Z1
+	VORPS             Z1, Z3, Z3
+	VMULPS            Z0, Z0, Z1
+	VBROADCASTSS      vecConsts<>+1024(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+1056(SB), Z1, Z4
+	VFMADD213PS.BCST  vecConsts<>+1088(SB), Z1, Z4
+	VFMADD213PS.BCST  vecConsts<>+1120(SB), Z1, Z4
+	VFMADD213PS.BCST  vecConsts<>+1152(SB), Z1, Z4
+	VMULPS            Z0, Z1, Z1
+	VFMADD213PS       Z0, Z1, Z4
+	VBROADCASTSS      vecConsts<>+1184(SB), Z0
+	VCMPPS            $0x01, Z0, Z2, K1
+	VMOVAPS           Z4, K1, Z3
+	VMOVUPS           Z3, (AX)(DX*4)
+	ADDQ              $0x10, DX
+	JMP               tanhAVX512_one
+
+tanhAVX512_tail:
+	CMPQ              DX, CX
+	JGE               tanhAVX512_done
+	SUBL              DX, CX
+	MOVL              $-1, BX
+	BZHIL             CX, BX, BX
+	KMOVW             BX, K1
+	VMOVUPS.Z         (AX)(DX*4), K1, Z0
+	VBROADCASTSS      vecConsts<>+864(SB), Z1
+	VANDPS.BCST       vecConsts<>+128(SB), Z0, Z2
+	VMULPS.BCST       vecConsts<>+992(SB), Z2, Z3
+	VMAXPS            Z3, Z1, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z3, Z1
+	VRNDSCALEPS       $0x00, Z1, Z1
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z1, Z3
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z1, Z3
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z3, Z4
+	VMULPS            Z3, Z3, Z5
+	VFMADD213PS       Z3, Z5, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z4
+	VSCALEFPS         Z1, Z4, Z4
+	VBROADCASTSS      vecConsts<>+0(SB), Z1
+	VSUBPS            Z4, Z1, Z3
+	VADDPS            Z1, Z4, Z4
+	VDIVPS            Z4, Z3, Z3
+	VANDPS.BCST       vecConsts<>+832(SB), Z0, Z1
+	VORPS             Z1, Z3, Z3
+	VMULPS            Z0, Z0, Z1
+	VBROADCASTSS      vecConsts<>+1024(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+1056(SB), Z1, Z4
+	VFMADD213PS.BCST  vecConsts<>+1088(SB), Z1, Z4
+	VFMADD213PS.BCST  vecConsts<>+1120(SB), Z1, Z4
+	VFMADD213PS.BCST  vecConsts<>+1152(SB), Z1, Z4
+	VMULPS            Z0, Z1, Z1
+	VFMADD213PS       Z0, Z1, Z4
+	VBROADCASTSS      vecConsts<>+1184(SB), Z0
+	VCMPPS            $0x01, Z0, Z2, K2
+	VMOVAPS           Z4, K2, Z3
+	VMOVUPS           Z3, K1, (AX)(DX*4)
+
+tanhAVX512_done:
+	VZEROUPPER
+	RET
+
+// func geluTanhAVX512(y *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·geluTanhAVX512(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+
+geluTanhAVX512_many:
+	CMPQ              DX, BX
+	JGE               geluTanhAVX512_one0
+	VMOVUPS           (AX)(DX*4), Z0
+	VMOVUPS           64(AX)(DX*4), Z1
+	VBROADCASTSS      vecConsts<>+1216(SB), Z2
+	VMULPS            Z0, Z0, Z3
+	VFMADD213PS.BCST  vecConsts<>+1248(SB), Z2, Z3
+	VMULPS            Z0, Z3, Z3
+	VMULPS            Z1, Z1, Z4
+	VFMADD213PS.BCST  vecConsts<>+1248(SB), Z2, Z4
+	VMULPS            Z1, Z4, Z4
+	VBROADCASTSS      vecConsts<>+864(SB), Z2
+	VPORD.BCST        vecConsts<>+832(SB), Z3, Z5
+	VPORD.BCST        vecConsts<>+832(SB), Z4, Z6
+	VMAXPS            Z5, Z2, Z5
+	VMAXPS            Z6, Z2, Z6
+	VMULPS.BCST       vecConsts<>+224(SB), Z5, Z2
+	VMULPS.BCST       vecConsts<>+224(SB), Z6, Z9
+	VRNDSCALEPS       $0x00, Z2, Z2
+	VRNDSCALEPS       $0x00, Z9, Z9
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z2, Z5
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z9, Z6
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z2, Z5
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z9, Z6
+	VBROADCASTSS      vecConsts<>+320(SB), Z7
+	VBROADCASTSS      vecConsts<>+320(SB), Z10
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z6, Z10
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z6, Z10
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z6, Z10
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z6, Z10
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z5, Z7
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z6, Z10
+	VMULPS            Z5, Z5, Z8
+	VMULPS            Z6, Z6, Z11
+	VFMADD213PS       Z5, Z8, Z7
+	VFMADD213PS       Z6, Z11, Z10
+	VADDPS.BCST       vecConsts<>+0(SB), Z7, Z7
+	VADDPS.BCST       vecConsts<>+0(SB), Z10, Z10
+	VSCALEFPS         Z2, Z7, Z7
+	VSCALEFPS         Z9, Z10, Z10
+	VADDPS.BCST       vecConsts<>+0(SB), Z7, Z2
+	VADDPS.BCST       vecConsts<>+0(SB), Z10, Z8
+	VXORPS            Z5, Z5, Z5
+	VCMPPS            $0x01, Z5, Z3, K1
+	VBROADCASTSS      vecConsts<>+0(SB), Z5
+	VMOVAPS           Z7, K1, Z5
+	VXORPS            Z6, Z6, Z6
+	VCMPPS            $0x01, Z6, Z4, K1
+	VBROADCASTSS      vecConsts<>+0(SB), Z6
+	VMOVAPS           Z10, K1, Z6
+	VDIVPS            Z2, Z5, Z5
+	VDIVPS            Z8, Z6, Z6
+	VMULPS            Z0, Z5, Z5
+	VMULPS            Z1, Z6, Z6
+	VMOVUPS           Z5, (AX)(DX*4)
+	VMOVUPS           Z6, 64(AX)(DX*4)
+	ADDQ              $0x00000020, DX
+	JMP               geluTanhAVX512_many
+
+geluTanhAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+geluTanhAVX512_one:
+	CMPQ              DX, BX
+	JGE               geluTanhAVX512_tail
+	VMOVUPS           (AX)(DX*4), Z0
+	VBROADCASTSS      vecConsts<>+1216(SB), Z1
+	VMULPS            Z0, Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+1248(SB), Z1, Z2
+	VMULPS            Z0, Z2, Z2
+	VBROADCASTSS      vecConsts<>+864(SB), Z1
+	VPORD.BCST        vecConsts<>+832(SB), Z2, Z3
+	VMAXPS            Z3, Z1, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z3, Z1
+	VRNDSCALEPS       $0x00, Z1, Z1
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z1, Z3
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z1, Z3
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z3, Z4
+	VMULPS            Z3, Z3, Z5
+	VFMADD213PS       Z3, Z5, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z4
+	VSCALEFPS         Z1, Z4, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z1
+	VXORPS            Z3, Z3, Z3
+	VCMPPS            $0x01, Z3, Z2, K1
+	VBROADCASTSS      vecConsts<>+0(SB), Z3
+	VMOVAPS           Z4, K1, Z3
+	VDIVPS            Z1, Z3, Z3
+	VMULPS            Z0, Z3, Z3
+	VMOVUPS           Z3, (AX)(DX*4)
+	ADDQ              $0x10, DX
+	JMP               geluTanhAVX512_one
+
+geluTanhAVX512_tail:
+	CMPQ              DX, CX
+	JGE               geluTanhAVX512_done
+	SUBL              DX, CX
+	MOVL              $-1, BX
+	BZHIL             CX, BX, BX
+	KMOVW             BX, K1
+	VMOVUPS.Z         (AX)(DX*4), K1, Z0
+	VBROADCASTSS      vecConsts<>+1216(SB), Z1
+	VMULPS            Z0, Z0, Z2
+	VFMADD213PS.BCST  vecConsts<>+1248(SB), Z1, Z2
+	VMULPS            Z0, Z2, Z2
+	VBROADCASTSS      vecConsts<>+864(SB), Z1
+	VPORD.BCST        vecConsts<>+832(SB), Z2, Z3
+	VMAXPS            Z3, Z1, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z3, Z1
+	VRNDSCALEPS       $0x00, Z1, Z1
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z1, Z3
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z1, Z3
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z3, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z3, Z4
+	VMULPS            Z3, Z3, Z5
+	VFMADD213PS       Z3, Z5, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z4
+	VSCALEFPS         Z1, Z4, Z4
+	VADDPS.BCST       vecConsts<>+0(SB), Z4, Z1
+	VXORPS            Z3, Z3, Z3
+	VCMPPS            $0x01, Z3, Z2, K2
+	VBROADCASTSS      vecConsts<>+0(SB), Z3
+	VMOVAPS           Z4, K2, Z3
+	VDIVPS            Z1, Z3, Z3
+	VMULPS            Z0, Z3, Z3
+	VMOVUPS           Z3, K1, (AX)(DX*4)
+
+geluTanhAVX512_done:
+	VZEROUPPER
+	RET
+
+// func mishAVX512(y *float32, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·mishAVX512(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+
+mishAVX512_many:
+	CMPQ              DX, BX
+	JGE               mishAVX512_one0
+	VMOVUPS           (AX)(DX*4), Z0
+	VMOVUPS           64(AX)(DX*4), Z1
+	VMOVAPS           Z0, Z2
+	VMOVAPS           Z1, Z3
+	VBROADCASTSS      vecConsts<>+864(SB), Z4
+	VMAXPS            Z2, Z4, Z2
+	VMAXPS            Z3, Z4, Z3
+	VBROADCASTSS      vecConsts<>+1280(SB), Z4
+	VMINPS            Z2, Z4, Z2
+	VMINPS            Z3, Z4, Z3
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z4
+	VMULPS.BCST       vecConsts<>+224(SB), Z3, Z7
+	VRNDSCALEPS       $0x00, Z4, Z4
+	VRNDSCALEPS       $0x00, Z7, Z7
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z4, Z2
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z7, Z3
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z4, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z7, Z3
+	VBROADCASTSS      vecConsts<>+320(SB), Z5
+	VBROADCASTSS      vecConsts<>+320(SB), Z8
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z5
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z3, Z8
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z5
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z3, Z8
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z5
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z3, Z8
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z5
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z3, Z8
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z5
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z3, Z8
+	VMULPS            Z2, Z2, Z6
+	VMULPS            Z3, Z3, Z9
+	VFMADD213PS       Z2, Z6, Z5
+	VFMADD213PS       Z3, Z9, Z8
+	VADDPS.BCST       vecConsts<>+0(SB), Z5, Z5
+	VADDPS.BCST       vecConsts<>+0(SB), Z8, Z8
+	VSCALEFPS         Z4, Z5, Z5
+	VSCALEFPS         Z7, Z8, Z8
+	VBROADCASTSS      vecConsts<>+32(SB), Z2
+	VADDPS            Z2, Z5, Z3
+	VMULPS            Z5, Z3, Z3
+	VADDPS            Z2, Z3, Z5
+	VADDPS            Z2, Z8, Z4
+	VMULPS            Z8, Z4, Z4
+	VADDPS            Z2, Z4, Z8
+	VDIVPS            Z5, Z3, Z3
+	VDIVPS            Z8, Z4, Z4
+	VMULPS            Z0, Z3, Z3
+	VMULPS            Z1, Z4, Z4
+	VMOVUPS           Z3, (AX)(DX*4)
+	VMOVUPS           Z4, 64(AX)(DX*4)
+	ADDQ              $0x00000020, DX
+	JMP               mishAVX512_many
+
+mishAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+mishAVX512_one:
+	CMPQ              DX, BX
+	JGE               mishAVX512_tail
+	VMOVUPS           (AX)(DX*4), Z0
+	VMOVAPS           Z0, Z1
+	VBROADCASTSS      vecConsts<>+864(SB), Z2
+	VMAXPS            Z1, Z2, Z1
+	VBROADCASTSS      vecConsts<>+1280(SB), Z2
+	VMINPS            Z1, Z2, Z1
+	VMULPS.BCST       vecConsts<>+224(SB), Z1, Z2
+	VRNDSCALEPS       $0x00, Z2, Z2
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z2, Z1
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z2, Z1
+	VBROADCASTSS      vecConsts<>+320(SB), Z3
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z1, Z3
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z1, Z3
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z1, Z3
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z1, Z3
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z1, Z3
+	VMULPS            Z1, Z1, Z4
+	VFMADD213PS       Z1, Z4, Z3
+	VADDPS.BCST       vecConsts<>+0(SB), Z3, Z3
+	VSCALEFPS         Z2, Z3, Z3
+	VBROADCASTSS      vecConsts<>+32(SB), Z1
+	VADDPS            Z1, Z3, Z2
+	VMULPS            Z3, Z2, Z2
+	VADDPS            Z1, Z2, Z3
+	VDIVPS            Z3, Z2, Z2
+	VMULPS            Z0, Z2, Z2
+	VMOVUPS           Z2, (AX)(DX*4)
+	ADDQ              $0x10, DX
+	JMP               mishAVX512_one
+
+mishAVX512_tail:
+	CMPQ              DX, CX
+	JGE               mishAVX512_done
+	SUBL              DX, CX
+	MOVL              $-1, BX
+	BZHIL             CX, BX, BX
+	KMOVW             BX, K1
+	VMOVUPS.Z         (AX)(DX*4), K1, Z0
+	VMOVAPS           Z0, Z1
+	VBROADCASTSS      vecConsts<>+864(SB), Z2
+	VMAXPS            Z1, Z2, Z1
+	VBROADCASTSS      vecConsts<>+1280(SB), Z2
+	VMINPS            Z1, Z2, Z1
+	VMULPS.BCST       vecConsts<>+224(SB), Z1, Z2
+	VRNDSCALEPS       $0x00, Z2, Z2
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z2, Z1
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z2, Z1
+	VBROADCASTSS      vecConsts<>+320(SB), Z3
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z1, Z3
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z1, Z3
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z1, Z3
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z1, Z3
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z1, Z3
+	VMULPS            Z1, Z1, Z4
+	VFMADD213PS       Z1, Z4, Z3
+	VADDPS.BCST       vecConsts<>+0(SB), Z3, Z3
+	VSCALEFPS         Z2, Z3, Z3
+	VBROADCASTSS      vecConsts<>+32(SB), Z1
+	VADDPS            Z1, Z3, Z2
+	VMULPS            Z3, Z2, Z2
+	VADDPS            Z1, Z2, Z3
+	VDIVPS            Z3, Z2, Z2
+	VMULPS            Z0, Z2, Z2
+	VMOVUPS           Z2, K1, (AX)(DX*4)
+
+mishAVX512_done:
+	VZEROUPPER
+	RET
+
+// func eluAVX512(y *float32, n int, alpha float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·eluAVX512(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS alpha+16(FP), Z0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-32, BX
+
+eluAVX512_many:
+	CMPQ              DX, BX
+	JGE               eluAVX512_one0
+	VMOVUPS           (AX)(DX*4), Z1
+	VMOVUPS           64(AX)(DX*4), Z2
+	VMOVAPS           Z1, Z3
+	VMOVAPS           Z2, Z4
+	VBROADCASTSS      vecConsts<>+864(SB), Z5
+	VMAXPS            Z3, Z5, Z3
+	VMAXPS            Z4, Z5, Z4
+	VMULPS.BCST       vecConsts<>+224(SB), Z3, Z5
+	VMULPS.BCST       vecConsts<>+224(SB), Z4, Z8
+	VRNDSCALEPS       $0x00, Z5, Z5
+	VRNDSCALEPS       $0x00, Z8, Z8
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z5, Z3
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z8, Z4
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z5, Z3
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z8, Z4
+	VBROADCASTSS      vecConsts<>+320(SB), Z6
+	VBROADCASTSS      vecConsts<>+320(SB), Z9
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z3, Z6
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z4, Z9
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z3, Z6
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z4, Z9
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z3, Z6
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z4, Z9
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z3, Z6
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z4, Z9
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z3, Z6
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z4, Z9
+	VMULPS            Z3, Z3, Z7
+	VMULPS            Z4, Z4, Z10
+	VFMADD213PS       Z3, Z7, Z6
+	VFMADD213PS       Z4, Z10, Z9
+	VBROADCASTSS      vecConsts<>+0(SB), Z3
+	VSCALEFPS         Z5, Z3, Z4
+	VSUBPS            Z3, Z4, Z5
+	VFMADD213PS       Z5, Z4, Z6
+	VMULPS            Z0, Z6, Z6
+	VSCALEFPS         Z8, Z3, Z4
+	VSUBPS            Z3, Z4, Z8
+	VFMADD213PS       Z8, Z4, Z9
+	VMULPS            Z0, Z9, Z9
+	VXORPS            Z3, Z3, Z3
+	VMOVAPS           Z1, Z4
+	VCMPPS            $0x01, Z3, Z1, K1
+	VMOVAPS           Z6, K1, Z4
+	VMOVAPS           Z2, Z1
+	VCMPPS            $0x01, Z3, Z2, K1
+	VMOVAPS           Z9, K1, Z1
+	VMOVUPS           Z4, (AX)(DX*4)
+	VMOVUPS           Z1, 64(AX)(DX*4)
+	ADDQ              $0x00000020, DX
+	JMP               eluAVX512_many
+
+eluAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+eluAVX512_one:
+	CMPQ              DX, BX
+	JGE               eluAVX512_tail
+	VMOVUPS           (AX)(DX*4), Z1
+	VMOVAPS           Z1, Z2
+	VBROADCASTSS      vecConsts<>+864(SB), Z3
+	VMAXPS            Z2, Z3, Z2
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z3
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z2
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z4
+	VMULPS            Z2, Z2, Z5
+	VFMADD213PS       Z2, Z5, Z4
+	VBROADCASTSS      vecConsts<>+0(SB), Z2
+	VSCALEFPS         Z3, Z2, Z5
+	VSUBPS            Z2, Z5, Z3
+	VFMADD213PS       Z3, Z5, Z4
+	VMULPS            Z0, Z4, Z4
+	VXORPS            Z2, Z2, Z2
+	VMOVAPS           Z1, Z3
+	VCMPPS            $0x01, Z2, Z1, K1
+	VMOVAPS           Z4, K1, Z3
+	VMOVUPS           Z3, (AX)(DX*4)
+	ADDQ              $0x10, DX
+	JMP               eluAVX512_one
+
+eluAVX512_tail:
+	CMPQ              DX, CX
+	JGE               eluAVX512_done
+	SUBL              DX, CX
+	MOVL              $-1, BX
+	BZHIL             CX, BX, BX
+	KMOVW             BX, K1
+	VMOVUPS.Z         (AX)(DX*4), K1, Z1
+	VMOVAPS           Z1, Z2
+	VBROADCASTSS      vecConsts<>+864(SB), Z3
+	VMAXPS            Z2, Z3, Z2
+	VMULPS.BCST       vecConsts<>+224(SB), Z2, Z3
+	VRNDSCALEPS       $0x00, Z3, Z3
+	VFNMADD231PS.BCST vecConsts<>+256(SB), Z3, Z2
+	VFNMADD231PS.BCST vecConsts<>+288(SB), Z3, Z2
+	VBROADCASTSS      vecConsts<>+320(SB), Z4
+	VFMADD213PS.BCST  vecConsts<>+352(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+384(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+448(SB), Z2, Z4
+	VFMADD213PS.BCST  vecConsts<>+480(SB), Z2, Z4
+	VMULPS            Z2, Z2, Z5
+	VFMADD213PS       Z2, Z5, Z4
+	VBROADCASTSS      vecConsts<>+0(SB), Z2
+	VSCALEFPS         Z3, Z2, Z5
+	VSUBPS            Z2, Z5, Z3
+	VFMADD213PS       Z3, Z5, Z4
+	VMULPS            Z0, Z4, Z4
+	VXORPS            Z0, Z0, Z0
+	VMOVAPS           Z1, Z2
+	VCMPPS            $0x01, Z0, Z1, K2
+	VMOVAPS           Z4, K2, Z2
+	VMOVUPS           Z2, K1, (AX)(DX*4)
+
+eluAVX512_done:
+	VZEROUPPER
+	RET
+
+// func hardSigmoidAVX512(y *float32, n int, alpha float32, beta float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·hardSigmoidAVX512(SB), NOSPLIT, $0-24
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS alpha+16(FP), Z0
+	VBROADCASTSS beta+20(FP), Z1
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+hardSigmoidAVX512_many:
+	CMPQ         DX, BX
+	JGE          hardSigmoidAVX512_one0
+	VMOVUPS      (AX)(DX*4), Z2
+	VMOVUPS      64(AX)(DX*4), Z3
+	VMOVUPS      128(AX)(DX*4), Z4
+	VMOVUPS      192(AX)(DX*4), Z5
+	VXORPS       Z6, Z6, Z6
+	VBROADCASTSS vecConsts<>+0(SB), Z7
+	VFMADD213PS  Z1, Z0, Z2
+	VMAXPS       Z2, Z6, Z2
+	VMINPS       Z2, Z7, Z2
+	VFMADD213PS  Z1, Z0, Z3
+	VMAXPS       Z3, Z6, Z3
+	VMINPS       Z3, Z7, Z3
+	VFMADD213PS  Z1, Z0, Z4
+	VMAXPS       Z4, Z6, Z4
+	VMINPS       Z4, Z7, Z4
+	VFMADD213PS  Z1, Z0, Z5
+	VMAXPS       Z5, Z6, Z5
+	VMINPS       Z5, Z7, Z5
+	VMOVUPS      Z2, (AX)(DX*4)
+	VMOVUPS      Z3, 64(AX)(DX*4)
+	VMOVUPS      Z4, 128(AX)(DX*4)
+	VMOVUPS      Z5, 192(AX)(DX*4)
+	ADDQ         $0x00000040, DX
+	JMP          hardSigmoidAVX512_many
+
+hardSigmoidAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+hardSigmoidAVX512_one:
+	CMPQ         DX, BX
+	JGE          hardSigmoidAVX512_tail
+	VMOVUPS      (AX)(DX*4), Z2
+	VXORPS       Z3, Z3, Z3
+	VBROADCASTSS vecConsts<>+0(SB), Z4
+	VFMADD213PS  Z1, Z0, Z2
+	VMAXPS       Z2, Z3, Z2
+	VMINPS       Z2, Z4, Z2
+	VMOVUPS      Z2, (AX)(DX*4)
+	ADDQ         $0x10, DX
+	JMP          hardSigmoidAVX512_one
+
+hardSigmoidAVX512_tail:
+	CMPQ         DX, CX
+	JGE          hardSigmoidAVX512_done
+	SUBL         DX, CX
+	MOVL         $-1, BX
+	BZHIL        CX, BX, BX
+	KMOVW        BX, K1
+	VMOVUPS.Z    (AX)(DX*4), K1, Z2
+	VXORPS       Z3, Z3, Z3
+	VBROADCASTSS vecConsts<>+0(SB), Z4
+	VFMADD213PS  Z1, Z0, Z2
+	VMAXPS       Z2, Z3, Z2
+	VMINPS       Z2, Z4, Z2
+	VMOVUPS      Z2, K1, (AX)(DX*4)
+
+hardSigmoidAVX512_done:
+	VZEROUPPER
+	RET
+
+// func leakyReluAVX512(y *float32, n int, alpha float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·leakyReluAVX512(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS alpha+16(FP), Z0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+leakyReluAVX512_many:
+	CMPQ    DX, BX
+	JGE     leakyReluAVX512_one0
+	VMOVUPS (AX)(DX*4), Z1
+	VMOVUPS 64(AX)(DX*4), Z2
+	VMOVUPS 128(AX)(DX*4), Z3
+	VMOVUPS 192(AX)(DX*4), Z4
+	VXORPS  Z5, Z5, Z5
+	VCMPPS  $0x01, Z5, Z1, K1
+	VMULPS  Z0, Z1, K1, Z1
+	VCMPPS  $0x01, Z5, Z2, K1
+	VMULPS  Z0, Z2, K1, Z2
+	VCMPPS  $0x01, Z5, Z3, K1
+	VMULPS  Z0, Z3, K1, Z3
+	VCMPPS  $0x01, Z5, Z4, K1
+	VMULPS  Z0, Z4, K1, Z4
+	VMOVUPS Z1, (AX)(DX*4)
+	VMOVUPS Z2, 64(AX)(DX*4)
+	VMOVUPS Z3, 128(AX)(DX*4)
+	VMOVUPS Z4, 192(AX)(DX*4)
+	ADDQ    $0x00000040, DX
+	JMP     leakyReluAVX512_many
+
+leakyReluAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+leakyReluAVX512_one:
+	CMPQ    DX, BX
+	JGE     leakyReluAVX512_tail
+	VMOVUPS (AX)(DX*4), Z1
+	VXORPS  Z2, Z2, Z2
+	VCMPPS  $0x01, Z2, Z1, K1
+	VMULPS  Z0, Z1, K1, Z1
+	VMOVUPS Z1, (AX)(DX*4)
+	ADDQ    $0x10, DX
+	JMP     leakyReluAVX512_one
+
+leakyReluAVX512_tail:
+	CMPQ      DX, CX
+	JGE       leakyReluAVX512_done
+	SUBL      DX, CX
+	MOVL      $-1, BX
+	BZHIL     CX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z1
+	VXORPS    Z2, Z2, Z2
+	VCMPPS    $0x01, Z2, Z1, K2
+	VMULPS    Z0, Z1, K2, Z1
+	VMOVUPS   Z1, K1, (AX)(DX*4)
+
+leakyReluAVX512_done:
+	VZEROUPPER
+	RET
+
+// func preluAVX512(y *float32, s *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·preluAVX512(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), AX
+	MOVQ s+8(FP), CX
+	MOVQ n+16(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-64, SI
+
+preluAVX512_many:
+	CMPQ    BX, SI
+	JGE     preluAVX512_one0
+	VMOVUPS (AX)(BX*4), Z0
+	VMOVUPS 64(AX)(BX*4), Z1
+	VMOVUPS 128(AX)(BX*4), Z2
+	VMOVUPS 192(AX)(BX*4), Z3
+	VMOVUPS (CX)(BX*4), Z4
+	VMOVUPS 64(CX)(BX*4), Z5
+	VMOVUPS 128(CX)(BX*4), Z6
+	VMOVUPS 192(CX)(BX*4), Z7
+	VXORPS  Z8, Z8, Z8
+	VCMPPS  $0x01, Z8, Z0, K1
+	VMULPS  Z4, Z0, K1, Z0
+	VCMPPS  $0x01, Z8, Z1, K1
+	VMULPS  Z5, Z1, K1, Z1
+	VCMPPS  $0x01, Z8, Z2, K1
+	VMULPS  Z6, Z2, K1, Z2
+	VCMPPS  $0x01, Z8, Z3, K1
+	VMULPS  Z7, Z3, K1, Z3
+	VMOVUPS Z0, (AX)(BX*4)
+	VMOVUPS Z1, 64(AX)(BX*4)
+	VMOVUPS Z2, 128(AX)(BX*4)
+	VMOVUPS Z3, 192(AX)(BX*4)
+	ADDQ    $0x00000040, BX
+	JMP     preluAVX512_many
+
+preluAVX512_one0:
+	MOVQ DX, SI
+	ANDQ $-16, SI
+
+preluAVX512_one:
+	CMPQ    BX, SI
+	JGE     preluAVX512_tail
+	VMOVUPS (AX)(BX*4), Z0
+	VMOVUPS (CX)(BX*4), Z1
+	VXORPS  Z2, Z2, Z2
+	VCMPPS  $0x01, Z2, Z0, K1
+	VMULPS  Z1, Z0, K1, Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x10, BX
+	JMP     preluAVX512_one
+
+preluAVX512_tail:
+	CMPQ      BX, DX
+	JGE       preluAVX512_done
+	SUBL      BX, DX
+	MOVL      $-1, SI
+	BZHIL     DX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (AX)(BX*4), K1, Z0
+	VMOVUPS.Z (CX)(BX*4), K1, Z1
+	VXORPS    Z2, Z2, Z2
+	VCMPPS    $0x01, Z2, Z0, K2
+	VMULPS    Z1, Z0, K2, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+preluAVX512_done:
+	VZEROUPPER
+	RET
+
 // func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
 // Requires: AVX, AVX512F
 TEXT ·packBT16AVX512(SB), NOSPLIT, $0-32
@@ -2210,6 +3284,389 @@ normScaleAVX2_loop1:
 	JMP     normScaleAVX2_loop1
 
 normScaleAVX2_done:
+	VZEROUPPER
+	RET
+
+// func sumAVX512(x *float32, n int) float32
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+TEXT ·sumAVX512(SB), NOSPLIT, $0-20
+	MOVQ   x+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	ANDQ   $-64, BX
+
+sumAVX512_many:
+	CMPQ    DX, BX
+	JGE     sumAVX512_one0
+	VMOVUPS (AX)(DX*4), Z4
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS 64(AX)(DX*4), Z4
+	VADDPS  Z4, Z1, Z1
+	VMOVUPS 128(AX)(DX*4), Z4
+	VADDPS  Z4, Z2, Z2
+	VMOVUPS 192(AX)(DX*4), Z4
+	VADDPS  Z4, Z3, Z3
+	ADDQ    $0x00000040, DX
+	JMP     sumAVX512_many
+
+sumAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+sumAVX512_one:
+	CMPQ    DX, BX
+	JGE     sumAVX512_tail
+	VMOVUPS (AX)(DX*4), Z4
+	VADDPS  Z4, Z0, Z0
+	ADDQ    $0x10, DX
+	JMP     sumAVX512_one
+
+sumAVX512_tail:
+	CMPQ      DX, CX
+	JGE       sumAVX512_done
+	SUBL      DX, CX
+	MOVL      $-1, BX
+	BZHIL     CX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z4
+	VADDPS    Z4, Z0, Z0
+
+sumAVX512_done:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	VZEROUPPER
+	MOVSS         X1, ret+16(FP)
+	RET
+
+// func addSumAVX512(y *float32, a *float32, b *float32, n int) float32
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+TEXT ·addSumAVX512(SB), NOSPLIT, $0-36
+	MOVQ   y+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	XORQ   SI, SI
+	MOVQ   BX, DI
+	ANDQ   $-64, DI
+
+addSumAVX512_many:
+	CMPQ    SI, DI
+	JGE     addSumAVX512_one0
+	VMOVUPS (CX)(SI*4), Z4
+	VMOVUPS (DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, (AX)(SI*4)
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS 64(CX)(SI*4), Z4
+	VMOVUPS 64(DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, 64(AX)(SI*4)
+	VADDPS  Z4, Z1, Z1
+	VMOVUPS 128(CX)(SI*4), Z4
+	VMOVUPS 128(DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, 128(AX)(SI*4)
+	VADDPS  Z4, Z2, Z2
+	VMOVUPS 192(CX)(SI*4), Z4
+	VMOVUPS 192(DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, 192(AX)(SI*4)
+	VADDPS  Z4, Z3, Z3
+	ADDQ    $0x00000040, SI
+	JMP     addSumAVX512_many
+
+addSumAVX512_one0:
+	MOVQ BX, DI
+	ANDQ $-16, DI
+
+addSumAVX512_one:
+	CMPQ    SI, DI
+	JGE     addSumAVX512_tail
+	VMOVUPS (CX)(SI*4), Z4
+	VMOVUPS (DX)(SI*4), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS Z4, (AX)(SI*4)
+	VADDPS  Z4, Z0, Z0
+	ADDQ    $0x10, SI
+	JMP     addSumAVX512_one
+
+addSumAVX512_tail:
+	CMPQ      SI, BX
+	JGE       addSumAVX512_done
+	SUBL      SI, BX
+	MOVL      $-1, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (CX)(SI*4), K1, Z4
+	VMOVUPS.Z (DX)(SI*4), K1, Z5
+	VADDPS    Z5, Z4, Z4
+	VMOVUPS   Z4, K1, (AX)(SI*4)
+	VADDPS    Z4, Z0, Z0
+
+addSumAVX512_done:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	VZEROUPPER
+	MOVSS         X1, ret+32(FP)
+	RET
+
+// func sumSqDevAVX512(x *float32, n int, mean float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+TEXT ·sumSqDevAVX512(SB), NOSPLIT, $0-28
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS mean+16(FP), Z0
+	VXORPS       Z1, Z1, Z1
+	VXORPS       Z2, Z2, Z2
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+
+sumSqDevAVX512_many:
+	CMPQ        DX, BX
+	JGE         sumSqDevAVX512_one0
+	VMOVUPS     (AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z1
+	VMOVUPS     64(AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z2
+	VMOVUPS     128(AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z3
+	VMOVUPS     192(AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z4
+	ADDQ        $0x00000040, DX
+	JMP         sumSqDevAVX512_many
+
+sumSqDevAVX512_one0:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+sumSqDevAVX512_one:
+	CMPQ        DX, BX
+	JGE         sumSqDevAVX512_tail
+	VMOVUPS     (AX)(DX*4), Z5
+	VSUBPS      Z0, Z5, Z5
+	VFMADD231PS Z5, Z5, Z1
+	ADDQ        $0x10, DX
+	JMP         sumSqDevAVX512_one
+
+sumSqDevAVX512_tail:
+	CMPQ        DX, CX
+	JGE         sumSqDevAVX512_done
+	SUBL        DX, CX
+	MOVL        $-1, BX
+	BZHIL       CX, BX, BX
+	KMOVW       BX, K1
+	VMOVUPS.Z   (AX)(DX*4), K1, Z5
+	VSUBPS.Z    Z0, Z5, K1, Z5
+	VFMADD231PS Z5, Z5, Z1
+
+sumSqDevAVX512_done:
+	VADDPS        Z2, Z1, Z1
+	VADDPS        Z3, Z1, Z1
+	VADDPS        Z4, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	VZEROUPPER
+	MOVSS         X0, ret+24(FP)
+	RET
+
+// func normAffineAVX512(y *float32, x *float32, s *float32, b *float32, n int, mean float32, inv float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normAffineAVX512(SB), NOSPLIT, $0-48
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         s+16(FP), DX
+	MOVQ         b+24(FP), BX
+	MOVQ         n+32(FP), SI
+	VBROADCASTSS mean+40(FP), Z0
+	VBROADCASTSS inv+44(FP), Z1
+	XORQ         DI, DI
+	MOVQ         SI, R8
+	ANDQ         $-64, R8
+
+normAffineAVX512_many:
+	CMPQ        DI, R8
+	JGE         normAffineAVX512_one0
+	VMOVUPS     (CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     (BX)(DI*4), Z3
+	VMOVUPS     (DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, (AX)(DI*4)
+	VMOVUPS     64(CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     64(BX)(DI*4), Z3
+	VMOVUPS     64(DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, 64(AX)(DI*4)
+	VMOVUPS     128(CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     128(BX)(DI*4), Z3
+	VMOVUPS     128(DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, 128(AX)(DI*4)
+	VMOVUPS     192(CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     192(BX)(DI*4), Z3
+	VMOVUPS     192(DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, 192(AX)(DI*4)
+	ADDQ        $0x00000040, DI
+	JMP         normAffineAVX512_many
+
+normAffineAVX512_one0:
+	MOVQ SI, R8
+	ANDQ $-16, R8
+
+normAffineAVX512_one:
+	CMPQ        DI, R8
+	JGE         normAffineAVX512_tail
+	VMOVUPS     (CX)(DI*4), Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS     (BX)(DI*4), Z3
+	VMOVUPS     (DX)(DI*4), Z4
+	VFMADD231PS Z4, Z2, Z3
+	VMOVUPS     Z3, (AX)(DI*4)
+	ADDQ        $0x10, DI
+	JMP         normAffineAVX512_one
+
+normAffineAVX512_tail:
+	CMPQ        DI, SI
+	JGE         normAffineAVX512_done
+	SUBL        DI, SI
+	MOVL        $-1, R8
+	BZHIL       SI, R8, R8
+	KMOVW       R8, K1
+	VMOVUPS.Z   (CX)(DI*4), K1, Z2
+	VSUBPS      Z0, Z2, Z2
+	VMULPS      Z1, Z2, Z2
+	VMOVUPS.Z   (BX)(DI*4), K1, Z0
+	VMOVUPS.Z   (DX)(DI*4), K1, Z1
+	VFMADD231PS Z1, Z2, Z0
+	VMOVUPS     Z0, K1, (AX)(DI*4)
+
+normAffineAVX512_done:
+	VZEROUPPER
+	RET
+
+// func normScaleAVX512(y *float32, x *float32, s *float32, n int, mean float32, inv float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normScaleAVX512(SB), NOSPLIT, $0-40
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         s+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VBROADCASTSS mean+32(FP), Z0
+	VBROADCASTSS inv+36(FP), Z1
+	XORQ         SI, SI
+	MOVQ         BX, DI
+	ANDQ         $-64, DI
+
+normScaleAVX512_many:
+	CMPQ    SI, DI
+	JGE     normScaleAVX512_one0
+	VMOVUPS (CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS (DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, (AX)(SI*4)
+	VMOVUPS 64(CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS 64(DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, 64(AX)(SI*4)
+	VMOVUPS 128(CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS 128(DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, 128(AX)(SI*4)
+	VMOVUPS 192(CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS 192(DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, 192(AX)(SI*4)
+	ADDQ    $0x00000040, SI
+	JMP     normScaleAVX512_many
+
+normScaleAVX512_one0:
+	MOVQ BX, DI
+	ANDQ $-16, DI
+
+normScaleAVX512_one:
+	CMPQ    SI, DI
+	JGE     normScaleAVX512_tail
+	VMOVUPS (CX)(SI*4), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z1, Z2, Z2
+	VMOVUPS (DX)(SI*4), Z3
+	VMULPS  Z3, Z2, Z2
+	VMOVUPS Z2, (AX)(SI*4)
+	ADDQ    $0x10, SI
+	JMP     normScaleAVX512_one
+
+normScaleAVX512_tail:
+	CMPQ      SI, BX
+	JGE       normScaleAVX512_done
+	SUBL      SI, BX
+	MOVL      $-1, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (CX)(SI*4), K1, Z2
+	VSUBPS    Z0, Z2, Z2
+	VMULPS    Z1, Z2, Z2
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMULPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)(SI*4)
+
+normScaleAVX512_done:
 	VZEROUPPER
 	RET
 

@@ -491,10 +491,80 @@ var (
 	ewCmpXor = ewCmp{b: func(a, b bool) bool { return a != b }}
 )
 
-func Add(n *Node) error            { return ewBinary(n, &ewOpAdd) }
-func Sub(n *Node) error            { return ewBinary(n, &ewOpSub) }
-func Mul(n *Node) error            { return ewBinary(n, &ewOpMul) }
-func Div(n *Node) error            { return ewBinary(n, &ewOpDiv) }
+func Add(n *Node) error            { return ewArith(n, &ewOpAdd, ewpAdd) }
+func Sub(n *Node) error            { return ewArith(n, &ewOpSub, ewpSub) }
+func Mul(n *Node) error            { return ewArith(n, &ewOpMul, ewpMul) }
+func Div(n *Node) error            { return ewArith(n, &ewOpDiv, ewpDiv) }
+
+// ewArith is Add, Sub, Mul or Div (op, program code code): float32 runs
+// the typed chunk loops of k_elem_group.go over the broadcast walk (no
+// call per element; the same float32 operation, so the same bits as
+// op.f32) split along the walk's first dimension over n's pool for large
+// outputs; other dtypes ewBinary.
+func ewArith(n *Node, op *ewBin, code int) error {
+	a, b, out, err := ewBinIn(n)
+	if err != nil {
+		return err
+	}
+	if a.DType != F32 {
+		return ewBinary(n, op)
+	}
+	t := parTaskOf[ewArithTask](n)
+	if err := ewBinOut(n, &t.w, a, b, out, F32); err != nil {
+		return err
+	}
+	t.out, t.a, t.b, t.op = out.F32(), a.F32(), b.F32(), code
+	parts := ewParts(n, len(t.out))
+	if t.w.rank == 1 {
+		parts = min(parts, max(1, t.w.dims[0]/16))
+	} else {
+		parts = min(parts, max(1, t.w.dims[0]))
+	}
+	n.Pool.Run(parts, t)
+	t.out, t.a, t.b = nil, nil, nil
+	return nil
+}
+
+// ewArithTask is a float32 Add/Sub/Mul/Div over walk w, each part a range
+// of the walk's first dimension (of whole vectors of 16 when it is the
+// only one).
+type ewArithTask struct {
+	w         ewWalk
+	out, a, b []float32
+	op        int
+}
+
+func (t *ewArithTask) runPart(i, parts int) {
+	w := t.w
+	align := 1
+	if w.rank == 1 {
+		align = 16
+	}
+	lo, hi := parSplit(w.dims[0], parts, i, align)
+	if lo >= hi {
+		return
+	}
+	for k := 0; k < w.nops; k++ {
+		w.base[k] += lo * w.st[k][0]
+	}
+	w.dims[0] = hi - lo
+	n, so, sa, sb, _ := w.inner()
+	for it := w.iter(); it.next(); {
+		o, ia, ib := it.off[0], it.off[1], it.off[2]
+		switch {
+		case so == 1 && sa == 1 && sb == 1:
+			ewBinVV(t.op, t.out[o:o+n], t.a[ia:ia+n], t.b[ib:ib+n])
+		case so == 1 && sa == 1 && sb == 0:
+			ewBinVS(t.op, t.out[o:o+n], t.a[ia:ia+n], t.b[ib])
+		case so == 1 && sa == 0 && sb == 1:
+			ewBinSV(t.op, t.out[o:o+n], t.a[ia], t.b[ib:ib+n])
+		default:
+			for k := 0; k < n; k++ {
+				t.out[o+k*so] = ewBin1(t.op, t.a[ia+k*sa], t.b[ib+k*sb])
+			}
+		}
+	}
+}
 func Equal(n *Node) error          { return ewCompare(n, &ewCmpEqual) }
 func Less(n *Node) error           { return ewCompare(n, &ewCmpLess) }
 func Greater(n *Node) error        { return ewCompare(n, &ewCmpGreater) }
@@ -550,6 +620,11 @@ func PRelu(n *Node) error {
 	var os ewShape
 	if !ewBroadcastShape(&os, x.Shape, ss.s()) {
 		return n.Errorf("slope %v does not broadcast to %v", s.Shape, x.Shape)
+	}
+	if x.DType == F32 && len(os.s()) == len(x.Shape) && preluRows32(n, x, s.F32(), ss.s()) {
+		// One slope, a slope per channel or a channel-last slope: the
+		// float32 vector rows (the product as the walk below rounds it).
+		return nil
 	}
 	out.Resize(x.DType, os.s()...)
 	var w ewWalk

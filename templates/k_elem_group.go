@@ -411,6 +411,18 @@ func ewBinVS[T float32 | float64](op int, dst, a []T, b T) {
 		silu32(d)
 		return
 	}
+	if d, ok := any(dst).([]float32); ok && op == ewpLeakyRelu {
+		// The float32 vector row, as the unfused LeakyRelu kernel.
+		copy(d, any(a).([]float32))
+		leakyRelu32(d, any(b).(float32))
+		return
+	}
+	if d, ok := any(dst).([]float32); ok && op == ewpElu {
+		// The float32 vector row, as the unfused Elu kernel.
+		copy(d, any(a).([]float32))
+		elu32(d, any(b).(float32))
+		return
+	}
 	switch op {
 	case ewpAdd:
 		for i := range dst {
@@ -485,6 +497,10 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 	case ewpReciprocal:
 		f = ewOpReciprocal.f
 	case ewpExp:
+		if d, ok := any(y).([]float32); ok {
+			exp32(d)
+			return
+		}
 		f = ewOpExp.f
 	case ewpLog:
 		f = ewOpLog.f
@@ -495,6 +511,10 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 		}
 		f = ewOpSigmoid.f
 	case ewpTanh:
+		if d, ok := any(y).([]float32); ok {
+			tanh32(d)
+			return
+		}
 		f = ewOpTanh.f
 	case ewpErf:
 		f = ewOpErf.f
@@ -511,6 +531,10 @@ func ewUnaryInPlace[T float32 | float64](op int, y []T) {
 		}
 		f = ewOpHardSwish.f
 	case ewpMish:
+		if d, ok := any(y).([]float32); ok {
+			mish32(d)
+			return
+		}
 		f = ewOpMish.f
 	case ewpGelu:
 		fusedActRow(fusedAct{kind: fusedActGelu}, y)

@@ -184,7 +184,11 @@ func TestVecNormKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range vecSizes {
 		a, b, s, sh := vecRand(r, n, 3), vecRand(r, n, 3), vecRand(r, n, 2), vecRand(r, n, 1)
-		y := make([]float32, n)
+		yG := make([]float32, n+17)
+		for i := range yG {
+			yG[i] = 7
+		}
+		y := yG[:n]
 		var want, abs float64
 		for i := range a {
 			v := a[i] + b[i]
@@ -193,6 +197,11 @@ func TestVecNormKernels(t *testing.T) {
 		}
 		if got := addSum32(y, a, b); math.Abs(float64(got)-want) > 1e-6*abs+1e-6 {
 			t.Fatalf("n=%d addSum = %v, want %v", n, got, want)
+		}
+		for i := n; i < len(yG); i++ {
+			if yG[i] != 7 {
+				t.Fatalf("n=%d addSum wrote past the row at %d", n, i)
+			}
 		}
 		for i := range y {
 			if y[i] != a[i]+b[i] {
@@ -213,8 +222,18 @@ func TestVecNormKernels(t *testing.T) {
 		}
 		inv := float32(1.3)
 		for _, bias := range [][]float32{sh, nil} {
-			out, twin := make([]float32, n), make([]float32, n)
+			// out has sentinels past n: the masked tail must not write them.
+			outG, twin := make([]float32, n+17), make([]float32, n)
+			for i := range outG {
+				outG[i] = 7
+			}
+			out := outG[:n]
 			normAffine32(out, y, s, bias, mean, inv)
+			for i := n; i < len(outG); i++ {
+				if outG[i] != 7 {
+					t.Fatalf("n=%d normAffine wrote past the row at %d", n, i)
+				}
+			}
 			normAffineGo(twin, y, s, bias, mean, inv)
 			for i := range out {
 				w := (float64(y[i]) - float64(mean)) * float64(inv) * float64(s[i])

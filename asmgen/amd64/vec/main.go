@@ -28,6 +28,7 @@ func main() {
 	act512(false)
 	act512(true)
 	hardSwish512()
+	act512b()
 	packBT16()
 	scale()
 	maxRow512()
@@ -39,6 +40,7 @@ func main() {
 	sumSqDev()
 	normAffine(true)
 	normAffine(false)
+	ln512()
 	dot4()
 	gemvRows512()
 	lstmGates()
@@ -72,6 +74,15 @@ var constList = []struct {
 	// (exp(-104) is below the smallest denormal).
 	{"signmask", math.Float32frombits(0x80000000)}, {"sigLo", -104},
 	{"three", 3}, {"sixth", 1.0 / 6},
+	// act512b.go: exp's upper clamp (exp(89) overflows), -2 for tanh's
+	// argument, Cephes tanhf's polynomial (from s^4 down) and where it
+	// applies, GELU-tanh's 2c*0.044715 and 2c (c = sqrt(2/pi)), Mish's
+	// upper clamp.
+	{"expTop", 89}, {"mtwo", -2},
+	{"th4", -5.70498872745e-3}, {"th3", 2.06390887954e-2}, {"th2", -5.37397155531e-2},
+	{"th1", 1.33314422036e-1}, {"th0", -3.33332819422e-1}, {"thSmall", 0.625},
+	{"gt1", float32(2 * 0.7978845608028654 * 0.044715)}, {"gt0", float32(2 * 0.7978845608028654)},
+	{"mishTop", 20},
 }
 
 func constants() {

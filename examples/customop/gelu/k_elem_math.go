@@ -91,10 +91,65 @@ func ewUnary(n *node, op *ewUn, p, q float64) error {
 	}
 	x, out := n.In[0], n.Out[0]
 	out.Resize(x.DType, x.Shape...)
+	if parts := ewParts(n, x.Len()); parts > 1 && op.f != nil && (x.DType == F32 || x.DType == F64) {
+		t := parTaskOf[ewUnaryTask](n)
+		*t = ewUnaryTask{dt: x.DType, in: x.Data, out: out.Data, op: op, p: p, q: q, n: x.Len()}
+		n.Pool.Run(parts, t)
+		*t = ewUnaryTask{}
+		return nil
+	}
 	if !ewUnaryData(x.DType, out.Data, x.Data, op, p, q) {
 		return n.Errorf("dtype %s not supported", x.DType)
 	}
 	return nil
+}
+
+// ewParElems is the least elements an unfused element-wise op splits
+// over the pool for, ewParPart the least each part takes.
+const (
+	ewParElems = 1 << 15
+	ewParPart  = 1 << 13
+)
+
+// ewParts is how many parts an unfused element-wise op of total elements
+// runs in on n's pool.
+func ewParts(n *node, total int) int {
+	if n.Pool == nil || total < ewParElems {
+		return 1
+	}
+	return max(1, min(n.Pool.Threads(), total/ewParPart))
+}
+
+// ewUnaryTask is an unfused element-wise op split into contiguous parts
+// (cut at multiples of 16 elements): a float32 row kernel (row, a, b on
+// x32 into y32) or, for float32 and float64, op's function.
+type ewUnaryTask struct {
+	x32, y32 []float32
+	row      func(y []float32, a, b float32)
+	a, b     float32
+
+	dt      DType
+	in, out any
+	op      *ewUn
+	p, q    float64
+	n       int
+}
+
+func (t *ewUnaryTask) runPart(i, parts int) {
+	if t.row != nil {
+		lo, hi := parSplit(len(t.y32), parts, i, 16)
+		y := t.y32[lo:hi]
+		copy(y, t.x32[lo:hi])
+		t.row(y, t.a, t.b)
+		return
+	}
+	lo, hi := parSplit(t.n, parts, i, 16)
+	switch t.dt {
+	case F32:
+		ewMapF(t.out.([]float32)[lo:hi], t.in.([]float32)[lo:hi], t.op.f, t.p, t.q)
+	case F64:
+		ewMapF(t.out.([]float64)[lo:hi], t.in.([]float64)[lo:hi], t.op.f, t.p, t.q)
+	}
 }
 
 func ewSoftplus(x float64) float64 { return actSoftplus64(x) }
@@ -206,7 +261,6 @@ func ewAttrF(n *node, name string, def float32) float64 {
 }
 
 func sqrt(n *node) error       { return ewUnary(n, &ewOpSqrt, 0, 0) }
-func xExp(n *node) error       { return ewUnary(n, &ewOpExp, 0, 0) }
 func log(n *node) error        { return ewUnary(n, &ewOpLog, 0, 0) }
 func neg(n *node) error        { return ewUnary(n, &ewOpNeg, 0, 0) }
 func abs(n *node) error        { return ewUnary(n, &ewOpAbs, 0, 0) }
@@ -216,10 +270,7 @@ func xCeil(n *node) error      { return ewUnary(n, &ewOpCeil, 0, 0) }
 func round(n *node) error      { return ewUnary(n, &ewOpRound, 0, 0) }
 func xSign(n *node) error      { return ewUnary(n, &ewOpSign, 0, 0) }
 func relu(n *node) error       { return ewUnary(n, &ewOpRelu, 0, 0) }
-func leakyRelu(n *node) error {
-	return ewUnary(n, &ewOpLeakyRelu, ewAttrF(n, "alpha", 0.01), 0)
-}
-func elu(n *node) error { return ewUnary(n, &ewOpElu, ewAttrF(n, "alpha", 1), 0) }
+
 func selu(n *node) error {
 	return ewUnary(n, &ewOpSelu, ewAttrF(n, "alpha", 1.67326319217681884765625),
 		ewAttrF(n, "gamma", 1.05070102214813232421875))
@@ -228,13 +279,8 @@ func celu(n *node) error { return ewUnary(n, &ewOpCelu, ewAttrF(n, "alpha", 1), 
 func thresholdedRelu(n *node) error {
 	return ewUnary(n, &ewOpThresholdedRelu, ewAttrF(n, "alpha", 1), 0)
 }
-func hardSigmoid(n *node) error {
-	return ewUnary(n, &ewOpHardSigmoid, ewAttrF(n, "alpha", 0.2), ewAttrF(n, "beta", 0.5))
-}
 func softplus(n *node) error { return ewUnary(n, &ewOpSoftplus, 0, 0) }
 func softsign(n *node) error { return ewUnary(n, &ewOpSoftsign, 0, 0) }
-func mish(n *node) error     { return ewUnary(n, &ewOpMish, 0, 0) }
-func tanh(n *node) error     { return ewUnary(n, &ewOpTanh, 0, 0) }
 func erf(n *node) error      { return ewUnary(n, &ewOpErf, 0, 0) }
 func sin(n *node) error      { return ewUnary(n, &ewOpSin, 0, 0) }
 func cos(n *node) error      { return ewUnary(n, &ewOpCos, 0, 0) }

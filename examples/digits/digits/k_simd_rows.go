@@ -141,6 +141,24 @@ func fusedActRow32(a fusedAct, row []float32) bool {
 			return true
 		}
 		return false
+	case fusedActLeakyRelu:
+		leakyRelu32(row, float32(a.p0))
+		return true
+	case fusedActTanh:
+		tanh32(row)
+		return true
+	case fusedActGeluTanh:
+		geluTanh32(row)
+		return true
+	case fusedActMish:
+		mish32(row)
+		return true
+	case fusedActElu:
+		elu32(row, float32(a.p0))
+		return true
+	case fusedActHardSigmoid:
+		hardSigmoid32(row, float32(a.p0), float32(a.p1))
+		return true
 	}
 	return fusedBiasAct32(row, 0, a)
 }

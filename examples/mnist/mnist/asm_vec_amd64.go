@@ -79,6 +79,70 @@ func siluAVX512(y *float32, n int)
 //go:noescape
 func hardSwishAVX512(y *float32, n int)
 
+// expAVX512 sets y[i] = exp(y[i]) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func expAVX512(y *float32, n int)
+
+// tanhAVX512 sets y[i] = tanh(y[i]) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func tanhAVX512(y *float32, n int)
+
+// geluTanhAVX512 sets y[i] = x*sigmoid(2*sqrt(2/pi)*(x+0.044715*x^3)), x = y[i] for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func geluTanhAVX512(y *float32, n int)
+
+// mishAVX512 sets y[i] = y[i]*tanh(log(1+exp(y[i]))) (Mish) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func mishAVX512(y *float32, n int)
+
+// eluAVX512 sets y[i] = y[i] < 0 ? alpha*(exp(y[i])-1) : y[i] (Elu) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func eluAVX512(y *float32, n int, alpha float32)
+
+// hardSigmoidAVX512 sets y[i] = min(max(alpha*y[i]+beta, 0), 1) (HardSigmoid) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func hardSigmoidAVX512(y *float32, n int, alpha float32, beta float32)
+
+// leakyReluAVX512 sets y[i] = y[i] < 0 ? alpha*y[i] : y[i] (LeakyRelu) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func leakyReluAVX512(y *float32, n int, alpha float32)
+
+// preluAVX512 sets y[i] = y[i] < 0 ? s[i]*y[i] : y[i] (PRelu) for i in [0, n), any n
+// (the tail under a lane mask).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func preluAVX512(y *float32, s *float32, n int)
+
 // packBT16AVX512 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
 // [0, kc), kc a multiple of 16.
 //
@@ -162,6 +226,44 @@ func normAffineAVX2(y *float32, x *float32, s *float32, b *float32, n int, mean 
 //
 //go:noescape
 func normScaleAVX2(y *float32, x *float32, s *float32, n int, mean float32, inv float32)
+
+// sumAVX512 returns the sum of x[0:n], any n (in 64 lanes, then across).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func sumAVX512(x *float32, n int) float32
+
+// addSumAVX512 sets y[i] = a[i] + b[i] for i in [0, n), any n, and returns
+// the sum of the y[i] (in 64 lanes, then across).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func addSumAVX512(y *float32, a *float32, b *float32, n int) float32
+
+// sumSqDevAVX512 returns the sum of (x[i]-mean)^2 for i in [0, n), any n
+// (in 64 lanes, then across).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func sumSqDevAVX512(x *float32, n int, mean float32) float32
+
+// normAffineAVX512 sets y[i] = (x[i]-mean)*inv*s[i] + b[i] for i in [0, n),
+// any n (the last step one FMA, as normAffineAVX2).
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func normAffineAVX512(y *float32, x *float32, s *float32, b *float32, n int, mean float32, inv float32)
+
+// normScaleAVX512 sets y[i] = (x[i]-mean)*inv*s[i] for i in [0, n), any n.
+//
+// Requires: AVX512F, BMI2
+//
+//go:noescape
+func normScaleAVX512(y *float32, x *float32, s *float32, n int, mean float32, inv float32)
 
 // dot4AVX2 sets out[r] = sum_p float64(a[p])*float64(b[r*ldb+p]) for r in
 // [0, 4), p in [0, k), k a multiple of 8, summed in float64.

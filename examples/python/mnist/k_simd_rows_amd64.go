@@ -155,6 +155,10 @@ func axpy32(y, x []float32, a float32) {
 // addSum32 sets y[i] = a[i] + b[i] and returns their sum; a and b must be
 // at least as long as y.
 func addSum32(y, a, b []float32) float32 {
+	if cpuHasAVX512 && len(y) > 0 {
+		_, _ = a[len(y)-1], b[len(y)-1]
+		return addSumAVX512(&y[0], &a[0], &b[0], len(y))
+	}
 	nv := len(y) &^ 7
 	if !cpuHasAVX2FMA || nv == 0 {
 		return addSumGo(y, a, b)
@@ -166,6 +170,9 @@ func addSum32(y, a, b []float32) float32 {
 
 // sum32 returns the sum of x.
 func sum32(x []float32) float32 {
+	if cpuHasAVX512 && len(x) > 0 {
+		return sumAVX512(&x[0], len(x))
+	}
 	nv := len(x) &^ 7
 	if !cpuHasAVX2FMA || nv == 0 {
 		return sumGo(x)
@@ -175,6 +182,9 @@ func sum32(x []float32) float32 {
 
 // sumSqDev32 returns the sum of (x[i]-mean)^2.
 func sumSqDev32(x []float32, mean float32) float32 {
+	if cpuHasAVX512 && len(x) > 0 {
+		return sumSqDevAVX512(&x[0], len(x), mean)
+	}
 	nv := len(x) &^ 7
 	if !cpuHasAVX2FMA || nv == 0 {
 		return sumSqDevGo(x, mean)
@@ -185,6 +195,17 @@ func sumSqDev32(x []float32, mean float32) float32 {
 // normAffine32 sets y[i] = (x[i]-mean)*inv*s[i] + b[i] (b nil: no
 // shift); x, s and b must be at least as long as y.
 func normAffine32(y, x, s, b []float32, mean, inv float32) {
+	if cpuHasAVX512 && len(y) > 0 {
+		// The whole row on 16 lanes, the tail masked.
+		_, _ = x[len(y)-1], s[len(y)-1]
+		if b == nil {
+			normScaleAVX512(&y[0], &x[0], &s[0], len(y), mean, inv)
+			return
+		}
+		_ = b[len(y)-1]
+		normAffineAVX512(&y[0], &x[0], &s[0], &b[0], len(y), mean, inv)
+		return
+	}
 	nv := len(y) &^ 7
 	if !cpuHasAVX2FMA || nv == 0 {
 		normAffineGo(y, x, s, b, mean, inv)
