@@ -233,6 +233,8 @@ var Kernels = map[string]Kernel{
 	"cuvil::FusedConvChain":              FusedConvChain,
 	"cuvil::FusedGemm":                   FusedGemm,
 	"cuvil::FusedMatMul":                 FusedMatMul,
+	"cuvil::QConv":                       QConv,
+	"cuvil::QGemm":                       QGemm,
 	"cuvil::Gelu":                        Gelu,
 	"cuvil::HardSwish":                   HardSwish,
 	"cuvil::LayerNorm":                   CuvilLayerNorm,

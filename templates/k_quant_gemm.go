@@ -1,0 +1,528 @@
+package templates
+
+import "math"
+
+// cuvil::QGemm and cuvil::QConv: integer GEMM and convolution on u8
+// activations and s8 weights with int32 accumulation, the zero points,
+// int32 bias and the requantisation (or dequantisation to float32) in the
+// epilogue (passes/quant.go makes them from QLinearMatMul, QLinearConv and
+// QDQ patterns).
+//
+// The GEMM is C[m,n] = sum_k a'[m,k]*b'[k,n] on a' = A as u8 (s8 A is
+// read as A+128, so its zero point is za+128) and b' = B as s8 (u8 B is
+// read as B-128, its zero point zb-128), the form VPDPBUSD multiplies.
+// The zero points come in as sums:
+//
+//	sum_k (a'-za')(b'-zb') = C - zb'*rowsum(a') - za'*colsum(b') + K*za'*zb'
+//
+// B is packed in panels of qgemmNR columns, k in quads (qgemmPackB): panel
+// p, quad q holds 64 bytes, column j's four k at j*4, the order one
+// VPDPBUSD lane reads. A's rows are read four bytes at a time, so a row is
+// padded to a multiple of 4 (its padding meets B's zero padding).
+
+const (
+	qgemmNR = 16 // columns of a panel
+	qgemmMR = 4  // rows of the pure-Go tile
+)
+
+// qgemmB is B packed: K, N, the panels, the column sums of b' and b's zero
+// points as s8 offsets (zb' per column).
+type qgemmB struct {
+	k, n, k4 int
+	panels   []int8
+	colsum   []int32
+}
+
+// qgemmPackB packs B[k,n] = src[k*sk+n*sn] (u8 when u8, else s8) into p,
+// reusing its buffers.
+func qgemmPackB(p *qgemmB, src *Tensor, k, n, sk, sn int) {
+	k4 := (k + 3) / 4
+	np := (n + qgemmNR - 1) / qgemmNR
+	p.k, p.n, p.k4 = k, n, k4
+	if cap(p.panels) < np*k4*64 {
+		p.panels = make([]int8, np*k4*64)
+	}
+	p.panels = p.panels[:np*k4*64]
+	clear(p.panels)
+	if cap(p.colsum) < n {
+		p.colsum = make([]int32, n)
+	}
+	p.colsum = p.colsum[:n]
+	u8, _ := src.Data.([]uint8)
+	s8, _ := src.Data.([]int8)
+	for j := 0; j < n; j++ {
+		base := (j/qgemmNR)*k4*64 + (j%qgemmNR)*4
+		var s int32
+		for kk := 0; kk < k; kk++ {
+			var v int8
+			if u8 != nil {
+				v = int8(int32(u8[kk*sk+j*sn]) - 128)
+			} else {
+				v = s8[kk*sk+j*sn]
+			}
+			p.panels[base+(kk/4)*64+kk%4] = v
+			s += int32(v)
+		}
+		p.colsum[j] = s
+	}
+}
+
+// qgemmTileGo is the pure-Go micro-kernel: acc[r*16+j] = sum over the k4
+// quads of a row r (rows <= qgemmMR, at a + r*lda) times panel pb's column j.
+func qgemmTileGo(a []uint8, lda, rows int, pb []int8, k4 int, acc *[qgemmMR * qgemmNR]int32) {
+	*acc = [qgemmMR * qgemmNR]int32{}
+	for r := 0; r < rows; r++ {
+		row := a[r*lda : r*lda+k4*4]
+		out := acc[r*qgemmNR : r*qgemmNR+qgemmNR]
+		for q := 0; q < k4; q++ {
+			a0, a1, a2, a3 := int32(row[4*q]), int32(row[4*q+1]), int32(row[4*q+2]), int32(row[4*q+3])
+			bq := pb[q*64 : q*64+64]
+			for j := 0; j < qgemmNR; j++ {
+				out[j] += a0*int32(bq[4*j]) + a1*int32(bq[4*j+1]) + a2*int32(bq[4*j+2]) + a3*int32(bq[4*j+3])
+			}
+		}
+	}
+}
+
+// qgemmTile is the micro-kernel (k_quant_gemm_amd64.go may set the
+// VNNI one).
+var qgemmTile = qgemmTileGo
+
+// qgemmEpi is the epilogue of a QGemm/QConv: the zero-point terms, bias and
+// requantisation (quant) or dequantisation to float32.
+type qgemmEpi struct {
+	za, zy   int32   // za' (u8 domain), y's zero point
+	zb       []int32 // zb' per column (len 1: per tensor)
+	bias     []int32 // nil or per column
+	mult     []float64
+	quant    bool
+	lo, hi   float64 // saturation (quant) or clamp (float) bounds
+	yu8      []uint8
+	ys8      []int8
+	yf       []float32
+	colMajor bool // y[n*ldy + m] (NCHW conv), else y[m*ldy + n]
+	ldy      int
+}
+
+// store writes the finished row r's columns [c0, c0+cols) from acc.
+func (e *qgemmEpi) store(m, c0, cols int, acc []int32, rowsum int32, b *qgemmB) {
+	kz := int32(b.k) * e.za
+	for j := 0; j < cols; j++ {
+		c := c0 + j
+		zb := e.zb[0]
+		if len(e.zb) > 1 {
+			zb = e.zb[c]
+		}
+		v := acc[j] - zb*rowsum - e.za*b.colsum[c] + kz*zb
+		if e.bias != nil {
+			v += e.bias[c]
+		}
+		mu := e.mult[0]
+		if len(e.mult) > 1 {
+			mu = e.mult[c]
+		}
+		o := m*e.ldy + c
+		if e.colMajor {
+			o = c*e.ldy + m
+		}
+		if e.quant {
+			q := math.RoundToEven(float64(v)*mu) + float64(e.zy)
+			q = math.Max(e.lo, math.Min(e.hi, q))
+			if e.yu8 != nil {
+				e.yu8[o] = uint8(q)
+			} else {
+				e.ys8[o] = int8(q)
+			}
+		} else {
+			f := float32(v) * float32(mu)
+			f = float32(math.Max(e.lo, math.Min(e.hi, float64(f))))
+			e.yf[o] = f
+		}
+	}
+}
+
+// qgemmTask runs rows [r0,r1) x panels of one GEMM over a' (rows padded,
+// lda >= k4*4).
+type qgemmTask struct {
+	a      []uint8
+	lda, m int
+	b      *qgemmB
+	e      *qgemmEpi
+	byCols bool
+}
+
+func (t *qgemmTask) runPart(i, parts int) {
+	r0, r1, c0, c1 := 0, t.m, 0, t.b.n
+	if parts > 1 {
+		if t.byCols {
+			c0, c1 = parSplit(t.b.n, parts, i, qgemmNR)
+		} else {
+			r0, r1 = parSplit(t.m, parts, i, qgemmMR)
+		}
+	}
+	qgemmRun(t.a, t.lda, r0, r1, c0, c1, t.b, t.e)
+}
+
+// qgemmRun computes rows [r0,r1) and columns [c0,c1) (c0 a multiple of
+// qgemmNR) of the GEMM and stores them through e.
+func qgemmRun(a []uint8, lda, r0, r1, c0, c1 int, b *qgemmB, e *qgemmEpi) {
+	var acc [qgemmMR * qgemmNR]int32
+	var rs [qgemmMR]int32
+	k4 := b.k4
+	for i0 := r0; i0 < r1; i0 += qgemmMR {
+		rows := min(qgemmMR, r1-i0)
+		for r := 0; r < rows; r++ {
+			var s int32
+			for _, v := range a[(i0+r)*lda : (i0+r)*lda+b.k] {
+				s += int32(v)
+			}
+			rs[r] = s
+		}
+		for c := c0; c < c1; c += qgemmNR {
+			pb := b.panels[(c/qgemmNR)*k4*64 : (c/qgemmNR+1)*k4*64]
+			qgemmTile(a[i0*lda:], lda, rows, pb, k4, &acc)
+			cols := min(qgemmNR, c1-c)
+			for r := 0; r < rows; r++ {
+				e.store(i0+r, c, cols, acc[r*qgemmNR:], rs[r], b)
+			}
+		}
+	}
+}
+
+// qgemm runs the GEMM over the pool.
+func qgemm(n *Node, a []uint8, lda, m int, b *qgemmB, e *qgemmEpi) {
+	t := parTaskOf[qgemmTask](n)
+	*t = qgemmTask{a: a, lda: lda, m: m, b: b, e: e}
+	parts := 1
+	if m*b.n*b.k >= parMinFlops {
+		threads := n.Pool.Threads()
+		if m >= 2*qgemmMR*threads {
+			parts = threads
+		} else if b.n >= 2*qgemmNR*threads {
+			parts, t.byCols = threads, true
+		}
+	}
+	n.Pool.Run(parts, t)
+	*t = qgemmTask{}
+}
+
+// qgemmState is what a QGemm/QConv node keeps between runs.
+type qgemmState struct {
+	b   qgemmB
+	e   qgemmEpi
+	zb  []int32
+	mul []float64
+}
+
+// qgemmSetup reads the scales, zero points, bias and activation of a
+// QGemm/QConv with inputs (A, A_scale, A_zero, B, B_scale, B_zero, bias,
+// Y_scale, Y_zero) into st.e for n columns and resizes y to shape.
+func qgemmSetup(n *Node, st *qgemmState, nn int, shape []int) error {
+	a, as, azp := n.In[0], n.In[1], n.Input(2)
+	b, bs, bzp := n.In[3], n.In[4], n.Input(5)
+	bias, ys, yzp := n.Input(6), n.Input(7), n.Input(8)
+	if as.Len() != 1 || (azp != nil && azp.Len() != 1) {
+		return n.Errorf("A's scale and zero point must be scalars")
+	}
+	if bs.Len() != 1 && bs.Len() != nn {
+		return n.Errorf("B_scale has %d values for %d columns", bs.Len(), nn)
+	}
+	if bzp != nil && bzp.Len() != 1 && bzp.Len() != nn {
+		return n.Errorf("B_zero has %d values for %d columns", bzp.Len(), nn)
+	}
+	if bias != nil && bias.Len() != nn {
+		return n.Errorf("bias has %d values for %d columns", bias.Len(), nn)
+	}
+	e := &st.e
+	*e = qgemmEpi{}
+	e.za = 0
+	if azp != nil {
+		e.za = int32(ewI64At(azp, 0))
+	}
+	if a.DType == I8 {
+		e.za += 128
+	}
+	nz := 1
+	if bzp != nil {
+		nz = bzp.Len()
+	}
+	if cap(st.zb) < nz {
+		st.zb = make([]int32, nz)
+	}
+	e.zb = st.zb[:nz]
+	for i := range e.zb {
+		var z int32
+		if bzp != nil {
+			z = int32(ewI64At(bzp, i))
+		}
+		if b.DType == U8 {
+			z -= 128
+		}
+		e.zb[i] = z
+	}
+	if bias != nil {
+		e.bias = bias.I32()
+	}
+	sa := ewF64At(as, 0)
+	f32 := n.Attrs.Int("f32_multiplier", 0) != 0
+	e.quant = ys != nil
+	var sy float64 = 1
+	if e.quant {
+		sy = ewF64At(ys, 0)
+		if yzp != nil {
+			e.zy = int32(ewI64At(yzp, 0))
+		}
+	}
+	if cap(st.mul) < bs.Len() {
+		st.mul = make([]float64, bs.Len())
+	}
+	e.mult = st.mul[:bs.Len()]
+	for i := range e.mult {
+		sb := ewF64At(bs, i)
+		switch {
+		case !e.quant:
+			e.mult[i] = float64(float32(sa * sb))
+		case f32:
+			e.mult[i] = float64(float32(float64(float32(sa*sb)) / sy))
+		default:
+			e.mult[i] = sa * sb / sy
+		}
+	}
+	y := n.Out[0]
+	odt := F32
+	if e.quant {
+		odt = U8
+		if yzp != nil {
+			odt = yzp.DType
+		}
+	}
+	y.Resize(odt, shape...)
+	switch odt {
+	case U8:
+		e.yu8 = y.U8()
+		e.lo, e.hi = 0, 255
+	case I8:
+		e.ys8 = y.I8()
+		e.lo, e.hi = -128, 127
+	case F32:
+		e.yf = y.F32()
+		e.lo, e.hi = math.Inf(-1), math.Inf(1)
+	default:
+		return n.Errorf("unsupported output dtype %s", odt)
+	}
+	// Relu and Clip: the bounds, through y's quantisation when quantised
+	// (Q is monotone, so Q(clip(x, a, b)) = clamp(Q(x), Q(a), Q(b))).
+	var clo, chi float64
+	switch act := n.Attrs.String("activation", ""); act {
+	case "":
+		return nil
+	case "Relu":
+		clo, chi = 0, math.Inf(1)
+	case "Clip":
+		p := n.Attrs.Floats("activation_params")
+		if len(p) != 2 {
+			return n.Errorf("Clip needs activation_params [min, max]")
+		}
+		clo, chi = float64(p[0]), float64(p[1])
+	default:
+		return n.Errorf("activation %q is not Relu or Clip", act)
+	}
+	if e.quant {
+		q := func(v float64) float64 {
+			if math.IsInf(v, 0) {
+				return v
+			}
+			return math.RoundToEven(float64(float32(v/sy))) + float64(e.zy)
+		}
+		clo, chi = q(clo), q(chi)
+	}
+	e.lo, e.hi = math.Max(e.lo, clo), math.Min(e.hi, chi)
+	return nil
+}
+
+// qgemmRowsA returns A [m, k] as u8 rows padded to a multiple of 4 (lda):
+// in place when it is u8 and k%4 == 0, else copied (s8 xor 0x80).
+func qgemmRowsA(n *Node, a *Tensor, m, k int) ([]uint8, int) {
+	if u, ok := a.Data.([]uint8); ok && k%4 == 0 {
+		return u, k
+	}
+	lda := (k + 3) &^ 3
+	buf := nnBuf[uint8](n, 0, m*lda)
+	u, _ := a.Data.([]uint8)
+	s, _ := a.Data.([]int8)
+	for i := 0; i < m; i++ {
+		row := buf[i*lda : (i+1)*lda]
+		if u != nil {
+			copy(row, u[i*k:(i+1)*k])
+		} else {
+			for j, v := range s[i*k : (i+1)*k] {
+				row[j] = uint8(v) ^ 0x80
+			}
+		}
+		clear(row[k:])
+	}
+	return buf, lda
+}
+
+// QGemm is cuvil::QGemm: Y[..., N] = requant(A[..., K] x B[K, N]).
+func QGemm(n *Node) error {
+	if len(n.In) < 5 || n.In[0] == nil || n.In[1] == nil || n.In[3] == nil || n.In[4] == nil {
+		return n.Errorf("needs A, A_scale, B and B_scale")
+	}
+	a, b := n.In[0], n.In[3]
+	if len(b.Shape) != 2 || len(a.Shape) < 1 {
+		return n.Errorf("A must be [..., K] and B [K, N]")
+	}
+	k, nn := b.Shape[0], b.Shape[1]
+	if a.Shape[len(a.Shape)-1] != k {
+		return n.Errorf("A's last dimension %d is not B's K %d", a.Shape[len(a.Shape)-1], k)
+	}
+	m := a.Len() / max(k, 1)
+	if k == 0 {
+		m = 1
+		for _, d := range a.Shape[:len(a.Shape)-1] {
+			m *= d
+		}
+	}
+	st := qgemmStateOf(n)
+	shape := append(append(n.ScratchInts(0)[:0:0], a.Shape[:len(a.Shape)-1]...), nn)
+	if err := qgemmSetup(n, st, nn, shape); err != nil {
+		return err
+	}
+	qgemmPackB(&st.b, b, k, nn, nn, 1)
+	st.e.ldy = nn
+	ap, lda := qgemmRowsA(n, a, m, k)
+	qgemm(n, ap, lda, m, &st.b, &st.e)
+	return nil
+}
+
+func qgemmStateOf(n *Node) *qgemmState {
+	c := nnCacheOf(n)
+	if s, ok := c.slots[4].(*qgemmState); ok {
+		return s
+	}
+	s := &qgemmState{}
+	c.slots[4] = s
+	return s
+}
+
+// QConv is cuvil::QConv: a 2-D NCHW convolution (group 1) of u8/s8 X by
+// s8/u8 W [M, C, kh, kw] as an im2col GEMM: rows are output pixels, K is
+// C*kh*kw, columns output channels; Y is written NCHW.
+func QConv(n *Node) error {
+	if len(n.In) < 5 || n.In[0] == nil || n.In[1] == nil || n.In[3] == nil || n.In[4] == nil {
+		return n.Errorf("needs X, X_scale, W and W_scale")
+	}
+	x, w := n.In[0], n.In[3]
+	if len(x.Shape) != 4 || len(w.Shape) != 4 {
+		return n.Errorf("only 2-D convolutions (X [N,C,H,W])")
+	}
+	if g := n.Attrs.Int("group", 1); g != 1 {
+		return n.Errorf("group %d: only group 1", g)
+	}
+	nb, c, h, wd := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
+	mo, kh, kw := w.Shape[0], w.Shape[2], w.Shape[3]
+	if w.Shape[1] != c {
+		return n.Errorf("W has %d input channels, X %d", w.Shape[1], c)
+	}
+	strides := attrInts2(n, "strides", 1)
+	dil := attrInts2(n, "dilations", 1)
+	pads := n.Attrs.Ints("pads")
+	var pt, pl, pb, pr int
+	if len(pads) == 4 {
+		pt, pl, pb, pr = int(pads[0]), int(pads[1]), int(pads[2]), int(pads[3])
+	}
+	ekh, ekw := (kh-1)*dil[0]+1, (kw-1)*dil[1]+1
+	switch ap := n.Attrs.String("auto_pad", "NOTSET"); ap {
+	case "NOTSET", "VALID":
+		if ap == "VALID" {
+			pt, pl, pb, pr = 0, 0, 0, 0
+		}
+	case "SAME_UPPER", "SAME_LOWER":
+		for i, sz := range []int{h, wd} {
+			ek := []int{ekh, ekw}[i]
+			o := (sz + strides[i] - 1) / strides[i]
+			tot := max(0, (o-1)*strides[i]+ek-sz)
+			lo := tot / 2
+			if ap == "SAME_LOWER" {
+				lo = tot - tot/2
+			}
+			if i == 0 {
+				pt, pb = lo, tot-lo
+			} else {
+				pl, pr = lo, tot-lo
+			}
+		}
+	default:
+		return n.Errorf("unsupported auto_pad %q", ap)
+	}
+	oh := (h+pt+pb-ekh)/strides[0] + 1
+	ow := (wd+pl+pr-ekw)/strides[1] + 1
+	if oh <= 0 || ow <= 0 {
+		return n.Errorf("empty output")
+	}
+	k := c * kh * kw
+	st := qgemmStateOf(n)
+	if err := qgemmSetup(n, st, mo, []int{nb, mo, oh, ow}); err != nil {
+		return err
+	}
+	qgemmPackB(&st.b, w, k, mo, 1, k)
+	st.e.colMajor = true
+	st.e.ldy = oh * ow
+	lda := (k + 3) &^ 3
+	p := oh * ow
+	col := nnBuf[uint8](n, 0, p*lda)
+	za := uint8(st.e.za)
+	xu, _ := x.Data.([]uint8)
+	xs, _ := x.Data.([]int8)
+	ye := st.e
+	for img := 0; img < nb; img++ {
+		for oy := 0; oy < oh; oy++ {
+			for ox := 0; ox < ow; ox++ {
+				row := col[(oy*ow+ox)*lda : (oy*ow+ox+1)*lda]
+				i := 0
+				for ci := 0; ci < c; ci++ {
+					base := (img*c + ci) * h * wd
+					for ky := 0; ky < kh; ky++ {
+						iy := oy*strides[0] - pt + ky*dil[0]
+						for kx := 0; kx < kw; kx++ {
+							ix := ox*strides[1] - pl + kx*dil[1]
+							v := za
+							if iy >= 0 && iy < h && ix >= 0 && ix < wd {
+								if xu != nil {
+									v = xu[base+iy*wd+ix]
+								} else {
+									v = uint8(xs[base+iy*wd+ix]) ^ 0x80
+								}
+							}
+							row[i] = v
+							i++
+						}
+					}
+				}
+				clear(row[k:])
+			}
+		}
+		e := ye
+		off := img * mo * p
+		switch {
+		case e.yu8 != nil:
+			e.yu8 = e.yu8[off:]
+		case e.ys8 != nil:
+			e.ys8 = e.ys8[off:]
+		default:
+			e.yf = e.yf[off:]
+		}
+		qgemm(n, col, lda, p, &st.b, &e)
+	}
+	return nil
+}
+
+// attrInts2 is a 2-element int attribute with default d.
+func attrInts2(n *Node, name string, d int) [2]int {
+	v := n.Attrs.Ints(name)
+	if len(v) == 2 {
+		return [2]int{int(v[0]), int(v[1])}
+	}
+	return [2]int{d, d}
+}
