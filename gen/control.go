@@ -300,6 +300,7 @@ type emitter struct {
 	// mark emits s.prof.Mark(i) after the i-th node (the main graph's
 	// nodes, for the per-node profiler) and the cancellation check.
 	mark bool
+	base int // the index of the first node given to nodes, for Mark
 }
 
 func (e *emitter) ref(v *ir.Value) jen.Code { return e.c.sessionRef(v) }
@@ -347,7 +348,7 @@ func (e *emitter) nodes(g *jen.Group, nodes []*ir.Node) {
 			e.check(g, jen.Id(e.c.nodes[i].fn).Call(jen.Op("&").Id("s").Dot("nodes").Index(jen.Lit(i))))
 		}
 		if e.mark {
-			g.Id("s").Dot("prof").Dot("Mark").Call(jen.Lit(k))
+			g.Id("s").Dot("prof").Dot("Mark").Call(jen.Lit(e.base + k))
 			g.If(jen.Id("s").Dot("pool").Dot("Cancelled").Call()).Block(e.fail(jen.Id("errCancelled")))
 		}
 	}
@@ -650,10 +651,33 @@ func (c *compiled) bodyMethods(f *jen.File) {
 		e := &emitter{c: c, fail: func(err jen.Code) jen.Code { return jen.Return(err) }}
 		f.Line()
 		f.Add(lineComment(fmt.Sprintf("%s runs graph %q, a subgraph.", b.method, b.g.Name)))
+		if len(b.nodes) <= runChunk {
+			f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id(b.method).Params().Error().BlockFunc(func(g *jen.Group) {
+				e.nodes(g, b.nodes)
+				g.Return(jen.Nil())
+			})
+			continue
+		}
+		// A large body runs as parts of at most runChunk nodes (tables.go).
+		var parts []string
+		for lo := 0; lo < len(b.nodes); lo += runChunk {
+			parts = append(parts, fmt.Sprintf("%s_%d", b.method, lo/runChunk))
+		}
 		f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id(b.method).Params().Error().BlockFunc(func(g *jen.Group) {
-			e.nodes(g, b.nodes)
+			for _, p := range parts {
+				e.check(g, jen.Id("s").Dot(p).Call())
+			}
 			g.Return(jen.Nil())
 		})
+		for k, p := range parts {
+			lo, hi := k*runChunk, min((k+1)*runChunk, len(b.nodes))
+			f.Line()
+			f.Add(lineComment(fmt.Sprintf("%s runs nodes %d to %d of graph %q.", p, lo, hi-1, b.g.Name)))
+			f.Func().Params(jen.Id("s").Op("*").Id("Session")).Id(p).Params().Error().BlockFunc(func(g *jen.Group) {
+				e.nodes(g, b.nodes[lo:hi])
+				g.Return(jen.Nil())
+			})
+		}
 	}
 }
 

@@ -291,6 +291,11 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	})
 	f.Line()
 
+	c.nodeTable(f)
+	f.Line()
+	c.viewTable(f)
+	f.Line()
+
 	// Model.
 	f.Add(lineComment("Model is the compiled model: its decoded weights. It is immutable after", "New and safe for concurrent use."))
 	f.Type().Id("Model").Struct(
@@ -331,40 +336,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 		g.Id("s").Dot("prof").Op("=").Id("NewProfiler").Call(jen.Id("cuvilProfNodes").Index(jen.Op(":")), jen.Id("opts").Op("..."))
 		c.emitPlan(g)
 		c.initValues(g)
-		for i, ln := range c.nodes {
-			n := ln.n
-			fields := []jen.Code{
-				jen.Id("Name").Op(":").Lit(n.Name),
-				jen.Id("Op").Op(":").Lit(n.Op),
-				jen.Id("Version").Op(":").Lit(n.Version),
-			}
-			if len(n.Attrs) > 0 {
-				dict := make([]jen.Code, 0, len(n.Attrs))
-				for _, a := range n.Attrs {
-					if a.Kind == ir.AttrTypeProto {
-						continue // Optional's type: the session gives the output its dtype (lower checked)
-					}
-					dict = append(dict, jen.Lit(a.Name).Op(":").Add(c.attrValue(a)))
-				}
-				fields = append(fields, jen.Id("Attrs").Op(":").Id("Attrs").Values(dict...))
-			}
-			ins := make([]jen.Code, len(n.Inputs))
-			for j, v := range n.Inputs {
-				ins[j] = c.valueRef(v)
-			}
-			outs := make([]jen.Code, len(n.Outputs))
-			for j, v := range n.Outputs {
-				outs[j] = c.valueRef(v)
-			}
-			fields = append(fields,
-				jen.Id("In").Op(":").Index().Op("*").Id("Tensor").Values(ins...),
-				jen.Id("Out").Op(":").Index().Op("*").Id("Tensor").Values(outs...),
-			)
-			g.Id("s").Dot("nodes").Index(jen.Lit(i)).Op("=").Id("Node").Values(fields...)
-		}
-		g.For(jen.Id("i").Op(":=").Range().Id("s").Dot("nodes")).Block(
-			jen.Id("s").Dot("nodes").Index(jen.Id("i")).Dot("Pool").Op("=").Id("s").Dot("pool"),
-		)
+		g.Id("cuvilSetupNodes").Call(jen.Id("s").Dot("nodes").Index(jen.Op(":")), jen.Id("cuvilNodeTable").Index(jen.Op(":")), jen.Id("s").Dot("vals").Index(jen.Op(":")), jen.Id("s").Dot("inputs").Index(jen.Op(":")), jen.Id("m").Dot("consts").Index(jen.Op(":")), jen.Id("s").Dot("pool"))
 		g.Return(jen.Id("s"))
 	})
 	f.Line()
@@ -399,8 +371,7 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 			g.Id("s").Dot("inputs").Index(jen.Lit(i)).Op("=").Op("*").Add(jen.Id("in").Dot(c.inNames[i]))
 		}
 		g.Id("s").Dot("prof").Dot("Start").Call()
-		run := &emitter{c: c, fail: func(err jen.Code) jen.Code { return jen.Return(jen.Id("Output").Values(), err) }, mark: true}
-		run.nodes(g, c.run)
+		c.runChunks(f, g)
 		for i := range c.outputs {
 			if !c.outCopy[i] {
 				continue

@@ -1,11 +1,8 @@
 package gen
 
 import (
-	"strings"
-
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/passes"
-	"github.com/dave/jennifer/jen"
 )
 
 // The memory plan is passes.PlanMemory's: every value a node computes
@@ -50,25 +47,3 @@ func (p *memPlan) StaticBytes() int64 { return p.Total() }
 
 // DynamicValues counts the values whose size depends on symbolic dims.
 func (p *memPlan) DynamicValues() int { return len(p.Dynamic) }
-
-// emitPlan writes, in NewSession, the arenas and the views of them that
-// the static values are.
-func (c *compiled) emitPlan(g *jen.Group) {
-	g.Comment("Memory plan: values of known size are views of one arena per dtype.")
-	arena := map[ir.DType]string{}
-	for _, a := range c.plan.Arenas {
-		name := "arena" + strings.ToUpper(a.DType.String())
-		arena[a.DType] = name
-		g.Id(name).Op(":=").Id("cuvilAlloc").Call(dtypeID(a.DType), jen.Lit(int(a.Bytes)/a.DType.Size()))
-	}
-	for _, b := range c.plan.Buffers {
-		v := b.Value
-		shape, _ := v.Type.Shape.Consts()
-		n, _ := v.Type.Shape.NumElements()
-		g.Id("s").Dot("vals").Index(jen.Lit(c.valIndex[v])).Op("=").Id("Tensor").Values(
-			jen.Id("DType").Op(":").Add(dtypeID(v.Type.DType)),
-			jen.Id("Shape").Op(":").Add(intsLit(shape)),
-			jen.Id("Data").Op(":").Id("cuvilViewAt").Call(jen.Id(arena[b.DType]), jen.Lit(int(b.Offset)/b.DType.Size()), jen.Lit(int(n))),
-		)
-	}
-}

@@ -42,6 +42,15 @@ var cuvilProfNodes = [...]NodeProfile{
 	{Name: "neg", Op: "Neg"},
 }
 
+// cuvilNodeTable describes the session's kernel nodes (NewSession's cuvilSetupNodes).
+var cuvilNodeTable = [...]cuvilNodeDesc{
+	{name: "gelu", op: "FastGelu", version: 1, in: []int32{1}, out: []int32{0}, attrList: []cuvilAttr{{name: "alpha", kind: 1, f: 1.702}}, hasAttrs: true},
+	{name: "neg", op: "Neg", version: 13, in: []int32{0}, out: []int32{4}},
+}
+
+// cuvilViewTable places the values of known size in the arenas (NewSession's cuvilSetupViews).
+var cuvilViewTable = [...]cuvilViewDesc{}
+
 // Model is the compiled model: its decoded weights. It is immutable after
 // New and safe for concurrent use.
 type Model struct {
@@ -86,11 +95,8 @@ func (m *Model) NewSession(opts ...Option) *Session {
 	runtime.AddCleanup(s, (*workPool).Close, s.pool)
 	s.prof = newProfiler(cuvilProfNodes[:], opts...)
 	// Memory plan: values of known size are views of one arena per dtype.
-	s.nodes[0] = node{Name: "gelu", Op: "FastGelu", Version: 1, Attrs: attrs{"alpha": float32(1.702)}, In: []*Tensor{&s.inputs[0]}, Out: []*Tensor{&s.vals[0]}}
-	s.nodes[1] = node{Name: "neg", Op: "Neg", Version: 13, In: []*Tensor{&s.vals[0]}, Out: []*Tensor{&s.vals[1]}}
-	for i := range s.nodes {
-		s.nodes[i].Pool = s.pool
-	}
+	cuvilSetupViews(s.vals[:], []any{}, cuvilViewTable[:])
+	cuvilSetupNodes(s.nodes[:], cuvilNodeTable[:], s.vals[:], s.inputs[:], m.consts[:], s.pool)
 	return s
 }
 
@@ -116,28 +122,36 @@ func (s *Session) Run(in Input) (out Output, err error) {
 	}
 	s.inputs[0] = *in.X
 	s.prof.Start()
+	if err := s.cuvilRun0(); err != nil {
+		return Output{}, err
+	}
+
+	return Output{Z: &s.vals[1]}, nil
+}
+
+// cuvilRun0 runs main-graph nodes 0 to 1.
+func (s *Session) cuvilRun0() error {
 
 	// gelu: FastGelu(x) -> g
 	s.at = "node \"gelu\" (FastGelu)"
 	if err := cuvilCustomFastGelu_9fe842c9(&s.nodes[0]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(0)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// neg: Neg(g) -> z
 	s.at = "node \"neg\" (Neg)"
 	if err := neg(&s.nodes[1]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(1)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
-
-	return Output{Z: &s.vals[1]}, nil
+	return nil
 }
 
 // Profile returns the wall time of each node of the main graph, in graph

@@ -378,3 +378,125 @@ func cuvilView(buf any, n int) any {
 	}
 	panic(fmt.Sprintf("cuvilView: unexpected buffer %T", buf))
 }
+
+// The session's setup is data: model.go holds one table of node
+// descriptors and one of memory-plan views, which NewSession walks, so
+// that the generated code stays small to compile however many nodes the
+// model has.
+
+// cuvilNodeDesc is one kernel node: its identity, its inputs and outputs
+// as cuvilRef references, and its attributes.
+type cuvilNodeDesc struct {
+	name     string
+	op       string
+	version  int
+	in       []int32
+	out      []int32
+	attrList []cuvilAttr
+	// hasAttrs: the node has attributes (Attrs is non-nil even when none
+	// of them is stored, e.g. Optional's type).
+	hasAttrs bool
+}
+
+// cuvilAttr is one attribute, typed: kind 0 int64 (i), 1 float32 (f), 2
+// string (s), 3 []int64, 4 []float32, 5 []string, 6 a constant tensor
+// (index i into the model's constants).
+type cuvilAttr struct {
+	name   string
+	kind   uint8
+	i      int64
+	f      float32
+	s      string
+	ints   []int64
+	floats []float32
+	strs   []string
+}
+
+// A cuvilRef names a session tensor: -1 none, else index<<2 | where, where
+// 0 the session's values, 1 its inputs, 2 the model's constants.
+func cuvilRef(r int32, vals, inputs, consts []Tensor) *Tensor {
+	if r < 0 {
+		return nil
+	}
+	i := int(r >> 2)
+	switch r & 3 {
+	case 1:
+		return &inputs[i]
+	case 2:
+		return &consts[i]
+	}
+	return &vals[i]
+}
+
+// cuvilSetupNodes fills nodes from their descriptors. The In and Out
+// slices of all nodes share one backing array (each capped at its own
+// length); attribute slices are copied, so that a session owns its
+// attributes as it owns its tensors.
+func cuvilSetupNodes(nodes []node, descs []cuvilNodeDesc, vals, inputs, consts []Tensor, pool *workPool) {
+	total := 0
+	for i := range descs {
+		total += len(descs[i].in) + len(descs[i].out)
+	}
+	refs := make([]*Tensor, total)
+	for i := range descs {
+		d := &descs[i]
+		n := &nodes[i]
+		n.Name, n.Op, n.Version, n.Pool = d.name, d.op, d.version, pool
+		k := len(d.in)
+		n.In = refs[:k:k]
+		for j, r := range d.in {
+			n.In[j] = cuvilRef(r, vals, inputs, consts)
+		}
+		refs = refs[k:]
+		k = len(d.out)
+		n.Out = refs[:k:k]
+		for j, r := range d.out {
+			n.Out[j] = cuvilRef(r, vals, inputs, consts)
+		}
+		refs = refs[k:]
+		if !d.hasAttrs {
+			continue
+		}
+		n.Attrs = make(attrs, len(d.attrList))
+		for _, a := range d.attrList {
+			var v any
+			switch a.kind {
+			case 0:
+				v = a.i
+			case 1:
+				v = a.f
+			case 2:
+				v = a.s
+			case 3:
+				v = append(make([]int64, 0, len(a.ints)), a.ints...)
+			case 4:
+				v = append(make([]float32, 0, len(a.floats)), a.floats...)
+			case 5:
+				v = append(make([]string, 0, len(a.strs)), a.strs...)
+			case 6:
+				v = &consts[a.i]
+			}
+			n.Attrs[a.name] = v
+		}
+	}
+}
+
+// cuvilViewDesc is one value of the memory plan: a view of n elements at
+// offset off of arena number arena.
+type cuvilViewDesc struct {
+	val   int
+	arena int
+	dtype DType
+	shape []int
+	off   int
+	n     int
+}
+
+// cuvilSetupViews makes the memory plan's values views of the arenas.
+// Each value gets its own copy of its shape.
+func cuvilSetupViews(vals []Tensor, arenas []any, views []cuvilViewDesc) {
+	for i := range views {
+		v := &views[i]
+		vals[v.val] = Tensor{DType: v.dtype, Shape: append(make([]int, 0, len(v.shape)), v.shape...), Data: cuvilViewAt(arenas[v.arena], v.off, v.n)}
+	}
+}

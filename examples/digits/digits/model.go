@@ -56,6 +56,20 @@ var cuvilProfNodes = [...]NodeProfile{
 	{Name: "/classifier/classifier.4/LogSoftmax", Op: "LogSoftmax"},
 }
 
+// cuvilNodeTable describes the session's kernel nodes (NewSession's cuvilSetupNodes).
+var cuvilNodeTable = [...]cuvilNodeDesc{
+	{name: "/features/features.0/Conv", op: "FusedConv", version: 1, in: []int32{1, 2, 6}, out: []int32{0}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "dilations", kind: 3, ints: []int64{1, 1}}, {name: "group", kind: 0, i: 1}, {name: "kernel_shape", kind: 3, ints: []int64{3, 3}}, {name: "packed_w_shape", kind: 3, ints: []int64{8, 1, 3, 3}}, {name: "pads", kind: 3, ints: []int64{1, 1, 1, 1}}, {name: "strides", kind: 3, ints: []int64{1, 1}}}, hasAttrs: true},
+	{name: "/features/features.2/Conv", op: "FusedConv", version: 1, in: []int32{0, 10, 14}, out: []int32{4}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "dilations", kind: 3, ints: []int64{1, 1}}, {name: "group", kind: 0, i: 1}, {name: "kernel_shape", kind: 3, ints: []int64{3, 3}}, {name: "packed_w_shape", kind: 3, ints: []int64{16, 8, 3, 3}}, {name: "pads", kind: 3, ints: []int64{1, 1, 1, 1}}, {name: "strides", kind: 3, ints: []int64{1, 1}}}, hasAttrs: true},
+	{name: "/features/features.4/MaxPool", op: "MaxPool", version: 12, in: []int32{4}, out: []int32{8}, attrList: []cuvilAttr{{name: "ceil_mode", kind: 0}, {name: "kernel_shape", kind: 3, ints: []int64{2, 2}}, {name: "pads", kind: 3, ints: []int64{0, 0, 0, 0}}, {name: "strides", kind: 3, ints: []int64{2, 2}}}, hasAttrs: true},
+	{name: "/classifier/classifier.0/Flatten", op: "Flatten", version: 13, in: []int32{8}, out: []int32{12}, attrList: []cuvilAttr{{name: "axis", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/classifier/classifier.1/Gemm", op: "FusedGemm", version: 1, in: []int32{12, 18, 22}, out: []int32{16}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "alpha", kind: 1, f: 1.0}, {name: "beta", kind: 1, f: 1.0}, {name: "packed_b_shape", kind: 3, ints: []int64{32, 256}}, {name: "transB", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/classifier/classifier.3/Gemm", op: "Gemm", version: 13, in: []int32{16, 26, 30}, out: []int32{20}, attrList: []cuvilAttr{{name: "alpha", kind: 1, f: 1.0}, {name: "beta", kind: 1, f: 1.0}, {name: "packed_b_shape", kind: 3, ints: []int64{10, 32}}, {name: "transB", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/classifier/classifier.4/LogSoftmax", op: "LogSoftmax", version: 13, in: []int32{20}, out: []int32{24}, attrList: []cuvilAttr{{name: "axis", kind: 0, i: 1}}, hasAttrs: true},
+}
+
+// cuvilViewTable places the values of known size in the arenas (NewSession's cuvilSetupViews).
+var cuvilViewTable = [...]cuvilViewDesc{}
+
 // Model is the compiled model: its decoded weights. It is immutable after
 // New and safe for concurrent use.
 type Model struct {
@@ -100,16 +114,8 @@ func (m *Model) NewSession(opts ...Option) *Session {
 	runtime.AddCleanup(s, (*workPool).Close, s.pool)
 	s.prof = newProfiler(cuvilProfNodes[:], opts...)
 	// Memory plan: values of known size are views of one arena per dtype.
-	s.nodes[0] = node{Name: "/features/features.0/Conv", Op: "FusedConv", Version: 1, Attrs: attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "packed_w_shape": []int64{8, 1, 3, 3}, "pads": []int64{1, 1, 1, 1}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
-	s.nodes[1] = node{Name: "/features/features.2/Conv", Op: "FusedConv", Version: 1, Attrs: attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "packed_w_shape": []int64{16, 8, 3, 3}, "pads": []int64{1, 1, 1, 1}, "strides": []int64{1, 1}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
-	s.nodes[2] = node{Name: "/features/features.4/MaxPool", Op: "MaxPool", Version: 12, Attrs: attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[1]}, Out: []*Tensor{&s.vals[2]}}
-	s.nodes[3] = node{Name: "/classifier/classifier.0/Flatten", Op: "Flatten", Version: 13, Attrs: attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
-	s.nodes[4] = node{Name: "/classifier/classifier.1/Gemm", Op: "FusedGemm", Version: 1, Attrs: attrs{"activation": "Relu", "alpha": float32(1.0), "beta": float32(1.0), "packed_b_shape": []int64{32, 256}, "transB": int64(1)}, In: []*Tensor{&s.vals[3], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[4]}}
-	s.nodes[5] = node{Name: "/classifier/classifier.3/Gemm", Op: "Gemm", Version: 13, Attrs: attrs{"alpha": float32(1.0), "beta": float32(1.0), "packed_b_shape": []int64{10, 32}, "transB": int64(1)}, In: []*Tensor{&s.vals[4], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[5]}}
-	s.nodes[6] = node{Name: "/classifier/classifier.4/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[5]}, Out: []*Tensor{&s.vals[6]}}
-	for i := range s.nodes {
-		s.nodes[i].Pool = s.pool
-	}
+	cuvilSetupViews(s.vals[:], []any{}, cuvilViewTable[:])
+	cuvilSetupNodes(s.nodes[:], cuvilNodeTable[:], s.vals[:], s.inputs[:], m.consts[:], s.pool)
 	return s
 }
 
@@ -135,81 +141,89 @@ func (s *Session) Run(in Input) (out Output, err error) {
 	}
 	s.inputs[0] = *in.Image
 	s.prof.Start()
+	if err := s.cuvilRun0(); err != nil {
+		return Output{}, err
+	}
+
+	return Output{LogProbs: &s.vals[6]}, nil
+}
+
+// cuvilRun0 runs main-graph nodes 0 to 6.
+func (s *Session) cuvilRun0() error {
 
 	// /features/features.0/Conv: FusedConv(image, features.0.weight, features.0.bias) -> /features/features.1/Relu_output_0
 	// fuses Conv /features/features.0/Conv, Relu /features/features.1/Relu
 	s.at = "node \"/features/features.0/Conv\" (FusedConv)"
 	if err := fusedConv(&s.nodes[0]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(0)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /features/features.2/Conv: FusedConv(/features/features.1/Relu_output_0, features.2.weight, features.2.bias) -> /features/features.3/Relu_output_0
 	// fuses Conv /features/features.2/Conv, Relu /features/features.3/Relu
 	s.at = "node \"/features/features.2/Conv\" (FusedConv)"
 	if err := fusedConv(&s.nodes[1]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(1)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /features/features.4/MaxPool: MaxPool(/features/features.3/Relu_output_0) -> /features/features.4/MaxPool_output_0
 	s.at = "node \"/features/features.4/MaxPool\" (MaxPool)"
 	if err := xMaxPool(&s.nodes[2]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(2)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /classifier/classifier.0/Flatten: Flatten(/features/features.4/MaxPool_output_0) -> /classifier/classifier.0/Flatten_output_0
 	s.at = "node \"/classifier/classifier.0/Flatten\" (Flatten)"
 	if err := flatten(&s.nodes[3]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(3)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /classifier/classifier.1/Gemm: FusedGemm(/classifier/classifier.0/Flatten_output_0, classifier.1.weight, classifier.1.bias) -> /classifier/classifier.2/Relu_output_0
 	// fuses Gemm /classifier/classifier.1/Gemm, Relu /classifier/classifier.2/Relu
 	s.at = "node \"/classifier/classifier.1/Gemm\" (FusedGemm)"
 	if err := fusedGemm(&s.nodes[4]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(4)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /classifier/classifier.3/Gemm: Gemm(/classifier/classifier.2/Relu_output_0, classifier.3.weight, classifier.3.bias) -> /classifier/classifier.3/Gemm_output_0
 	s.at = "node \"/classifier/classifier.3/Gemm\" (Gemm)"
 	if err := gemm(&s.nodes[5]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(5)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /classifier/classifier.4/LogSoftmax: LogSoftmax(/classifier/classifier.3/Gemm_output_0) -> log_probs
 	s.at = "node \"/classifier/classifier.4/LogSoftmax\" (LogSoftmax)"
 	if err := logSoftmax(&s.nodes[6]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(6)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
-
-	return Output{LogProbs: &s.vals[6]}, nil
+	return nil
 }
 
 // Profile returns the wall time of each node of the main graph, in graph

@@ -57,6 +57,30 @@ var cuvilProfNodes = [...]NodeProfile{
 	{Name: "/LogSoftmax", Op: "LogSoftmax"},
 }
 
+// cuvilNodeTable describes the session's kernel nodes (NewSession's cuvilSetupNodes).
+var cuvilNodeTable = [...]cuvilNodeDesc{
+	{name: "/conv1/Conv", op: "FusedConv", version: 1, in: []int32{1, 2, 6}, out: []int32{0}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "dilations", kind: 3, ints: []int64{1, 1}}, {name: "group", kind: 0, i: 1}, {name: "in_layout", kind: 2, s: "NCHW"}, {name: "kernel_shape", kind: 3, ints: []int64{3, 3}}, {name: "layout", kind: 2, s: "NHWC"}, {name: "packed_w_shape", kind: 3, ints: []int64{32, 1, 3, 3}}, {name: "pads", kind: 3, ints: []int64{0, 0, 0, 0}}, {name: "strides", kind: 3, ints: []int64{1, 1}}}, hasAttrs: true},
+	{name: "/conv2/Conv", op: "FusedConv", version: 1, in: []int32{0, 10, 14}, out: []int32{4}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "dilations", kind: 3, ints: []int64{1, 1}}, {name: "group", kind: 0, i: 1}, {name: "kernel_shape", kind: 3, ints: []int64{3, 3}}, {name: "layout", kind: 2, s: "NHWC"}, {name: "pads", kind: 3, ints: []int64{0, 0, 0, 0}}, {name: "strides", kind: 3, ints: []int64{1, 1}}, {name: "winograd_w_shape", kind: 3, ints: []int64{64, 32, 3, 3}}}, hasAttrs: true},
+	{name: "/MaxPool", op: "PoolNHWC", version: 1, in: []int32{4}, out: []int32{8}, attrList: []cuvilAttr{{name: "ceil_mode", kind: 0}, {name: "kernel_shape", kind: 3, ints: []int64{2, 2}}, {name: "mode", kind: 2, s: "max"}, {name: "pads", kind: 3, ints: []int64{0, 0, 0, 0}}, {name: "strides", kind: 3, ints: []int64{2, 2}}}, hasAttrs: true},
+	{name: "/MaxPool_output_0", op: "Transpose", version: 13, in: []int32{8}, out: []int32{12}, attrList: []cuvilAttr{{name: "perm", kind: 3, ints: []int64{0, 3, 1, 2}}}, hasAttrs: true},
+	{name: "/Flatten", op: "Flatten", version: 13, in: []int32{12}, out: []int32{16}, attrList: []cuvilAttr{{name: "axis", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/fc1/Gemm", op: "FusedGemm", version: 1, in: []int32{16, 18, 22}, out: []int32{20}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "alpha", kind: 1, f: 1.0}, {name: "beta", kind: 1, f: 1.0}, {name: "transB", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/fc2/Gemm", op: "Gemm", version: 13, in: []int32{20, 26, 30}, out: []int32{24}, attrList: []cuvilAttr{{name: "alpha", kind: 1, f: 1.0}, {name: "beta", kind: 1, f: 1.0}, {name: "transB", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/LogSoftmax", op: "LogSoftmax", version: 13, in: []int32{24}, out: []int32{28}, attrList: []cuvilAttr{{name: "axis", kind: 0, i: 1}}, hasAttrs: true},
+}
+
+// cuvilViewTable places the values of known size in the arenas (NewSession's cuvilSetupViews).
+var cuvilViewTable = [...]cuvilViewDesc{
+	{val: 0, arena: 0, dtype: F32, shape: []int{1, 26, 26, 32}, off: 0, n: 21632},
+	{val: 1, arena: 0, dtype: F32, shape: []int{1, 24, 24, 64}, off: 21632, n: 36864},
+	{val: 2, arena: 0, dtype: F32, shape: []int{1, 12, 12, 64}, off: 0, n: 9216},
+	{val: 3, arena: 0, dtype: F32, shape: []int{1, 64, 12, 12}, off: 9216, n: 9216},
+	{val: 4, arena: 0, dtype: F32, shape: []int{1, 9216}, off: 0, n: 9216},
+	{val: 5, arena: 0, dtype: F32, shape: []int{1, 128}, off: 9216, n: 128},
+	{val: 6, arena: 0, dtype: F32, shape: []int{1, 10}, off: 0, n: 10},
+	{val: 7, arena: 0, dtype: F32, shape: []int{1, 10}, off: 16, n: 10},
+}
+
 // Model is the compiled model: its decoded weights. It is immutable after
 // New and safe for concurrent use.
 type Model struct {
@@ -101,26 +125,10 @@ func (m *Model) NewSession(opts ...Option) *Session {
 	runtime.AddCleanup(s, (*workPool).Close, s.pool)
 	s.prof = newProfiler(cuvilProfNodes[:], opts...)
 	// Memory plan: values of known size are views of one arena per dtype.
-	arenaF32 := cuvilAlloc(F32, 58496)
-	s.vals[0] = Tensor{DType: F32, Shape: []int{1, 26, 26, 32}, Data: cuvilViewAt(arenaF32, 0, 21632)}
-	s.vals[1] = Tensor{DType: F32, Shape: []int{1, 24, 24, 64}, Data: cuvilViewAt(arenaF32, 21632, 36864)}
-	s.vals[2] = Tensor{DType: F32, Shape: []int{1, 12, 12, 64}, Data: cuvilViewAt(arenaF32, 0, 9216)}
-	s.vals[3] = Tensor{DType: F32, Shape: []int{1, 64, 12, 12}, Data: cuvilViewAt(arenaF32, 9216, 9216)}
-	s.vals[4] = Tensor{DType: F32, Shape: []int{1, 9216}, Data: cuvilViewAt(arenaF32, 0, 9216)}
-	s.vals[5] = Tensor{DType: F32, Shape: []int{1, 128}, Data: cuvilViewAt(arenaF32, 9216, 128)}
-	s.vals[6] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 0, 10)}
-	s.vals[7] = Tensor{DType: F32, Shape: []int{1, 10}, Data: cuvilViewAt(arenaF32, 16, 10)}
-	s.nodes[0] = node{Name: "/conv1/Conv", Op: "FusedConv", Version: 1, Attrs: attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "in_layout": "NCHW", "kernel_shape": []int64{3, 3}, "layout": "NHWC", "packed_w_shape": []int64{32, 1, 3, 3}, "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}}, In: []*Tensor{&s.inputs[0], &m.consts[0], &m.consts[1]}, Out: []*Tensor{&s.vals[0]}}
-	s.nodes[1] = node{Name: "/conv2/Conv", Op: "FusedConv", Version: 1, Attrs: attrs{"activation": "Relu", "dilations": []int64{1, 1}, "group": int64(1), "kernel_shape": []int64{3, 3}, "layout": "NHWC", "pads": []int64{0, 0, 0, 0}, "strides": []int64{1, 1}, "winograd_w_shape": []int64{64, 32, 3, 3}}, In: []*Tensor{&s.vals[0], &m.consts[2], &m.consts[3]}, Out: []*Tensor{&s.vals[1]}}
-	s.nodes[2] = node{Name: "/MaxPool", Op: "PoolNHWC", Version: 1, Attrs: attrs{"ceil_mode": int64(0), "kernel_shape": []int64{2, 2}, "mode": "max", "pads": []int64{0, 0, 0, 0}, "strides": []int64{2, 2}}, In: []*Tensor{&s.vals[1]}, Out: []*Tensor{&s.vals[2]}}
-	s.nodes[3] = node{Name: "/MaxPool_output_0", Op: "Transpose", Version: 13, Attrs: attrs{"perm": []int64{0, 3, 1, 2}}, In: []*Tensor{&s.vals[2]}, Out: []*Tensor{&s.vals[3]}}
-	s.nodes[4] = node{Name: "/Flatten", Op: "Flatten", Version: 13, Attrs: attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[3]}, Out: []*Tensor{&s.vals[4]}}
-	s.nodes[5] = node{Name: "/fc1/Gemm", Op: "FusedGemm", Version: 1, Attrs: attrs{"activation": "Relu", "alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[4], &m.consts[4], &m.consts[5]}, Out: []*Tensor{&s.vals[5]}}
-	s.nodes[6] = node{Name: "/fc2/Gemm", Op: "Gemm", Version: 13, Attrs: attrs{"alpha": float32(1.0), "beta": float32(1.0), "transB": int64(1)}, In: []*Tensor{&s.vals[5], &m.consts[6], &m.consts[7]}, Out: []*Tensor{&s.vals[6]}}
-	s.nodes[7] = node{Name: "/LogSoftmax", Op: "LogSoftmax", Version: 13, Attrs: attrs{"axis": int64(1)}, In: []*Tensor{&s.vals[6]}, Out: []*Tensor{&s.vals[7]}}
-	for i := range s.nodes {
-		s.nodes[i].Pool = s.pool
-	}
+	cuvilSetupViews(s.vals[:], []any{
+		cuvilAlloc(F32, 58496),
+	}, cuvilViewTable[:])
+	cuvilSetupNodes(s.nodes[:], cuvilNodeTable[:], s.vals[:], s.inputs[:], m.consts[:], s.pool)
 	return s
 }
 
@@ -145,91 +153,99 @@ func (s *Session) Run(in Input) (out Output, err error) {
 	}
 	s.inputs[0] = *in.Input
 	s.prof.Start()
+	if err := s.cuvilRun0(); err != nil {
+		return Output{}, err
+	}
+
+	return Output{LogProbs: &s.vals[7]}, nil
+}
+
+// cuvilRun0 runs main-graph nodes 0 to 7.
+func (s *Session) cuvilRun0() error {
 
 	// /conv1/Conv: FusedConv(input, conv1.weight, conv1.bias) -> /Relu_output_0_nhwc
 	// fuses Conv /conv1/Conv, Relu /Relu
 	s.at = "node \"/conv1/Conv\" (FusedConv)"
 	if err := fusedConv(&s.nodes[0]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(0)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /conv2/Conv: FusedConv(/Relu_output_0_nhwc, conv2.weight, conv2.bias) -> /Relu_1_output_0_nhwc
 	// fuses Conv /conv2/Conv, Relu /Relu_1
 	s.at = "node \"/conv2/Conv\" (FusedConv)"
 	if err := fusedConv(&s.nodes[1]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(1)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /MaxPool: PoolNHWC(/Relu_1_output_0_nhwc) -> /MaxPool_output_0_nhwc
 	s.at = "node \"/MaxPool\" (PoolNHWC)"
 	if err := poolNHWC(&s.nodes[2]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(2)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /MaxPool_output_0: Transpose(/MaxPool_output_0_nhwc) -> /MaxPool_output_0
 	s.at = "node \"/MaxPool_output_0\" (Transpose)"
 	if err := transpose(&s.nodes[3]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(3)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /Flatten: Flatten(/MaxPool_output_0) -> /Flatten_output_0
 	s.at = "node \"/Flatten\" (Flatten)"
 	if err := flatten(&s.nodes[4]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(4)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /fc1/Gemm: FusedGemm(/Flatten_output_0, fc1.weight, fc1.bias) -> /Relu_2_output_0
 	// fuses Gemm /fc1/Gemm, Relu /Relu_2
 	s.at = "node \"/fc1/Gemm\" (FusedGemm)"
 	if err := fusedGemm(&s.nodes[5]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(5)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /fc2/Gemm: Gemm(/Relu_2_output_0, fc2.weight, fc2.bias) -> /fc2/Gemm_output_0
 	s.at = "node \"/fc2/Gemm\" (Gemm)"
 	if err := gemm(&s.nodes[6]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(6)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
 
 	// /LogSoftmax: LogSoftmax(/fc2/Gemm_output_0) -> log_probs
 	s.at = "node \"/LogSoftmax\" (LogSoftmax)"
 	if err := logSoftmax(&s.nodes[7]); err != nil {
-		return Output{}, err
+		return err
 	}
 	s.prof.Mark(7)
 	if s.pool.Cancelled() {
-		return Output{}, errCancelled
+		return errCancelled
 	}
-
-	return Output{LogProbs: &s.vals[7]}, nil
+	return nil
 }
 
 // Profile returns the wall time of each node of the main graph, in graph
