@@ -22,7 +22,8 @@ import "math"
 
 const (
 	qgemmNR = 16 // columns of a panel
-	qgemmMR = 4  // rows of the pure-Go tile
+	qgemmMR = 6  // rows of a tile
+	qgemmTW = 64 // columns of a tile (4 panels; the accumulator block's row)
 )
 
 // qgemmB is B packed: K, N, the panels, the column sums of b' and b's zero
@@ -67,26 +68,27 @@ func qgemmPackB(p *qgemmB, src *Tensor, k, n, sk, sn int) {
 	}
 }
 
-// qgemmTileGo is the pure-Go micro-kernel: acc[r*16+j] = sum over the k4
-// quads of a row r (rows <= qgemmMR, at a + r*lda) times panel pb's column j.
-func qgemmTileGo(a []uint8, lda, rows int, pb []int8, k4 int, acc *[qgemmMR * qgemmNR]int32) {
-	*acc = [qgemmMR * qgemmNR]int32{}
+// qgemmTileGo is the pure-Go micro-kernel: for rows r < rows (at a +
+// r*lda) and panels p < panels (at b + p*bstride), acc[r*qgemmTW + p*16 + j]
+// = the sum over the k4 quads of row r times panel p's column j. It is the
+// reference of the VNNI tiles (asmgen/amd64/q8).
+func qgemmTileGo(a []uint8, lda, rows int, b []int8, bstride, panels, k4 int, acc *[qgemmMR * qgemmTW]int32) {
 	for r := 0; r < rows; r++ {
 		row := a[r*lda : r*lda+k4*4]
-		out := acc[r*qgemmNR : r*qgemmNR+qgemmNR]
-		for q := 0; q < k4; q++ {
-			a0, a1, a2, a3 := int32(row[4*q]), int32(row[4*q+1]), int32(row[4*q+2]), int32(row[4*q+3])
-			bq := pb[q*64 : q*64+64]
-			for j := 0; j < qgemmNR; j++ {
-				out[j] += a0*int32(bq[4*j]) + a1*int32(bq[4*j+1]) + a2*int32(bq[4*j+2]) + a3*int32(bq[4*j+3])
+		for p := 0; p < panels; p++ {
+			out := acc[r*qgemmTW+p*qgemmNR : r*qgemmTW+p*qgemmNR+qgemmNR]
+			clear(out)
+			pb := b[p*bstride : p*bstride+k4*64]
+			for q := 0; q < k4; q++ {
+				a0, a1, a2, a3 := int32(row[4*q]), int32(row[4*q+1]), int32(row[4*q+2]), int32(row[4*q+3])
+				bq := pb[q*64 : q*64+64]
+				for j := 0; j < qgemmNR; j++ {
+					out[j] += a0*int32(bq[4*j]) + a1*int32(bq[4*j+1]) + a2*int32(bq[4*j+2]) + a3*int32(bq[4*j+3])
+				}
 			}
 		}
 	}
 }
-
-// qgemmTile is the micro-kernel (k_quant_gemm_amd64.go may set the
-// VNNI one).
-var qgemmTile = qgemmTileGo
 
 // qgemmEpi is the epilogue of a QGemm/QConv: the zero-point terms, bias and
 // requantisation (quant) or dequantisation to float32.
@@ -166,7 +168,7 @@ func (t *qgemmTask) runPart(i, parts int) {
 // qgemmRun computes rows [r0,r1) and columns [c0,c1) (c0 a multiple of
 // qgemmNR) of the GEMM and stores them through e.
 func qgemmRun(a []uint8, lda, r0, r1, c0, c1 int, b *qgemmB, e *qgemmEpi) {
-	var acc [qgemmMR * qgemmNR]int32
+	var acc [qgemmMR * qgemmTW]int32
 	var rs [qgemmMR]int32
 	k4 := b.k4
 	for i0 := r0; i0 < r1; i0 += qgemmMR {
@@ -178,12 +180,13 @@ func qgemmRun(a []uint8, lda, r0, r1, c0, c1 int, b *qgemmB, e *qgemmEpi) {
 			}
 			rs[r] = s
 		}
-		for c := c0; c < c1; c += qgemmNR {
-			pb := b.panels[(c/qgemmNR)*k4*64 : (c/qgemmNR+1)*k4*64]
-			qgemmTile(a[i0*lda:], lda, rows, pb, k4, &acc)
-			cols := min(qgemmNR, c1-c)
+		for c := c0; c < c1; c += qgemmTW {
+			cols := min(qgemmTW, c1-c)
+			panels := (cols + qgemmNR - 1) / qgemmNR
+			pb := b.panels[(c/qgemmNR)*k4*64:]
+			qgemmTile(a[i0*lda:], lda, rows, pb, k4*64, panels, k4, &acc)
 			for r := 0; r < rows; r++ {
-				e.store(i0+r, c, cols, acc[r*qgemmNR:], rs[r], b)
+				e.store(i0+r, c, cols, acc[r*qgemmTW:], rs[r], b)
 			}
 		}
 	}

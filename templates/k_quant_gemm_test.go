@@ -117,7 +117,7 @@ func qgemmZP(t *Tensor, i int) int64 {
 
 func TestQGemmExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	sizes := [][3]int{{1, 1, 1}, {5, 3, 17}, {13, 33, 40}, {7, 64, 16}, {37, 129, 33}, {2, 7, 70}}
+	sizes := [][3]int{{1, 1, 1}, {5, 3, 17}, {13, 33, 40}, {7, 64, 16}, {37, 129, 33}, {2, 7, 70}, {19, 258, 150}, {6, 5, 64}, {1, 301, 65}, {12, 2, 129}}
 	for ci, c := range qgemmCases() {
 		for _, sz := range sizes {
 			for _, threads := range []int{1, 2, 3} {
@@ -261,6 +261,26 @@ func qgemmSame(t *testing.T, what string, got, want *Tensor) {
 	for i := 0; i < got.Len(); i++ {
 		if ewF64At(got, i) != ewF64At(want, i) {
 			t.Fatalf("%s: [%d] = %v, want %v", what, i, ewF64At(got, i), ewF64At(want, i))
+		}
+	}
+}
+
+// BenchmarkQGemm: a 64x1024x1024 u8 x s8 -> f32 QGemm at one thread (VNNI
+// tiles where the CPU has them; -tags purego for the Go tile).
+func BenchmarkQGemm(b *testing.B) {
+	rng := rand.New(rand.NewSource(3))
+	c := qgemmCase{adt: U8, bdt: I8, ydt: F32, perCol: true, bias: true}
+	m, k, nn := 64, 1024, 1024
+	a, _ := miscRandQ(rng, c.adt, m, k)
+	bt, _ := miscRandQ(rng, c.bdt, k, nn)
+	as, azp, bs, bzp, bias, ys, yzp := qgemmInputs(rng, c, nn)
+	n := nnNode("cuvil::QGemm", 1, qgemmActAttrs(c), 1, a, as, azp, bt, bs, bzp, bias, ys, yzp)
+	n.Pool = NewWorkPool(WithThreads(1))
+	defer n.Pool.Close()
+	b.SetBytes(int64(m * k * nn)) // "bytes" are multiply-adds
+	for i := 0; i < b.N; i++ {
+		if err := QGemm(n); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
