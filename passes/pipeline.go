@@ -66,6 +66,11 @@ var Pipeline = []*Pass{
 	// leaves the integer ops it makes NCHW: QLinearMatMul and QLinearConv
 	// become the integer GEMM/conv with the requantisation in the epilogue.
 	FuseQuant,
+	// With Options.Quant only (-quantize int8): after the conv and GEMM
+	// fusions (it takes FusedConv/FusedGemm/FusedMatMul whole, Relu/Clip
+	// in the integer epilogue) and before layout and prepack: float convs
+	// and GEMMs with constant weights become QuantizeLinear -> QConv/QGemm.
+	Quantize,
 	// Last fusion: per-channel Mul+Add that nothing absorbed (pre-activation
 	// BN) with its activation.
 	FuseScaleShift,
@@ -152,6 +157,10 @@ var passOrder = []struct {
 	{FuseGemm, FuseElementwise, "an epilogue inside the GEMM beats a loop of its own"},
 	{FuseConvChain, FuseElementwise, "a chain's stages keep their epilogues"},
 	{FuseElementwise, Cleanup, "fusion drops nodes and leaves constants dead"},
+	{FuseConv, Quantize, "quantize takes FusedConvs whole, with their Relu/Clip"},
+	{FuseGemm, Quantize, "quantize takes FusedGemm/FusedMatMul whole, with their bias and Relu/Clip"},
+	{Quantize, Layout, "QConv is NCHW; layout moves the float convs around it"},
+	{Quantize, Prepack, "quantize reads float weights unpacked"},
 	{Shapes, FuseQuant, "the rewrite reads the scales' and zero points' types and shapes"},
 	{ConstFold, FuseQuant, "scales and zero points made by constant chains have shapes only once folded"},
 	{ConstFold, Prepack, "weights made by constant chains are packable only once folded"},
