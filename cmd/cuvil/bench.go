@@ -32,6 +32,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
+	pf.quantFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
