@@ -3,12 +3,12 @@
 //
 // Usage:
 //
-//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off]
+//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]]
 //	cuvil inspect -model M.onnx [-ops] [-allow-list] [-stats] [-memplan] [-memplan-svg F.svg] [-graph F.dot] [-print-after-all] [-verify] [-d=...] [-winograd=auto|on|off]
-//	cuvil run -model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off]
-//	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off]
+//	cuvil run -model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]]
+//	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]]
 //	cuvil conformance [-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] DIR...
-//	cuvil bench -model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]] [-deadline D]
+//	cuvil bench -model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-profile [-top N]] [-deadline D]
 //	cuvil convert -in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]
 //	cuvil version [-short]
 //
@@ -47,12 +47,12 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off]", "compile a model into a Go package", cmdCompile},
+		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]]", "compile a model into a Go package", cmdCompile},
 		{"inspect", "-model M.onnx [-ops] [-allow-list] [-stats] [-memplan] [-memplan-svg F.svg] [-graph F.dot] [-print-after-all] [-verify] [-d=...] [-winograd=auto|on|off]", "print the IR after the pass pipeline", cmdInspect},
-		{"run", "-model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
-		{"check", "-model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off]", "run a model and compare with output_K.pb", cmdCheck},
+		{"run", "-model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
+		{"check", "-model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]]", "run a model and compare with output_K.pb", cmdCheck},
 		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
-		{"bench", "-model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]] [-deadline D]", "time the compiled model on random inputs", cmdBench},
+		{"bench", "-model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-profile [-top N]] [-deadline D]", "time the compiled model on random inputs", cmdBench},
 		{"convert", "-in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]", "convert a tensor file (TensorProto, harness format, raw data)", cmdConvert},
 		{"version", "[-short]", "print cuvil's version, its module version and VCS revision", cmdVersion},
 	}
