@@ -19,7 +19,8 @@ import (
 // Gemms) in float and int8, calibrated on the first 32 of its 360 images
 // (4 data sets of 8, minmax and percentile observers), and runs all three
 // on the other 328: int8 must agree with fp32's top-1 on at least 99% of
-// them, and every conv and Gemm must have become QConv/QGemm.
+// them, and every conv and Gemm must have become QConv/QGemm with
+// prepacked weights.
 func TestQuantizeDigits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds generated packages")
@@ -62,9 +63,12 @@ func TestQuantizeDigits(t *testing.T) {
 		ops := map[string]int{}
 		for _, nd := range m.Graph.Nodes {
 			ops[nd.Op]++
+			if nd.Attr("packed_q_shape") != nil {
+				ops["packed"]++
+			}
 		}
-		if c.quant != "" && (ops["QConv"] != 2 || ops["QGemm"] != 2 || ops["FusedConv"]+ops["Conv"]+ops["Gemm"]+ops["FusedGemm"] != 0) {
-			t.Fatalf("%s: ops %v, want 2 QConv and 2 QGemm", c.name, ops)
+		if c.quant != "" && (ops["QConv"] != 2 || ops["QGemm"] != 2 || ops["packed"] != 4 || ops["FusedConv"]+ops["Conv"]+ops["Gemm"]+ops["FusedGemm"] != 0) {
+			t.Fatalf("%s: ops %v, want 2 QConv and 2 QGemm, their weights prepacked", c.name, ops)
 		}
 		models[c.name] = m
 	}

@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -63,5 +64,48 @@ graph main(%x: f32[1,2,5,5]) -> (%y) {
 		if n.Domain == ir.CuvilDomain {
 			t.Fatalf("observe mode rewrote %s", n)
 		}
+	}
+}
+
+// TestPrepackQ: prepack stores a QGemm's and QConv's constant s8 weights as
+// the integer GEMM's panels (packed_q_shape: their ONNX shape); a u8 B and
+// a B read twice stay.
+func TestPrepackQ(t *testing.T) {
+	m, err := ir.Parse(`opset ai.onnx 13
+opset cuvil 1
+graph main(%a: u8[2,5], %x: u8[1,3,4,4]) -> (%y1, %y2, %y3, %y4, %y5) {
+  %s = const f32[] {0.5}
+  %b = const i8[5,3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+  %bu = const u8[5,3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+  %b2 = const i8[5,3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16}
+  %w = const i8[2,3,1,1] {1, 2, 3, 4, 5, 6}
+  %y1 = cuvil.QGemm <f32[2,3]> %a %s _ %b %s
+  %y2 = cuvil.QGemm <f32[2,3]> %a %s _ %bu %s
+  %y3 = cuvil.QGemm <f32[2,3]> %a %s _ %b2 %s
+  %y4 = cuvil.QGemm <f32[2,3]> %a %s _ %b2 %s
+  %y5 = cuvil.QConv <f32[1,2,4,4]> %x %s _ %w %s
+}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Prepack.Run(m); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"y1": "[5 3]", "y2": "", "y3": "", "y4": "", "y5": "[2 3 1 1]"}
+	for _, n := range m.Graph.Nodes {
+		got := ""
+		if s := n.AttrInts("packed_q_shape", nil); s != nil {
+			got = fmt.Sprint(s)
+			if w := n.Inputs[3]; w.Const.DType != ir.I8 || len(w.Const.Shape) != 1 || w.Const.Shape[0] != 64*2 && w.Const.Shape[0] != 64 {
+				t.Errorf("%s: packed B %s %v", n.Outputs[0].Name, w.Const.DType, w.Const.Shape)
+			}
+		}
+		if got != want[n.Outputs[0].Name] {
+			t.Errorf("%s: packed_q_shape %q, want %q", n.Outputs[0].Name, got, want[n.Outputs[0].Name])
+		}
+	}
+	if err := ir.Verify(m); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -34,6 +34,40 @@ type qgemmB struct {
 	colsum   []int32
 }
 
+// qgemmPackedAttr (ints: B's or W's ONNX shape) marks a QGemm/QConv
+// whose constant s8 B (W) the prepack pass stored as qgemmPackB's panels
+// (templates/compiler_prepack.go, PrepackQWeights).
+const qgemmPackedAttr = "packed_q_shape"
+
+// qgemmUsePacked points p at prepacked panels of B [k, n] (s8, read only)
+// and computes their column sums once: a node keeps them across runs
+// while the panels are the same constant.
+func qgemmUsePacked(p *qgemmB, panels []int8, k, n int) bool {
+	k4 := (k + 3) / 4
+	np := (n + qgemmNR - 1) / qgemmNR
+	if len(panels) != np*k4*64 {
+		return false
+	}
+	if p.k == k && p.n == n && len(p.panels) == len(panels) && len(panels) > 0 && &p.panels[0] == &panels[0] {
+		return true
+	}
+	p.k, p.n, p.k4, p.panels = k, n, k4, panels
+	if cap(p.colsum) < n {
+		p.colsum = make([]int32, n)
+	}
+	p.colsum = p.colsum[:n]
+	for j := 0; j < n; j++ {
+		base := (j/qgemmNR)*k4*64 + (j%qgemmNR)*4
+		var s int32
+		for q := 0; q < k4; q++ {
+			b := panels[base+q*64 : base+q*64+4]
+			s += int32(b[0]) + int32(b[1]) + int32(b[2]) + int32(b[3])
+		}
+		p.colsum[j] = s
+	}
+	return true
+}
+
 // qgemmPackB packs B[k,n] = src[k*sk+n*sn] (u8 when u8, else s8) into p,
 // reusing its buffers.
 func qgemmPackB(p *qgemmB, src *Tensor, k, n, sk, sn int) {
@@ -373,10 +407,18 @@ func QGemm(n *Node) error {
 		return n.Errorf("needs A, A_scale, B and B_scale")
 	}
 	a, b := n.In[0], n.In[3]
-	if len(b.Shape) != 2 || len(a.Shape) < 1 {
+	bshape := b.Shape
+	packed := n.Attrs.Ints(qgemmPackedAttr)
+	if packed != nil {
+		bshape = []int{len(packed), 0}
+		if len(packed) == 2 {
+			bshape = []int{int(packed[0]), int(packed[1])}
+		}
+	}
+	if len(bshape) != 2 || len(a.Shape) < 1 {
 		return n.Errorf("A must be [..., K] and B [K, N]")
 	}
-	k, nn := b.Shape[0], b.Shape[1]
+	k, nn := bshape[0], bshape[1]
 	if a.Shape[len(a.Shape)-1] != k {
 		return n.Errorf("A's last dimension %d is not B's K %d", a.Shape[len(a.Shape)-1], k)
 	}
@@ -392,7 +434,13 @@ func QGemm(n *Node) error {
 	if err := qgemmSetup(n, st, nn, shape); err != nil {
 		return err
 	}
-	qgemmPackB(&st.b, b, k, nn, nn, 1)
+	if packed != nil {
+		if pb, ok := b.Data.([]int8); !ok || !qgemmUsePacked(&st.b, pb, k, nn) {
+			return n.Errorf("prepacked B does not match %s %v", qgemmPackedAttr, packed)
+		}
+	} else {
+		qgemmPackB(&st.b, b, k, nn, nn, 1)
+	}
 	st.e.ldy = nn
 	ap, lda := qgemmRowsA(n, a, m, k)
 	qgemm(n, ap, lda, m, &st.b, &st.e)
@@ -417,16 +465,24 @@ func QConv(n *Node) error {
 		return n.Errorf("needs X, X_scale, W and W_scale")
 	}
 	x, w := n.In[0], n.In[3]
-	if len(x.Shape) != 4 || len(w.Shape) != 4 {
+	wshape := w.Shape
+	packed := n.Attrs.Ints(qgemmPackedAttr)
+	if packed != nil {
+		wshape = make([]int, len(packed))
+		for i, d := range packed {
+			wshape[i] = int(d)
+		}
+	}
+	if len(x.Shape) != 4 || len(wshape) != 4 {
 		return n.Errorf("only 2-D convolutions (X [N,C,H,W])")
 	}
 	if g := n.Attrs.Int("group", 1); g != 1 {
 		return n.Errorf("group %d: only group 1", g)
 	}
 	nb, c, h, wd := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
-	mo, kh, kw := w.Shape[0], w.Shape[2], w.Shape[3]
-	if w.Shape[1] != c {
-		return n.Errorf("W has %d input channels, X %d", w.Shape[1], c)
+	mo, kh, kw := wshape[0], wshape[2], wshape[3]
+	if wshape[1] != c {
+		return n.Errorf("W has %d input channels, X %d", wshape[1], c)
 	}
 	strides := attrInts2(n, "strides", 1)
 	dil := attrInts2(n, "dilations", 1)
@@ -469,7 +525,13 @@ func QConv(n *Node) error {
 	if err := qgemmSetup(n, st, mo, []int{nb, mo, oh, ow}); err != nil {
 		return err
 	}
-	qgemmPackB(&st.b, w, k, mo, 1, k)
+	if packed != nil {
+		if pw, ok := w.Data.([]int8); !ok || !qgemmUsePacked(&st.b, pw, k, mo) {
+			return n.Errorf("prepacked W does not match %s %v", qgemmPackedAttr, packed)
+		}
+	} else {
+		qgemmPackB(&st.b, w, k, mo, 1, k)
+	}
 	st.e.colMajor = true
 	st.e.ldy = oh * ow
 	lda := (k + 3) &^ 3

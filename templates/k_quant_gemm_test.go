@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -131,6 +132,9 @@ func TestQGemmExact(t *testing.T) {
 				if err := QGemm(n); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
+				if c.bdt == I8 {
+					qgemmCheckPacked(t, name, n, QGemm, threads)
+				}
 				n.Pool.Close()
 				y := n.Out[0]
 				if y.DType != c.ydt {
@@ -184,6 +188,9 @@ func TestQConvExact(t *testing.T) {
 				n.Pool = NewWorkPool(WithThreads(threads))
 				if err := QConv(n); err != nil {
 					t.Fatalf("%s: %v", name, err)
+				}
+				if c.bdt == I8 {
+					qgemmCheckPacked(t, name, n, QConv, threads)
 				}
 				n.Pool.Close()
 				// The int64 accumulators through the reference ConvInteger
@@ -282,5 +289,52 @@ func BenchmarkQGemm(b *testing.B) {
 		if err := QGemm(n); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// qgemmCheckPacked runs n (a QGemm or QConv that has run) again with its
+// s8 B/W prepacked as the prepack pass stores it (PrepackQWeights,
+// qgemmPackedAttr), twice (the second run reuses the column sums), and
+// requires n's output bit for bit.
+func qgemmCheckPacked(t *testing.T, name string, n *Node, k Kernel, threads int) {
+	t.Helper()
+	w := n.In[3]
+	pw, ok := PrepackQWeights(w.I8(), w.Shape, n.Op == "cuvil::QConv")
+	if !ok {
+		t.Fatalf("%s: PrepackQWeights refused %v", name, w.Shape)
+	}
+	at := Attrs{}
+	for key, v := range n.Attrs {
+		at[key] = v
+	}
+	shape := make([]int64, len(w.Shape))
+	for i, d := range w.Shape {
+		shape[i] = int64(d)
+	}
+	at[qgemmPackedAttr] = shape
+	in := append([]*Tensor(nil), n.In...)
+	in[3] = &Tensor{DType: I8, Shape: []int{len(pw)}, Data: pw}
+	pn := nnNode(n.Op, 1, at, 1, in...)
+	pn.Pool = NewWorkPool(WithThreads(threads))
+	defer pn.Pool.Close()
+	for run := 0; run < 2; run++ {
+		if err := k(pn); err != nil {
+			t.Fatalf("%s packed: %v", name, err)
+		}
+		y, want := pn.Out[0], n.Out[0]
+		if y.Len() != want.Len() || y.DType != want.DType {
+			t.Fatalf("%s packed: %s %v, want %s %v", name, y.DType, y.Shape, want.DType, want.Shape)
+		}
+		for i := 0; i < y.Len(); i++ {
+			if a, b := ewF64At(y, i), ewF64At(want, i); a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+				t.Fatalf("%s packed, run %d: y[%d] = %v, unpacked %v", name, run, i, a, b)
+			}
+		}
+	}
+	// Wrong panels are an error naming the node, not a panic.
+	in[3] = &Tensor{DType: I8, Shape: []int{len(pw) - 1}, Data: pw[:len(pw)-1]}
+	bad := nnNode(n.Op, 1, at, 1, in...)
+	if err := k(bad); err == nil || !strings.Contains(err.Error(), "prepacked") {
+		t.Fatalf("%s: short panels: error %v", name, err)
 	}
 }
