@@ -138,41 +138,67 @@ type qgemmEpi struct {
 	yf       []float32
 	colMajor bool // y[n*ldy + m] (NCHW conv), else y[m*ldy + n]
 	ldy      int
+	// Per column, from prepare: zb', the constant part of the sum
+	// (-za'*colsum + K*za'*zb' + bias) and the multiplier.
+	zbc, colterm []int32
+	multd        []float64
+	multf        []float32
 }
 
-// store writes the finished row r's columns [c0, c0+cols) from acc.
-func (e *qgemmEpi) store(m, c0, cols int, acc []int32, rowsum int32, b *qgemmB) {
+// prepare fills the epilogue's per-column terms for B b, in st's buffers
+// (int32 arithmetic wraps, so the regrouped sum is store's exactly).
+func (e *qgemmEpi) prepare(b *qgemmB, st *qgemmState) {
+	n := b.n
+	if cap(st.colterm) < n {
+		st.zbc, st.colterm = make([]int32, n), make([]int32, n)
+		st.multd, st.multf = make([]float64, n), make([]float32, n)
+	}
+	e.zbc, e.colterm, e.multd, e.multf = st.zbc[:n], st.colterm[:n], st.multd[:n], st.multf[:n]
 	kz := int32(b.k) * e.za
-	for j := 0; j < cols; j++ {
-		c := c0 + j
+	for c := 0; c < n; c++ {
 		zb := e.zb[0]
 		if len(e.zb) > 1 {
 			zb = e.zb[c]
 		}
-		v := acc[j] - zb*rowsum - e.za*b.colsum[c] + kz*zb
+		t := -e.za*b.colsum[c] + kz*zb
 		if e.bias != nil {
-			v += e.bias[c]
+			t += e.bias[c]
 		}
 		mu := e.mult[0]
 		if len(e.mult) > 1 {
 			mu = e.mult[c]
 		}
-		o := m*e.ldy + c
-		if e.colMajor {
-			o = c*e.ldy + m
+		e.zbc[c], e.colterm[c], e.multd[c], e.multf[c] = zb, t, mu, float32(mu)
+	}
+}
+
+// store writes the finished row r's columns [c0, c0+cols) from acc.
+func (e *qgemmEpi) store(m, c0, cols int, acc []int32, rowsum int32, b *qgemmB) {
+	acc = acc[:cols]
+	zb, ct := e.zbc[c0:c0+cols], e.colterm[c0:c0+cols]
+	step, o := 1, m*e.ldy+c0
+	if e.colMajor {
+		step, o = e.ldy, c0*e.ldy+m
+	}
+	if !e.quant {
+		mu := e.multf[c0 : c0+cols]
+		lo, hi := float32(e.lo), float32(e.hi)
+		y := e.yf
+		for j, a := range acc {
+			f := float32(a-zb[j]*rowsum+ct[j]) * mu[j]
+			y[o+j*step] = max(lo, min(hi, f))
 		}
-		if e.quant {
-			q := math.RoundToEven(float64(v)*mu) + float64(e.zy)
-			q = math.Max(e.lo, math.Min(e.hi, q))
-			if e.yu8 != nil {
-				e.yu8[o] = uint8(q)
-			} else {
-				e.ys8[o] = int8(q)
-			}
+		return
+	}
+	mu := e.multd[c0 : c0+cols]
+	zy := float64(e.zy)
+	for j, a := range acc {
+		q := math.RoundToEven(float64(a-zb[j]*rowsum+ct[j])*mu[j]) + zy
+		q = max(e.lo, min(e.hi, q))
+		if e.yu8 != nil {
+			e.yu8[o+j*step] = uint8(q)
 		} else {
-			f := float32(v) * float32(mu)
-			f = float32(math.Max(e.lo, math.Min(e.hi, float64(f))))
-			e.yf[o] = f
+			e.ys8[o+j*step] = int8(q)
 		}
 	}
 }
@@ -245,10 +271,13 @@ func qgemm(n *Node, a []uint8, lda, m int, b *qgemmB, e *qgemmEpi) {
 
 // qgemmState is what a QGemm/QConv node keeps between runs.
 type qgemmState struct {
-	b   qgemmB
-	e   qgemmEpi
-	zb  []int32
-	mul []float64
+	b            qgemmB
+	e            qgemmEpi
+	zb           []int32
+	mul          []float64
+	zbc, colterm []int32
+	multd        []float64
+	multf        []float32
 }
 
 // qgemmSetup reads the scales, zero points, bias and activation of a
@@ -442,6 +471,7 @@ func QGemm(n *Node) error {
 		qgemmPackB(&st.b, b, k, nn, nn, 1)
 	}
 	st.e.ldy = nn
+	st.e.prepare(&st.b, st)
 	ap, lda := qgemmRowsA(n, a, m, k)
 	qgemm(n, ap, lda, m, &st.b, &st.e)
 	return nil
@@ -534,6 +564,7 @@ func QConv(n *Node) error {
 	}
 	st.e.colMajor = true
 	st.e.ldy = oh * ow
+	st.e.prepare(&st.b, st)
 	lda := (k + 3) &^ 3
 	p := oh * ow
 	col := nnBuf[uint8](n, 0, p*lda)
@@ -546,10 +577,32 @@ func QConv(n *Node) error {
 			for ox := 0; ox < ow; ox++ {
 				row := col[(oy*ow+ox)*lda : (oy*ow+ox+1)*lda]
 				i := 0
+				ix0 := ox*strides[1] - pl
+				inner := xu != nil && dil[1] == 1 && ix0 >= 0 && ix0+kw <= wd
 				for ci := 0; ci < c; ci++ {
 					base := (img*c + ci) * h * wd
 					for ky := 0; ky < kh; ky++ {
 						iy := oy*strides[0] - pt + ky*dil[0]
+						if iy < 0 || iy >= h {
+							for kx := 0; kx < kw; kx++ {
+								row[i+kx] = za
+							}
+							i += kw
+							continue
+						}
+						if inner { // the window's row lies inside X
+							src := xu[base+iy*wd+ix0 : base+iy*wd+ix0+kw]
+							if kw > 16 {
+								copy(row[i:i+kw], src)
+							} else {
+								dst := row[i : i+kw]
+								for kx, v := range src {
+									dst[kx] = v
+								}
+							}
+							i += kw
+							continue
+						}
 						for kx := 0; kx < kw; kx++ {
 							ix := ox*strides[1] - pl + kx*dil[1]
 							v := za

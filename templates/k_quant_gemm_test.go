@@ -338,3 +338,24 @@ func qgemmCheckPacked(t *testing.T, name string, n *Node, k Kernel, threads int)
 		t.Fatalf("%s: short panels: error %v", name, err)
 	}
 }
+
+// TestQuantizeLinearU8Fast: the per-tensor f32 -> u8 loop gives the
+// general loop's bytes (the same scale per channel takes that one), on
+// ties, saturation and infinities.
+func TestQuantizeLinearU8Fast(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	const c, hw = 3, 37
+	vals := make([]float64, c*hw)
+	for i := range vals {
+		vals[i] = (rng.Float64()*2 - 1) * 4
+	}
+	copy(vals, []float64{0.25, 0.75, -0.25, 1e30, -1e30, math.Inf(1), math.Inf(-1), 2.5 * 0.0125, 3.5 * 0.0125})
+	x := miscTensorF(F32, vals, 1, c, hw)
+	zp := &Tensor{DType: U8, Data: []uint8{100}}
+	fast := nnRun(t, "QuantizeLinear", 13, Attrs{}, 1, x, miscTensorF(F32, []float64{0.0125}), zp)[0]
+	zps := &Tensor{DType: U8, Shape: []int{c}, Data: []uint8{100, 100, 100}}
+	slow := nnRun(t, "QuantizeLinear", 13, Attrs{"axis": int64(1)}, 1, x, miscTensorF(F32, []float64{0.0125, 0.0125, 0.0125}, c), zps)[0]
+	if fmt.Sprint(fast.U8()) != fmt.Sprint(slow.U8()) {
+		t.Fatalf("fast %v\nslow %v", fast.U8(), slow.U8())
+	}
+}
