@@ -2,6 +2,7 @@ package cuvil
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -291,4 +292,260 @@ func observe(m *ir.Model, names []string, sets []string, observer string, pct fl
 		ranges[name] = obs[i].result(observer)
 	}
 	return ranges, nil
+}
+
+// WriteQDQ calibrates opts.Model as Compile does with opts.Quantize
+// "int8" (the default here) and returns the same decisions as a standard
+// QDQ ONNX model (what `cuvil quantize` writes), so that other runtimes
+// run the model Cuvil compiles: every Conv, Gemm and MatMul the quantize
+// pass rewrites reads its input through QuantizeLinear -> DequantizeLinear
+// (u8, the observed scale and zero point), its weights through a
+// DequantizeLinear of the s8 per-output-channel weights and its bias
+// (Conv, Gemm with a bias of N) through one of the int32 bias; the rest of
+// the model is as imported.
+func WriteQDQ(opts Options) ([]byte, error) {
+	if opts.Quantize == "" {
+		opts.Quantize = "int8"
+	}
+	if opts.Model == "" {
+		return nil, fmt.Errorf("cuvil: a model file is required")
+	}
+	debug, err := passes.ParseDebug(opts.Debug)
+	if err != nil {
+		return nil, err
+	}
+	wino, err := passes.ParseWinograd(opts.Winograd)
+	if err != nil {
+		return nil, fmt.Errorf("cuvil: %v", err)
+	}
+	lo := onnx.LoadOptions{MaxData: opts.MaxWeights, MaxNodes: opts.MaxNodes, MaxDepth: opts.MaxDepth}
+	cfg, err := quantConfig(opts, lo, debug, wino)
+	if err != nil {
+		return nil, err
+	}
+	// Which imported nodes the pass quantizes, and the value each reads.
+	m, err := onnx.LoadWith(opts.Model, lo)
+	if err != nil {
+		return nil, err
+	}
+	off := map[string]string{}
+	for name, a := range debug {
+		if a == passes.ActionOff {
+			off[name] = a
+		}
+	}
+	if err := runPasses(m, passes.Options{Debug: off, Winograd: wino, Quant: cfg}); err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.Model, err)
+	}
+	reads := map[string]string{} // imported Conv/Gemm/MatMul name -> its input's name
+	for _, n := range m.Graph.Nodes {
+		if n.Domain != ir.CuvilDomain || (n.Op != "QConv" && n.Op != "QGemm") || n.Input(0) == nil || n.Input(0).Def == nil {
+			continue
+		}
+		x := n.Input(0).Def.Input(0)
+		for _, o := range n.Fused {
+			if (o.Op == "Conv" || o.Op == "Gemm" || o.Op == "MatMul") && x != nil {
+				reads[o.Name] = x.Name
+			}
+		}
+	}
+	orig, err := onnx.LoadWith(opts.Model, lo)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeQDQ(orig, reads, cfg.Ranges); err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.Model, err)
+	}
+	return onnx.Encode(orig)
+}
+
+// writeQDQ rewrites the imported model m in place (see WriteQDQ).
+func writeQDQ(m *ir.Model, reads map[string]string, ranges map[string][2]float32) error {
+	g := m.Graph
+	version := func(op string) (int, error) {
+		s := ir.LookupOp("", op)
+		if s == nil {
+			return 0, fmt.Errorf("no %s in the op table", op)
+		}
+		v, ok := s.VersionFor(m.Opset(""))
+		if !ok || v < 13 {
+			return 0, fmt.Errorf("a QDQ model needs ai.onnx opset 13 or later (per-axis DequantizeLinear); the model has %d", m.Opset(""))
+		}
+		return v, nil
+	}
+	names := map[string]bool{}
+	for _, v := range g.Consts {
+		names[v.Name] = true
+	}
+	for _, v := range g.Inputs {
+		names[v.Name] = true
+	}
+	for _, n := range g.Nodes {
+		names[n.Name] = true
+		for _, v := range n.Outputs {
+			if v != nil {
+				names[v.Name] = true
+			}
+		}
+	}
+	fresh := func(base string) string {
+		name := base
+		for i := 1; names[name]; i++ {
+			name = fmt.Sprintf("%s_%d", base, i)
+		}
+		names[name] = true
+		return name
+	}
+	constant := func(base string, t *ir.Tensor) *ir.Value {
+		t.Name = fresh(base)
+		v := &ir.Value{Name: t.Name, Type: t.Type(), Const: t}
+		g.Consts = append(g.Consts, v)
+		return v
+	}
+	f32 := func(vals ...float32) *ir.Tensor {
+		t := &ir.Tensor{DType: ir.F32, Raw: make([]byte, 4*len(vals))}
+		if len(vals) != 1 {
+			t.Shape = []int64{int64(len(vals))}
+		}
+		for i, f := range vals {
+			binary.LittleEndian.PutUint32(t.Raw[4*i:], math.Float32bits(f))
+		}
+		return t
+	}
+	var qv, dqv int
+	dq := func(name string, x, s, z *ir.Value, axis int, typ ir.Type) (*ir.Node, *ir.Value) {
+		out := &ir.Value{Name: fresh(name), Type: typ}
+		n := &ir.Node{Name: out.Name, Op: "DequantizeLinear", Version: dqv, Inputs: []*ir.Value{x, s, z}, Outputs: []*ir.Value{out}}
+		if z == nil {
+			n.Inputs = n.Inputs[:2]
+		}
+		if axis >= 0 {
+			n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: int64(axis)})
+		}
+		out.Def = n
+		return n, out
+	}
+	seen := map[*ir.Value]*ir.Value{} // activation -> its DequantizeLinear
+	var nodes []*ir.Node
+	for _, n := range g.Nodes {
+		xname, ok := reads[n.Name]
+		x := n.Input(0)
+		if !ok || !(n.Domain == "" || n.Domain == "ai.onnx") || x == nil || x.Name != xname || !n.Input(1).IsConst() {
+			nodes = append(nodes, n)
+			continue
+		}
+		rg, ok := ranges[xname]
+		if !ok {
+			nodes = append(nodes, n)
+			continue
+		}
+		if qv == 0 {
+			var err error
+			if qv, err = version("QuantizeLinear"); err != nil {
+				return err
+			}
+			if dqv, err = version("DequantizeLinear"); err != nil {
+				return err
+			}
+		}
+		xd := seen[x]
+		if xd == nil {
+			scale, zero := quantU8(rg[0], rg[1])
+			s := constant(xname+"_scale", f32(scale))
+			z := constant(xname+"_zero_point", &ir.Tensor{DType: ir.U8, Raw: []byte{zero}})
+			var qt ir.Type // an intermediate value's type is inferred later
+			if x.Type.Known() {
+				qt = ir.TensorType(ir.U8, x.Type.Shape)
+			}
+			q := &ir.Value{Name: fresh(xname + "_QuantizeLinear"), Type: qt}
+			qn := &ir.Node{Name: q.Name, Op: "QuantizeLinear", Version: qv, Inputs: []*ir.Value{x, s, z}, Outputs: []*ir.Value{q}}
+			q.Def = qn
+			var dn *ir.Node
+			dn, xd = dq(xname+"_DequantizeLinear", q, s, z, -1, x.Type)
+			nodes = append(nodes, qn, dn)
+			seen[x] = xd
+		}
+		sx := xd.Def.Inputs[1].Const
+		sxv := math.Float32frombits(binary.LittleEndian.Uint32(sx.Raw))
+		w := n.Inputs[1]
+		if w.Const.DType != ir.F32 {
+			nodes = append(nodes, n)
+			continue
+		}
+		axis := 0 // the output channel axis of W
+		if n.Op == "MatMul" || n.Op == "Gemm" && n.AttrInt("transB", 0) == 0 {
+			axis = 1
+		}
+		wq, ws := quantPerAxis(w.Const, axis)
+		chans := len(ws)
+		wsv := constant(w.Name+"_scale", f32(ws...))
+		wzv := constant(w.Name+"_zero_point", &ir.Tensor{DType: ir.I8, Shape: []int64{int64(chans)}, Raw: make([]byte, chans)})
+		wqv := constant(w.Name+"_quantized", &ir.Tensor{DType: ir.I8, Shape: append([]int64(nil), w.Const.Shape...), Raw: wq})
+		wn, wd := dq(w.Name+"_DequantizeLinear", wqv, wsv, wzv, axis, w.Type)
+		nodes = append(nodes, wn)
+		ins := append([]*ir.Value(nil), n.Inputs...)
+		ins[0], ins[1] = xd, wd
+		if b := n.Input(2); b != nil && b.IsConst() && b.Const.DType == ir.F32 && len(b.Const.Shape) == 1 && int(b.Const.Shape[0]) == chans && n.Op != "MatMul" &&
+			(n.Op == "Conv" || n.AttrFloat("beta", 1) == 1) {
+			bv := b.Const.Float64s()
+			bs := make([]float32, chans)
+			raw := make([]byte, 4*chans)
+			for c := range bs {
+				bs[c] = sxv * ws[c]
+				q := math.RoundToEven(bv[c] / float64(bs[c]))
+				binary.LittleEndian.PutUint32(raw[4*c:], uint32(int32(math.Max(math.MinInt32, math.Min(math.MaxInt32, q)))))
+			}
+			bsv := constant(b.Name+"_scale", f32(bs...))
+			bqv := constant(b.Name+"_quantized", &ir.Tensor{DType: ir.I32, Shape: []int64{int64(chans)}, Raw: raw})
+			bn, bd := dq(b.Name+"_DequantizeLinear", bqv, bsv, nil, 0, b.Type)
+			nodes = append(nodes, bn)
+			ins[2] = bd
+		}
+		n.Inputs = ins
+		nodes = append(nodes, n)
+	}
+	g.Nodes = nodes
+	return nil
+}
+
+// quantU8 is the quantize pass's activation quantization (passes/quantize.go
+// quantU8Params): the range widened to hold 0, 255 steps.
+func quantU8(lo, hi float32) (float32, uint8) {
+	l, h := math.Min(float64(lo), 0), math.Max(float64(hi), 0)
+	if h-l < 1e-30 {
+		return 1, 0
+	}
+	scale := float32((h - l) / 255)
+	z := math.RoundToEven(-l / float64(scale))
+	return scale, uint8(math.Max(0, math.Min(255, z)))
+}
+
+// quantPerAxis quantizes the f32 tensor t to symmetric s8 per index along
+// axis (scale max|w|/127, as the quantize pass does).
+func quantPerAxis(t *ir.Tensor, axis int) ([]byte, []float32) {
+	w := t.Float64s()
+	chans := int(t.Shape[axis])
+	inner := 1
+	for _, d := range t.Shape[axis+1:] {
+		inner *= int(d)
+	}
+	ch := func(i int) int { return (i / inner) % chans }
+	mx := make([]float64, chans)
+	for i, v := range w {
+		mx[ch(i)] = math.Max(mx[ch(i)], math.Abs(v))
+	}
+	scales := make([]float32, chans)
+	for c := range scales {
+		s := float32(mx[c] / 127)
+		if s == 0 || math.IsInf(float64(s), 0) || math.IsNaN(float64(s)) {
+			s = 1
+		}
+		scales[c] = s
+	}
+	out := make([]byte, len(w))
+	for i, v := range w {
+		q := math.RoundToEven(v / float64(scales[ch(i)]))
+		out[i] = byte(int8(math.Max(-127, math.Min(127, q))))
+	}
+	return out, scales
 }

@@ -18,7 +18,8 @@ import (
 // TestQuantizeDigits compiles testdata/digits (two convs with Relu, two
 // Gemms) in float and int8, calibrated on the first 32 of its 360 images
 // (4 data sets of 8, minmax and percentile observers), and runs all three
-// on the other 328: int8 must agree with fp32's top-1 on at least 99% of
+// on the other 328, with the QDQ model WriteQDQ writes for the same
+// calibration (run in float): int8 must agree with fp32's top-1 on at least 99% of
 // them, and every conv and Gemm must have become QConv/QGemm with
 // prepacked weights.
 func TestQuantizeDigits(t *testing.T) {
@@ -72,9 +73,33 @@ func TestQuantizeDigits(t *testing.T) {
 		}
 		models[c.name] = m
 	}
+	// The same decisions as a QDQ model (cuvil quantize), run in float.
+	qdq, err := WriteQDQ(Options{Model: model, Calibrate: []string{calib}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qdqPath := filepath.Join(t.TempDir(), "digits.int8.onnx")
+	if err := os.WriteFile(qdqPath, qdq, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := onnx.LoadWith(qdqPath, onnx.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]int{}
+	for _, nd := range raw.Graph.Nodes {
+		ops[nd.Op]++
+	}
+	// 4 activations quantized; 4 weights and 4 biases dequantized.
+	if ops["QuantizeLinear"] != 4 || ops["DequantizeLinear"] != 12 || ops["Conv"] != 2 || ops["Gemm"] != 2 {
+		t.Fatalf("QDQ model ops %v", ops)
+	}
+	if models["qdq"], _, err = Load(Options{Model: qdqPath}); err != nil {
+		t.Fatal(err)
+	}
 	got := runModels(t, models, eval)
 	ref := got["fp32"]
-	for _, name := range []string{"int8", "int8p"} {
+	for _, name := range []string{"int8", "int8p", "qdq"} {
 		agree := 0
 		var num, den float64
 		for i := 0; i < len(ref)/10; i++ {
@@ -88,6 +113,13 @@ func TestQuantizeDigits(t *testing.T) {
 			den += ref[i] * ref[i]
 		}
 		frac := float64(agree) / float64(len(ref)/10)
+		if name == "qdq" { // cuvil's int8 and the QDQ model in float: one quantization step apart at most
+			var d float64
+			for i := range ref {
+				d = math.Max(d, math.Abs(got["qdq"][i]-got["int8"][i]))
+			}
+			t.Logf("qdq vs int8: max abs log-prob difference %.5f", d)
+		}
 		t.Logf("%s: top-1 agreement with fp32 %d/%d (%.2f%%), log-prob relative L2 %.4f", name, agree, len(ref)/10, 100*frac, math.Sqrt(num/den))
 		if frac < 0.99 {
 			t.Errorf("%s: top-1 agreement %.4f, want at least 0.99", name, frac)
