@@ -426,6 +426,7 @@ func writeQDQ(m *ir.Model, reads map[string]string, ranges map[string][2]float32
 		return n, out
 	}
 	seen := map[*ir.Value]*ir.Value{} // activation -> its DequantizeLinear
+	replaced := map[*ir.Value]bool{}  // float weights and biases now dequantized
 	var nodes []*ir.Node
 	for _, n := range g.Nodes {
 		xname, ok := reads[n.Name]
@@ -453,7 +454,7 @@ func writeQDQ(m *ir.Model, reads map[string]string, ranges map[string][2]float32
 			scale, zero := quantU8(rg[0], rg[1])
 			s := constant(xname+"_scale", f32(scale))
 			z := constant(xname+"_zero_point", &ir.Tensor{DType: ir.U8, Raw: []byte{zero}})
-			var qt ir.Type // an intermediate value's type is inferred later
+			qt := ir.Type{Kind: ir.TensorKind, Unranked: true} // unknown: inferred on import
 			if x.Type.Known() {
 				qt = ir.TensorType(ir.U8, x.Type.Shape)
 			}
@@ -485,6 +486,7 @@ func writeQDQ(m *ir.Model, reads map[string]string, ranges map[string][2]float32
 		nodes = append(nodes, wn)
 		ins := append([]*ir.Value(nil), n.Inputs...)
 		ins[0], ins[1] = xd, wd
+		replaced[w] = true
 		if b := n.Input(2); b != nil && b.IsConst() && b.Const.DType == ir.F32 && len(b.Const.Shape) == 1 && int(b.Const.Shape[0]) == chans && n.Op != "MatMul" &&
 			(n.Op == "Conv" || n.AttrFloat("beta", 1) == 1) {
 			bv := b.Const.Float64s()
@@ -500,11 +502,31 @@ func writeQDQ(m *ir.Model, reads map[string]string, ranges map[string][2]float32
 			bn, bd := dq(b.Name+"_DequantizeLinear", bqv, bsv, nil, 0, b.Type)
 			nodes = append(nodes, bn)
 			ins[2] = bd
+			replaced[b] = true
 		}
 		n.Inputs = ins
 		nodes = append(nodes, n)
 	}
 	g.Nodes = nodes
+	// Drop the float weights the rewrite replaced (and only those).
+	used := map[*ir.Value]bool{}
+	for _, v := range g.Outputs {
+		used[v] = true
+	}
+	g.Walk(func(sg *ir.Graph) {
+		for _, n := range sg.Nodes {
+			for _, v := range n.Inputs {
+				used[v] = true
+			}
+		}
+	})
+	consts := g.Consts[:0]
+	for _, v := range g.Consts {
+		if used[v] || !replaced[v] {
+			consts = append(consts, v)
+		}
+	}
+	g.Consts = consts
 	return nil
 }
 

@@ -9,6 +9,7 @@
 //	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]]
 //	cuvil conformance [-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] DIR...
 //	cuvil bench -model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-profile [-top N]] [-deadline D]
+//	cuvil quantize -model M.onnx -o M.int8.onnx [-quantize int8] -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]
 //	cuvil convert -in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]
 //	cuvil version [-short]
 //
@@ -53,6 +54,7 @@ func init() {
 		{"check", "-model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]]", "run a model and compare with output_K.pb", cmdCheck},
 		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
 		{"bench", "-model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-profile [-top N]] [-deadline D]", "time the compiled model on random inputs", cmdBench},
+		{"quantize", "-model M.onnx -o M.int8.onnx [-quantize int8] -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]", "write a model's -quantize int8 decisions as a QDQ ONNX model (for ONNX Runtime)", cmdQuantize},
 		{"convert", "-in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]", "convert a tensor file (TensorProto, harness format, raw data)", cmdConvert},
 		{"version", "[-short]", "print cuvil's version, its module version and VCS revision", cmdVersion},
 	}
