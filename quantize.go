@@ -334,12 +334,16 @@ func WriteQDQ(opts Options) ([]byte, error) {
 			off[name] = a
 		}
 	}
-	if err := runPasses(m, passes.Options{Debug: off, Winograd: wino, Quant: cfg}); err != nil {
+	// Without chains every integer op reads a QuantizeLinear of the
+	// float value, which names it.
+	nc := *cfg
+	nc.NoChain = true
+	if err := runPasses(m, passes.Options{Debug: off, Winograd: wino, Quant: &nc}); err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	reads := map[string]string{} // imported Conv/Gemm/MatMul name -> its input's name
 	for _, n := range m.Graph.Nodes {
-		if n.Domain != ir.CuvilDomain || (n.Op != "QConv" && n.Op != "QGemm") || n.Input(0) == nil || n.Input(0).Def == nil {
+		if n.Domain != ir.CuvilDomain || (n.Op != "QConv" && n.Op != "QGemm") || n.Input(0) == nil || n.Input(0).Def == nil || n.Input(0).Def.Op != "QuantizeLinear" {
 			continue
 		}
 		x := n.Input(0).Def.Input(0)

@@ -26,6 +26,8 @@ type QuantConfig struct {
 	// calibration run of that model.
 	Observe  bool
 	Observed []string
+	// NoChain leaves every integer op's output float (see Quantize).
+	NoChain bool
 }
 
 // Quantize replaces, when Options.Quant is set, every float convolution
@@ -43,7 +45,9 @@ type QuantConfig struct {
 // -min/scale rounded); the bias int32 in units of scale_x*scale_w. The
 // integer op's output is dequantised to float32 (no Y_scale), so the
 // float graph around it is unchanged; one QuantizeLinear serves all the
-// quantized readers of a value.
+// quantized readers of a value. Where only integer ops read an integer
+// op's output, that op requantizes to their u8 input directly (Y_scale,
+// Y_zero: the Relu/Clip bounds then saturate in u8).
 var Quantize = &Pass{
 	Name:        "quantize",
 	Doc:         "static int8 post-training quantization of Conv/Gemm/MatMul with constant weights into cuvil::QConv/QGemm (-quantize int8 -calibrate DIR; off by default)",
@@ -104,6 +108,8 @@ func QuantizeModel(m *ir.Model, cfg *QuantConfig) error {
 		scale float32
 	}
 	qs := map[*ir.Value]*quantized{}
+	var order []*ir.Value // qs's keys in graph order
+	made := map[*ir.Node]bool{}
 	repl := map[*ir.Node][]*ir.Node{}
 	for _, t := range targets {
 		n := t.n
@@ -127,6 +133,7 @@ func QuantizeModel(m *ir.Model, cfg *QuantConfig) error {
 				Inputs: []*ir.Value{t.x, q.s, q.z}, Outputs: []*ir.Value{q.v}}
 			q.v.Def = qn
 			qs[t.x] = q
+			order = append(order, t.x)
 			pre = append(pre, qn)
 		}
 		wq, ws := quantWeights(t.w, t.cols, t.colStride, t.kStride, t.k)
@@ -160,6 +167,7 @@ func QuantizeModel(m *ir.Model, cfg *QuantConfig) error {
 			fn.Fused = []ir.Origin{{Op: n.Op, Name: n.Name}}
 		}
 		n.Outputs[0].Def = fn
+		made[fn] = true
 		repl[n] = append(pre, fn)
 	}
 	nodes := make([]*ir.Node, 0, len(g.Nodes)+len(qs))
@@ -171,6 +179,34 @@ func QuantizeModel(m *ir.Model, cfg *QuantConfig) error {
 		nodes = append(nodes, n)
 	}
 	g.Nodes = nodes
+	// Chains: an integer op whose float output only the QuantizeLinear of
+	// the next integer ops reads requantizes to that u8 itself (Y_scale,
+	// Y_zero), so no float value lies between them.
+	uses := g.Uses()
+	isOut := map[*ir.Value]bool{}
+	for _, v := range g.Outputs {
+		isOut[v] = true
+	}
+	drop := map[*ir.Node]bool{}
+	for _, x := range order {
+		if cfg.NoChain {
+			break
+		}
+		q, p := qs[x], x.Def
+		if p == nil || !made[p] || isOut[x] || len(uses[x]) != 1 || uses[x][0] != q.v.Def {
+			continue
+		}
+		for len(p.Inputs) < 7 {
+			p.Inputs = append(p.Inputs, nil)
+		}
+		p.Inputs = append(p.Inputs[:7], q.s, q.z)
+		drop[q.v.Def] = true
+		p.Outputs = []*ir.Value{q.v}
+		q.v.Def = p
+	}
+	if len(drop) > 0 {
+		g.Nodes = slices.DeleteFunc(g.Nodes, func(n *ir.Node) bool { return drop[n] })
+	}
 	useCuvil(m)
 	return nil
 }

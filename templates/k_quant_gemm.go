@@ -572,8 +572,28 @@ func QConv(n *Node) error {
 	xu, _ := x.Data.([]uint8)
 	xs, _ := x.Data.([]int8)
 	ye := st.e
+	// A pointwise convolution's im2col is a transpose of each image's
+	// [C, H*W] plane stack: done in blocks of 64 pixels, whose rows stay
+	// in cache while the channels fill them.
+	pointwise := xu != nil && kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0 && oh == h && ow == wd
 	for img := 0; img < nb; img++ {
-		for oy := 0; oy < oh; oy++ {
+		if pointwise {
+			for p0 := 0; p0 < p; p0 += 64 {
+				pe := min(p, p0+64)
+				for ci := 0; ci < c; ci++ {
+					src := xu[(img*c+ci)*p+p0 : (img*c+ci)*p+pe]
+					for j, v := range src {
+						col[(p0+j)*lda+ci] = v
+					}
+				}
+				if lda > k {
+					for q := p0; q < pe; q++ {
+						clear(col[q*lda+k : (q+1)*lda])
+					}
+				}
+			}
+		}
+		for oy := 0; oy < oh && !pointwise; oy++ {
 			for ox := 0; ox < ow; ox++ {
 				row := col[(oy*ow+ox)*lda : (oy*ow+ox+1)*lda]
 				i := 0

@@ -170,6 +170,7 @@ func TestQConvExact(t *testing.T) {
 	geos := []geo{
 		{1, 3, 7, 5, 5, 3, 3, Attrs{"pads": []int64{1, 1, 1, 1}}},
 		{2, 5, 6, 6, 17, 1, 1, Attrs{}},
+		{2, 6, 9, 10, 20, 1, 1, Attrs{}}, // pointwise, 90 pixels: two blocks of the transpose
 		{1, 4, 9, 8, 3, 3, 2, Attrs{"strides": []int64{2, 1}, "dilations": []int64{1, 2}, "pads": []int64{0, 1, 2, 0}}},
 		{1, 2, 5, 5, 33, 3, 3, Attrs{"auto_pad": "SAME_UPPER", "strides": []int64{2, 2}}},
 	}
