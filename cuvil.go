@@ -91,6 +91,21 @@ type Options struct {
 	// prepack pass's per-layer rules say it beats im2col+GEMM, "on" for
 	// every one, "off" for none.
 	Winograd string
+	// Quantize "int8" runs static post-training quantization (the
+	// quantize pass, passes/quantize.go): convolutions and GEMMs with
+	// constant weights become int8 ops, with activation ranges observed by
+	// running the float model on the Calibrate data sets (folders, or
+	// globs of folders, of input_K.pb files in the test_data_set layout; a
+	// folder of test_data_set_* folders stands for them). Observer is
+	// ObserverMinMax (the default) or ObserverPercentile at Percentile
+	// (default DefaultPercentile); QuantizeSkip names nodes or op types
+	// (Conv, Gemm, MatMul) that stay float. "" (the default) quantizes
+	// nothing.
+	Quantize     string
+	Calibrate    []string
+	Observer     string
+	Percentile   float64
+	QuantizeSkip []string
 	// Verify runs the IR verifier around every pass; Debug is the -d flag.
 	Verify bool
 	Debug  string
@@ -320,8 +335,15 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
 		}
 	}
+	var quant *passes.QuantConfig
+	if opts.Quantize != "" || len(opts.Calibrate) > 0 || len(opts.QuantizeSkip) > 0 {
+		pr.phase("calibrating", 10)
+		if quant, err = quantConfig(opts, lo, debug, wino); err != nil {
+			return nil, nil, err
+		}
+	}
 	pr.phase("running passes", 20)
-	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump, Winograd: wino}); err != nil {
+	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump, Winograd: wino, Quant: quant}); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	if maxDim > 0 { // the dims shape inference found

@@ -40,12 +40,16 @@ const fusedActAttrs = "activation:string= activation_params:floats"
 //     the packed length over the weights' C*M.
 //   - packed_b_shape (Gemm, MatMul, FusedGemm, FusedMatMul): the 2-D
 //     constant B in sgemmPackB's layout.
+//   - packed_q_shape (QGemm, QConv): B (W as [K, M]) in qgemmPackB's
+//     panel layout, s8, with its column sums (reserved: the kernels pack
+//     at run time today).
 //   - packed_w_shapes (FusedConvChain): its weights (We, Wd, Wp, those
 //     present) each packed like an NHWC FusedConv's; 4 ints per weight.
 const (
 	convPackedAttrs  = "packed_w_shape:ints winograd_w_shape:ints"
 	gemmPackedAttrs  = "packed_b_shape:ints"
 	chainPackedAttrs = "packed_w_shapes:ints"
+	qgemmPackedAttrs = "packed_q_shape:ints"
 )
 
 // packedAttrOps lists the ONNX ops the prepack pass marks, with the
@@ -108,6 +112,13 @@ var cuvilOpDefs = []opDef{
 			"With heads = H > 0: Q [B, Sq, Wq], K (not transposed) [B, Sk, Wk], V [B, Sk, Wv] ([S, B, W] with seq_first), head h at columns offsets[i] + h*head_size (v_head_size for V; default W/H); Y [B, Sq, H*Dv] ([Sq, B, H*Dv] with seq_first); mask broadcasts to [B, H, Sq, Sk].", nil},
 	{"Elementwise", "1", "X:T...", "Y:T...", "T=f32,f64", "args:ints! consts:floats ops:strings! outputs:ints!", "ew",
 		"A group of element-wise ops run as one loop (fuse-elementwise): instruction k applies ops[k] to its operands from args (one or two each, in order: r < #inputs is input r, r >= #inputs the result of instruction r-#inputs, r < 0 consts[-r-1]); output i is operand outputs[i]. X[0] has the outputs' shape; other inputs have it too or one element.", nil},
+	// Integer GEMM and convolution (passes/quant.go; templates/k_quant_gemm.go).
+	{"QGemm", "1", "A:T1 A_scale:F A_zero:T1? B:T2 B_scale:F B_zero:T2? bias:I? Y_scale:F? Y_zero:T3?", "Y:T4", "T1=u8,i8 T2=i8,u8 T3=u8,i8 T4=u8,i8,f32 F=f32 I=i32",
+		"activation:string= activation_params:floats f32_multiplier:int=0 " + qgemmPackedAttrs, "",
+		"Integer matrix product A [..., K] x B [K, N] -> Y [..., N]: acc = sum_k (A-A_zero)(B-B_zero) in int32 plus bias [N]; A_scale and A_zero are scalars, B_scale and B_zero scalars or [N] (per column). With Y_scale: Y = saturate(round_half_even(acc*A_scale*B_scale/Y_scale) + Y_zero) in Y_zero's dtype (u8 without it), the multiplier rounded to float32 step by step when f32_multiplier is 1 (QLinearMatMul's arithmetic), else in float64; without Y_scale: Y = float32(acc)*float32(A_scale*B_scale). activation is empty, Relu or Clip (activation_params [min, max]), applied as saturation bounds (Q(clip(x)) = clamp(Q(x)) as Q is monotone).", nil},
+	{"QConv", "1", "X:T1 X_scale:F X_zero:T1? W:T2 W_scale:F W_zero:T2? bias:I? Y_scale:F? Y_zero:T3?", "Y:T4", "T1=u8,i8 T2=i8,u8 T3=u8,i8 T4=u8,i8,f32 F=f32 I=i32",
+		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints activation:string= activation_params:floats f32_multiplier:int=0 " + qgemmPackedAttrs, "",
+		"Integer 2-D convolution (NCHW, group 1) of X [N,C,H,W] by W [M,C,kh,kw] with the Conv attributes; W_scale, W_zero and bias per output channel or per tensor; the rest as QGemm (the GEMM's columns are the output channels).", nil},
 	// The layout pass's pooling (passes/layout.go).
 	{"PoolNHWC", "1", "X:T", "Y:T", "T=f32",
 		"auto_pad:string=NOTSET ceil_mode:int=0 count_include_pad:int=0 dilations:ints kernel_shape:ints mode:string! pads:ints strides:ints", "",

@@ -61,6 +61,16 @@ var Pipeline = []*Pass{
 	FuseConv,
 	// Same, for Gemm and weight MatMuls (bias Add, GELU, residual).
 	FuseGemm,
+	// After shapes and constfold (it reads the scales' and zero points'
+	// shapes, which folding makes known), anywhere before layout, which
+	// leaves the integer ops it makes NCHW: QLinearMatMul and QLinearConv
+	// become the integer GEMM/conv with the requantisation in the epilogue.
+	FuseQuant,
+	// With Options.Quant only (-quantize int8): after the conv and GEMM
+	// fusions (it takes FusedConv/FusedGemm/FusedMatMul whole, Relu/Clip
+	// in the integer epilogue) and before layout and prepack: float convs
+	// and GEMMs with constant weights become QuantizeLinear -> QConv/QGemm.
+	Quantize,
 	// Last fusion: per-channel Mul+Add that nothing absorbed (pre-activation
 	// BN) with its activation.
 	FuseScaleShift,
@@ -147,6 +157,12 @@ var passOrder = []struct {
 	{FuseGemm, FuseElementwise, "an epilogue inside the GEMM beats a loop of its own"},
 	{FuseConvChain, FuseElementwise, "a chain's stages keep their epilogues"},
 	{FuseElementwise, Cleanup, "fusion drops nodes and leaves constants dead"},
+	{FuseConv, Quantize, "quantize takes FusedConvs whole, with their Relu/Clip"},
+	{FuseGemm, Quantize, "quantize takes FusedGemm/FusedMatMul whole, with their bias and Relu/Clip"},
+	{Quantize, Layout, "QConv is NCHW; layout moves the float convs around it"},
+	{Quantize, Prepack, "quantize reads float weights unpacked"},
+	{Shapes, FuseQuant, "the rewrite reads the scales' and zero points' types and shapes"},
+	{ConstFold, FuseQuant, "scales and zero points made by constant chains have shapes only once folded"},
 	{ConstFold, Prepack, "weights made by constant chains are packable only once folded"},
 	{FoldAffine, Prepack, "folding scales into weights needs them unpacked"},
 	{FuseConv, Prepack, "fuse-conv matches Convs with unpacked weights; a FusedConv packs as its layout says"},

@@ -64,6 +64,8 @@ func prepack(m *ir.Model, winograd WinogradMode) error {
 			p.prepackConvChain(n)
 		case n.Op == "Conv" && isONNX(n) || n.Op == "FusedConv" && n.Domain == ir.CuvilDomain:
 			p.prepackConv(n)
+		case (n.Op == "QGemm" || n.Op == "QConv") && n.Domain == ir.CuvilDomain:
+			p.prepackQ(n)
 		}
 	}
 	for i, v := range g.Consts {
@@ -105,6 +107,40 @@ func (p *packer) prepackGemm(n *ir.Node) {
 	if ok {
 		p.replace(n, 1, packed, templates.GemmPackedAttr)
 	}
+}
+
+// prepackQ packs the constant s8 B (W) of a cuvil::QGemm or QConv, input
+// 3, into the integer GEMM's panels (templates.PrepackQWeights), marked by
+// templates.QGemmPackedAttr. A u8 B stays: the kernel reads it as B-128
+// and adjusts its zero point by the input's dtype.
+func (p *packer) prepackQ(n *ir.Node) {
+	w := n.Input(3)
+	if n.Attr(templates.QGemmPackedAttr) != nil || w == nil || !w.IsConst() || w.Const.DType != ir.I8 ||
+		len(p.uses[w]) != 1 || p.isOutput[w] || w.Const.Check() != nil {
+		return
+	}
+	ws := make([]int, len(w.Const.Shape))
+	for i, d := range w.Const.Shape {
+		ws[i] = int(d)
+	}
+	src := make([]int8, len(w.Const.Raw))
+	for i, b := range w.Const.Raw {
+		src[i] = int8(b)
+	}
+	packed, ok := templates.PrepackQWeights(src, ws, n.Op == "QConv")
+	if !ok {
+		return
+	}
+	raw := make([]byte, len(packed))
+	for i, v := range packed {
+		raw[i] = byte(v)
+	}
+	t := &ir.Tensor{Name: w.Const.Name, DType: ir.I8, Shape: []int64{int64(len(raw))}, Raw: raw}
+	pv := &ir.Value{Name: w.Name, Type: t.Type(), Const: t}
+	own(n)
+	n.SetAttr(&ir.Attr{Name: templates.QGemmPackedAttr, Kind: ir.AttrInts, Ints: append([]int64(nil), w.Const.Shape...)})
+	n.Inputs[3] = pv
+	p.swapped[w] = pv
 }
 
 // isGemmLike reports whether n is a Gemm, MatMul, cuvil::FusedGemm or
@@ -242,6 +278,8 @@ func unpackedInputs(n *ir.Node) []*ir.Value {
 				shapes[i], ps = ps[:4], ps[4:]
 			}
 		}
+	case (n.Op == "QGemm" || n.Op == "QConv") && n.Domain == ir.CuvilDomain:
+		shapes[3] = n.AttrInts(templates.QGemmPackedAttr, nil)
 	case n.Op == "Conv" && isONNX(n) || n.Op == "FusedConv" && n.Domain == ir.CuvilDomain:
 		shapes[1] = n.AttrInts(templates.ConvPackedAttr, nil)
 		if ws := n.AttrInts(templates.ConvWinogradAttr, nil); ws != nil {
@@ -264,7 +302,7 @@ func unpackedInputs(n *ir.Node) []*ir.Value {
 
 // packedAttrs are the attributes prepack sets (ir/ops_cuvil.go declares
 // them).
-var packedAttrs = []string{templates.ConvPackedAttr, templates.ConvWinogradAttr, templates.GemmPackedAttr, templates.ConvChainPackedAttr}
+var packedAttrs = []string{templates.ConvPackedAttr, templates.ConvWinogradAttr, templates.GemmPackedAttr, templates.ConvChainPackedAttr, templates.QGemmPackedAttr}
 
 // checkUnpacked refuses a model that arrives with prepack's attributes:
 // the verifier accepts them (the pass's output must verify), but on an

@@ -28,6 +28,8 @@ type Options struct {
 	// stores Winograd-transformed (prepack_winograd.go): by default
 	// (WinogradAuto) the layers its rules pick.
 	Winograd WinogradMode
+	// Quant, when set, runs the quantize pass with it (quantize.go).
+	Quant *QuantConfig
 }
 
 // Debug actions.

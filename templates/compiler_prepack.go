@@ -56,3 +56,30 @@ func PrepackConvWeightsNHWC(w []float32, ws []int, group int) ([]float32, bool) 
 // weights, 4 each, in input order) the prepack pass sets on a cuvil::FusedConvChain
 // whose weights it replaced by PrepackConvWeightsNHWC's results.
 const ConvChainPackedAttr = convChainPackedAttr
+
+// QGemmPackedAttr names the attribute (ints: B's or W's ONNX shape) the
+// prepack pass sets on a cuvil::QGemm or cuvil::QConv whose constant s8 B
+// (W) it replaced by PrepackQWeights's result.
+const QGemmPackedAttr = qgemmPackedAttr
+
+// PrepackQWeights returns the s8 weights of a QGemm (B [K, N]; conv false)
+// or QConv (W [M, C, kh, kw], the GEMM's B[k, m] = W[m, k]; conv true) as
+// the panels the integer GEMM tiles read (qgemmPackB), or false when the
+// shape does not fit.
+func PrepackQWeights(w []int8, ws []int, conv bool) ([]int8, bool) {
+	if len(w) != nnProd(ws) || len(w) == 0 {
+		return nil, false
+	}
+	t := &Tensor{DType: I8, Shape: ws, Data: w}
+	var p qgemmB
+	switch {
+	case conv && len(ws) == 4:
+		k := ws[1] * ws[2] * ws[3]
+		qgemmPackB(&p, t, k, ws[0], 1, k)
+	case !conv && len(ws) == 2:
+		qgemmPackB(&p, t, ws[0], ws[1], ws[1], 1)
+	default:
+		return nil, false
+	}
+	return p.panels, true
+}

@@ -203,6 +203,15 @@ func QuantizeLinear(n *Node) error {
 	y.Resize(odt, x.Shape...)
 	xf, fast := x.Data.([]float32)
 	fast = fast && prec == F32 && isInt
+	if yu, ok := y.Data.([]uint8); ok && fast && scale.Len() == 1 && (zp == nil || zp.Len() == 1) {
+		// Per tensor f32 -> u8 (the quantize pass's activations): the
+		// loop below's arithmetic without its per-element lookups.
+		s, z := float32(sp.at(0)), zq.at(0)
+		for i, f := range xf {
+			yu[i] = uint8(max(lo, min(hi, math.RoundToEven(float64(f/s))+z)))
+		}
+		return nil
+	}
 	for i := range x.Len() {
 		var v float64
 		if fast {

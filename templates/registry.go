@@ -238,6 +238,8 @@ var Kernels = map[string]Kernel{
 	"cuvil::LayerNorm":                   CuvilLayerNorm,
 	"cuvil::Mish":                        Mish,
 	"cuvil::PoolNHWC":                    PoolNHWC,
+	"cuvil::QConv":                       QConv,
+	"cuvil::QGemm":                       QGemm,
 	"cuvil::ScaleShift":                  ScaleShift,
 	"cuvil::SkipLayerNorm":               SkipLayerNorm,
 	"cuvil::Swish":                       Swish,

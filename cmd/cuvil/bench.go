@@ -37,6 +37,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	targetFlags(fs)
+	pf.quantFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

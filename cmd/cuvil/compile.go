@@ -42,6 +42,7 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
+	pf.quantFlags(fs)
 	allowOps := fs.String("allow-ops", "", "op allow-list: a file (one domain:op[:versions] per line, # comments), entries separated by commas, or default (docs/allow-ops.txt)")
 	sandbox := fs.Bool("sandbox", false, "for untrusted models: no external data, -max-depth 4, -max-dim 16777216, -allow-ops default unless given")
 	weights := fs.String("weights", "embed", "where the weights live: embed (in the package, read in place by New) or file (weights.bin beside the package or at -weights-path, loaded by NewFromFile/NewFromReader)")
@@ -67,6 +68,7 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	}
 	opts := cuvilapi.Options{Model: *model, Pkg: *pkg, Out: *out, Ops: ops, CShared: *cshared, Force: *force, MaxArena: int64(maxArena), MaxWeights: int64(maxWeights), MaxNodes: *maxNodes, MaxDepth: *maxDepth, Winograd: pf.winograd.mode.String(),
 		Verify: pf.verify, Debug: pf.debug, Dump: stdout, Progress: progressOut}
+	pf.apply(&opts)
 	if *verbose {
 		opts.Verbose = stdout
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"flag"
 	"io"
+	"strings"
 
 	cuvilapi "github.com/cuvil/cuvil"
 	"github.com/cuvil/cuvil/ir"
@@ -13,6 +15,36 @@ type pipelineFlags struct {
 	debug    string
 	verify   bool
 	winograd winogradFlag // the prepack pass's Winograd choice
+	// -quantize int8 -calibrate DIR[,DIR...] -observer minmax|percentile
+	// -percentile P -quantize-skip NODE|OP[,...]
+	quantize, calibrate, observer, skip string
+	percentile                          float64
+}
+
+// quantFlags registers the quantization flags on fs.
+func (pf *pipelineFlags) quantFlags(fs *flag.FlagSet) {
+	fs.StringVar(&pf.quantize, "quantize", "", "int8: static post-training quantization of Conv/Gemm/MatMul with constant weights, calibrated on -calibrate")
+	fs.StringVar(&pf.calibrate, "calibrate", "", "calibration data for -quantize: folders (or globs) of input_K.pb files, comma separated; a folder of test_data_set_* folders stands for them")
+	fs.StringVar(&pf.observer, "observer", "minmax", "activation range observer for -quantize: minmax or percentile")
+	fs.Float64Var(&pf.percentile, "percentile", 99.99, "the percentile observer's percentile")
+	fs.StringVar(&pf.skip, "quantize-skip", "", "nodes (by name) or op types (Conv, Gemm, MatMul) that -quantize keeps float, comma separated")
+}
+
+// apply sets the pipeline flags on opts.
+func (pf pipelineFlags) apply(opts *cuvilapi.Options) {
+	opts.Verify, opts.Debug, opts.Winograd = pf.verify, pf.debug, pf.winograd.mode.String()
+	opts.Quantize, opts.Observer, opts.Percentile = pf.quantize, pf.observer, pf.percentile
+	opts.Calibrate, opts.QuantizeSkip = splitList(pf.calibrate), splitList(pf.skip)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, e := range strings.Split(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // check makes a missing -model or a bad -d flag a usage error.
@@ -32,7 +64,9 @@ func load(model string, pf pipelineFlags, dump io.Writer) (*ir.Model, []string, 
 	if err := pf.check(model); err != nil {
 		return nil, nil, err
 	}
-	return cuvilapi.Load(cuvilapi.Options{Model: model, Verify: pf.verify, Debug: pf.debug, Dump: dump, Winograd: pf.winograd.mode.String()})
+	opts := cuvilapi.Options{Model: model, Dump: dump}
+	pf.apply(&opts)
+	return cuvilapi.Load(opts)
 }
 
 // winogradFlag is -winograd=auto|on|off; a bare -winograd means on.

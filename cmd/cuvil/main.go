@@ -3,12 +3,13 @@
 //
 // Usage:
 //
-//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off] [-weights embed|file] [-weights-path P]
+//	cuvil compile -model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-weights embed|file] [-weights-path P]
 //	cuvil inspect -model M.onnx [-ops] [-allow-list] [-stats] [-memplan] [-memplan-svg F.svg] [-graph F.dot] [-graph-svg F.svg|F.html] [-print-after-all] [-verify] [-d=...] [-winograd=auto|on|off]
-//	cuvil run -model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off] [-goarch arm64] [-tags purego]
-//	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off] [-goarch arm64] [-tags purego]
+//	cuvil run -model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-goarch arm64] [-tags purego]
+//	cuvil check -model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-goarch arm64] [-tags purego]
 //	cuvil conformance [-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] [-goarch arm64] [-tags purego] DIR...
-//	cuvil bench -model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]] [-trace F.json] [-deadline D] [-goarch arm64] [-tags purego]
+//	cuvil bench -model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-profile [-top N]] [-trace F.json] [-deadline D] [-goarch arm64] [-tags purego]
+//	cuvil quantize -model M.onnx -o M.int8.onnx [-quantize int8] -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]
 //	cuvil convert -in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]
 //	cuvil version [-short]
 //
@@ -47,12 +48,13 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off] [-weights embed|file] [-weights-path P]", "compile a model into a Go package", cmdCompile},
+		{"compile", "-model M.onnx -pkg NAME -out DIR [-force] [-max-arena 8GiB] [-max-weights 4GiB] [-max-nodes N] [-max-depth N] [-max-dim N] [-sandbox] [-allow-ops FILE|LIST] [-v] [-cshared] [-op dom::Op=path.Func]... [-verify] [-d=pass/off|dump|time] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-weights embed|file] [-weights-path P]", "compile a model into a Go package", cmdCompile},
 		{"inspect", "-model M.onnx [-ops] [-allow-list] [-stats] [-memplan] [-memplan-svg F.svg] [-graph F.dot] [-graph-svg F.svg|F.html] [-print-after-all] [-verify] [-d=...] [-winograd=auto|on|off]", "print the IR after the pass pipeline", cmdInspect},
-		{"run", "-model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off] [-goarch arm64] [-tags purego]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
-		{"check", "-model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off] [-goarch arm64] [-tags purego]", "run a model and compare with output_K.pb", cmdCheck},
+		{"run", "-model M.onnx -data DIR [-out DIR2] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-goarch arm64] [-tags purego]", "run a model on input_K.pb files, write output_K.pb", cmdRun},
+		{"check", "-model M.onnx -data DIR [-rtol 1e-3] [-atol auto|1e-5] [-verify] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-goarch arm64] [-tags purego]", "run a model and compare with output_K.pb", cmdCheck},
 		{"conformance", "[-report FILE.md] [-run REGEXP] [-xfail FILE] [-skip FILE] [-rtol 1e-3] [-atol 1e-7] [-winograd=auto|on|off] [-goarch arm64] [-tags purego] DIR...", "check every ONNX test folder under the DIRs", cmdConformance},
-		{"bench", "-model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-profile [-top N]] [-trace F.json] [-deadline D] [-goarch arm64] [-tags purego]", "time the compiled model on random inputs", cmdBench},
+		{"bench", "-model M.onnx [-threads N] [-runs R] [-warmup W] [-dim name=V ...] [-d=...] [-winograd=auto|on|off] [-quantize int8 -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]] [-profile [-top N]] [-trace F.json] [-deadline D] [-goarch arm64] [-tags purego]", "time the compiled model on random inputs", cmdBench},
+		{"quantize", "-model M.onnx -o M.int8.onnx [-quantize int8] -calibrate DIR,... [-observer minmax|percentile] [-percentile 99.99] [-quantize-skip NODE|OP,...]", "write a model's -quantize int8 decisions as a QDQ ONNX model (for ONNX Runtime)", cmdQuantize},
 		{"convert", "-in T.pb|T.cuvt -out T.cuvt|T.pb [-raw]", "convert a tensor file (TensorProto, harness format, raw data)", cmdConvert},
 		{"version", "[-short]", "print cuvil's version, its module version and VCS revision", cmdVersion},
 	}

@@ -21,6 +21,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	targetFlags(fs)
+	pf.quantFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -76,6 +77,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	var pf pipelineFlags
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
+	pf.quantFlags(fs)
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	targetFlags(fs)
 	if err := parseFlags(fs, args); err != nil {

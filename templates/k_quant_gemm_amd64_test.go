@@ -1,0 +1,49 @@
+//go:build amd64 && !purego
+
+package templates
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// TestQGemmVNNITiles: every VNNI tile gives qgemmTileGo's sums, on
+// extreme bytes (255 x -128 in every lane) and random ones.
+func TestQGemmVNNITiles(t *testing.T) {
+	if !cpuHasVNNI {
+		t.Skip("no AVX512-VNNI")
+	}
+	rng := rand.New(rand.NewSource(5))
+	for _, k4 := range []int{1, 2, 7, 33} {
+		for rows := 1; rows <= qgemmMR; rows++ {
+			for panels := 1; panels <= qgemmTW/qgemmNR; panels++ {
+				lda := k4*4 + 4*rng.Intn(3)
+				bstride := k4*64 + 64*rng.Intn(2)
+				a := make([]uint8, (rows-1)*lda+k4*4)
+				b := make([]int8, (panels-1)*bstride+k4*64)
+				ext := rng.Intn(2) == 0
+				for i := range a {
+					a[i] = uint8(rng.Intn(256))
+					if ext {
+						a[i] = 255
+					}
+				}
+				for i := range b {
+					b[i] = int8(rng.Intn(256) - 128)
+					if ext {
+						b[i] = -128
+					}
+				}
+				var got, want [qgemmMR * qgemmTW]int32
+				for i := range got {
+					got[i], want[i] = -7, -7 // untouched outside the tile
+				}
+				qgemmTile(a, lda, rows, b, bstride, panels, k4, &got)
+				qgemmTileGo(a, lda, rows, b, bstride, panels, k4, &want)
+				if got != want {
+					t.Fatalf("k4 %d, %dx%d: VNNI tile differs from the Go one", k4, rows, panels*16)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !amd64 || purego
+
+package templates
+
+// qgemmTile is the pure-Go tile (k_quant_gemm_amd64.go: the VNNI ones).
+func qgemmTile(a []uint8, lda, rows int, b []int8, bstride, panels, k4 int, acc *[qgemmMR * qgemmTW]int32) {
+	qgemmTileGo(a, lda, rows, b, bstride, panels, k4, acc)
+}
