@@ -491,13 +491,22 @@ var (
 	ewCmpXor = ewCmp{b: func(a, b bool) bool { return a != b }}
 )
 
-func Add(n *Node) error            { return ewArith(n, &ewOpAdd, ewpAdd) }
-func Sub(n *Node) error            { return ewArith(n, &ewOpSub, ewpSub) }
-func Mul(n *Node) error            { return ewArith(n, &ewOpMul, ewpMul) }
-func Div(n *Node) error            { return ewArith(n, &ewOpDiv, ewpDiv) }
+func Add(n *Node) error            { return ewArith(n, &ewOpAdd, ewaAdd) }
+func Sub(n *Node) error            { return ewArith(n, &ewOpSub, ewaSub) }
+func Mul(n *Node) error            { return ewArith(n, &ewOpMul, ewaMul) }
+func Div(n *Node) error            { return ewArith(n, &ewOpDiv, ewaDiv) }
 
-// ewArith is Add, Sub, Mul or Div (op, program code code): float32 runs
-// the typed chunk loops of k_elem_group.go over the broadcast walk (no
+// ewArith's op codes (its own: the program codes of k_elem_group.go would
+// make a model of Add alone copy the groups and the epilogues).
+const (
+	ewaAdd = iota
+	ewaSub
+	ewaMul
+	ewaDiv
+)
+
+// ewArith is Add, Sub, Mul or Div (op, code ewa*): float32 runs typed
+// loops over the broadcast walk (no
 // call per element; the same float32 operation, so the same bits as
 // op.f32) split along the walk's first dimension over n's pool for large
 // outputs; other dtypes ewBinary.
@@ -553,15 +562,93 @@ func (t *ewArithTask) runPart(i, parts int) {
 		o, ia, ib := it.off[0], it.off[1], it.off[2]
 		switch {
 		case so == 1 && sa == 1 && sb == 1:
-			ewBinVV(t.op, t.out[o:o+n], t.a[ia:ia+n], t.b[ib:ib+n])
+			ewArithVV(t.op, t.out[o:o+n], t.a[ia:ia+n], t.b[ib:ib+n])
 		case so == 1 && sa == 1 && sb == 0:
-			ewBinVS(t.op, t.out[o:o+n], t.a[ia:ia+n], t.b[ib])
+			ewArithVS(t.op, t.out[o:o+n], t.a[ia:ia+n], t.b[ib])
 		case so == 1 && sa == 0 && sb == 1:
-			ewBinSV(t.op, t.out[o:o+n], t.a[ia], t.b[ib:ib+n])
+			ewArithSV(t.op, t.out[o:o+n], t.a[ia], t.b[ib:ib+n])
 		default:
 			for k := 0; k < n; k++ {
-				t.out[o+k*so] = ewBin1(t.op, t.a[ia+k*sa], t.b[ib+k*sb])
+				t.out[o+k*so] = ewArith1(t.op, t.a[ia+k*sa], t.b[ib+k*sb])
 			}
+		}
+	}
+}
+
+func ewArith1(op int, a, b float32) float32 {
+	switch op {
+	case ewaAdd:
+		return a + b
+	case ewaSub:
+		return a - b
+	case ewaMul:
+		return a * b
+	}
+	return a / b
+}
+
+func ewArithVV(op int, dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	switch op {
+	case ewaAdd:
+		for i := range dst {
+			dst[i] = a[i] + b[i]
+		}
+	case ewaSub:
+		for i := range dst {
+			dst[i] = a[i] - b[i]
+		}
+	case ewaMul:
+		for i := range dst {
+			dst[i] = a[i] * b[i]
+		}
+	default:
+		for i := range dst {
+			dst[i] = a[i] / b[i]
+		}
+	}
+}
+
+func ewArithVS(op int, dst, a []float32, b float32) {
+	a = a[:len(dst)]
+	switch op {
+	case ewaAdd:
+		for i := range dst {
+			dst[i] = a[i] + b
+		}
+	case ewaSub:
+		for i := range dst {
+			dst[i] = a[i] - b
+		}
+	case ewaMul:
+		for i := range dst {
+			dst[i] = a[i] * b
+		}
+	default:
+		for i := range dst {
+			dst[i] = a[i] / b
+		}
+	}
+}
+
+func ewArithSV(op int, dst []float32, a float32, b []float32) {
+	b = b[:len(dst)]
+	switch op {
+	case ewaAdd:
+		for i := range dst {
+			dst[i] = a + b[i]
+		}
+	case ewaSub:
+		for i := range dst {
+			dst[i] = a - b[i]
+		}
+	case ewaMul:
+		for i := range dst {
+			dst[i] = a * b[i]
+		}
+	default:
+		for i := range dst {
+			dst[i] = a / b[i]
 		}
 	}
 }
