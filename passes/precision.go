@@ -57,7 +57,7 @@ type PrecisionConfig struct {
 	// or LayerNorm) that run in f32 whatever their inputs.
 	KeepF32 []string
 	// Breaks lists, in graph order, each node the pass made compute in f32
-	// (half weights are not written yet: docs/precision.md).
+	// and, from prepack, each MatMul/FusedMatMul weight stored bf16.
 	Breaks []PrecisionBreak
 }
 
@@ -65,13 +65,17 @@ type PrecisionConfig struct {
 // inputs the pass casts to f32.
 type PrecisionBreak struct {
 	Node, Op string // the node's name and op (domain-qualified outside ai.onnx)
-	In       string // the first half input, "f16 [1024,512]"
+	Weight   string // the weight stored half (prepack), "" for a node kept f32
+	In       string // the first half input (or the weight's type), "f16 [1024,512]"
 	Out      string // what the node computes in, "f32"
 	Why      string // why it matters, "exp overflows f16 above 11.1"
 	Action   string // what the pass did, "computed in f32 (cast inserted)"
 }
 
 func (b PrecisionBreak) String() string {
+	if b.Weight != "" {
+		return fmt.Sprintf("node %s (%s): weight %s %s: %s; %s", b.Node, b.Op, b.Weight, b.In, b.Why, b.Action)
+	}
 	return fmt.Sprintf("node %s (%s): input %s: %s; %s", b.Node, b.Op, b.In, b.Why, b.Action)
 }
 
@@ -220,5 +224,13 @@ func PrecisionModel(m *ir.Model, cfg *PrecisionConfig) error {
 
 // PrecisionNote is the one-line summary `cuvil inspect -types` ends with.
 func PrecisionNote(cfg *PrecisionConfig) string {
-	return fmt.Sprintf("# %d node(s) computed in f32 with casts inserted; weights stay as the model stores them (half weights from -precision are not written yet: docs/precision.md)", len(cfg.Breaks))
+	casts, weights := 0, 0
+	for _, b := range cfg.Breaks {
+		if b.Weight != "" {
+			weights++
+		} else {
+			casts++
+		}
+	}
+	return fmt.Sprintf("# %d node(s) computed in f32 with casts inserted; %d weight(s) stored bf16", casts, weights)
 }

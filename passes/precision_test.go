@@ -87,3 +87,62 @@ graph main(%x: f16[2,8]) -> (%y) {
 		t.Errorf("ParsePrecision(fp8): %v", err)
 	}
 }
+
+// TestPrepackBF16: with -precision bf16 prepack stores a MatMul's and a
+// FusedMatMul's constant B as bf16 panels (half the bytes of the f32
+// panels), records each as a weight break, and the result verifies;
+// negative cases: a GEMV (one row of A) and a -keep-f32 node keep f32 B,
+// and without -precision nothing is bf16.
+func TestPrepackBF16(t *testing.T) {
+	src := `opset ai.onnx 13
+opset cuvil 1
+graph main(%x: f32[4,8], %v: f32[1,8]) -> (%y, %z, %u) {
+  %w = const f32[8,20] {` + strings.TrimSuffix(strings.Repeat("0.5, -0.25, ", 80), ", ") + `}
+  %w2 = const f32[8,20] {` + strings.TrimSuffix(strings.Repeat("1, 2, ", 80), ", ") + `}
+  %w3 = const f32[8,20] {` + strings.TrimSuffix(strings.Repeat("3, 4, ", 80), ", ") + `}
+  %w4 = const f32[8,20] {` + strings.TrimSuffix(strings.Repeat("5, 6, ", 80), ", ") + `}
+  %y = MatMul @mm <f32[4,20]> %x %w
+  %z = cuvil.FusedMatMul @fm <f32[4,20]> %x %w2 {activation="Relu"}
+  %u = MatMul @gemv <f32[1,20]> %v %w3
+  %q = MatMul @kept <f32[4,20]> %x %w4
+}
+`
+	for _, c := range []struct {
+		cfg  *PrecisionConfig
+		bf16 []string // nodes whose B is bf16
+	}{
+		{&PrecisionConfig{Mode: PrecisionBF16, KeepF32: []string{"kept"}}, []string{"mm", "fm"}},
+		{&PrecisionConfig{Mode: PrecisionFP16}, nil},
+		{nil, nil},
+	} {
+		m, err := ir.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := prepack(m, WinogradAuto, c.cfg); err != nil {
+			t.Fatal(err)
+		}
+		if err := ir.Verify(m); err != nil {
+			t.Fatalf("after prepack: %v", err)
+		}
+		var got []string
+		for _, n := range m.Graph.Nodes {
+			b := n.Inputs[1]
+			if b.Const != nil && b.Const.DType == ir.BF16 {
+				got = append(got, n.Name)
+				if want := 2 * 2 * 4 * 32; len(b.Const.Raw) != want { // 2 panels x 4 pairs x 32 bf16
+					t.Errorf("%s: bf16 B has %d bytes, want %d", n.Name, len(b.Const.Raw), want)
+				}
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(c.bf16, ",") {
+			t.Errorf("%+v: bf16 B on %v, want %v", c.cfg, got, c.bf16)
+		}
+		if c.cfg != nil && len(c.bf16) > 0 {
+			want := "node mm (MatMul): weight w f32 [8,20]: stored bf16 in weights.bin (half the bytes): products in bf16, sums in f32; A rounded to bf16 in the kernel (VDPBF16PS tiles)"
+			if len(c.cfg.Breaks) != 2 || c.cfg.Breaks[0].String() != want || c.cfg.Breaks[1].Op != "cuvil::FusedMatMul" {
+				t.Errorf("breaks %v, want 2 starting with\n%s", c.cfg.Breaks, want)
+			}
+		}
+	}
+}

@@ -155,3 +155,61 @@ func (s *bf16Gemm) runPart(i, parts int) {
 		}
 	}
 }
+
+// bf16GemmBand computes m rows of Y = alpha*A*B for the columns c0 ..
+// c0+cols of the bf16-packed B (bp, n columns in all; c0 a multiple of
+// 16): y[r*ldy+j] for j < cols is column c0+j. A (row stride lda) is
+// rounded to bf16 into s's buffer (s nil: a buffer of its own).
+func bf16GemmBand(s *gemmScratch, m, c0, cols, k int, alpha float32, a []float32, lda int, bp []uint16, y []float32, ldy int) {
+	if c0%bf16NR != 0 {
+		panic("templates: bf16 GEMM band not on a panel boundary")
+	}
+	var g *bf16Gemm
+	if s != nil {
+		if s.half == nil {
+			s.half = new(bf16Gemm)
+		}
+		g = s.half
+	} else {
+		g = new(bf16Gemm)
+	}
+	k2 := bf16K2(k)
+	rows := min(m, bf16MR)
+	if need := bf16MR * 2 * k2; cap(g.ab) < need {
+		g.ab = make([]uint16, need)
+	}
+	if len(g.accs) < 1 {
+		g.accs = make([][bf16MR * bf16TW]float32, 1)
+	}
+	acc := &g.accs[0]
+	panelLen := k2 * 2 * bf16NR
+	ab := g.ab[:bf16MR*2*k2]
+	for r0 := 0; r0 < m; r0 += rows {
+		rows = min(bf16MR, m-r0)
+		for r := 0; r < rows; r++ {
+			dst := ab[r*2*k2 : (r+1)*2*k2]
+			for i, v := range a[(r0+r)*lda : (r0+r)*lda+k] {
+				dst[i] = F32ToBF16(v)
+			}
+			if k%2 != 0 {
+				dst[k] = 0
+			}
+		}
+		for j0 := 0; j0 < cols; j0 += bf16TW {
+			w := min(bf16TW, cols-j0)
+			panels := (w + bf16NR - 1) / bf16NR
+			bf16Tile(ab, 2*k2, rows, bp[((c0+j0)/bf16NR)*panelLen:], panelLen, panels, k2, acc)
+			for r := 0; r < rows; r++ {
+				out := y[(r0+r)*ldy+j0 : (r0+r)*ldy+j0+w]
+				src := acc[r*bf16TW : r*bf16TW+w]
+				if alpha == 1 {
+					copy(out, src)
+					continue
+				}
+				for j, v := range src {
+					out[j] = alpha * v
+				}
+			}
+		}
+	}
+}
