@@ -106,6 +106,13 @@ type Options struct {
 	Observer     string
 	Percentile   float64
 	QuantizeSkip []string
+	// Precision (-precision) is "bf16" or "fp16" (or "", the default:
+	// none): the precision pass (passes/precision.go) keeps numerically
+	// sensitive ops whose inputs are half (Softmax, normalisations,
+	// reductions, Exp/Log, attention) in f32 with explicit casts. KeepF32
+	// (-keep-f32) names more nodes or op types that run in f32.
+	Precision string
+	KeepF32   []string
 	// Verify runs the IR verifier around every pass; Debug is the -d flag.
 	Verify bool
 	Debug  string
@@ -296,16 +303,23 @@ func writeFileAtomic(path string, b []byte) error {
 func Load(opts Options) (*ir.Model, []string, error) { return load(opts, nil) }
 
 func load(opts Options, pr *progress) (*ir.Model, []string, error) {
+	m, ran, _, err := loadWith(opts, pr, nil)
+	return m, ran, err
+}
+
+// loadWith is load with a hook called after each pass; it also returns
+// the precision report (nil without -precision/-keep-f32).
+func loadWith(opts Options, pr *progress, after func(*passes.Pass, *ir.Model)) (*ir.Model, []string, *passes.PrecisionConfig, error) {
 	if opts.Model == "" {
-		return nil, nil, fmt.Errorf("cuvil: a model file is required")
+		return nil, nil, nil, fmt.Errorf("cuvil: a model file is required")
 	}
 	debug, err := passes.ParseDebug(opts.Debug)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	wino, err := passes.ParseWinograd(opts.Winograd)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cuvil: %v", err)
+		return nil, nil, nil, fmt.Errorf("cuvil: %v", err)
 	}
 	lo := onnx.LoadOptions{MaxData: opts.MaxWeights, MaxNodes: opts.MaxNodes, MaxDepth: opts.MaxDepth}
 	allow, maxDim := opts.AllowOps, opts.MaxDim
@@ -323,32 +337,36 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 	}
 	m, err := onnx.LoadWith(opts.Model, lo)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if allow != nil {
 		if err := allow.Check(m); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
 		}
 	}
 	if maxDim > 0 {
 		if err := checkDims(m, maxDim); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
 		}
 	}
 	var quant *passes.QuantConfig
 	if opts.Quantize != "" || len(opts.Calibrate) > 0 || len(opts.QuantizeSkip) > 0 {
 		pr.phase("calibrating", 10)
 		if quant, err = quantConfig(opts, lo, debug, wino); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
+	prec, err := precisionConfig(opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	pr.phase("running passes", 20)
-	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump, Winograd: wino, Quant: quant}); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+	if err := runPasses(m, passes.Options{Verify: opts.Verify, Debug: debug, Dump: opts.Dump, Winograd: wino, Quant: quant, Precision: prec, AfterPass: after}); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	if maxDim > 0 { // the dims shape inference found
 		if err := checkDims(m, maxDim); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", opts.Model, err)
 		}
 	}
 	var ran []string
@@ -357,7 +375,7 @@ func load(opts Options, pr *progress) (*ir.Model, []string, error) {
 			ran = append(ran, name)
 		}
 	}
-	return m, ran, nil
+	return m, ran, prec, nil
 }
 
 // runPasses runs the pipeline, turning a panic that escapes it into an

@@ -326,6 +326,9 @@ func (v *verifier) dtypes(n *Node, s *OpSchema) {
 			if !ok || x == nil {
 				continue
 			}
+			if kind == "input" && i == 1 && x.Const != nil && x.Const.DType == BF16 && n.Attr("packed_b_shape") != nil {
+				continue // B prepacked in bf16 (-precision bf16): A keeps T
+			}
 			b := binding{fmt.Sprintf("%s %d (%s)", kind, i, f.Name), x}
 			v.kind(n, s, f, b)
 			if f.Heterogeneous {

@@ -74,6 +74,11 @@ var Pipeline = []*Pass{
 	// Last fusion: per-channel Mul+Add that nothing absorbed (pre-activation
 	// BN) with its activation.
 	FuseScaleShift,
+	// After the fusions that match float ops (a LayerNorm or an attention
+	// is kept in f32 as one node, not as its ReduceMeans and Softmax) and
+	// before layout and prepack (prepack stores the weights half that
+	// -precision asks for): half inputs of sensitive ops get explicit casts.
+	Precision,
 	// After every fusion (it moves whole fused nodes; the patterns above
 	// match NCHW ops): chains of convolutions go channels-last where the
 	// cost model says so, with Transposes only at their edges.
@@ -170,4 +175,9 @@ var passOrder = []struct {
 	{Layout, Prepack, "NHWC convolutions pack their weights differently"},
 	{FuseConvChain, Prepack, "the chain matches unpacked NHWC FusedConvs and packs its stages' weights"},
 	{ConcatInto, Prepack, "concat-into matches unpacked NHWC FusedConvs"},
+	{FuseLayerNorm, Precision, "a LayerNorm is kept f32 as one node, not as its ReduceMeans"},
+	{FuseAttention, Precision, "an attention is kept f32 as one node, not as its Softmax"},
+	{FuseGemm, Precision, "fuse-gemm matches MatMul+Add chains the casts would cut"},
+	{Precision, Layout, "layout moves the casts with the nodes around them"},
+	{Precision, Prepack, "prepack stores the weights -precision makes half"},
 }

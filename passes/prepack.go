@@ -35,8 +35,8 @@ import (
 var Prepack = &Pass{
 	Name:        "prepack",
 	Doc:         "store constant conv weights and GEMM B operands in their kernels' layouts (SGEMM panels, Winograd filter matrices; -winograd=auto|on|off)",
-	Run:         func(m *ir.Model) error { return prepack(m, WinogradAuto) },
-	WithOptions: func(m *ir.Model, o Options) error { return prepack(m, o.Winograd) },
+	Run:         func(m *ir.Model) error { return prepack(m, WinogradAuto, nil) },
+	WithOptions: func(m *ir.Model, o Options) error { return prepack(m, o.Winograd, o.Precision) },
 }
 
 // packer holds what prepack's per-op functions share: the graph's uses
@@ -47,11 +47,12 @@ type packer struct {
 	isOutput map[*ir.Value]bool
 	swapped  map[*ir.Value]*ir.Value // original constant -> packed one
 	winograd WinogradMode
+	prec     *PrecisionConfig // -precision: bf16 B panels for MatMul/FusedMatMul
 }
 
-func prepack(m *ir.Model, winograd WinogradMode) error {
+func prepack(m *ir.Model, winograd WinogradMode, prec *PrecisionConfig) error {
 	g := m.Graph
-	p := &packer{m: m, uses: g.Uses(), isOutput: map[*ir.Value]bool{}, swapped: map[*ir.Value]*ir.Value{}, winograd: winograd}
+	p := &packer{m: m, uses: g.Uses(), isOutput: map[*ir.Value]bool{}, swapped: map[*ir.Value]*ir.Value{}, winograd: winograd, prec: prec}
 	for _, v := range g.Outputs {
 		p.isOutput[v] = true
 	}
@@ -103,6 +104,25 @@ func (p *packer) prepackGemm(n *ir.Node) {
 	}
 	w := n.Inputs[1]
 	bs := []int{int(w.Const.Shape[0]), int(w.Const.Shape[1])}
+	if p.prec != nil && p.prec.Mode == PrecisionBF16 && (n.Op == "MatMul" || n.Op == "FusedMatMul") && !keptF32(n, p.prec.KeepF32) {
+		// -precision bf16: B rounded to bf16 in the bf16 GEMM's panels
+		// (half the bytes), read by the VDPBF16PS tiles.
+		if packed, ok := templates.PrepackGemmBBF16(constF32(w.Const), bs, false); ok {
+			raw := make([]byte, 2*len(packed))
+			for i, h := range packed {
+				binary.LittleEndian.PutUint16(raw[2*i:], h)
+			}
+			t := &ir.Tensor{Name: w.Const.Name, DType: ir.BF16, Shape: []int64{int64(len(packed))}, Raw: raw}
+			pv := &ir.Value{Name: w.Name, Type: t.Type(), Const: t}
+			own(n)
+			n.SetAttr(&ir.Attr{Name: templates.GemmPackedAttr, Kind: ir.AttrInts, Ints: append([]int64(nil), w.Const.Shape...)})
+			n.Inputs[1] = pv
+			p.swapped[w] = pv
+			p.prec.Breaks = append(p.prec.Breaks, PrecisionBreak{Node: n.Name, Op: opKey(n), Weight: w.Name, In: "f32 " + w.Type.Shape.String(),
+				Why: "stored bf16 in weights.bin (half the bytes): products in bf16, sums in f32", Action: "A rounded to bf16 in the kernel (VDPBF16PS tiles)"})
+			return
+		}
+	}
 	packed, ok := templates.PrepackGemmB(constF32(w.Const), bs, n.AttrInt("transB", 0) != 0)
 	if ok {
 		p.replace(n, 1, packed, templates.GemmPackedAttr)
@@ -295,7 +315,11 @@ func unpackedInputs(n *ir.Node) []*ir.Value {
 		if ins == nil {
 			ins = append([]*ir.Value(nil), n.Inputs...)
 		}
-		ins[i] = &ir.Value{Name: v.Name, Type: ir.TensorType(v.Type.DType, ir.ShapeOf(s...))}
+		dt := v.Type.DType
+		if dt == ir.BF16 && isGemmLike(n) && i == 1 {
+			dt = ir.F32 // -precision bf16's B panels stand for the float32 B
+		}
+		ins[i] = &ir.Value{Name: v.Name, Type: ir.TensorType(dt, ir.ShapeOf(s...))}
 	}
 	return ins
 }

@@ -30,6 +30,12 @@ type Options struct {
 	Winograd WinogradMode
 	// Quant, when set, runs the quantize pass with it (quantize.go).
 	Quant *QuantConfig
+	// Precision, when set, runs the precision pass with it (precision.go);
+	// its Breaks collect what it did.
+	Precision *PrecisionConfig
+	// AfterPass, when set, is called after each pass that ran (cuvil
+	// inspect -types reads the types after the precision pass).
+	AfterPass func(p *Pass, m *ir.Model)
 }
 
 // Debug actions.
@@ -187,6 +193,9 @@ func runPasses(m *ir.Model, list []*Pass, opts Options) error {
 			if err := ir.Print(dump, m); err != nil {
 				return fmt.Errorf("dumping after pass %q: %w", p.Name, err)
 			}
+		}
+		if opts.AfterPass != nil {
+			opts.AfterPass(p, m)
 		}
 	}
 	return nil

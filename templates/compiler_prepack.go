@@ -83,3 +83,18 @@ func PrepackQWeights(w []int8, ws []int, conv bool) ([]int8, bool) {
 	}
 	return p.panels, true
 }
+
+// PrepackGemmBBF16 is PrepackGemmB for -precision bf16: b rounded to
+// bfloat16 (nearest even) in the panels of the bf16 GEMM (bf16PackB),
+// which MatMul and FusedMatMul read when B has dtype BF16 and the node
+// has GemmPackedAttr.
+func PrepackGemmBBF16(b []float32, bs []int, transB bool) ([]uint16, bool) {
+	if len(bs) != 2 || len(b) != bs[0]*bs[1] || bs[0] <= 0 || bs[1] <= 0 {
+		return nil, false
+	}
+	k, n := bs[0], bs[1]
+	if transB {
+		k, n = n, k
+	}
+	return bf16PackB(make([]uint16, bf16PackedBSize(k, n)), transB, k, n, b, bs[1]), true
+}

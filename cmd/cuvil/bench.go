@@ -38,6 +38,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	targetFlags(fs)
 	pf.quantFlags(fs)
+	pf.precisionFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

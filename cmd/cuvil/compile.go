@@ -43,6 +43,7 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	pf.quantFlags(fs)
+	pf.precisionFlags(fs)
 	allowOps := fs.String("allow-ops", "", "op allow-list: a file (one domain:op[:versions] per line, # comments), entries separated by commas, or default (docs/allow-ops.txt)")
 	sandbox := fs.Bool("sandbox", false, "for untrusted models: no external data, -max-depth 4, -max-dim 16777216, -allow-ops default unless given")
 	weights := fs.String("weights", "embed", "where the weights live: embed (in the package, read in place by New) or file (weights.bin beside the package or at -weights-path, loaded by NewFromFile/NewFromReader)")

@@ -28,6 +28,8 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
+	types := fs.Bool("types", false, "the type-inference debugger: every value's dtype after the precision pass, and a warning at each precision break (with -precision bf16|fp16, -keep-f32)")
+	pf.precisionFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -44,6 +46,14 @@ func cmdInspect(args []string, stdout io.Writer) error {
 		}
 		fmt.Fprint(stdout, cuvilapi.OpsAllowList(m))
 		return nil
+	}
+	if *types {
+		if err := pf.check(*model); err != nil {
+			return err
+		}
+		opts := cuvilapi.Options{Model: *model, Dump: stdout}
+		pf.apply(&opts)
+		return cuvilapi.InspectTypes(opts, stdout)
 	}
 	if *all {
 		dumps := ""

@@ -19,6 +19,14 @@ type pipelineFlags struct {
 	// -percentile P -quantize-skip NODE|OP[,...]
 	quantize, calibrate, observer, skip string
 	percentile                          float64
+	// -precision bf16|fp16 -keep-f32 NODE|OP[,...]
+	precision, keepF32 string
+}
+
+// precisionFlags registers the precision flags on fs.
+func (pf *pipelineFlags) precisionFlags(fs *flag.FlagSet) {
+	fs.StringVar(&pf.precision, "precision", "", "bf16 or fp16: mixed precision; sensitive ops whose inputs are half (Softmax, normalisations, reductions, Exp/Log, attention) run in f32 with explicit casts")
+	fs.StringVar(&pf.keepF32, "keep-f32", "", "nodes (by name) or op types that run in f32 whatever -precision says, comma separated")
 }
 
 // quantFlags registers the quantization flags on fs.
@@ -35,6 +43,7 @@ func (pf pipelineFlags) apply(opts *cuvilapi.Options) {
 	opts.Verify, opts.Debug, opts.Winograd = pf.verify, pf.debug, pf.winograd.mode.String()
 	opts.Quantize, opts.Observer, opts.Percentile = pf.quantize, pf.observer, pf.percentile
 	opts.Calibrate, opts.QuantizeSkip = splitList(pf.calibrate), splitList(pf.skip)
+	opts.Precision, opts.KeepF32 = pf.precision, splitList(pf.keepF32)
 }
 
 func splitList(s string) []string {
@@ -53,6 +62,9 @@ func (pf pipelineFlags) check(model string) error {
 		return usagef("-model is required")
 	}
 	if _, err := passes.ParseDebug(pf.debug); err != nil {
+		return usagef("%v", err)
+	}
+	if _, err := passes.ParsePrecision(pf.precision); err != nil {
 		return usagef("%v", err)
 	}
 	return nil

@@ -22,6 +22,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	targetFlags(fs)
 	pf.quantFlags(fs)
+	pf.precisionFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -78,6 +79,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	fs.StringVar(&pf.debug, "d", "", "pass debugging: pass/off|dump|time, comma separated")
 	fs.Var(&pf.winograd, "winograd", winogradUsage)
 	pf.quantFlags(fs)
+	pf.precisionFlags(fs)
 	fs.BoolVar(&pf.verify, "verify", false, "verify the IR before and after every pass")
 	targetFlags(fs)
 	if err := parseFlags(fs, args); err != nil {

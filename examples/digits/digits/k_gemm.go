@@ -30,7 +30,7 @@ func gemm(n *node) error {
 		if C != nil {
 			c = C.F32()
 		}
-		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, nil, false, fusedAct{}, Y.F32(), packed)
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, nil, false, fusedAct{}, Y.F32(), packed, nil)
 	case []float64:
 		gemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), C, csi, csj, Y.F64())
 	case []int32:
@@ -163,14 +163,16 @@ func gemmInt[T nnNum](transA, transB bool, m, n, k int, alpha float32, a []T, ld
 // MatMul is numpy matmul (versions 1-13): 1-D operands are promoted (and
 // the promoted dimension dropped), leading batch dimensions broadcast.
 func matMul(n *node) error {
-	if ok, err := nnViaF32(n, matMul); ok {
-		return err
+	if !gemmBF16Packed(n) {
+		if ok, err := nnViaF32(n, matMul); ok {
+			return err
+		}
 	}
 	A, B := n.Input(0), n.Input(1)
 	if A == nil || B == nil {
 		return n.Errorf("needs inputs A and B")
 	}
-	if A.DType != B.DType {
+	if A.DType != B.DType && !gemmBF16Packed(n) {
 		return n.Errorf("A is %v but B is %v", A.DType, B.DType)
 	}
 	if n.Attrs.Ints(gemmPackedAttr) != nil {
@@ -269,8 +271,24 @@ func matmulPackedB(n *node, A, B *Tensor) error {
 	m := nnProd(A.Shape[:ra-1])
 	Y := n.Out[0]
 	nnResize(Y, F32, shape...)
-	fusedGemmFloat(n, false, false, m, nn, k, 1, A.F32(), k, B.F32(), nn, 0, nil, 0, 0, nil, false, fusedAct{}, Y.F32(), true)
+	b, bh := gemmPackedF32(B)
+	fusedGemmFloat(n, false, false, m, nn, k, 1, A.F32(), k, b, nn, 0, nil, 0, 0, nil, false, fusedAct{}, Y.F32(), true, bh)
 	return nil
+}
+
+// gemmBF16Packed reports whether n's B is a prepacked bf16 B
+// (-precision bf16: bf16PackB's layout, gemmPackedAttr set).
+func gemmBF16Packed(n *node) bool {
+	B := n.Input(1)
+	return B != nil && B.DType == BF16 && n.Attrs.Ints(gemmPackedAttr) != nil
+}
+
+// gemmPackedF32 returns a prepacked B's float32 panels, or its bf16 ones.
+func gemmPackedF32(B *Tensor) ([]float32, []uint16) {
+	if B.DType == BF16 {
+		return nil, B.Data.([]uint16)
+	}
+	return B.F32(), nil
 }
 
 // gemmPackedAttr is the attribute gen sets on a Gemm, MatMul, FusedGemm
@@ -290,16 +308,20 @@ func gemmBShape(n *node, B *Tensor, transB bool) (rows, cols int, packed bool, e
 		}
 		return B.Shape[0], B.Shape[1], false, nil
 	}
-	if B.DType != F32 || len(ps) != 2 || ps[0] < 0 || ps[1] < 0 {
-		return 0, 0, false, n.Errorf("prepacked B must be float32 with a 2-D shape, have %v %v", B.DType, ps)
+	if B.DType != F32 && B.DType != BF16 || len(ps) != 2 || ps[0] < 0 || ps[1] < 0 {
+		return 0, 0, false, n.Errorf("prepacked B must be float32 or bfloat16 with a 2-D shape, have %v %v", B.DType, ps)
 	}
 	rows, cols = int(ps[0]), int(ps[1])
 	k, nn := rows, cols
 	if transB {
 		k, nn = nn, k
 	}
-	if B.Len() != sgemmPackedBSize(k, nn) {
-		return 0, 0, false, n.Errorf("prepacked B has %d values, shape %v (transB=%v) wants %d", B.Len(), ps, transB, sgemmPackedBSize(k, nn))
+	want := sgemmPackedBSize(k, nn)
+	if B.DType == BF16 {
+		want = bf16PackedBSize(k, nn)
+	}
+	if B.Len() != want {
+		return 0, 0, false, n.Errorf("prepacked B has %d values, shape %v (transB=%v) wants %d", B.Len(), ps, transB, want)
 	}
 	return rows, cols, true, nil
 }

@@ -52,6 +52,9 @@ type gemmScratch struct {
 	// band: FusedConvChain's band buffers (k_conv_chain.go), one per part
 	// for every node, so they stay in cache from one node to the next.
 	band []float32
+	// half: the bf16 GEMM's A buffer and accumulator tile (k_gemm_bf16.go),
+	// made on first use.
+	half *bf16Gemm
 }
 
 // bandBuf returns s's band buffer resized to n (grown only when too

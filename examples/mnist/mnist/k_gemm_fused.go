@@ -12,7 +12,7 @@ package mnist
 // of rows at a time and its epilogue right after, while the band is in
 // cache. With packed set (float32 only), b is op(B) packed whole by
 // sgemmPackB at compile time (transB and ldb are then unused).
-func fusedGemmFloat[T nnFloat](n *node, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T, packed bool) {
+func fusedGemmFloat[T nnFloat](n *node, transA, transB bool, m, nn, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, csi, csj int, z []T, after bool, act fusedAct, y []T, packed bool, bh []uint16) {
 	if c == nil {
 		beta = 0
 	}
@@ -21,7 +21,7 @@ func fusedGemmFloat[T nnFloat](n *node, transA, transB bool, m, nn, k int, alpha
 	}
 	t := parTaskOf[fusedGemmTask[T]](n)
 	*t = fusedGemmTask[T]{p: n.Pool, transA: transA, transB: transB, m: m, nn: nn, k: k, alpha: alpha, beta: beta,
-		a: a, b: b, c: c, z: z, y: y, lda: lda, ldb: ldb, csi: csi, csj: csj, after: after, packed: packed, act: act}
+		a: a, b: b, c: c, z: z, y: y, lda: lda, ldb: ldb, csi: csi, csj: csj, after: after, packed: packed, act: act, bh: bh}
 	threads := 1
 	if _, f32 := any(a).([]float32); f32 && m*nn*k >= parMinFlops {
 		threads = n.Pool.Threads()
@@ -58,6 +58,7 @@ type fusedGemmTask[T nnFloat] struct {
 	after, byCols      bool
 	packed             bool // b is op(B) prepacked (float32)
 	act                fusedAct
+	bh                 []uint16 // op(B) prepacked in bf16 (bf16PackB; b nil, packed and !transA)
 }
 
 func (t *fusedGemmTask[T]) runPart(i, parts int) {
@@ -89,7 +90,10 @@ func (t *fusedGemmTask[T]) runPart(i, parts int) {
 		if t.transA {
 			aoff = i0
 		}
-		if t.packed {
+		if t.bh != nil {
+			bf16GemmBand(scratchFor(t.p, i), mr, c0, cols, t.k, float32(t.alpha), any(t.a).([]float32)[aoff:], t.lda, t.bh,
+				any(t.y).([]float32)[i0*nn+c0:], nn)
+		} else if t.packed {
 			// Columns c0.. of the packed B: parSplit keeps c0 a multiple
 			// of the panel width.
 			sgemmPrepackedBPart(scratchFor(t.p, i).pkBufs(), nn, c0, mr, cols, t.k, float32(t.alpha), t.transA,
@@ -160,7 +164,7 @@ func fusedGemm(n *node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32(), packed)
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32(), packed, nil)
 	case []float64:
 		var c, z []float64
 		if C != nil {
@@ -169,7 +173,7 @@ func fusedGemm(n *node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(n, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64(), false)
+		fusedGemmFloat(n, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), c, csi, csj, z, after, act, Y.F64(), false, nil)
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
@@ -180,8 +184,10 @@ func fusedGemm(n *node) error {
 // (the batches of A stack into one tall GEMM), plus bias [N], residual Z
 // and activation in the epilogue of each block of output rows.
 func fusedMatMul(n *node) error {
-	if ok, err := nnViaF32(n, fusedMatMul); ok {
-		return err
+	if !gemmBF16Packed(n) {
+		if ok, err := nnViaF32(n, fusedMatMul); ok {
+			return err
+		}
 	}
 	A, B, bias, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
 	if A == nil || B == nil {
@@ -199,7 +205,7 @@ func fusedMatMul(n *node) error {
 	if ra < 1 {
 		return n.Errorf("A %v must have rank >= 1", A.ShapeString())
 	}
-	if B.DType != A.DType || bias != nil && bias.DType != A.DType {
+	if B.DType != A.DType && !(gemmBF16Packed(n) && A.DType == F32) || bias != nil && bias.DType != A.DType {
 		return n.Errorf("inputs must share one dtype")
 	}
 	if A.Shape[ra-1] != k {
@@ -227,7 +233,8 @@ func fusedMatMul(n *node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F32(), nn, 1, c, 0, 1, z, after, act, Y.F32(), packed)
+		b, bh := gemmPackedF32(B)
+		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, b, nn, 1, c, 0, 1, z, after, act, Y.F32(), packed, bh)
 	case []float64:
 		var c, z []float64
 		if bias != nil {
@@ -236,7 +243,7 @@ func fusedMatMul(n *node) error {
 		if Z != nil {
 			z = Z.F64()
 		}
-		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64(), false)
+		fusedGemmFloat(n, false, false, m, nn, k, 1, a, k, B.F64(), nn, 1, c, 0, 1, z, after, act, Y.F64(), false, nil)
 	default:
 		return n.Errorf("unsupported dtype %v", A.DType)
 	}
