@@ -98,3 +98,12 @@ func PrepackGemmBBF16(b []float32, bs []int, transB bool) ([]uint16, bool) {
 	}
 	return bf16PackB(make([]uint16, bf16PackedBSize(k, n)), transB, k, n, b, bs[1]), true
 }
+
+// PrepackConvWeightsNHWCBF16 is PrepackConvWeightsNHWC for -precision
+// bf16 and group 1: W' [(kh, kw, c), m] rounded to bfloat16 (nearest even,
+// denormals to zero) in the bf16 GEMM's panels (bf16PackB), which
+// cuvil::FusedConv with layout=NHWC reads when W has dtype BF16 and the
+// node has ConvPackedAttr; false for other shapes.
+func PrepackConvWeightsNHWCBF16(w []float32, ws []int) ([]uint16, bool) {
+	return bf16PackConvNHWC(w, ws)
+}
