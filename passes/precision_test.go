@@ -217,7 +217,7 @@ graph main(%x: f32[1,12,12,8], %xc: f32[1,3,12,12], %g: f32[1,1,1,8]) -> (%pw, %
 				t.Fatalf("%s: bf16 W without its shape", n.Name)
 			}
 			K, M := int(ws[1]*ws[2]*ws[3]), int(ws[0])
-			if want := 2 * (M + 15) / 16 * 16 * ((K + 1) / 2 * 2); len(w.Const.Raw) != want {
+			if want := 2 * ((M + 15) / 16 * 16) * ((K + 1) / 2 * 2); len(w.Const.Raw) != want {
 				t.Errorf("%s: bf16 W has %d bytes, want %d", n.Name, len(w.Const.Raw), want)
 			}
 			if n.Attr(templates.ConvWinogradAttr) != nil {
