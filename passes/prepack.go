@@ -104,10 +104,13 @@ func (p *packer) prepackGemm(n *ir.Node) {
 	}
 	w := n.Inputs[1]
 	bs := []int{int(w.Const.Shape[0]), int(w.Const.Shape[1])}
-	if p.prec != nil && p.prec.Mode == PrecisionBF16 && (n.Op == "MatMul" || n.Op == "FusedMatMul") && !keptF32(n, p.prec.KeepF32) {
+	if p.prec != nil && p.prec.Mode == PrecisionBF16 && !keptF32(n, p.prec.KeepF32) &&
+		(n.Op == "MatMul" || n.Op == "FusedMatMul" || n.AttrInt("transA", 0) == 0) {
 		// -precision bf16: B rounded to bf16 in the bf16 GEMM's panels
-		// (half the bytes), read by the VDPBF16PS tiles.
-		if packed, ok := templates.PrepackGemmBBF16(constF32(w.Const), bs, false); ok {
+		// (half the bytes), read by the VDPBF16PS tiles; Gemm's transB is
+		// folded into the panels (the bf16 GEMM reads A in place, so
+		// transA stays f32).
+		if packed, ok := templates.PrepackGemmBBF16(constF32(w.Const), bs, n.AttrInt("transB", 0) != 0); ok {
 			raw := make([]byte, 2*len(packed))
 			for i, h := range packed {
 				binary.LittleEndian.PutUint16(raw[2*i:], h)

@@ -86,7 +86,8 @@ func PrepackQWeights(w []int8, ws []int, conv bool) ([]int8, bool) {
 
 // PrepackGemmBBF16 is PrepackGemmB for -precision bf16: b rounded to
 // bfloat16 (nearest even) in the panels of the bf16 GEMM (bf16PackB),
-// which MatMul and FusedMatMul read when B has dtype BF16 and the node
+// which MatMul, FusedMatMul, Gemm and FusedGemm (transA=0) read when B
+// has dtype BF16 and the node
 // has GemmPackedAttr.
 func PrepackGemmBBF16(b []float32, bs []int, transB bool) ([]uint16, bool) {
 	if len(bs) != 2 || len(b) != bs[0]*bs[1] || bs[0] <= 0 || bs[1] <= 0 {
