@@ -1,0 +1,236 @@
+package cuvil
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cuvil/cuvil/gen"
+	"github.com/cuvil/cuvil/internal/harness"
+	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/ir/onnx"
+)
+
+// TestResNet50BF16 (opt-in: CUVIL_RESNET50_BF16=1; the model from
+// ~/.cache/cuvil-models/resnet50_op13, or CUVIL_RESNET50=DIR) builds
+// resnet50 in f32, in -precision bf16 (Winograd auto: its 3x3 stride-1
+// convs stay f32 Winograd) and in -precision bf16 -winograd=off (every
+// conv on the bf16 tiles) and compares their logits on the model's
+// reference input and CUVIL_RESNET50_RANDOM (default 200) inputs of
+// standard normal pixels: top-1 agreement with f32, max abs difference and
+// relative L2 of the logits. It fails when bf16's top-1 agreement is
+// below 99% or its relative L2 above 1e-2. With CUVIL_RESNET50_AB=N it
+// then times the three builds at 1 thread, N alternating rounds, each a
+// process of 8 runs on one input, by the child process's CPU time
+// (getrusage): per-run CPU time, medians over the rounds.
+func TestResNet50BF16(t *testing.T) {
+	if os.Getenv("CUVIL_RESNET50_BF16") == "" {
+		t.Skip("opt-in: CUVIL_RESNET50_BF16=1")
+	}
+	dir := os.Getenv("CUVIL_RESNET50")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache/cuvil-models/resnet50_op13")
+	}
+	model := filepath.Join(dir, "model.onnx")
+	if _, err := os.Stat(model); err != nil {
+		t.Skip(err)
+	}
+	nRandom := 200
+	if s := os.Getenv("CUVIL_RESNET50_RANDOM"); s != "" {
+		nRandom, _ = strconv.Atoi(s)
+	}
+	builds := []struct {
+		name string
+		opts Options
+	}{
+		{"fp32", Options{Model: model}},
+		{"bf16", Options{Model: model, Precision: "bf16"}},
+		{"bf16-nowino", Options{Model: model, Precision: "bf16", Winograd: "off"}},
+	}
+	h, err := harness.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var m0 *ir.Model
+	for _, b := range builds {
+		m, _, err := Load(b.opts)
+		if m0 == nil {
+			m0 = m
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", b.name, err)
+		}
+		if err := h.Add(b.name, m); err != nil {
+			t.Fatalf("%s: %v", b.name, err)
+		}
+	}
+	start := time.Now()
+	exe, err := h.Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Failed) > 0 {
+		t.Fatalf("build failures: %v", h.Failed)
+	}
+	t.Logf("built in %v", time.Since(start))
+
+	ref, err := onnx.ReadDataFile(filepath.Join(dir, "test_data_set_0/input_0.pb"), ir.TensorKind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := onnx.ReadDataFile(filepath.Join(dir, "test_data_set_0/output_0.pb"), ir.TensorKind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ref.Tensor
+	rng := rand.New(rand.NewSource(50))
+	var inputs []string
+	for i := 0; i <= nRandom; i++ {
+		in := x
+		if i > 0 {
+			r := *x
+			r.Raw = make([]byte, len(x.Raw))
+			for j := 0; j < len(r.Raw); j += 4 {
+				binary.LittleEndian.PutUint32(r.Raw[j:], math.Float32bits(float32(rng.NormFloat64())))
+			}
+			in = &r
+		}
+		p := filepath.Join(h.Dir, fmt.Sprintf("input_%d.cuvt", i))
+		if err := harness.WriteDataFile(p, &onnx.Data{Kind: ir.TensorKind, Tensor: in}, gen.ElemDType(m0.Graph.Inputs[0].Type)); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, p)
+	}
+	var jobs []harness.Job
+	for _, b := range builds {
+		for i, in := range inputs {
+			out := filepath.Join(h.Dir, fmt.Sprintf("out-%s-%d", b.name, i))
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			jobs = append(jobs, harness.Job{Model: b.name, Inputs: []string{in}, Out: out})
+		}
+	}
+	start = time.Now()
+	res, err := h.Run(context.Background(), exe, jobs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d runs in %v", len(jobs), time.Since(start))
+	logits := map[string][][]float64{}
+	for i, r := range res {
+		if r.Err != "" {
+			t.Fatalf("%s: %s", jobs[i].Model, r.Err)
+		}
+		d, _, err := harness.ReadDataFile(filepath.Join(jobs[i].Out, "output_0.cuvt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logits[jobs[i].Model] = append(logits[jobs[i].Model], d.Tensor.Float64s())
+	}
+	// The reference input against the model's own reference output.
+	wv := want.Tensor.Float64s()
+	for _, b := range builds {
+		maxAbs, rel := compareLogits([][]float64{wv}, logits[b.name][:1])
+		t.Logf("%s on test_data_set_0 vs its reference output: max abs %.4g, relative L2 %.3g, top-1 %v (reference %d)", b.name, maxAbs, rel, argmax(logits[b.name][0]), argmax(wv))
+	}
+	f32 := logits["fp32"]
+	{
+		l := f32[0]
+		a := argmax(l)
+		b := -1
+		for j := range l {
+			if j != a && (b < 0 || l[j] > l[b]) {
+				b = j
+			}
+		}
+		t.Logf("fp32 on the reference input: top-1 %d (%.4g), runner-up %d (%.4g); bf16 gives them %.4g and %.4g", a, l[a], b, l[b], logits["bf16"][0][a], logits["bf16"][0][b])
+	}
+	for _, b := range builds[1:] {
+		got := logits[b.name]
+		agree := 0
+		for i := 1; i < len(got); i++ {
+			if argmax(got[i]) == argmax(f32[i]) {
+				agree++
+			}
+		}
+		maxAbs, rel := compareLogits(f32[1:], got[1:])
+		maxAbs0, rel0 := compareLogits(f32[:1], got[:1])
+		frac := float64(agree) / float64(max(nRandom, 1))
+		t.Logf("%s vs fp32: reference input: max abs %.4g, relative L2 %.3g, top-1 same %v; %d random inputs: top-1 agreement %d/%d (%.1f%%), max abs %.4g, relative L2 %.3g",
+			b.name, maxAbs0, rel0, argmax(got[0]) == argmax(f32[0]), nRandom, agree, nRandom, 100*frac, maxAbs, rel)
+		if nRandom > 0 && (frac < 0.99 || rel > 1e-2) || rel0 > 1e-2 {
+			t.Errorf("%s: top-1 agreement %.3f (want >= 0.99), relative L2 %.3g / %.3g on the reference input (want <= 1e-2)", b.name, frac, rel, rel0)
+		}
+	}
+
+	rounds, _ := strconv.Atoi(os.Getenv("CUVIL_RESNET50_AB"))
+	if rounds <= 0 {
+		return
+	}
+	const runs = 8
+	cpu := map[string][]float64{}
+	wall := map[string][]float64{}
+	for r := 0; r < rounds; r++ {
+		for _, b := range builds {
+			var before, after syscall.Rusage
+			if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &before); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(h.Dir, "out-ab")
+			os.MkdirAll(out, 0o755)
+			res, err := h.Run(context.Background(), exe, []harness.Job{{Model: b.name, Inputs: inputs[:1], Out: out, Warmup: 1, Runs: runs}}, 1)
+			if err != nil || res[0].Err != "" {
+				t.Fatalf("%s: %v %v", b.name, err, res)
+			}
+			if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after); err != nil {
+				t.Fatal(err)
+			}
+			tv := func(u syscall.Rusage) float64 {
+				return float64(u.Utime.Nano()+u.Stime.Nano()) / 1e6
+			}
+			cpu[b.name] = append(cpu[b.name], (tv(after)-tv(before))/(runs+1))
+			ts := append([]time.Duration(nil), res[0].Times...)
+			sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+			wall[b.name] = append(wall[b.name], float64(ts[len(ts)/2])/1e6)
+		}
+	}
+	med := func(v []float64) float64 {
+		v = append([]float64(nil), v...)
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	for _, b := range builds {
+		t.Logf("%s at 1 thread: CPU time per run (process total / %d runs incl. warm-up) median %.1f ms over %d rounds %v; wall median of medians %.1f ms",
+			b.name, runs+1, med(cpu[b.name]), rounds, cpu[b.name], med(wall[b.name]))
+	}
+	for _, b := range builds[1:] {
+		t.Logf("%s / fp32 CPU time: %.3f", b.name, med(cpu[b.name])/med(cpu["fp32"]))
+	}
+}
+
+// compareLogits returns the max abs difference and the relative L2 error
+// ||got-ref|| / ||ref|| over all rows.
+func compareLogits(ref, got [][]float64) (maxAbs, rel float64) {
+	var num, den float64
+	for i := range ref {
+		for j := range ref[i] {
+			d := got[i][j] - ref[i][j]
+			maxAbs = math.Max(maxAbs, math.Abs(d))
+			num += d * d
+			den += ref[i][j] * ref[i][j]
+		}
+	}
+	return maxAbs, math.Sqrt(num / den)
+}
