@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -56,6 +57,12 @@ func TestResNet50BF16(t *testing.T) {
 		{"fp32", Options{Model: model}},
 		{"bf16", Options{Model: model, Precision: "bf16"}},
 		{"bf16-nowino", Options{Model: model, Precision: "bf16", Winograd: "off"}},
+	}
+	if keep := os.Getenv("CUVIL_RESNET50_KEEP"); keep != "" {
+		builds = append(builds, struct {
+			name string
+			opts Options
+		}{"bf16-keep", Options{Model: model, Precision: "bf16", KeepF32: strings.Split(keep, ",")}})
 	}
 	h, err := harness.New()
 	if err != nil {
@@ -160,10 +167,19 @@ func TestResNet50BF16(t *testing.T) {
 	for _, b := range builds[1:] {
 		got := logits[b.name]
 		agree := 0
+		var margins []string
 		for i := 1; i < len(got); i++ {
 			if argmax(got[i]) == argmax(f32[i]) {
 				agree++
+				continue
 			}
+			l := f32[i]
+			a, c := argmax(l), argmax(got[i])
+			ma, _ := compareLogits(f32[i:i+1], got[i:i+1])
+			margins = append(margins, fmt.Sprintf("#%d fp32 %d-%d margin %.3g (max abs diff %.3g)", i, a, c, l[a]-l[c], ma))
+		}
+		if len(margins) > 0 {
+			t.Logf("%s: disagreements: %s", b.name, strings.Join(margins, "; "))
 		}
 		maxAbs, rel := compareLogits(f32[1:], got[1:])
 		maxAbs0, rel0 := compareLogits(f32[:1], got[:1])
