@@ -101,6 +101,8 @@ func TestResNet50BF16(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := ref.Tensor
+	smooth := os.Getenv("CUVIL_RESNET50_INPUTS") == "smooth"
+	t.Logf("random inputs: %s", map[bool]string{false: "standard normal pixels", true: "smooth: an 8x8 grid of N(0,1) per channel, bilinear to the image, plus N(0,0.1) noise"}[smooth])
 	rng := rand.New(rand.NewSource(50))
 	var inputs []string
 	for i := 0; i <= nRandom; i++ {
@@ -108,9 +110,7 @@ func TestResNet50BF16(t *testing.T) {
 		if i > 0 {
 			r := *x
 			r.Raw = make([]byte, len(x.Raw))
-			for j := 0; j < len(r.Raw); j += 4 {
-				binary.LittleEndian.PutUint32(r.Raw[j:], math.Float32bits(float32(rng.NormFloat64())))
-			}
+			fillRandomImage(r.Raw, x.Shape, smooth, rng)
 			in = &r
 		}
 		p := filepath.Join(h.Dir, fmt.Sprintf("input_%d.cuvt", i))
@@ -233,6 +233,42 @@ func TestResNet50BF16(t *testing.T) {
 	}
 	for _, b := range builds[1:] {
 		t.Logf("%s / fp32 CPU time: %.3f", b.name, med(cpu[b.name])/med(cpu["fp32"]))
+	}
+}
+
+// fillRandomImage fills raw (float32 NCHW of shape s) with standard
+// normal pixels, or when smooth with an image-like field: per channel an
+// 8x8 grid of N(0,1) values bilinearly interpolated over the image, plus
+// N(0, 0.1) noise.
+func fillRandomImage(raw []byte, s []int64, smooth bool, rng *rand.Rand) {
+	put := func(i int, v float64) { binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(v))) }
+	if !smooth || len(s) != 4 {
+		for i := 0; i < len(raw)/4; i++ {
+			put(i, rng.NormFloat64())
+		}
+		return
+	}
+	const g = 8
+	n, c, h, w := int(s[0]), int(s[1]), int(s[2]), int(s[3])
+	for p := 0; p < n*c; p++ {
+		var grid [g][g]float64
+		for i := range grid {
+			for j := range grid[i] {
+				grid[i][j] = rng.NormFloat64()
+			}
+		}
+		for y := 0; y < h; y++ {
+			fy := float64(y) * (g - 1) / float64(max(h-1, 1))
+			y0 := min(int(fy), g-2)
+			dy := fy - float64(y0)
+			for x := 0; x < w; x++ {
+				fx := float64(x) * (g - 1) / float64(max(w-1, 1))
+				x0 := min(int(fx), g-2)
+				dx := fx - float64(x0)
+				v := (1-dy)*((1-dx)*grid[y0][x0]+dx*grid[y0][x0+1]) + dy*((1-dx)*grid[y0+1][x0]+dx*grid[y0+1][x0+1])
+				put((p*h+y)*w+x, v+0.1*rng.NormFloat64())
+			}
+		}
 	}
 }
 

@@ -491,3 +491,13 @@ func bf16pw6x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, 
 //
 //go:noescape
 func bf16cvt(dst *uint16, src *float32, n16 int)
+
+// bf16rate issues n*24 independent register-only VDPBF16PS (a throughput probe).
+//
+// Requires: AVX512F, AVX512_BF16
+func bf16rate(n int)
+
+// fmarate issues n*24 independent register-only VFMADD231PS on ZMM (a throughput probe).
+//
+// Requires: AVX512F
+func fmarate(n int)

@@ -46,6 +46,7 @@ func main() {
 		}
 	}
 	cvtKernel()
+	rateKernels()
 	Generate()
 }
 
@@ -400,4 +401,51 @@ func cvtKernel() {
 	Label("bf16cvt_done")
 	VZEROUPPER()
 	RET()
+}
+
+// rateAcc is the number of independent accumulators of the rate kernels:
+// enough to cover the latency of either instruction on two pipes.
+const rateAcc = 12
+
+// rateKernels emits bf16rate and fmarate, the throughput probes of
+// TestBF16RateCPUTime: n iterations of 2*rateAcc independent VDPBF16PS
+// (32 multiply-adds each) or VFMADD231PS (16) on registers only, so the
+// thread CPU time per instruction is the instruction's reciprocal
+// throughput on this CPU.
+func rateKernels() {
+	for _, bf16 := range []bool{true, false} {
+		name := "fmarate"
+		if bf16 {
+			name = "bf16rate"
+		}
+		TEXT(name, NOSPLIT, "func(n int)")
+		if bf16 {
+			Doc(name+" issues n*24 independent register-only VDPBF16PS (a throughput probe).", "", "Requires: AVX512F, AVX512_BF16")
+		} else {
+			Doc(name+" issues n*24 independent register-only VFMADD231PS on ZMM (a throughput probe).", "", "Requires: AVX512F")
+		}
+		n := Load(Param("n"), GP64())
+		for i := 0; i < rateAcc; i++ {
+			VPXORD(zmm[i], zmm[i], zmm[i])
+		}
+		VPXORD(zmm[24], zmm[24], zmm[24])
+		VPXORD(zmm[25], zmm[25], zmm[25])
+		TESTQ(n, n)
+		JZ(LabelRef(name + "_done"))
+		Label(name + "_loop")
+		for u := 0; u < 2; u++ {
+			for i := 0; i < rateAcc; i++ {
+				if bf16 {
+					raw(evexDPBF16PS(i, 24, 25))
+				} else {
+					VFMADD231PS(zmm[25], zmm[24], zmm[i])
+				}
+			}
+		}
+		DECQ(n)
+		JNZ(LabelRef(name + "_loop"))
+		Label(name + "_done")
+		VZEROUPPER()
+		RET()
+	}
 }
