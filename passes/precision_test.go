@@ -150,9 +150,10 @@ graph main(%x: f32[4,8], %v: f32[1,8]) -> (%y, %z, %u) {
 }
 
 // TestPrepackConvBF16: with -precision bf16 prepack stores the W' panels
-// of group-1 NHWC FusedConvs (pointwise, strided 3x3, NCHW entry) as bf16
+// of group-1 NHWC FusedConvs (pointwise, strided 3x3) as bf16
 // (half the bytes of the f32 panels: K*M' values at 2 bytes) and records
-// each as a weight break; negative cases keep f32: a -keep-f32 node, a
+// each as a weight break; negative cases keep f32: a -keep-f32 node, the
+// NCHW-entry stem, a
 // grouped conv, an NCHW one, one with input Scale, a Winograd one (its U
 // stays f32), and everything without -precision or with fp16.
 func TestPrepackConvBF16(t *testing.T) {
@@ -189,8 +190,8 @@ graph main(%x: f32[1,12,12,8], %xc: f32[1,3,12,12], %g: f32[1,1,1,8]) -> (%pw, %
 		wino WinogradMode
 		bf16 []string // nodes whose W is bf16
 	}{
-		{&PrecisionConfig{Mode: PrecisionBF16, KeepF32: []string{"kept"}}, WinogradOn, []string{"pw", "s2", "stem"}},
-		{&PrecisionConfig{Mode: PrecisionBF16}, WinogradOff, []string{"pw", "s2", "stem", "wino", "kept"}},
+		{&PrecisionConfig{Mode: PrecisionBF16, KeepF32: []string{"kept"}}, WinogradOn, []string{"pw", "s2"}},
+		{&PrecisionConfig{Mode: PrecisionBF16}, WinogradOff, []string{"pw", "s2", "wino", "kept"}},
 		{&PrecisionConfig{Mode: PrecisionBF16, KeepF32: []string{"cuvil::FusedConv"}}, WinogradOff, nil},
 		{&PrecisionConfig{Mode: PrecisionFP16}, WinogradOff, nil},
 		{nil, WinogradOff, nil},

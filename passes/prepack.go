@@ -240,10 +240,15 @@ func (p *packer) prepackConv(n *ir.Node) {
 // panels (templates.PrepackConvWeightsNHWCBF16) under -precision bf16,
 // unless -keep-f32 names it or it takes input Scale (a gate folded into
 // its f32 weights at run time); Winograd convolutions were packed before
-// (their U stays f32). It reports whether it did.
+// (their U stays f32: as fast as bf16 im2col on resnet50 and more
+// accurate, docs/precision.md). The NCHW-entry conv (in_layout NCHW, a
+// network's stem) stays f32 too: its f32 kernel reads the image in place,
+// the bf16 one gathers and rounds an im2col block first, and on resnet50
+// at 1 thread that made the stem 7.4 ms against 2.7 ms (its weights are
+// small). It reports whether it did.
 func (p *packer) prepackConvBF16(n *ir.Node, data []float32, ws []int, group int) bool {
 	if p.prec == nil || p.prec.Mode != PrecisionBF16 || keptF32(n, p.prec.KeepF32) || n.Op != "FusedConv" || n.Domain != ir.CuvilDomain ||
-		n.AttrString("layout", "NCHW") != "NHWC" || group != 1 || n.Input(5) != nil {
+		n.AttrString("layout", "NCHW") != "NHWC" || group != 1 || n.Input(5) != nil || n.AttrString("in_layout", "") == "NCHW" {
 		return false
 	}
 	packed, ok := templates.PrepackConvWeightsNHWCBF16(data, ws)
