@@ -14,7 +14,7 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit arm64 fuzz conformance generate check bench bench-breadth check-breadth clean
+.PHONY: all build demo test vet unit arm64 cross fuzz conformance generate check bench bench-breadth check-breadth clean
 
 all: build
 
@@ -34,7 +34,7 @@ demo: build
 		./bin/digits -ort bin/digits-ort; \
 	else echo "demo: ONNX Runtime not found ($(ORT_DIR), $(ORT_BENCH)); comparison skipped"; ./bin/digits; fi
 
-test: vet unit arm64 fuzz conformance
+test: vet unit arm64 cross fuzz conformance
 
 # templates/capi (the -cshared C API, cgo) is vetted where a C compiler is.
 vet:
@@ -61,6 +61,14 @@ arm64:
 		echo "GOARCH=arm64 $(GO) test -tags '$$tags' -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$' ./templates/ ./examples/mnist/mnist"; \
 		GOARCH=arm64 $(GO) test -tags "$$tags" -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$' ./templates/ ./examples/mnist/mnist || exit 1; done; \
 	else echo "arm64: qemu-aarch64-static not found (apt-get install qemu-user-static); arm64 tests under emulation skipped"; fi
+
+# cross: the mnist package's generated tests, and cuvil check against its
+# reference outputs (through the harness Target, as -goarch does), for
+# GOARCH=arm GOARM=7, s390x (big-endian) and riscv64 under qemu-user and
+# GOOS=wasip1 GOARCH=wasm under Node.js's WASI (TestCross); a target whose
+# emulator is missing is skipped with a message (docs/lite.md).
+cross:
+	$(GO) test -count=1 -run '^TestCross$$' -v .
 
 # Each fuzz target runs briefly; crashers land in testdata/fuzz/ as
 # regression seeds, which go test then always runs.
