@@ -1,0 +1,312 @@
+package cuvil
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cuvil/cuvil/internal/harness"
+	"github.com/cuvil/cuvil/internal/irbuild"
+	"github.com/cuvil/cuvil/ir"
+	"github.com/cuvil/cuvil/ir/onnx"
+)
+
+// writeModel encodes m into dir/name.onnx and returns the path.
+func writeModel(t *testing.T, m *ir.Model, dir, name string) string {
+	t.Helper()
+	if m.IRVersion == 0 {
+		m.IRVersion = 8
+	}
+	b, err := onnx.Encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".onnx")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLiteRefusals: what the lite profile cannot run is refused with an
+// error naming the input or node, and nothing is written.
+func TestLiteRefusals(t *testing.T) {
+	dir := t.TempDir()
+	sym := filepath.Join(dir, "sym.onnx")
+	symModel(t, sym)
+
+	// If on a condition computed at run time.
+	b := &irbuild.B{G: &ir.Graph{Name: "ifm"}}
+	x := b.In("x", irbuild.F32(2, 3))
+	zero := b.ConstF32([]int64{}, 0)
+	s := b.Op("ReduceSum", []*ir.Attr{irbuild.IntAttr("keepdims", 0)}, x)
+	cond := b.Op("Greater", nil, s, zero)
+	th := irbuild.Sub("then", b.G)
+	th.G.Outputs = []*ir.Value{th.Op("Relu", nil, x)}
+	el := irbuild.Sub("else", b.G)
+	el.G.Outputs = []*ir.Value{el.Op("Neg", nil, x)}
+	y := b.Op("If", []*ir.Attr{irbuild.GraphAttr("then_branch", th.G), irbuild.GraphAttr("else_branch", el.G)}, cond)
+	ifPath := writeModel(t, irbuild.Model(b, y), dir, "if")
+
+	// An op without a lite kernel.
+	b = &irbuild.B{G: &ir.Graph{Name: "erf"}}
+	x = b.In("x", irbuild.F32(2, 3))
+	erfPath := writeModel(t, irbuild.Model(b, b.Op("Erf", nil, x)), dir, "erf")
+
+	// A sequence.
+	b = &irbuild.B{G: &ir.Graph{Name: "seq"}}
+	x = b.In("x", irbuild.F32(2, 3))
+	sq := b.Op("SequenceConstruct", nil, x, x)
+	seqPath := writeModel(t, irbuild.Model(b, b.Op("SequenceAt", nil, sq, b.ConstI64([]int64{}, 1))), dir, "seq")
+
+	// A conv whose plan needs 2 x 32 x 26 x 26 x 4 bytes and more.
+	b = &irbuild.B{G: &ir.Graph{Name: "conv"}}
+	x = b.In("x", irbuild.F32(1, 1, 28, 28))
+	w := b.ConstF32([]int64{32, 1, 3, 3}, make([]float32, 288)...)
+	c := b.Op("Conv", nil, x, w)
+	convPath := writeModel(t, irbuild.Model(b, b.Op("Relu", nil, b.Op("Conv", nil, c, b.ConstF32([]int64{8, 32, 3, 3}, make([]float32, 8*32*9)...)))), dir, "conv")
+
+	for _, k := range []struct {
+		model  string
+		budget int64
+		want   []string
+	}{
+		{sym, 0, []string{`input "x" has the symbolic dim "N"`, "static shapes"}},
+		{ifPath, 0, []string{`node "ifm_2" (If): control flow`, `node "ifm_0" (ReduceSum): op ReduceSum has no lite kernel`}},
+		{erfPath, 0, []string{`node "erf_0" (Erf): op Erf has no lite kernel`}},
+		{seqPath, 0, []string{`node "seq_0" (SequenceConstruct)`}},
+		{convPath, 64 << 10, []string{"over the 64.0 KB RAM budget", `"conv_Conv_0" 84.5 KB`, "the peak is at node"}},
+	} {
+		out := filepath.Join(dir, "out", strings.TrimSuffix(filepath.Base(k.model), ".onnx"))
+		err := Compile(Options{Model: k.model, Out: out, Pkg: "p", Profile: ProfileLite, RAMBudget: k.budget, LiteCodeGOARCH: "none"})
+		if err == nil {
+			t.Errorf("%s: compiled under -profile lite", k.model)
+			continue
+		}
+		for _, w := range k.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not say %q", k.model, err, w)
+			}
+		}
+		if _, serr := os.Stat(out); !os.IsNotExist(serr) {
+			t.Errorf("%s: refused, but %s was written", k.model, out)
+		}
+	}
+	// The same conv fits a bigger budget.
+	if err := Compile(Options{Model: convPath, Out: filepath.Join(dir, "conv"), Pkg: "conv", Profile: ProfileLite, RAMBudget: 512 << 10, LiteCodeGOARCH: "none"}); err != nil {
+		t.Errorf("conv within 512KB: %v", err)
+	}
+	if err := Compile(Options{Model: convPath, Out: filepath.Join(dir, "x"), RAMBudget: 1}); err == nil || !strings.Contains(err.Error(), "-profile lite") {
+		t.Errorf("-ram-budget without -profile lite: err = %v", err)
+	}
+}
+
+// compileLiteMnist compiles the mnist model with -profile lite into
+// dir/mnist of a module in dir and returns the -v report.
+func compileLiteMnist(t *testing.T, dir string) (report, model, data string) {
+	t.Helper()
+	model, data = mnistModel(t)
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module litemnist\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var v bytes.Buffer
+	if err := Compile(Options{Model: model, Out: filepath.Join(dir, "mnist"), Profile: ProfileLite, Verbose: &v}); err != nil {
+		t.Fatal(err)
+	}
+	return v.String(), model, data
+}
+
+func goCmd(dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false"), env...)
+	return cmd
+}
+
+// TestLiteImports: a lite package imports errors and math only, its
+// dependencies hold no sync, runtime/debug, fmt, reflect or os, and its
+// sources start no goroutine and carry no assembly.
+func TestLiteImports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles mnist and runs go list; skipped in -short mode")
+	}
+	dir := t.TempDir()
+	report, _, _ := compileLiteMnist(t, dir)
+	t.Log(report)
+	out, err := goCmd(dir, nil, "list", "-f", "{{join .Imports \" \"}}", "./mnist").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "errors math" {
+		t.Errorf("imports %q, want \"errors math\"", got)
+	}
+	out, err = goCmd(dir, nil, "list", "-deps", "./mnist").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "sync", "runtime/debug", "fmt", "reflect", "os", "time", "syscall":
+			t.Errorf("go list -deps names %s", dep)
+		}
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "mnist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := regexp.MustCompile(`\bgo func|\bgo [a-zA-Z_]+\(|\b(unsafe|sync|runtime|fmt|reflect)\.[A-Z]|AddCleanup|SetFinalizer`)
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".go") {
+			t.Errorf("%s: a lite package holds only Go files", e.Name())
+			continue
+		}
+		if strings.HasSuffix(e.Name(), "_test.go") || e.Name() == "weights.go" {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(dir, "mnist", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := bad.Find(src); m != nil {
+			t.Errorf("%s uses %q", e.Name(), m)
+		}
+	}
+	// Its own tests: no allocation after New, a caller's arena.
+	if out, err := goCmd(dir, nil, "test", "-count=1", "./mnist").CombinedOutput(); err != nil {
+		t.Errorf("go test: %v\n%s", err, out)
+	}
+}
+
+// liteMain runs the lite mnist on a raw little-endian float32 input file
+// in a package-level arena and prints the arena's bytes, the heap's
+// growth over ten runs after New and the outputs.
+const liteMain = `package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+
+	"litemnist/mnist"
+)
+
+var arena [mnist.ArenaLen]float32
+
+func main() {
+	raw, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	m, err := mnist.New()
+	if err != nil {
+		panic(err)
+	}
+	s, err := m.NewSession(arena[:])
+	if err != nil {
+		panic(err)
+	}
+	in := make([]float32, len(raw)/4)
+	for i := range in {
+		in[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < 10; i++ {
+		copy(s.Input(0), in)
+		s.Run()
+	}
+	runtime.ReadMemStats(&after)
+	fmt.Println("arena", 4*len(s.Arena()), mnist.ArenaBytes)
+	fmt.Println("heap", after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc, int64(after.HeapAlloc)-int64(before.HeapAlloc))
+	fmt.Print("out")
+	for _, v := range s.Output(0) {
+		fmt.Print(" ", math.Float32bits(v))
+	}
+	fmt.Println()
+}
+`
+
+// TestLiteARM runs the lite mnist for GOARCH=arm GOARM=7 under qemu-arm
+// (internal/harness Target): its outputs match the reference, the heap
+// does not grow after New, and the arena is the size the plan reported.
+func TestLiteARM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles mnist and runs it under qemu-arm; skipped in -short mode")
+	}
+	tgt := harness.Target{GOARCH: "arm", GOARM: "7"}
+	run, err := tgt.ExecArgs(t.TempDir())
+	if err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dir := t.TempDir()
+	report, _, data := compileLiteMnist(t, dir)
+	m := regexp.MustCompile(`arena \(RAM\) +(\d+) bytes`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no arena in the report:\n%s", report)
+	}
+	planned, _ := strconv.Atoi(m[1])
+	if err := os.MkdirAll(filepath.Join(dir, "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run", "main.go"), []byte(liteMain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := onnx.ReadTensorFile(filepath.Join(data, "input_0.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := onnx.ReadTensorFile(filepath.Join(data, "output_0.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := filepath.Join(dir, "input_0.f32")
+	if err := os.WriteFile(raw, in.Raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "litemnist")
+	if out, err := goCmd(dir, tgt.Env(), "build", "-o", exe, "./run").CombinedOutput(); err != nil {
+		t.Fatalf("go build %v: %v\n%s", tgt.Env(), err, out)
+	}
+	out, err := exec.Command(run[0], append(run[1:], exe, raw)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", run, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output:\n%s", out)
+	}
+	t.Logf("qemu-arm: %s; %s", lines[0], lines[1])
+	if f := strings.Fields(lines[0]); len(f) != 3 || f[1] != strconv.Itoa(planned) || f[2] != f[1] {
+		t.Errorf("%q: want the planned %d bytes", lines[0], planned)
+	}
+	if f := strings.Fields(lines[1]); len(f) != 4 || f[1] != "0" || f[2] != "0" {
+		t.Errorf("%q: the heap grew after New", lines[1])
+	}
+	f := strings.Fields(lines[2])[1:]
+	ref := want.Float64s()
+	if len(f) != len(ref) {
+		t.Fatalf("%d outputs, want %d", len(f), len(ref))
+	}
+	worst := 0.0
+	for i, s := range f {
+		bits, _ := strconv.ParseUint(s, 10, 32)
+		got := float64(math.Float32frombits(uint32(bits)))
+		d := math.Abs(got - ref[i])
+		if d > 1e-4*(1+math.Abs(ref[i])) {
+			t.Errorf("log_probs[%d] = %v, want %v", i, got, ref[i])
+		}
+		worst = math.Max(worst, d)
+	}
+	t.Logf("qemu-arm: log_probs within %.3g of the reference", worst)
+	_ = binary.LittleEndian
+}
