@@ -14,7 +14,7 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit arm64 cross fuzz conformance generate check bench bench-breadth check-breadth clean
+.PHONY: all build demo test vet unit arm64 cross lite fuzz conformance generate check bench bench-breadth check-breadth clean
 
 all: build
 
@@ -34,7 +34,7 @@ demo: build
 		./bin/digits -ort bin/digits-ort; \
 	else echo "demo: ONNX Runtime not found ($(ORT_DIR), $(ORT_BENCH)); comparison skipped"; ./bin/digits; fi
 
-test: vet unit arm64 cross fuzz conformance
+test: vet unit arm64 cross lite fuzz conformance
 
 # templates/capi (the -cshared C API, cgo) is vetted where a C compiler is.
 vet:
@@ -69,6 +69,18 @@ arm64:
 # emulator is missing is skipped with a message (docs/lite.md).
 cross:
 	$(GO) test -count=1 -run '^TestCross$$' -v .
+
+# lite: the -profile lite tests (refusals, imports, the lite mnist under
+# qemu-arm: reference outputs, no heap growth, arena = plan) and
+# examples/lite (the keyword-spotting DS-CNN) with its generated package's
+# tests for GOARCH=arm GOARM=7 under qemu-arm (docs/lite.md).
+QEMU_ARM ?= $(shell command -v qemu-arm-static || command -v qemu-arm)
+lite:
+	$(GO) test -count=1 -run '^TestLite' -v .
+	$(GO) test -count=1 -v ./examples/lite/...
+	@if [ -n "$(QEMU_ARM)" ]; then echo "GOARCH=arm GOARM=7 $(GO) test -exec $(QEMU_ARM) ./examples/lite/..."; \
+		GOARCH=arm GOARM=7 $(GO) test -count=1 -exec $(QEMU_ARM) ./examples/lite/...; \
+	else echo "lite: qemu-arm-static not found (apt-get install qemu-user-static); GOARCH=arm tests skipped"; fi
 
 # Each fuzz target runs briefly; crashers land in testdata/fuzz/ as
 # regression seeds, which go test then always runs.
