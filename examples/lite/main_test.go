@@ -47,9 +47,10 @@ func TestARM(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build %v: %v\n%s", tgt.Env(), err, out)
 	}
-	out, err := exec.Command(run[0], append(run[1:], exe)...).CombinedOutput()
+	argv := append(run, exe) // run is nil where this is arm already
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 	if err != nil {
-		t.Fatalf("%s under %s: %v\n%s", exe, run[0], err, out)
+		t.Fatalf("%v: %v\n%s", argv, err, out)
 	}
 	if !strings.Contains(string(out), "of PyTorch's") {
 		t.Errorf("output:\n%s", out)
