@@ -66,6 +66,11 @@ func TestLiteRefusals(t *testing.T) {
 	sq := b.Op("SequenceConstruct", nil, x, x)
 	seqPath := writeModel(t, irbuild.Model(b, b.Op("SequenceAt", nil, sq, b.ConstI64([]int64{}, 1))), dir, "seq")
 
+	// An int64 input.
+	b = &irbuild.B{G: &ir.Graph{Name: "i64"}}
+	xi := b.In("x", ir.TensorType(ir.I64, ir.ShapeOf(2, 3)))
+	i64Path := writeModel(t, irbuild.Model(b, b.Op("Neg", nil, xi)), dir, "i64")
+
 	// A conv whose plan needs 2 x 32 x 26 x 26 x 4 bytes and more.
 	b = &irbuild.B{G: &ir.Graph{Name: "conv"}}
 	x = b.In("x", irbuild.F32(1, 1, 28, 28))
@@ -80,9 +85,10 @@ func TestLiteRefusals(t *testing.T) {
 	}{
 		{sym, 0, []string{`input "x" has the symbolic dim "N"`, "static shapes"}},
 		{ifPath, 0, []string{`node "ifm_2" (If): control flow`, `node "ifm_0" (ReduceSum): op ReduceSum has no lite kernel`}},
-		{erfPath, 0, []string{`node "erf_0" (Erf): op Erf has no lite kernel`}},
-		{seqPath, 0, []string{`node "seq_0" (SequenceConstruct)`}},
-		{convPath, 64 << 10, []string{"over the 64.0 KB RAM budget", `"conv_Conv_0" 84.5 KB`, "the peak is at node"}},
+		{erfPath, 0, []string{`node "erf_0" (Erf): op Erf has no lite kernel`, "(the lite ops: Abs, Add, AveragePool, Clip, Conv,"}},
+		{seqPath, 0, []string{`node "seq_0" (SequenceConstruct): output "seq_SequenceConstruct_0" is a sequence: the lite profile has no sequences, optionals or maps`}},
+		{i64Path, 0, []string{`input "x" is `, "the lite profile runs float32 only"}},
+		{convPath, 64 << 10, []string{"needs 102.5 KB (104960 bytes) of arena, 38.5 KB (39424 bytes) over the 64.0 KB RAM budget", `the peak is at node "conv_1", where these values are live: "conv_Conv_0" 84.5 KB, "conv_Conv_1" 18.0 KB`}},
 	} {
 		out := filepath.Join(dir, "out", strings.TrimSuffix(filepath.Base(k.model), ".onnx"))
 		err := Compile(Options{Model: k.model, Out: out, Pkg: "p", Profile: ProfileLite, RAMBudget: k.budget, LiteCodeGOARCH: "none"})
@@ -90,6 +96,7 @@ func TestLiteRefusals(t *testing.T) {
 			t.Errorf("%s: compiled under -profile lite", k.model)
 			continue
 		}
+		t.Logf("%s: %v", filepath.Base(k.model), err)
 		for _, w := range k.want {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: error %q does not say %q", k.model, err, w)

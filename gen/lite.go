@@ -173,13 +173,28 @@ func planLite(m *ir.Model) (*litePlan, error) {
 			errs = append(errs, err)
 		}
 	}
+	symIn := false // a symbolic input dim: its consequences are not listed again
 	for _, v := range g.Inputs {
 		d, err := liteDims(fmt.Sprintf("input %q", v.Name), v.Type)
 		if err != nil {
 			bad(err)
+			symIn = symIn || strings.Contains(err.Error(), "symbolic dim")
 			continue
 		}
 		p.dims[v] = d
+	}
+	noKernel := false
+	// outDims checks a node's or the graph's output; a shape made symbolic
+	// by a symbolic input is not listed again.
+	outDims := func(what string, t ir.Type) ([]int64, bool) {
+		d, err := liteDims(what, t)
+		if err != nil {
+			if !symIn || !strings.Contains(err.Error(), "symbolic dim") {
+				bad(err)
+			}
+			return nil, false
+		}
+		return d, true
 	}
 	for _, n := range g.Nodes {
 		for _, a := range n.Attrs {
@@ -192,12 +207,19 @@ func planLite(m *ir.Model) (*litePlan, error) {
 			bad(fmt.Errorf("node %q (%s): control flow: the lite profile runs straight-line graphs only", n.Name, n.Op))
 			continue
 		}
+		for _, o := range n.Outputs {
+			if o != nil && o.Type.Kind != ir.TensorKind {
+				outDims(fmt.Sprintf("node %q (%s): output %q", n.Name, n.Op, o.Name), o.Type)
+				goto next
+			}
+		}
 		if n.Domain != "" || !liteOps[n.Op] {
 			op := n.Op
 			if n.Domain != "" {
 				op = n.Domain + "::" + op
 			}
-			bad(fmt.Errorf("node %q (%s): op %s has no lite kernel (the lite ops: %s)", n.Name, op, op, strings.Join(LiteOps(), ", ")))
+			bad(fmt.Errorf("node %q (%s): op %s has no lite kernel", n.Name, op, op))
+			noKernel = true
 			continue
 		}
 		for i, o := range n.Outputs {
@@ -211,25 +233,23 @@ func planLite(m *ir.Model) (*litePlan, error) {
 				bad(fmt.Errorf("node %q (%s): output %d (%q) has no lite kernel (only the first output is computed)", n.Name, n.Op, i, o.Name))
 				continue
 			}
-			d, err := liteDims(fmt.Sprintf("node %q (%s): output %q", n.Name, n.Op, o.Name), o.Type)
-			if err != nil {
-				bad(err)
-				continue
+			if d, ok := outDims(fmt.Sprintf("node %q (%s): output %q", n.Name, n.Op, o.Name), o.Type); ok {
+				p.dims[o] = d
 			}
-			p.dims[o] = d
 		}
 		p.nodes = append(p.nodes, n)
 	next:
 	}
 	for _, v := range g.Outputs {
-		if _, err := liteDims(fmt.Sprintf("output %q", v.Name), v.Type); err != nil {
-			bad(err)
-		}
+		outDims(fmt.Sprintf("output %q", v.Name), v.Type)
 		for _, in := range g.Inputs {
 			if in == v {
 				bad(fmt.Errorf("output %q is the graph input of that name: nothing to compute", v.Name))
 			}
 		}
+	}
+	if noKernel {
+		errs = append(errs, fmt.Errorf("(the lite ops: %s)", strings.Join(LiteOps(), ", ")))
 	}
 	if len(errs) > 0 {
 		return nil, liteErr(errs)
