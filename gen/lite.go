@@ -1268,6 +1268,8 @@ func LiteDoc(m *ir.Model, opts LiteOptions, rep *LiteReport) []byte {
 	for _, l := range lines {
 		if l == "" {
 			b.WriteString("//\n")
+		} else if l[0] == '\t' {
+			b.WriteString("//" + l + "\n")
 		} else {
 			b.WriteString("// " + l + "\n")
 		}

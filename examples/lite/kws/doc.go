@@ -22,10 +22,10 @@
 //
 // Use:
 //
-// 	m, err := kws.New()
-// 	var arena [kws.ArenaLen]float32 // or nil: NewSession allocates it
-// 	s, err := m.NewSession(arena[:])
-// 	copy(s.Input(0), x)
-// 	s.Run()
-// 	y := s.Output(0)
+//	m, err := kws.New()
+//	var arena [kws.ArenaLen]float32 // or nil: NewSession allocates it
+//	s, err := m.NewSession(arena[:])
+//	copy(s.Input(0), x)
+//	s.Run()
+//	y := s.Output(0)
 package kws
