@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cuvil/cuvil/internal/harness"
 	"github.com/cuvil/cuvil/internal/irbuild"
@@ -316,4 +317,52 @@ func TestLiteARM(t *testing.T) {
 	}
 	t.Logf("qemu-arm: log_probs within %.3g of the reference", worst)
 	_ = binary.LittleEndian
+}
+
+// TestLiteHostile compiles the hostile corpus (hostile_test.go) under
+// -profile lite: no case may panic, hang or leave files behind when
+// refused; what the full profile refuses the lite one refuses too, and
+// what it compiles has files that parse.
+func TestLiteHostile(t *testing.T) {
+	refused, compiled := 0, 0
+	for _, tc := range hostileCorpus(t) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "model.onnx")
+		if err := os.WriteFile(path, tc.model, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range tc.files {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := filepath.Join(dir, "out", "pkg")
+		label := tc.cat + "/" + tc.name
+		start := time.Now()
+		err, panicked := func() (err error, p any) {
+			defer func() { p = recover() }()
+			return Compile(Options{Model: path, Pkg: "pkg", Out: out, Profile: ProfileLite, LiteCodeGOARCH: "none"}), nil
+		}()
+		switch {
+		case panicked != nil:
+			t.Errorf("%s: panic: %v", label, panicked)
+		case time.Since(start) > 20*time.Second:
+			t.Errorf("%s: took %v", label, time.Since(start))
+		case err != nil && hasAny(err.Error(), panicWords):
+			t.Errorf("%s: a recovered panic, not a refusal: %v", label, err)
+		case err != nil:
+			refused++
+			if left, _ := os.ReadDir(filepath.Join(dir, "out")); len(left) > 0 {
+				t.Errorf("%s: refused but left %v behind", label, left)
+			}
+		case len(tc.want) > 0 && !tc.either:
+			t.Errorf("%s: compiled under -profile lite, want a refusal saying %q", label, tc.want)
+		default:
+			compiled++
+			if perr := parseAll(out); perr != nil {
+				t.Errorf("%s: %v", label, perr)
+			}
+		}
+	}
+	t.Logf("hostile corpus under -profile lite: %d refused, %d compiled", refused, compiled)
 }

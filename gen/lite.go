@@ -157,7 +157,8 @@ type litePlan struct {
 	constAt map[*ir.Tensor]int64
 	blob    []byte
 	arena   int64 // float32s
-	byName  map[string]*ir.Value
+	ids     map[*ir.Value]int // placeholders of sl
+	byID    []*ir.Value
 	report  LiteReport
 	steps   []string
 }
@@ -166,7 +167,7 @@ type litePlan struct {
 // lite profile refuses m.
 func planLite(m *ir.Model) (*litePlan, error) {
 	g := m.Graph
-	p := &litePlan{m: m, buf: map[*ir.Value]*liteBuf{}, dims: map[*ir.Value][]int64{}, constAt: map[*ir.Tensor]int64{}}
+	p := &litePlan{m: m, ids: map[*ir.Value]int{}, buf: map[*ir.Value]*liteBuf{}, dims: map[*ir.Value][]int64{}, constAt: map[*ir.Tensor]int64{}}
 	var errs []error
 	bad := func(err error) {
 		if len(errs) < 20 {
@@ -330,9 +331,17 @@ func (p *litePlan) arenaIn(v *ir.Value) ([]int64, error) {
 	return d, nil
 }
 
-// sl is the arena slice expression of v, filled in by place (placeholders
-// until the plan is placed).
-func sl(v *ir.Value) string { return "\x00" + v.Name + "\x00" }
+// sl is the arena slice expression of v: a placeholder (NUL, v's index,
+// NUL) until the plan is placed and fill replaces it.
+func (p *litePlan) sl(v *ir.Value) string {
+	id, ok := p.ids[v]
+	if !ok {
+		id = len(p.byID)
+		p.ids[v] = id
+		p.byID = append(p.byID, v)
+	}
+	return "\x00" + strconv.Itoa(id) + "\x00"
+}
 
 func ints(v []int64, n int, def int64) []int64 {
 	if len(v) == n {
@@ -461,7 +470,7 @@ func (p *litePlan) stmt(i int, n *ir.Node) (string, error) {
 				*dst = float32(v.Const.Float64s()[0])
 			}
 		}
-		return fmt.Sprintf("unary(%s, %s, %s, %s, %s)", sl(out), sl(n.Input(0)), liteUnary[n.Op], f32lit(a), f32lit(b)), nil
+		return fmt.Sprintf("unary(%s, %s, %s, %s, %s)", p.sl(out), p.sl(n.Input(0)), liteUnary[n.Op], f32lit(a), f32lit(b)), nil
 	case liteBinary[n.Op] != "":
 		if len(n.Inputs) != 2 {
 			return "", fmt.Errorf("%d inputs: the lite kernel takes two", len(n.Inputs))
@@ -485,7 +494,7 @@ func (p *litePlan) stmt(i int, n *ir.Node) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			exprs[j] = [2]string{sl(v), `""`}
+			exprs[j] = [2]string{p.sl(v), `""`}
 			shapes[j] = d
 		}
 		if len(od) > 6 {
@@ -509,7 +518,7 @@ func (p *litePlan) stmt(i int, n *ir.Node) (string, error) {
 				stride *= sh[k]
 			}
 		}
-		return fmt.Sprintf("binary(%s, %s, %s, %s, %s, %s, [binRank]int{%s}, [binRank]int{%s}, [binRank]int{%s})", sl(out), exprs[0][0], exprs[0][1], exprs[1][0], exprs[1][1],
+		return fmt.Sprintf("binary(%s, %s, %s, %s, %s, %s, [binRank]int{%s}, [binRank]int{%s}, [binRank]int{%s})", p.sl(out), exprs[0][0], exprs[0][1], exprs[1][0], exprs[1][1],
 			liteBinary[n.Op], joinInts(dims), joinInts(st[0]), joinInts(st[1])), nil
 	}
 	switch n.Op {
@@ -548,7 +557,7 @@ func (p *litePlan) stmt(i int, n *ir.Node) (string, error) {
 		if group < 1 || c%group != 0 || wd[0]%group != 0 {
 			return "", fmt.Errorf("group %d does not divide %d channels", group, c)
 		}
-		return fmt.Sprintf("conv2d(%s, %s, %s, %s, %s)", sl(out), sl(n.Input(0)), ws, bs,
+		return fmt.Sprintf("conv2d(%s, %s, %s, %s, %s)", p.sl(out), p.sl(n.Input(0)), ws, bs,
 			joinInts([]int64{bn, c, hw[0], hw[1], wd[0], k[0], k[1], ohw[0], ohw[1], s[0], s[1], d[0], d[1], pb[0], pb[1], group})), nil
 	case "MaxPool", "AveragePool":
 		x, err := p.arenaIn(n.Input(0))
@@ -579,7 +588,7 @@ func (p *litePlan) stmt(i int, n *ir.Node) (string, error) {
 		}
 		avg := n.Op == "AveragePool"
 		incl := n.AttrInt("count_include_pad", 0) != 0
-		return fmt.Sprintf("pool2d(%s, %s, %v, %v, %s)", sl(out), sl(n.Input(0)), avg, incl,
+		return fmt.Sprintf("pool2d(%s, %s, %v, %v, %s)", p.sl(out), p.sl(n.Input(0)), avg, incl,
 			joinInts([]int64{bn * c, hw[0], hw[1], ohw[0], ohw[1], k[0], k[1], s[0], s[1], d[0], d[1], pb[0], pb[1], hw[0] + pe[0], hw[1] + pe[1]})), nil
 	case "GlobalAveragePool":
 		x, err := p.arenaIn(n.Input(0))
@@ -589,7 +598,7 @@ func (p *litePlan) stmt(i int, n *ir.Node) (string, error) {
 		if len(x) < 3 {
 			return "", fmt.Errorf("input rank %d", len(x))
 		}
-		return fmt.Sprintf("globalAvg(%s, %s, %d, %d)", sl(out), sl(n.Input(0)), x[0]*x[1], liteNumel(x[2:])), nil
+		return fmt.Sprintf("globalAvg(%s, %s, %d, %d)", p.sl(out), p.sl(n.Input(0)), x[0]*x[1], liteNumel(x[2:])), nil
 	case "Gemm", "MatMul":
 		a, err := p.arenaIn(n.Input(0))
 		if err != nil {
@@ -650,7 +659,7 @@ func (p *litePlan) stmt(i int, n *ir.Node) (string, error) {
 				}
 			}
 		}
-		return fmt.Sprintf("gemm(%s, %s, %s, %s, %d, %d, %d, %v, %v, %s, %s, %d)", sl(out), sl(n.Input(0)), bs, cs, m, k, nn, ta, tb, f32lit(alpha), f32lit(beta), ck), nil
+		return fmt.Sprintf("gemm(%s, %s, %s, %s, %d, %d, %d, %v, %v, %s, %s, %d)", p.sl(out), p.sl(n.Input(0)), bs, cs, m, k, nn, ta, tb, f32lit(alpha), f32lit(beta), ck), nil
 	case "Softmax", "LogSoftmax":
 		x, err := p.arenaIn(n.Input(0))
 		if err != nil {
@@ -672,7 +681,7 @@ func (p *litePlan) stmt(i int, n *ir.Node) (string, error) {
 			return "", fmt.Errorf("axis %d: the lite kernel normalises the last axis only", axis)
 		}
 		rows := liteNumel(x[:axis])
-		return fmt.Sprintf("softmax(%s, %s, %d, %d, %v)", sl(out), sl(n.Input(0)), rows, liteNumel(x)/rows, n.Op == "LogSoftmax"), nil
+		return fmt.Sprintf("softmax(%s, %s, %d, %d, %v)", p.sl(out), p.sl(n.Input(0)), rows, liteNumel(x)/rows, n.Op == "LogSoftmax"), nil
 	}
 	return "", fmt.Errorf("no lite kernel")
 }
@@ -683,7 +692,7 @@ func (p *litePlan) constOut(out, c *ir.Value) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("copyF32(%s, %s)", sl(out), cs), nil
+	return fmt.Sprintf("copyF32(%s, %s)", p.sl(out), cs), nil
 }
 
 func joinInts(v []int64) string {
@@ -815,10 +824,6 @@ func (p *litePlan) place() {
 				p.report.PeakNode = p.nodes[i].Name
 			}
 		}
-	}
-	p.byName = map[string]*ir.Value{}
-	for v := range p.buf {
-		p.byName[v.Name] = v
 	}
 	p.report.ArenaBytes = 4 * p.arena
 	p.report.WeightsBytes = int64(len(p.blob))
@@ -1049,7 +1054,8 @@ func (p *litePlan) fill(s string) string {
 			return s
 		}
 		j := strings.IndexByte(s[i+1:], 0) + i + 1
-		s = s[:i] + p.expr(p.byName[s[i+1:j]]) + s[j+1:]
+		id, _ := strconv.Atoi(s[i+1 : j])
+		s = s[:i] + p.expr(p.byID[id]) + s[j+1:]
 	}
 }
 
