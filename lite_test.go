@@ -2,8 +2,9 @@ package cuvil
 
 import (
 	"bytes"
-	"encoding/binary"
+	"context"
 	"math"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,7 +317,6 @@ func TestLiteARM(t *testing.T) {
 		worst = math.Max(worst, d)
 	}
 	t.Logf("qemu-arm: log_probs within %.3g of the reference", worst)
-	_ = binary.LittleEndian
 }
 
 // TestLiteHostile compiles the hostile corpus (hostile_test.go) under
@@ -365,4 +365,187 @@ func TestLiteHostile(t *testing.T) {
 		}
 	}
 	t.Logf("hostile corpus under -profile lite: %d refused, %d compiled", refused, compiled)
+}
+
+// liteMix is a model over most lite kernels: a strided padded conv, Clip,
+// a dilated depthwise conv, AveragePool counting pads, broadcast Mul and
+// Sub, MaxPool, Flatten, MatMul, Tanh, Gemm (alpha, beta, transB),
+// LeakyRelu, Softmax, and a second output (Sigmoid).
+func liteMix(r *rand.Rand) *ir.Model {
+	b := &irbuild.B{G: &ir.Graph{Name: "mix"}}
+	rnd := func(shape ...int64) *ir.Value {
+		n := int64(1)
+		for _, d := range shape {
+			n *= d
+		}
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64() * 0.5)
+		}
+		return b.ConstF32(shape, v...)
+	}
+	fa := func(name string, f float32) *ir.Attr { return &ir.Attr{Name: name, Kind: ir.AttrFloat, F: f} }
+	x := b.In("x", irbuild.F32(1, 3, 9, 7))
+	c1 := b.Op("Conv", []*ir.Attr{irbuild.IntsAttr("pads", 1, 1, 1, 1), irbuild.IntsAttr("strides", 2, 2)}, x, rnd(4, 3, 3, 3), rnd(4))
+	c1r := b.Op("Clip", nil, c1, b.ConstF32([]int64{}, 0), b.ConstF32([]int64{}, 0.8))
+	dw := b.Op("Conv", []*ir.Attr{irbuild.IntAttr("group", 4), irbuild.IntsAttr("dilations", 2, 2), irbuild.IntsAttr("pads", 2, 2, 2, 2)}, c1r, rnd(4, 1, 3, 3))
+	ap := b.Op("AveragePool", []*ir.Attr{irbuild.IntsAttr("kernel_shape", 3, 3), irbuild.IntsAttr("strides", 2, 2), irbuild.IntsAttr("pads", 1, 1, 1, 1), irbuild.IntAttr("count_include_pad", 1)}, dw)
+	a := b.Op("Sub", nil, b.Op("Mul", nil, ap, rnd(1, 4, 1, 1)), rnd())
+	mp := b.Op("MaxPool", []*ir.Attr{irbuild.IntsAttr("kernel_shape", 2, 2)}, a)
+	mm := b.Op("MatMul", nil, b.Op("Flatten", nil, mp), rnd(8, 5))
+	g := b.Op("Gemm", []*ir.Attr{irbuild.IntAttr("transB", 1), fa("alpha", 0.7), fa("beta", 0.3)}, b.Op("Tanh", nil, mm), rnd(6, 5), rnd(6))
+	y := b.Op("Softmax", nil, b.Op("LeakyRelu", []*ir.Attr{fa("alpha", 0.1)}, g))
+	z := b.Op("Sigmoid", nil, mm)
+	y.Name, z.Name = "y", "z"
+	return irbuild.Model(b, y, z)
+}
+
+// liteRunMain runs package PKG of module litecmp on a raw float32 input
+// file and prints each output's float32 bits on a line.
+const liteRunMain = `package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+
+	"litecmp/PKG"
+)
+
+func main() {
+	raw, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	m, err := PKG.New()
+	if err != nil {
+		panic(err)
+	}
+	s, err := m.NewSession(nil)
+	if err != nil {
+		panic(err)
+	}
+	in := s.Input(0)
+	for i := range in {
+		in[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	s.Run()
+	for i := 0; s.Output(i) != nil; i++ {
+		for _, v := range s.Output(i) {
+			fmt.Print(math.Float32bits(v), " ")
+		}
+		fmt.Println()
+	}
+}
+`
+
+// TestLiteMatchesFull: the lite package of liteMix gives the full
+// profile's outputs (through the harness), on the host and, where qemu is
+// installed, on big-endian s390x and on arm.
+func TestLiteMatchesFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two profiles of a model; skipped in -short mode")
+	}
+	r := rand.New(rand.NewSource(7))
+	dir := t.TempDir()
+	model := writeModel(t, liteMix(r), dir, "mix")
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module litecmp\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Compile(Options{Model: model, Out: filepath.Join(dir, "mix"), Profile: ProfileLite, LiteCodeGOARCH: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	in := make([]float32, 3*9*7)
+	for i := range in {
+		in[i] = float32(r.NormFloat64())
+	}
+	inT := ir.NewTensorF32([]int64{1, 3, 9, 7}, in)
+	raw := filepath.Join(dir, "x.f32")
+	if err := os.WriteFile(raw, inT.Raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// The full profile through the harness.
+	full, _, err := Load(Options{Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := harness.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.Add("mix", full); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	exe, err := h.Build(ctx)
+	if err != nil || len(h.Failed) > 0 {
+		t.Fatal(err, h.Failed)
+	}
+	xin := filepath.Join(h.Dir, "x.cuvt")
+	if err := harness.WriteTensorFile(xin, inT); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Run(ctx, exe, []harness.Job{{Model: "mix", Inputs: []string{xin}, Out: h.Dir}}, 1)
+	if err != nil || res[0].Err != "" {
+		t.Fatal(err, res[0].Err)
+	}
+	var want [][]float64
+	for i := 0; i < 2; i++ {
+		o, err := harness.ReadTensorFile(filepath.Join(h.Dir, "output_"+strconv.Itoa(i)+".cuvt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, o.Float64s())
+	}
+
+	if err := os.MkdirAll(filepath.Join(dir, "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run", "main.go"), []byte(strings.ReplaceAll(liteRunMain, "PKG", "mix")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tgt := range []harness.Target{{}, {GOARCH: "s390x"}, {GOARCH: "arm", GOARM: "7"}} {
+		name := crossName(tgt)
+		if name == "" {
+			name = "host"
+		}
+		run, err := tgt.ExecArgs(dir)
+		if err != nil {
+			t.Logf("skipping %s: %v", name, err)
+			continue
+		}
+		prog := filepath.Join(dir, "mix-"+name)
+		if out, err := goCmd(dir, tgt.Env(), "build", "-o", prog, "./run").CombinedOutput(); err != nil {
+			t.Fatalf("%s: go build: %v\n%s", name, err, out)
+		}
+		argv := append(run, prog, raw)
+		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v: %v\n%s", name, argv, err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("%s: output:\n%s", name, out)
+		}
+		worst := 0.0
+		for i, l := range lines {
+			f := strings.Fields(l)
+			if len(f) != len(want[i]) {
+				t.Fatalf("%s: output %d has %d values, the full profile %d", name, i, len(f), len(want[i]))
+			}
+			for j, s := range f {
+				bits, _ := strconv.ParseUint(s, 10, 32)
+				got := float64(math.Float32frombits(uint32(bits)))
+				d := math.Abs(got - want[i][j])
+				if d > 1e-5*(1+math.Abs(want[i][j])) {
+					t.Errorf("%s: output %d [%d] = %v, full profile %v", name, i, j, got, want[i][j])
+				}
+				worst = math.Max(worst, d)
+			}
+		}
+		t.Logf("%s: lite within %.3g of the full profile", name, worst)
+	}
 }
