@@ -66,9 +66,11 @@ arm64:
 # reference outputs (through the harness Target, as -goarch does), for
 # GOARCH=arm GOARM=7, s390x (big-endian) and riscv64 under qemu-user and
 # GOOS=wasip1 GOARCH=wasm under Node.js's WASI (TestCross); a target whose
-# emulator is missing is skipped with a message (docs/lite.md).
+# emulator is missing is skipped with a message (docs/lite.md). CROSS_ALL=1
+# adds arm GOARM=6, ppc64le, ppc64 (big-endian) and loong64.
+CROSS_ALL ?=
 cross:
-	$(GO) test -count=1 -run '^TestCross$$' -v .
+	CUVIL_CROSS_ALL=$(CROSS_ALL) $(GO) test -count=1 -run '^TestCross$$' -v .
 
 # lite: the -profile lite tests (refusals, imports, the lite mnist under
 # qemu-arm: reference outputs, no heap growth, arena = plan) and

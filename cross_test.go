@@ -20,6 +20,16 @@ var crossTargets = []harness.Target{
 	{GOOS: "wasip1", GOARCH: "wasm"},
 }
 
+// crossMore are the further targets TestCross runs with CUVIL_CROSS_ALL=1
+// (make cross CROSS_ALL=1): little- and big-endian POWER, LoongArch and
+// ARMv6 (soft float in the Go toolchain's sense: GOARM=6 has VFPv2 only).
+var crossMore = []harness.Target{
+	{GOARCH: "arm", GOARM: "6"},
+	{GOARCH: "ppc64le"},
+	{GOARCH: "ppc64"},
+	{GOARCH: "loong64"},
+}
+
 // crossName names a target in subtests and messages.
 func crossName(t harness.Target) string {
 	if t.GOOS != "" {
@@ -33,7 +43,7 @@ func crossName(t harness.Target) string {
 // target's emulator) and cuvil check against the reference outputs
 // (cuvil check -goarch, through the harness's Target). A target whose
 // emulator (qemu-<arch>-static, node) is missing is skipped, saying so.
-// make cross runs it.
+// make cross runs it; CUVIL_CROSS_ALL=1 adds crossMore.
 func TestCross(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and emulates four packages; skipped in -short mode")
@@ -51,7 +61,11 @@ func TestCross(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", cuvilBin, "./cmd/cuvil").CombinedOutput(); err != nil {
 		t.Fatalf("building cuvil: %v\n%s", err, out)
 	}
-	for _, tgt := range crossTargets {
+	targets := crossTargets
+	if os.Getenv("CUVIL_CROSS_ALL") != "" {
+		targets = append(targets[:len(targets):len(targets)], crossMore...)
+	}
+	for _, tgt := range targets {
 		tgt := tgt
 		t.Run(crossName(tgt), func(t *testing.T) {
 			run, err := tgt.ExecArgs(t.TempDir())
