@@ -22,3 +22,22 @@ func wnInput2NEON(v *float32, ldv int, src *[36]*float32, nv int)
 //
 //go:noescape
 func wnOutput2NEON(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)
+
+// wnInput4NEON sets v[xi*ldv+j] = (B^T d B)[xi] for j in [0, nv), nv a multiple of 4,
+// where d[k] = src[k][j] for the 36 pixels k of a 6x6 input window:
+// Winograd F(4x4, 3x3)'s input transform with channels in the lanes.
+//
+// Requires: ASIMD
+//
+//go:noescape
+func wnInput4NEON(v *float32, ldv int, src *[36]*float32, nv int)
+
+// wnOutput4NEON sets dst[p][j] = clamp(o[p] + bias[j] (+ z[p][j] when zmode is 1)) (+ z[p][j] when
+// zmode is 2) for j in [0, nv), nv a multiple of 4, p in [0, 16), where o = A^T s A and
+// s[xi] = mo[xi*ldm+j]: Winograd F(4x4, 3x3)'s output transform with channels
+// in the lanes and FusedConv's epilogue; clamp is min(max(., lo), hi).
+//
+// Requires: ASIMD
+//
+//go:noescape
+func wnOutput4NEON(dst *[16]*float32, mo *float32, ldm int, bias *float32, z *[16]*float32, nv int, zmode int, lo float32, hi float32)

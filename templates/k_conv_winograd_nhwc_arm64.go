@@ -2,16 +2,17 @@
 
 package templates
 
-// The NHWC Winograd transforms' dispatch on arm64: for F(2x2, 3x3) the
-// NEON kernels (asm_wnhwc_arm64.s) on the largest multiple of 4 channels,
-// the Go twins (k_conv_winograd_nhwc.go) on the rest; F(4x4, 3x3) is Go
-// for now. The kernels add and subtract in the twins' order, so every
-// channel gets the same bits whichever path takes it. They read and write
-// through raw pointers, so each wrapper checks the bounds first.
+// The NHWC Winograd transforms' dispatch on arm64: the NEON kernels
+// (asm_wnhwc_arm64.s) on the largest multiple of 4 channels, the Go twins
+// (k_conv_winograd_nhwc.go) on the rest. The F(2x2) kernels add and
+// subtract in the twins' order (same bits); the F(4x4) ones agree within
+// FMA rounding (the Go compiler may fuse the twins' multiply-adds). The
+// kernels read and write through raw pointers, so each wrapper checks the
+// bounds first.
 
 // wnNEON reports whether the transforms of F(f x f, 3x3) take the NEON
 // kernels (the dispatch below asks it; TestCPUDispatchARM64 checks it).
-func wnNEON(f int) bool { return cpuHasASIMD && f == 2 }
+func wnNEON(f int) bool { return cpuHasASIMD && (f == 2 || f == 4) }
 
 // wnInput is wnInputGo over channels [0, c) for F(f x f, 3x3).
 func wnInput(v []float32, ldv int, src *[wgPoints][]float32, c, f int) {
@@ -26,7 +27,11 @@ func wnInput(v []float32, ldv int, src *[wgPoints][]float32, c, f int) {
 	for k, s := range src[:pts] {
 		p[k] = &s[:c][0]
 	}
-	wnInput2NEON(&v[0], ldv, &p, nv)
+	if f == 2 {
+		wnInput2NEON(&v[0], ldv, &p, nv)
+	} else {
+		wnInput4NEON(&v[0], ldv, &p, nv)
+	}
 	wnInputGo(v, ldv, src, nv, c, f)
 }
 
@@ -46,6 +51,10 @@ func wnOutput(dst *[16][]float32, mo []float32, ldm int, bias []float32, z *[16]
 			zp[p] = &z[p][:m][0]
 		}
 	}
-	wnOutput2NEON(&d, &mo[0], ldm, &bias[0], &zp, nv, zmode, lo, hi)
+	if f == 2 {
+		wnOutput2NEON(&d, &mo[0], ldm, &bias[0], &zp, nv, zmode, lo, hi)
+	} else {
+		wnOutput4NEON(&d, &mo[0], ldm, &bias[0], &zp, nv, zmode, lo, hi)
+	}
 	wnOutputGo(dst, mo, ldm, bias, z, nv, m, zmode, lo, hi, f)
 }
