@@ -18,8 +18,6 @@ var neonDispatchChecks = []struct{ file, cond, what string }{
 	{"k_conv_nhwc_pw_arm64.go", "nhwcPWFast", "the NHWC pointwise tiles"},
 	{"k_conv_winograd_nhwc_arm64.go", "wnNEON(2) && wnNEON(4)", "the NHWC Winograd transforms"},
 	{"k_elem_act_arm64.go", "actNEON", "the activation rows (sigmoid, exp, tanh...)"},
-	{"k_simd_rows_arm64.go", "rowsNEON", "the vector rows (scale, axpy, sums, softmax pieces)"},
-	{"k_elem_group_arm64.go", "ewNEON", "the element-wise Add/Sub/Mul rows"},
 }
 
 // neonDispatchTest returns the test file (build tags arm64 && !purego)

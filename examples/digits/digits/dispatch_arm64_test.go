@@ -21,5 +21,8 @@ func TestNEONDispatch(t *testing.T) {
 	if !(wnNEON(2) && wnNEON(4)) {
 		t.Errorf("the NHWC Winograd transforms fell back to Go although ASIMD is present")
 	}
-	t.Logf("3 kernel families on NEON")
+	if !(actNEON) {
+		t.Errorf("the activation rows (sigmoid, exp, tanh...) fell back to Go although ASIMD is present")
+	}
+	t.Logf("4 kernel families on NEON")
 }
