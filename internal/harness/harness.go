@@ -37,6 +37,9 @@ type Harness struct {
 	Failed map[string]string
 	// Target is the GOARCH and build tags the harness is built for.
 	Target Target
+	// CPU is the CPU time (user+sys) of every harness process Run started
+	// so far, an emulator's own under a foreign Target.
+	CPU time.Duration
 }
 
 // Target selects a cross build: GOARCH (and GOOS) set and not the host's
@@ -545,6 +548,9 @@ func (h *Harness) runBatch(ctx context.Context, exe string, jobs []Job, threads 
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, runErr := cmd.Output()
+	if ps := cmd.ProcessState; ps != nil {
+		h.CPU += ps.UserTime() + ps.SystemTime()
+	}
 	if ctx.Err() != nil {
 		return 0, "", ctx.Err()
 	}
