@@ -4,6 +4,9 @@ package templates
 
 import (
 	"math/rand"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +48,33 @@ func TestQGemmVNNITiles(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestQGemmVNNIDispatch: on a CPU whose kernel reports avx512_vnni (with
+// avx512f, /proc/cpuinfo), qgemmTile takes the VNNI tiles, not the Go
+// fallback: a CPUID probe that misread the bit would silently make every
+// int8 build several times slower (the skip above would hide it).
+func TestQGemmVNNIDispatch(t *testing.T) {
+	raw, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		t.Skip("no /proc/cpuinfo")
+	}
+	var flags []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
+			flags = strings.Fields(v)
+			break
+		}
+	}
+	has := func(f string) bool { return slices.Contains(flags, f) }
+	if !has("avx512f") || !has("avx512_vnni") {
+		if cpuHasVNNI {
+			t.Fatalf("cpuHasVNNI is true but /proc/cpuinfo lists no avx512f+avx512_vnni")
+		}
+		t.Skip("the CPU reports no avx512_vnni")
+	}
+	if !cpuHasAVX512 || !cpuHasVNNI {
+		t.Fatalf("/proc/cpuinfo reports avx512f and avx512_vnni, but cpuHasAVX512 = %v, cpuHasVNNI = %v: qgemmTile falls back to Go", cpuHasAVX512, cpuHasVNNI)
 	}
 }

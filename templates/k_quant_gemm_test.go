@@ -173,6 +173,9 @@ func TestQConvExact(t *testing.T) {
 		{2, 6, 9, 10, 20, 1, 1, Attrs{}}, // pointwise, 90 pixels: two blocks of the transpose
 		{1, 4, 9, 8, 3, 3, 2, Attrs{"strides": []int64{2, 1}, "dilations": []int64{1, 2}, "pads": []int64{0, 1, 2, 0}}},
 		{1, 2, 5, 5, 33, 3, 3, Attrs{"auto_pad": "SAME_UPPER", "strides": []int64{2, 2}}},
+		{2, 8, 5, 7, 19, 1, 1, Attrs{}},                                                        // pointwise, C%4 == 0: NHWC reads X in place
+		{1, 8, 7, 6, 21, 1, 1, Attrs{"strides": []int64{2, 2}}},                                // strided pointwise: NHWC im2col
+		{2, 7, 6, 5, 13, 3, 3, Attrs{"pads": []int64{1, 2, 0, 1}, "dilations": []int64{2, 1}}}, // odd C, uneven pads
 	}
 	for ci, c := range qgemmCases() {
 		for gi, g := range geos {
@@ -217,9 +220,43 @@ func TestQConvExact(t *testing.T) {
 						t.Fatalf("%s: y[%d] = %v, want %v", name, i, got, want)
 					}
 				}
+				// The same convolution channels-last (layout NHWC: X and W
+				// permuted, Y [N,OH,OW,M]) gives the same numbers.
+				at["layout"] = "NHWC"
+				xn := qconvToNHWC(x)
+				wn := qconvToNHWC(w)
+				nn := nnNode("cuvil::QConv", 1, at, 1, xn, as, azp, wn, bs, bzp, bias, ys, yzp)
+				nn.Pool = NewWorkPool(WithThreads(threads))
+				if err := QConv(nn); err != nil {
+					t.Fatalf("%s NHWC: %v", name, err)
+				}
+				if c.bdt == I8 {
+					qgemmCheckPacked(t, name+"_nhwc", nn, QConv, threads)
+				}
+				nn.Pool.Close()
+				if want := qconvToNHWC(y); fmt.Sprint(nn.Out[0].Shape) != fmt.Sprint(want.Shape) {
+					t.Fatalf("%s NHWC: shape %v, want %v", name, nn.Out[0].Shape, want.Shape)
+				} else {
+					qgemmSame(t, name+" NHWC", nn.Out[0], want)
+				}
 			}
 		}
 	}
+}
+
+// qconvToNHWC returns t [N,C,H,W] permuted to [N,H,W,C].
+func qconvToNHWC(t *Tensor) *Tensor {
+	N, C, H, W := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
+	out := &Tensor{}
+	out.Resize(t.DType, N, H, W, C)
+	for b := 0; b < N; b++ {
+		for c := 0; c < C; c++ {
+			for p := 0; p < H*W; p++ {
+				ewSetF64(out, (b*H*W+p)*C+c, ewF64At(t, (b*C+c)*H*W+p))
+			}
+		}
+	}
+	return out
 }
 
 // TestQGemmMatchesQLinear: QGemm with f32_multiplier and QConv give the
