@@ -143,6 +143,7 @@ type qgemmEpi struct {
 	zbc, colterm []int32
 	multd        []float64
 	multf        []float32
+	zbZero       bool // every zb' is 0 (symmetric s8 weights): no row sums needed
 }
 
 // prepare fills the epilogue's per-column terms for B b, in st's buffers
@@ -170,6 +171,10 @@ func (e *qgemmEpi) prepare(b *qgemmB, st *qgemmState) {
 		}
 		e.zbc[c], e.colterm[c], e.multd[c], e.multf[c] = zb, t, mu, float32(mu)
 	}
+	e.zbZero = true
+	for _, z := range e.zbc {
+		e.zbZero = e.zbZero && z == 0
+	}
 }
 
 // store writes the finished row r's columns [c0, c0+cols) from acc.
@@ -179,6 +184,9 @@ func (e *qgemmEpi) store(m, c0, cols int, acc []int32, rowsum int32, b *qgemmB) 
 	step, o := 1, m*e.ldy+c0
 	if e.colMajor {
 		step, o = e.ldy, c0*e.ldy+m
+	} else {
+		e.storeRow(o, c0, acc, rowsum)
+		return
 	}
 	if !e.quant {
 		mu := e.multf[c0 : c0+cols]
@@ -200,6 +208,46 @@ func (e *qgemmEpi) store(m, c0, cols int, acc []int32, rowsum int32, b *qgemmB) 
 		} else {
 			e.ys8[o+j*step] = int8(q)
 		}
+	}
+}
+
+// storeRow is store for a row-major Y: len(acc) contiguous outputs at o.
+func (e *qgemmEpi) storeRow(o, c0 int, acc []int32, rowsum int32) {
+	cols := len(acc)
+	zb, ct := e.zbc[c0:c0+cols], e.colterm[c0:c0+cols]
+	if !e.zbZero && rowsum != 0 {
+		// Fold the row's zero-point term into a scratch copy of acc.
+		var buf [qgemmTW]int32
+		t := buf[:cols]
+		for j, a := range acc {
+			t[j] = a - zb[j]*rowsum
+		}
+		acc = t
+	}
+	if !e.quant {
+		mu := e.multf[c0 : c0+cols]
+		y := e.yf[o : o+cols]
+		lo, hi := float32(e.lo), float32(e.hi)
+		for j, a := range acc {
+			f := float32(a+ct[j]) * mu[j]
+			y[j] = max(lo, min(hi, f))
+		}
+		return
+	}
+	mu := e.multd[c0 : c0+cols]
+	zy, lo, hi := float64(e.zy), e.lo, e.hi
+	if e.yu8 != nil {
+		y := e.yu8[o : o+cols]
+		for j, a := range acc {
+			q := math.RoundToEven(float64(a+ct[j])*mu[j]) + zy
+			y[j] = uint8(max(lo, min(hi, q)))
+		}
+		return
+	}
+	y := e.ys8[o : o+cols]
+	for j, a := range acc {
+		q := math.RoundToEven(float64(a+ct[j])*mu[j]) + zy
+		y[j] = int8(max(lo, min(hi, q)))
 	}
 }
 
@@ -233,7 +281,7 @@ func qgemmRun(a []uint8, lda, r0, r1, c0, c1 int, b *qgemmB, e *qgemmEpi) {
 	k4 := b.k4
 	for i0 := r0; i0 < r1; i0 += qgemmMR {
 		rows := min(qgemmMR, r1-i0)
-		for r := 0; r < rows; r++ {
+		for r := 0; r < rows && !e.zbZero; r++ {
 			var s int32
 			for _, v := range a[(i0+r)*lda : (i0+r)*lda+b.k] {
 				s += int32(v)

@@ -397,3 +397,35 @@ func TestQuantizeLinearU8Fast(t *testing.T) {
 		t.Fatalf("fast %v\nslow %v", fast.U8(), slow.U8())
 	}
 }
+
+// BenchmarkQConvNHWC: squeezenet's fire3 expand3x3 (16 -> 64 channels,
+// 55x55, 3x3 pad 1) and its squeeze (128 -> 16, pointwise), u8 x s8 -> f32 / u8, NHWC, one thread.
+func BenchmarkQConvNHWC(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	for _, g := range []struct {
+		name         string
+		c, m, k, pad int
+		quant        bool
+	}{{"expand3x3", 16, 64, 3, 1, false}, {"squeeze", 128, 16, 1, 0, true}} {
+		b.Run(g.name, func(b *testing.B) {
+			x, _ := miscRandQ(rng, U8, 1, 55, 55, g.c)
+			w, _ := miscRandQ(rng, I8, g.m, g.k, g.k, g.c)
+			c := qgemmCase{adt: U8, bdt: I8, ydt: F32, perCol: true, bias: true, act: "Relu"}
+			if g.quant {
+				c.ydt = U8
+			}
+			as, azp, bs, bzp, bias, ys, yzp := qgemmInputs(rng, c, g.m)
+			at := qgemmActAttrs(c)
+			at["layout"] = "NHWC"
+			at["pads"] = []int64{int64(g.pad), int64(g.pad), int64(g.pad), int64(g.pad)}
+			n := nnNode("cuvil::QConv", 1, at, 1, x, as, azp, w, bs, bzp, bias, ys, yzp)
+			n.Pool = NewWorkPool(WithThreads(1))
+			defer n.Pool.Close()
+			for i := 0; i < b.N; i++ {
+				if err := QConv(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
