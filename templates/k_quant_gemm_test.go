@@ -406,9 +406,10 @@ func BenchmarkQConvNHWC(b *testing.B) {
 		name         string
 		c, m, k, pad int
 		quant        bool
-	}{{"expand3x3", 16, 64, 3, 1, false}, {"squeeze", 128, 16, 1, 0, true}} {
+		hw           int
+	}{{"expand3x3", 16, 64, 3, 1, false, 55}, {"squeeze", 128, 16, 1, 0, true, 55}, {"mbv2_expand", 16, 96, 1, 0, false, 112}} {
 		b.Run(g.name, func(b *testing.B) {
-			x, _ := miscRandQ(rng, U8, 1, 55, 55, g.c)
+			x, _ := miscRandQ(rng, U8, 1, g.hw, g.hw, g.c)
 			w, _ := miscRandQ(rng, I8, g.m, g.k, g.k, g.c)
 			c := qgemmCase{adt: U8, bdt: I8, ydt: F32, perCol: true, bias: true, act: "Relu"}
 			if g.quant {
