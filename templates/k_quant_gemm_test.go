@@ -387,7 +387,8 @@ func TestQuantizeLinearU8Fast(t *testing.T) {
 	for i := range vals {
 		vals[i] = (rng.Float64()*2 - 1) * 4
 	}
-	copy(vals, []float64{0.25, 0.75, -0.25, 1e30, -1e30, math.Inf(1), math.Inf(-1), 2.5 * 0.0125, 3.5 * 0.0125})
+	copy(vals, []float64{0.25, 0.75, -0.25, 1e30, -1e30, math.Inf(1), math.Inf(-1), 2.5 * 0.0125, 3.5 * 0.0125,
+		-2.5 * 0.0125, -1.5 * 0.0125, 6.4, 6.4 - 1e-6, -1.25, -1.25 - 1e-6, 1.9, 1.9 + 1e-6, 5e6, -5e6, 100.5 * 0.0125, 0.5 * 0.0125})
 	x := miscTensorF(F32, vals, 1, c, hw)
 	zp := &Tensor{DType: U8, Data: []uint8{100}}
 	fast := nnRun(t, "QuantizeLinear", 13, Attrs{}, 1, x, miscTensorF(F32, []float64{0.0125}), zp)[0]
@@ -395,6 +396,22 @@ func TestQuantizeLinearU8Fast(t *testing.T) {
 	slow := nnRun(t, "QuantizeLinear", 13, Attrs{"axis": int64(1)}, 1, x, miscTensorF(F32, []float64{0.0125, 0.0125, 0.0125}, c), zps)[0]
 	if fmt.Sprint(fast.U8()) != fmt.Sprint(slow.U8()) {
 		t.Fatalf("fast %v\nslow %v", fast.U8(), slow.U8())
+	}
+}
+
+func BenchmarkQuantizeLinearU8(b *testing.B) {
+	rng := rand.New(rand.NewSource(9))
+	vals := make([]float64, 56*56*256)
+	for i := range vals {
+		vals[i] = (rng.Float64()*2 - 1) * 4
+	}
+	x := miscTensorF(F32, vals, 1, 256, 56, 56)
+	zp := &Tensor{DType: U8, Data: []uint8{100}}
+	n := nnNode("QuantizeLinear", 13, Attrs{}, 1, x, miscTensorF(F32, []float64{0.0125}), zp)
+	for i := 0; i < b.N; i++ {
+		if err := QuantizeLinear(n); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
