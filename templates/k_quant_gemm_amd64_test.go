@@ -78,3 +78,36 @@ func TestQGemmVNNIDispatch(t *testing.T) {
 		t.Fatalf("/proc/cpuinfo reports avx512f and avx512_vnni, but cpuHasAVX512 = %v, cpuHasVNNI = %v: qgemmTile falls back to Go", cpuHasAVX512, cpuHasVNNI)
 	}
 }
+
+// TestQGemmVNNIRule: the dispatch rule on the CPUID bits of known CPUs,
+// then on this CPU's own bits: Zen 4 (AVX512-VNNI, no AVX-VNNI) takes the
+// AVX-512 VNNI tiles; AVX-VNNI alone (Alder Lake, no AVX-512) or
+// AVX-512 without VNNI (Skylake-X) falls back to Go.
+func TestQGemmVNNIRule(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		avx512 bool
+		ecx7   uint32
+		want   bool
+	}{
+		{"zen4", true, cpuidAVX512VNNI, true},
+		{"cascade lake", true, cpuidAVX512VNNI | 1<<1, true},
+		{"skylake-x", true, 1 << 1, false},
+		{"alder lake (avx-vnni only)", false, 0, false},
+		{"avx512-vnni bit, avx-512 state not saved", false, cpuidAVX512VNNI, false},
+	} {
+		if got := qgemmUseVNNI(c.avx512, c.ecx7); got != c.want {
+			t.Errorf("%s: qgemmUseVNNI = %v, want %v", c.name, got, c.want)
+		}
+	}
+	_, _, ecx7, _ := cpuidAsm(7, 0)
+	eax71, _, _, _ := cpuidAsm(7, 1)
+	t.Logf("CPUID 7.0 ECX avx512_vnni=%v, 7.1 EAX avx_vnni=%v, avx512 usable=%v: VNNI tiles %v",
+		ecx7&cpuidAVX512VNNI != 0, eax71&cpuidAVXVNNI != 0, cpuHasAVX512, cpuHasVNNI)
+	if cpuHasVNNI != qgemmUseVNNI(cpuHasAVX512, ecx7) {
+		t.Fatalf("cpuHasVNNI = %v, the rule on this CPU's bits says %v", cpuHasVNNI, !cpuHasVNNI)
+	}
+	if cpuHasAVX512 && ecx7&cpuidAVX512VNNI != 0 && eax71&cpuidAVXVNNI == 0 && !cpuHasVNNI {
+		t.Fatal("a Zen 4-like CPU (AVX512-VNNI without AVX-VNNI) does not take the VNNI tiles")
+	}
+}
