@@ -14,7 +14,7 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit arm64 fuzz conformance generate check bench bench-breadth check-breadth clean
+.PHONY: all build demo test vet unit arm64 cross lite fuzz conformance generate check bench bench-breadth check-breadth clean
 
 all: build
 
@@ -34,7 +34,7 @@ demo: build
 		./bin/digits -ort bin/digits-ort; \
 	else echo "demo: ONNX Runtime not found ($(ORT_DIR), $(ORT_BENCH)); comparison skipped"; ./bin/digits; fi
 
-test: vet unit arm64 fuzz conformance
+test: vet unit arm64 cross lite fuzz conformance
 
 # templates/capi (the -cshared C API, cgo) is vetted where a C compiler is.
 vet:
@@ -53,7 +53,7 @@ unit:
 # pooling paths that reach them) and a generated package's tests run for GOARCH=arm64, with the
 # NEON kernels and with purego. Skipped with a message without qemu.
 QEMU_ARM64 ?= $(shell command -v qemu-aarch64-static || command -v qemu-aarch64)
-ARM64_TESTS := ^(Test.*NEON|TestFusedConvChain|TestCPUDispatchARM64|TestCPUParseAuxv|TestNHWCTaps|TestNHWCBiasClamp|TestNHWCPWGemmCols|TestSgemm|TestSgemmSmallM|TestSgemmPackedDegenerate|TestGemm|TestGemmPrepackedB|TestConv|TestConvPrepacked|TestConvDW3x3|TestPoolNHWC|TestMaxPool)$$
+ARM64_TESTS := ^(Test.*NEON|TestActivationRows.*|TestActivationKernelsWiring|TestElemNoAllocs|TestWinogradNHWCNEONExact|TestWinogradNHWCTransforms|TestFusedConvWinogradNHWC|TestFusedConvChain|TestCPUDispatchARM64|TestCPUParseAuxv|TestNHWCTaps|TestNHWCBiasClamp|TestNHWCPWGemmCols|TestSgemm|TestSgemmSmallM|TestSgemmPackedDegenerate|TestGemm|TestGemmPrepackedB|TestConv|TestConvPrepacked|TestConvDW3x3|TestPoolNHWC|TestMaxPool)$$
 arm64:
 	@for os in linux darwin windows; do echo "GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist"; \
 		GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist || exit 1; done
@@ -61,6 +61,28 @@ arm64:
 		echo "GOARCH=arm64 $(GO) test -tags '$$tags' -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$' ./templates/ ./examples/mnist/mnist"; \
 		GOARCH=arm64 $(GO) test -tags "$$tags" -exec $(QEMU_ARM64) -run '$(ARM64_TESTS)|^TestRun$$' ./templates/ ./examples/mnist/mnist || exit 1; done; \
 	else echo "arm64: qemu-aarch64-static not found (apt-get install qemu-user-static); arm64 tests under emulation skipped"; fi
+
+# cross: the mnist package's generated tests, and cuvil check against its
+# reference outputs (through the harness Target, as -goarch does), for
+# GOARCH=arm GOARM=7, s390x (big-endian) and riscv64 under qemu-user and
+# GOOS=wasip1 GOARCH=wasm under Node.js's WASI (TestCross); a target whose
+# emulator is missing is skipped with a message (docs/lite.md). CROSS_ALL=1
+# adds arm GOARM=6, ppc64le, ppc64 (big-endian) and loong64.
+CROSS_ALL ?=
+cross:
+	CUVIL_CROSS_ALL=$(CROSS_ALL) $(GO) test -count=1 -run '^TestCross$$' -v .
+
+# lite: the -profile lite tests (refusals, imports, the lite mnist under
+# qemu-arm: reference outputs, no heap growth, arena = plan) and
+# examples/lite (the keyword-spotting DS-CNN) with its generated package's
+# tests for GOARCH=arm GOARM=7 under qemu-arm (docs/lite.md).
+QEMU_ARM ?= $(shell command -v qemu-arm-static || command -v qemu-arm)
+lite:
+	$(GO) test -count=1 -run '^TestLite' -v .
+	$(GO) test -count=1 -v ./examples/lite/...
+	@if [ -n "$(QEMU_ARM)" ]; then echo "GOARCH=arm GOARM=7 $(GO) test -exec $(QEMU_ARM) ./examples/lite/..."; \
+		GOARCH=arm GOARM=7 $(GO) test -count=1 -exec $(QEMU_ARM) ./examples/lite/...; \
+	else echo "lite: qemu-arm-static not found (apt-get install qemu-user-static); GOARCH=arm tests skipped"; fi
 
 # Each fuzz target runs briefly; crashers land in testdata/fuzz/ as
 # regression seeds, which go test then always runs.

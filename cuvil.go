@@ -143,6 +143,21 @@ type Options struct {
 	// WeightsPath (-weights-path), with Weights "file", is where
 	// weights.bin is written instead of beside the package.
 	WeightsPath string
+	// Profile (-profile) is "" (the default: the full runtime) or "lite":
+	// a pure-Go package for microcontroller-class targets (docs/lite.md,
+	// gen/lite.go) with one caller-suppliable arena, float32 kernels and
+	// no unsafe, sync, fmt or goroutines. A model the lite profile cannot
+	// run (symbolic dims, control flow, sequences, optionals or maps, ops
+	// without a lite kernel) is refused, naming the input or node, and
+	// nothing is written.
+	Profile string
+	// RAMBudget (-ram-budget), with Profile "lite", refuses a memory plan
+	// whose arena needs more bytes, saying by how much and which values
+	// are live at the peak (0: no budget).
+	RAMBudget int64
+	// LiteCodeGOARCH is the GOARCH (GOARM 7 for arm) the lite profile's
+	// code size is measured for (default arm); "none" skips measuring.
+	LiteCodeGOARCH string
 }
 
 // Compile compiles opts.Model into a Go package in opts.Out. Writing the
@@ -156,6 +171,16 @@ func Compile(opts Options) error {
 	}
 	if err := checkWeightsOptions(&opts); err != nil {
 		return err
+	}
+	switch opts.Profile {
+	case "":
+		if opts.RAMBudget != 0 {
+			return fmt.Errorf("cuvil: a RAM budget (-ram-budget) needs -profile lite")
+		}
+	case ProfileLite:
+		return compileLite(opts)
+	default:
+		return fmt.Errorf("cuvil: profile %q: want lite (or none)", opts.Profile)
 	}
 	pr := startProgress(opts.Progress)
 	defer pr.stop()

@@ -199,6 +199,11 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 		if err := add("support_test.go", wholeFile("gen_support_test.go", opts.Package, header)); err != nil {
 			return nil, err
 		}
+		if src := neonDispatchTest(out, opts.Package, header); src != nil {
+			if err := add(neonDispatchFile, src); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if len(c.custom.used) > 0 {
 		src, err := c.custom.file(opts.Package, header)

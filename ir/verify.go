@@ -326,8 +326,8 @@ func (v *verifier) dtypes(n *Node, s *OpSchema) {
 			if !ok || x == nil {
 				continue
 			}
-			if kind == "input" && i == 1 && x.Const != nil && x.Const.DType == BF16 && n.Attr("packed_b_shape") != nil {
-				continue // B prepacked in bf16 (-precision bf16): A keeps T
+			if kind == "input" && i == 1 && x.Const != nil && x.Const.DType == BF16 && (n.Attr("packed_b_shape") != nil || n.Attr("packed_w_shape") != nil) {
+				continue // B (or conv W) prepacked in bf16 (-precision bf16): A (X) keeps T
 			}
 			b := binding{fmt.Sprintf("%s %d (%s)", kind, i, f.Name), x}
 			v.kind(n, s, f, b)

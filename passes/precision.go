@@ -56,8 +56,11 @@ type PrecisionConfig struct {
 	// KeepF32 names nodes (by name) or op types (Softmax, cuvil::LayerNorm
 	// or LayerNorm) that run in f32 whatever their inputs.
 	KeepF32 []string
+	// KeepAnywhere lets a KeepF32 entry name nothing in the graph (cuvil
+	// conformance: one list over many models); else that is an error.
+	KeepAnywhere bool
 	// Breaks lists, in graph order, each node the pass made compute in f32
-	// and, from prepack, each MatMul/FusedMatMul weight stored bf16.
+	// and, from prepack, each GEMM or convolution weight stored bf16.
 	Breaks []PrecisionBreak
 }
 
@@ -138,7 +141,7 @@ func PrecisionModel(m *ir.Model, cfg *PrecisionConfig) error {
 				break
 			}
 		}
-		if !found {
+		if !found && !cfg.KeepAnywhere {
 			return fmt.Errorf("precision: -keep-f32 %q names no node or op of the graph", k)
 		}
 	}

@@ -1,12 +1,14 @@
 package passes
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/ir/irtest"
+	"github.com/cuvil/cuvil/templates"
 	"golang.org/x/tools/txtar"
 )
 
@@ -142,6 +144,99 @@ graph main(%x: f32[4,8], %v: f32[1,8]) -> (%y, %z, %u) {
 			want := "node mm (MatMul): weight w f32 [8,20]: stored bf16 in weights.bin (half the bytes): products in bf16, sums in f32; A rounded to bf16 in the kernel (VDPBF16PS tiles)"
 			if len(c.cfg.Breaks) != 2 || c.cfg.Breaks[0].String() != want || c.cfg.Breaks[1].Op != "cuvil::FusedMatMul" {
 				t.Errorf("breaks %v, want 2 starting with\n%s", c.cfg.Breaks, want)
+			}
+		}
+	}
+}
+
+// TestPrepackConvBF16: with -precision bf16 prepack stores the W' panels
+// of group-1 NHWC FusedConvs (pointwise, strided 3x3) as bf16
+// (half the bytes of the f32 panels: K*M' values at 2 bytes) and records
+// each as a weight break; negative cases keep f32: a -keep-f32 node, the
+// NCHW-entry stem, a
+// grouped conv, an NCHW one, one with input Scale, a Winograd one (its U
+// stays f32), and everything without -precision or with fp16.
+func TestPrepackConvBF16(t *testing.T) {
+	vals := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf("%g", float32(i%7)-3.25)
+		}
+		return strings.Join(s, ", ")
+	}
+	src := `opset ai.onnx 13
+opset cuvil 1
+graph main(%x: f32[1,12,12,8], %xc: f32[1,3,12,12], %g: f32[1,1,1,8]) -> (%pw, %s2, %stem, %wn, %kp, %gr, %nc, %sc) {
+  %w1 = const f32[16,8,1,1] {` + vals(128) + `}
+  %w2 = const f32[16,8,3,3] {` + vals(1152) + `}
+  %w3 = const f32[16,3,7,7] {` + vals(2352) + `}
+  %w4 = const f32[16,8,3,3] {` + vals(1152) + `}
+  %w5 = const f32[16,8,1,1] {` + vals(128) + `}
+  %w6 = const f32[16,4,1,1] {` + vals(64) + `}
+  %w7 = const f32[16,3,1,1] {` + vals(48) + `}
+  %w8 = const f32[16,8,1,1] {` + vals(128) + `}
+  %pw = cuvil.FusedConv @pw <f32[1,12,12,16]> %x %w1 {kernel_shape=[1,1] layout="NHWC" activation="Relu"}
+  %s2 = cuvil.FusedConv @s2 <f32[1,6,6,16]> %x %w2 {kernel_shape=[3,3] layout="NHWC" pads=[1,1,1,1] strides=[2,2]}
+  %stem = cuvil.FusedConv @stem <f32[1,6,6,16]> %xc %w3 {kernel_shape=[7,7] layout="NHWC" in_layout="NCHW" pads=[3,3,3,3] strides=[2,2]}
+  %wn = cuvil.FusedConv @wino <f32[1,12,12,16]> %x %w4 {kernel_shape=[3,3] layout="NHWC" pads=[1,1,1,1]}
+  %kp = cuvil.FusedConv @kept <f32[1,12,12,16]> %x %w5 {kernel_shape=[1,1] layout="NHWC"}
+  %gr = cuvil.FusedConv @grouped <f32[1,12,12,16]> %x %w6 {kernel_shape=[1,1] layout="NHWC" group=2}
+  %nc = cuvil.FusedConv @nchw <f32[1,16,12,12]> %xc %w7 {kernel_shape=[1,1]}
+  %sc = cuvil.FusedConv @scale <f32[1,12,12,16]> %x %w8 _ _ _ %g {kernel_shape=[1,1] layout="NHWC"}
+}
+`
+	for _, c := range []struct {
+		cfg  *PrecisionConfig
+		wino WinogradMode
+		bf16 []string // nodes whose W is bf16
+	}{
+		{&PrecisionConfig{Mode: PrecisionBF16, KeepF32: []string{"kept"}}, WinogradOn, []string{"pw", "s2"}},
+		{&PrecisionConfig{Mode: PrecisionBF16}, WinogradOff, []string{"pw", "s2", "wino", "kept"}},
+		{&PrecisionConfig{Mode: PrecisionBF16, KeepF32: []string{"cuvil::FusedConv"}}, WinogradOff, nil},
+		{&PrecisionConfig{Mode: PrecisionFP16}, WinogradOff, nil},
+		{nil, WinogradOff, nil},
+	} {
+		m, err := ir.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := prepack(m, c.wino, c.cfg); err != nil {
+			t.Fatal(err)
+		}
+		if err := ir.Verify(m); err != nil {
+			t.Fatalf("after prepack: %v", err)
+		}
+		var got []string
+		for _, n := range m.Graph.Nodes {
+			w := n.Inputs[1]
+			if w.Const == nil || w.Const.DType != ir.BF16 {
+				continue
+			}
+			got = append(got, n.Name)
+			ws := n.AttrInts(templates.ConvPackedAttr, nil)
+			if len(ws) != 4 {
+				t.Fatalf("%s: bf16 W without its shape", n.Name)
+			}
+			K, M := int(ws[1]*ws[2]*ws[3]), int(ws[0])
+			if want := 2 * ((M + 15) / 16 * 16) * ((K + 1) / 2 * 2); len(w.Const.Raw) != want {
+				t.Errorf("%s: bf16 W has %d bytes, want %d", n.Name, len(w.Const.Raw), want)
+			}
+			if n.Attr(templates.ConvWinogradAttr) != nil {
+				t.Errorf("%s: bf16 W and Winograd", n.Name)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(c.bf16, ",") {
+			t.Errorf("%+v winograd %v: bf16 W on %v, want %v", c.cfg, c.wino, got, c.bf16)
+		}
+		if c.wino == WinogradOn {
+			if n := m.Graph.Nodes[3]; n.Name != "wino" || n.Attr(templates.ConvWinogradAttr) == nil {
+				t.Errorf("wino not Winograd under bf16")
+			}
+		}
+		if c.cfg != nil && len(c.bf16) > 0 {
+			want := "node pw (cuvil::FusedConv): weight w1 f32 [16,8,1,1]: stored bf16 in weights.bin (half the bytes): products in bf16, sums in f32; X rounded to bf16 as the kernel gathers it (VDPBF16PS tiles)"
+			if len(c.cfg.Breaks) != len(c.bf16) || c.cfg.Breaks[0].String() != want {
+				t.Errorf("breaks %v, want %d starting with\n%s", c.cfg.Breaks, len(c.bf16), want)
 			}
 		}
 	}

@@ -104,10 +104,13 @@ func (p *packer) prepackGemm(n *ir.Node) {
 	}
 	w := n.Inputs[1]
 	bs := []int{int(w.Const.Shape[0]), int(w.Const.Shape[1])}
-	if p.prec != nil && p.prec.Mode == PrecisionBF16 && (n.Op == "MatMul" || n.Op == "FusedMatMul") && !keptF32(n, p.prec.KeepF32) {
+	if p.prec != nil && p.prec.Mode == PrecisionBF16 && !keptF32(n, p.prec.KeepF32) &&
+		(n.Op == "MatMul" || n.Op == "FusedMatMul" || n.AttrInt("transA", 0) == 0) {
 		// -precision bf16: B rounded to bf16 in the bf16 GEMM's panels
-		// (half the bytes), read by the VDPBF16PS tiles.
-		if packed, ok := templates.PrepackGemmBBF16(constF32(w.Const), bs, false); ok {
+		// (half the bytes), read by the VDPBF16PS tiles; Gemm's transB is
+		// folded into the panels (the bf16 GEMM reads A in place, so
+		// transA stays f32).
+		if packed, ok := templates.PrepackGemmBBF16(constF32(w.Const), bs, n.AttrInt("transB", 0) != 0); ok {
 			raw := make([]byte, 2*len(packed))
 			for i, h := range packed {
 				binary.LittleEndian.PutUint16(raw[2*i:], h)
@@ -221,6 +224,9 @@ func (p *packer) prepackConv(n *ir.Node) {
 		return
 	}
 	group := int(n.AttrInt("group", 1))
+	if p.prepackConvBF16(n, data, ws, group) {
+		return
+	}
 	pack := templates.PrepackConvWeights
 	if n.AttrString("layout", "NCHW") == "NHWC" {
 		pack = templates.PrepackConvWeightsNHWC // depthwise ones too
@@ -228,6 +234,41 @@ func (p *packer) prepackConv(n *ir.Node) {
 	if packed, ok := pack(data, ws, group); ok {
 		p.replace(n, 1, packed, templates.ConvPackedAttr)
 	}
+}
+
+// prepackConvBF16 stores W of a group-1 NHWC cuvil::FusedConv as bf16
+// panels (templates.PrepackConvWeightsNHWCBF16) under -precision bf16,
+// unless -keep-f32 names it or it takes input Scale (a gate folded into
+// its f32 weights at run time); Winograd convolutions were packed before
+// (their U stays f32: as fast as bf16 im2col on resnet50 and more
+// accurate, docs/precision.md). The NCHW-entry conv (in_layout NCHW, a
+// network's stem) stays f32 too: its f32 kernel reads the image in place,
+// the bf16 one gathers and rounds an im2col block first, and on resnet50
+// at 1 thread that made the stem 7.4 ms against 2.7 ms (its weights are
+// small). It reports whether it did.
+func (p *packer) prepackConvBF16(n *ir.Node, data []float32, ws []int, group int) bool {
+	if p.prec == nil || p.prec.Mode != PrecisionBF16 || keptF32(n, p.prec.KeepF32) || n.Op != "FusedConv" || n.Domain != ir.CuvilDomain ||
+		n.AttrString("layout", "NCHW") != "NHWC" || group != 1 || n.Input(5) != nil || n.AttrString("in_layout", "") == "NCHW" {
+		return false
+	}
+	packed, ok := templates.PrepackConvWeightsNHWCBF16(data, ws)
+	if !ok {
+		return false
+	}
+	w := n.Inputs[1]
+	raw := make([]byte, 2*len(packed))
+	for i, h := range packed {
+		binary.LittleEndian.PutUint16(raw[2*i:], h)
+	}
+	t := &ir.Tensor{Name: w.Const.Name, DType: ir.BF16, Shape: []int64{int64(len(packed))}, Raw: raw}
+	pv := &ir.Value{Name: w.Name, Type: t.Type(), Const: t}
+	own(n)
+	n.SetAttr(&ir.Attr{Name: templates.ConvPackedAttr, Kind: ir.AttrInts, Ints: append([]int64(nil), w.Const.Shape...)})
+	n.Inputs[1] = pv
+	p.swapped[w] = pv
+	p.prec.Breaks = append(p.prec.Breaks, PrecisionBreak{Node: n.Name, Op: opKey(n), Weight: w.Name, In: "f32 " + w.Type.Shape.String(),
+		Why: "stored bf16 in weights.bin (half the bytes): products in bf16, sums in f32", Action: "X rounded to bf16 as the kernel gathers it (VDPBF16PS tiles)"})
+	return true
 }
 
 // prepackConvChain packs the weights of cuvil::FusedConvChain n (We, Wd,
@@ -316,8 +357,8 @@ func unpackedInputs(n *ir.Node) []*ir.Value {
 			ins = append([]*ir.Value(nil), n.Inputs...)
 		}
 		dt := v.Type.DType
-		if dt == ir.BF16 && isGemmLike(n) && i == 1 {
-			dt = ir.F32 // -precision bf16's B panels stand for the float32 B
+		if dt == ir.BF16 && i == 1 && (isGemmLike(n) || n.Op == "FusedConv") {
+			dt = ir.F32 // -precision bf16's B (W') panels stand for the float32 B (W)
 		}
 		ins[i] = &ir.Value{Name: v.Name, Type: ir.TensorType(dt, ir.ShapeOf(s...))}
 	}

@@ -1,12 +1,14 @@
 package passes
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cuvil/cuvil/ir"
 	"github.com/cuvil/cuvil/ir/irtest"
 	"github.com/cuvil/cuvil/templates"
+	"golang.org/x/tools/txtar"
 )
 
 // TestPrepackGolden runs constfold (the files build weights of more than
@@ -111,5 +113,88 @@ graph main(%x: f32[1,1,4,4]) -> (%y) {
 	err = Run(m, Options{})
 	if err == nil || !strings.Contains(err.Error(), `attribute "packed_w_shape" is set by the prepack pass`) {
 		t.Errorf("Run = %v, want the packed attribute refused", err)
+	}
+}
+
+// TestPrepackBF16Golden runs constfold, prepack with a precision config,
+// shapes and DCE on testdata/prepack-bf16: each file's config section
+// gives the mode ("mode bf16", "mode fp16", "mode none"), -keep-f32
+// entries ("keep a,b") and the Winograd mode ("winograd on|off|auto"),
+// its warnings section the weight breaks prepack reports, in order.
+func TestPrepackBF16Golden(t *testing.T) {
+	files, err := filepath.Glob("testdata/prepack-bf16/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg *PrecisionConfig
+		wino := WinogradAuto
+		var want string
+		haveWarnings := false
+		for _, f := range ar.Files {
+			switch f.Name {
+			case "config":
+				for _, line := range strings.Split(string(f.Data), "\n") {
+					k, v, _ := strings.Cut(strings.TrimSpace(line), " ")
+					switch k {
+					case "mode":
+						if v != "none" {
+							if cfg == nil {
+								cfg = &PrecisionConfig{}
+							}
+							cfg.Mode = v
+						}
+					case "keep":
+						if cfg == nil {
+							cfg = &PrecisionConfig{}
+						}
+						cfg.KeepF32 = strings.Split(v, ",")
+					case "winograd":
+						if wino, err = ParseWinograd(v); err != nil {
+							t.Fatalf("%s: %v", file, err)
+						}
+					case "":
+					default:
+						t.Fatalf("%s: config line %q", file, line)
+					}
+				}
+			case "warnings":
+				want, haveWarnings = string(f.Data), true
+			}
+		}
+		if !haveWarnings {
+			t.Fatalf("%s: no warnings section", file)
+		}
+		irtest.Golden(t, file, func(m *ir.Model) error {
+			if cfg != nil {
+				cfg.Breaks = nil
+			}
+			if err := ConstFold.Run(m); err != nil {
+				return err
+			}
+			if err := prepack(m, wino, cfg); err != nil {
+				return err
+			}
+			if err := ir.Verify(m); err != nil {
+				return err
+			}
+			if err := Shapes.Run(m); err != nil {
+				return err
+			}
+			return DCE.Run(m)
+		})
+		var got strings.Builder
+		if cfg != nil {
+			for _, b := range cfg.Breaks {
+				got.WriteString(b.String() + "\n")
+			}
+		}
+		if got.String() != want {
+			t.Errorf("%s: warnings\n%s\nwant\n%s", file, got.String(), want)
+		}
 	}
 }

@@ -86,7 +86,8 @@ func PrepackQWeights(w []int8, ws []int, conv bool) ([]int8, bool) {
 
 // PrepackGemmBBF16 is PrepackGemmB for -precision bf16: b rounded to
 // bfloat16 (nearest even) in the panels of the bf16 GEMM (bf16PackB),
-// which MatMul and FusedMatMul read when B has dtype BF16 and the node
+// which MatMul, FusedMatMul, Gemm and FusedGemm (transA=0) read when B
+// has dtype BF16 and the node
 // has GemmPackedAttr.
 func PrepackGemmBBF16(b []float32, bs []int, transB bool) ([]uint16, bool) {
 	if len(bs) != 2 || len(b) != bs[0]*bs[1] || bs[0] <= 0 || bs[1] <= 0 {
@@ -97,4 +98,13 @@ func PrepackGemmBBF16(b []float32, bs []int, transB bool) ([]uint16, bool) {
 		k, n = n, k
 	}
 	return bf16PackB(make([]uint16, bf16PackedBSize(k, n)), transB, k, n, b, bs[1]), true
+}
+
+// PrepackConvWeightsNHWCBF16 is PrepackConvWeightsNHWC for -precision
+// bf16 and group 1: W' [(kh, kw, c), m] rounded to bfloat16 (nearest even,
+// denormals to zero) in the bf16 GEMM's panels (bf16PackB), which
+// cuvil::FusedConv with layout=NHWC reads when W has dtype BF16 and the
+// node has ConvPackedAttr; false for other shapes.
+func PrepackConvWeightsNHWCBF16(w []float32, ws []int) ([]uint16, bool) {
+	return bf16PackConvNHWC(w, ws)
 }

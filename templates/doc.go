@@ -29,3 +29,9 @@ var Sources embed.FS
 //
 //go:embed capi/main.go capi/cerr.go capi/capi.py.tmpl capi/Makefile.tmpl
 var CAPI embed.FS
+
+// Lite holds the lite profile's kernels (lite/kernels.go), which gen/lite.go
+// copies whole into every -profile lite package.
+//
+//go:embed lite/kernels.go
+var Lite embed.FS

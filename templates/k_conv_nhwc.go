@@ -165,7 +165,8 @@ func fusedConvNHWC(n *Node) error {
 	if err != nil {
 		return err
 	}
-	if X.DType != F32 || W.DType != F32 || B != nil && B.DType != F32 {
+	bf16W := W.DType == BF16 // -precision bf16: W' in bf16 panels (k_conv_nhwc_bf16.go)
+	if X.DType != F32 || W.DType != F32 && !bf16W || B != nil && B.DType != F32 {
 		return n.Errorf("layout NHWC needs float32 inputs, have %v", X.DType)
 	}
 	if len(X.Shape) != 4 {
@@ -205,7 +206,14 @@ func fusedConvNHWC(n *Node) error {
 	if !dw && !grouped && (group != 1 || ws[1] != C) {
 		return n.Errorf("X %v, W %v and group %d do not match", X.ShapeString(), ws, group)
 	}
-	if packed && W.Len() != nhwcPackedLen(ws, group) {
+	if bf16W {
+		if !packed || group != 1 || n.Input(5) != nil {
+			return n.Errorf("bfloat16 W needs a prepacked group-1 convolution without input Scale")
+		}
+		if want := bf16PackedBSize(ws[1]*ws[2]*ws[3], M); W.Len() != want {
+			return n.Errorf("prepacked bfloat16 W has %d values, want %d for shape %v", W.Len(), want, ws)
+		}
+	} else if packed && W.Len() != nhwcPackedLen(ws, group) {
 		return n.Errorf("prepacked W has %d values, want %d for shape %v", W.Len(), nhwcPackedLen(ws, group), ws)
 	}
 	if B != nil && B.Len() != M {
@@ -227,7 +235,13 @@ func fusedConvNHWC(n *Node) error {
 	if dw && ldy != M {
 		return n.Errorf("out_channels needs a group 1 convolution")
 	}
-	wp := W.F32()
+	var wp []float32
+	var wh []uint16
+	if bf16W {
+		wh = W.Data.([]uint16)
+	} else {
+		wp = W.F32()
+	}
 	if !packed {
 		c := nnCacheOf(n)
 		dst, _ := c.slots[1].([]float32)
@@ -314,6 +328,10 @@ func fusedConvNHWC(n *Node) error {
 		t.nchwOffsets(n)
 	}
 	switch {
+	case wh != nil:
+		t.runBF16(n, wh, parts)
+		*t = nhwcConvTask{}
+		return nil
 	case scale != nil && t.byCols:
 		// Every column part reads all rows: scale the map once.
 		xs := nnBuf[float32](n, 2, len(x))

@@ -37,6 +37,10 @@ func TestCPUDispatchARM64(t *testing.T) {
 	if rows, panels := nhwcPWTileShape(); !nhwcPWFast || rows != nhwcPWNEONRows || panels != 1 {
 		t.Fatalf("NHWC tiles: fast %v shape %dx%d panels, want the NEON tiles", nhwcPWFast, rows, panels)
 	}
+	// The Winograd transforms take the NEON kernels.
+	if !wnNEON(2) || !wnNEON(4) {
+		t.Fatalf("Winograd transforms fell back to Go although ASIMD is present: F(2x2) %v F(4x4) %v", wnNEON(2), wnNEON(4))
+	}
 }
 
 // TestCPUParseAuxv: the auxv parser on a hand-made image.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -195,5 +196,115 @@ func TestMatMulBF16Packed(t *testing.T) {
 		&Tensor{DType: BF16, Shape: []int{80}, Data: make([]uint16, 80)})
 	if err := MatMul(n); err == nil {
 		t.Fatal("MatMul accepted a bf16 prepacked B of the wrong length")
+	}
+}
+
+// TestGemmBF16Packed: Gemm and FusedGemm (transB both ways, alpha, beta
+// with C as a row vector, a column and a full matrix, FusedGemm's residual
+// and Relu) with B prepacked in bf16 (PrepackGemmBBF16 folds transB, as
+// -precision bf16 does) against float64 on the bf16-rounded A and B, at
+// awkward sizes and 1-3 threads (the same bits at each), no allocation per
+// run. The bound is float32 summation error (2k+8 roundings of 2^-24
+// relative to the sum of |terms|): products of bf16 values are exact in
+// float32. transA=1 with a bf16 B is an error naming the node.
+func TestGemmBF16Packed(t *testing.T) {
+	r := rand.New(rand.NewSource(62))
+	rb := func(v float32) float64 { return float64(BF16ToF32(F32ToBF16(v))) }
+	for _, c := range []struct{ m, k, n int }{{3, 5, 7}, {13, 37, 45}, {7, 300, 33}, {301, 19, 23}, {40, 96, 130}, {5, 2048, 17}} {
+		for _, transB := range []bool{false, true} {
+			for ci, cs := range [][]int{{c.n}, {c.m, 1}, {c.m, c.n}} {
+				A := nnRand(r, c.m, c.k)
+				bs := []int{c.k, c.n}
+				if transB {
+					bs = []int{c.n, c.k}
+				}
+				B, C, Z := nnRand(r, bs...), nnRand(r, cs...), nnRand(r, c.m, c.n)
+				packed, ok := PrepackGemmBBF16(B.F32(), B.Shape, transB)
+				if !ok {
+					t.Fatal("not prepackable")
+				}
+				BP := &Tensor{DType: BF16, Shape: []int{len(packed)}, Data: packed}
+				const alpha, beta = 0.75, -1.5
+				for _, op := range []string{"Gemm", "cuvil::FusedGemm"} {
+					attrs := Attrs{GemmPackedAttr: ints64(B.Shape), "alpha": float32(alpha), "beta": float32(beta), "transB": int64(0)}
+					in := []*Tensor{A, BP, C}
+					fused := op == "cuvil::FusedGemm"
+					if transB {
+						attrs["transB"] = int64(1)
+					}
+					if fused {
+						attrs["activation"] = "Relu"
+						in = append(in, Z)
+					}
+					var first []float32
+					for threads := 1; threads <= 3; threads++ {
+						n := nnNode(op, 13, attrs, 1, in...)
+						n.Pool = NewWorkPool(WithThreads(threads))
+						if err := Kernels[op](n); err != nil {
+							t.Fatalf("%v %s: %v", c, op, err)
+						}
+						if !raceEnabled {
+							if allocs := testing.AllocsPerRun(3, func() { Kernels[op](n) }); allocs != 0 {
+								t.Errorf("%v %s: %v allocations per run", c, op, allocs)
+							}
+						}
+						n.Pool.Close()
+						name := fmt.Sprintf("%v transB=%v C%d %s threads=%d", c, transB, ci, op, threads)
+						got := n.Out[0].F32()
+						if len(got) != c.m*c.n || len(n.Out[0].Shape) != 2 || n.Out[0].Shape[0] != c.m || n.Out[0].Shape[1] != c.n {
+							t.Fatalf("%s: output %v", name, n.Out[0].Shape)
+						}
+						a, b, cv, z := A.F32(), B.F32(), C.F32(), Z.F32()
+						for i := 0; i < c.m; i++ {
+							for j := 0; j < c.n; j++ {
+								var s, mag float64
+								for l := 0; l < c.k; l++ {
+									bv := b[l*c.n+j]
+									if transB {
+										bv = b[j*c.k+l]
+									}
+									p := rb(a[i*c.k+l]) * rb(bv)
+									s += p
+									mag += math.Abs(p)
+								}
+								var cij float64
+								switch ci {
+								case 0:
+									cij = float64(cv[j])
+								case 1:
+									cij = float64(cv[i])
+								default:
+									cij = float64(cv[i*c.n+j])
+								}
+								want := alpha*s + beta*cij
+								mag = alpha*mag + math.Abs(beta*cij)
+								if fused {
+									want += float64(z[i*c.n+j])
+									mag += math.Abs(float64(z[i*c.n+j]))
+									want = math.Max(want, 0)
+								}
+								if tol := float64(2*c.k+8) * 0x1p-24 * mag; math.Abs(float64(got[i*c.n+j])-want) > tol {
+									t.Fatalf("%s: Y[%d,%d] = %v, float64 %v (tol %.3g)", name, i, j, got[i*c.n+j], want, tol)
+								}
+							}
+						}
+						if first == nil {
+							first = append([]float32(nil), got...)
+						} else {
+							for i := range got {
+								if math.Float32bits(got[i]) != math.Float32bits(first[i]) {
+									t.Fatalf("%s: Y[%d] = %v, at 1 thread %v", name, i, got[i], first[i])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	n := nnNode("Gemm", 13, Attrs{GemmPackedAttr: []int64{4, 20}, "transA": int64(1)}, 1, nnRand(r, 4, 3),
+		&Tensor{DType: BF16, Shape: []int{bf16PackedBSize(4, 20)}, Data: make([]uint16, bf16PackedBSize(4, 20))})
+	if err := Gemm(n); err == nil || !strings.Contains(err.Error(), "transA") {
+		t.Fatalf("Gemm with transA and a bf16 B: error %v", err)
 	}
 }

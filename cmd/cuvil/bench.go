@@ -27,6 +27,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	threads := fs.Int("threads", runtime.NumCPU(), "GOMAXPROCS for the run")
 	runs := fs.Int("runs", 20, "timed runs")
 	warmup := fs.Int("warmup", 3, "untimed runs first")
+	cpu := fs.Bool("cpu", false, "also print the harness process's CPU time per timed run: the CPU time of a second process that only loads the model and runs the warmup, subtracted (under -goarch: the emulator's host CPU time, a proxy for the emulated work that a loaded machine leaves nearly alone)")
 	profile := fs.Bool("profile", false, "also print the time per node and per op type (over the timed runs)")
 	top := fs.Int("top", 20, "with -profile, how many nodes to list")
 	trace := fs.String("trace", "", "write the timed runs' Chrome trace event JSON to `file` (open it in ui.perfetto.dev or chrome://tracing)")
@@ -100,6 +101,27 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if res[0].Err != "" {
 		return fmt.Errorf("%s", res[0].Err)
 	}
+	var cpuPerRun time.Duration
+	if *cpu && *runs > 0 {
+		all := h.CPU
+		base := job
+		base.Runs, base.Profile, base.Trace, base.Deadline = 0, false, "", 0
+		r0, err := h.Run(ctx, exe, []harness.Job{base}, *threads)
+		if err != nil {
+			return err
+		}
+		if r0[0].Err != "" {
+			return fmt.Errorf("%s", r0[0].Err)
+		}
+		// With no warmup the harness still runs the model once first.
+		extra := 0
+		if *warmup < 1 {
+			extra = 1
+		}
+		if n := *runs - extra; n > 0 {
+			cpuPerRun = (all - (h.CPU - all)) / time.Duration(n)
+		}
+	}
 	times := append([]time.Duration(nil), res[0].Times...)
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/float64(time.Millisecond)) }
@@ -108,6 +130,9 @@ func cmdBench(args []string, stdout io.Writer) error {
 		median = (times[len(times)/2-1] + times[len(times)/2]) / 2
 	}
 	fmt.Fprintf(stdout, "%s threads=%d median %s ms min %s ms max %s ms\n", modelName(*model), *threads, ms(median), ms(times[0]), ms(times[len(times)-1]))
+	if *cpu && *runs > 0 {
+		fmt.Fprintf(stdout, "cpu %s ms per run (harness process user+sys, less a load-and-warmup-only process)\n", ms(cpuPerRun))
+	}
 	if *deadline > 0 {
 		printDeadline(stdout, *deadline, res[0].Times, res[0].Cancelled)
 	}

@@ -236,3 +236,30 @@ func TestBenchTrace(t *testing.T) {
 	}
 	t.Logf("%s: %d node slices, %d parts, %d bytes", m, nodes, parts, len(b))
 }
+
+// TestBenchCPU: bench -cpu prints a CPU time per run that is positive and,
+// a run being sequential work on one thread plus the runtime's, at most a
+// few times the median wall time (no lower bound: the machine may be
+// loaded). Run time against CPU time is no speed claim either way.
+func TestBenchCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds generated code; skipped in -short mode")
+	}
+	code, stdout, stderr := cuvil(t, "bench", "-model", mnist+"/model.onnx", "-threads", "1", "-runs", "2000", "-warmup", "2", "-cpu")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var med, cpu float64
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 4 && f[2] == "median" {
+			med, _ = strconv.ParseFloat(f[3], 64)
+		}
+		if len(f) >= 2 && f[0] == "cpu" {
+			cpu, _ = strconv.ParseFloat(f[1], 64)
+		}
+	}
+	if med <= 0 || cpu <= 0 || cpu > 10*med+5 {
+		t.Errorf("median %.3f ms, cpu %.3f ms per run:\n%s", med, cpu, stdout)
+	}
+}

@@ -48,6 +48,8 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	sandbox := fs.Bool("sandbox", false, "for untrusted models: no external data, -max-depth 4, -max-dim 16777216, -allow-ops default unless given")
 	weights := fs.String("weights", "embed", "where the weights live: embed (in the package, read in place by New) or file (weights.bin beside the package or at -weights-path, loaded by NewFromFile/NewFromReader)")
 	weightsPath := fs.String("weights-path", "", "with -weights file: write weights.bin here instead of beside the package")
+	profile := fs.String("profile", "", "lite: a pure-Go package for microcontroller-class targets (static shapes, float32, no control flow; one arena, no unsafe/sync/goroutines; docs/lite.md); -v prints its size report on stderr")
+	ramBudget := fs.String("ram-budget", "", "with -profile lite: refuse a memory plan whose arena needs more (512KB, 2MB, bytes)")
 	maxDim := fs.Int64("max-dim", 0, "largest constant dim of any value (default: none, 16777216 with -sandbox; -1: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -75,6 +77,20 @@ func cmdCompile(args []string, stdout io.Writer) error {
 	}
 	opts.Sandbox, opts.MaxDim = *sandbox, *maxDim
 	opts.Weights, opts.WeightsPath = *weights, *weightsPath
+	opts.Profile = *profile
+	if *ramBudget != "" {
+		if *profile != cuvilapi.ProfileLite {
+			return usagef("-ram-budget needs -profile lite")
+		}
+		n, err := gen.ParseSize(*ramBudget)
+		if err != nil {
+			return usagef("-ram-budget: %v", err)
+		}
+		opts.RAMBudget = n
+	}
+	if *verbose && *profile == cuvilapi.ProfileLite {
+		opts.Verbose = os.Stderr // the size report
+	}
 	if *allowOps != "" {
 		a, err := cuvilapi.ParseAllowOps(*allowOps)
 		if err != nil {

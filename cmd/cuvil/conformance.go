@@ -110,9 +110,21 @@ func cmdConformance(args []string, stdout io.Writer) error {
 	skipFile := fs.String("skip", "", "file listing tests that cannot pass by their nature (one name per line, then # and the reason): reported as skipped, not run")
 	var winograd winogradFlag
 	fs.Var(&winograd, "winograd", winogradUsage)
+	var pf pipelineFlags
+	pf.precisionFlags(fs)
 	targetFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	mode, err := passes.ParsePrecision(pf.precision)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	// One -keep-f32 list over every test model: an entry that names
+	// nothing in one is no error there.
+	var prec *passes.PrecisionConfig
+	if keep := splitList(pf.keepF32); mode != "" || len(keep) > 0 {
+		prec = &passes.PrecisionConfig{Mode: mode, KeepF32: keep, KeepAnywhere: true}
 	}
 	xfail := map[string]string{}
 	if *xfailFile != "" {
@@ -180,7 +192,7 @@ func cmdConformance(args []string, stdout io.Writer) error {
 		case t.same != nil:
 			continue // judged from t.same
 		default:
-			prepareTest(t, winograd.mode)
+			prepareTest(t, winograd.mode, prec)
 		}
 		items = append(items, &t.item)
 	}
@@ -272,7 +284,7 @@ var errSilent = errors.New("")
 
 // prepareTest imports and compiles a test's model (Winograd as wino says)
 // and reads its data.
-func prepareTest(t *conformanceTest, wino passes.WinogradMode) {
+func prepareTest(t *conformanceTest, wino passes.WinogradMode, prec *passes.PrecisionConfig) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.err = fmt.Errorf("panic: %v", r)
@@ -283,7 +295,12 @@ func prepareTest(t *conformanceTest, wino passes.WinogradMode) {
 		t.err = fmt.Errorf("import: %v", err)
 		return
 	}
-	if err := passes.Run(m, passes.Options{Winograd: wino}); err != nil { // a panic is caught above
+	var pc *passes.PrecisionConfig
+	if prec != nil {
+		c := *prec // Breaks are per model
+		pc = &c
+	}
+	if err := passes.Run(m, passes.Options{Winograd: wino, Precision: pc}); err != nil { // a panic is caught above
 		t.err = err
 		return
 	}

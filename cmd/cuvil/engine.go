@@ -187,7 +187,7 @@ var buildTarget harness.Target
 
 // targetFlags adds -goarch and -tags to fs, filling buildTarget.
 func targetFlags(fs *flag.FlagSet) {
-	fs.StringVar(&buildTarget.GOARCH, "goarch", "", "build the harness for this GOARCH (e.g. arm64) and run it under qemu-user (qemu-<arch>-static)")
+	fs.StringVar(&buildTarget.GOARCH, "goarch", "", "build the harness for this GOARCH (arm64, arm (GOARM 7), s390x, riscv64...) and run it under qemu-user (qemu-<arch>-static); wasm builds for GOOS=wasip1 and runs under Node.js's WASI")
 	fs.StringVar(&buildTarget.Tags, "tags", "", "go build tags of the harness (e.g. purego: the pure-Go kernels)")
 }
 

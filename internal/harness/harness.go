@@ -37,27 +37,112 @@ type Harness struct {
 	Failed map[string]string
 	// Target is the GOARCH and build tags the harness is built for.
 	Target Target
+	// CPU is the CPU time (user+sys) of every harness process Run started
+	// so far, an emulator's own under a foreign Target.
+	CPU time.Duration
 }
 
-// Target selects a cross build: GOARCH set and not the host's builds the
-// harness with GOARCH (CGO_ENABLED=0) and runs it under a user-mode
-// emulator (Exec, default qemu-<arch>-static, else qemu-<arch>, from
-// PATH); Tags are go build -tags (e.g. purego).
+// Target selects a cross build: GOARCH (and GOOS) set and not the host's
+// builds the harness with them (CGO_ENABLED=0) and runs it under a
+// user-mode emulator (Exec, default qemu-<arch>-static, else qemu-<arch>,
+// from PATH; for GOOS=wasip1 Node.js's WASI through the runner script
+// wasi_node.js); Tags are go build -tags (e.g. purego). GOARCH=arm builds
+// for GOARM (default $GOARM, else 7); GOARCH=wasm defaults GOOS to wasip1. TestCross
+// runs generated packages' go test under the same emulators (ExecArgs).
 type Target struct {
+	GOOS   string
 	GOARCH string
+	GOARM  string
 	Tags   string
 	Exec   string
 }
 
-// foreign reports whether t builds for another architecture than the host.
-func (t Target) foreign() bool { return t.GOARCH != "" && t.GOARCH != runtime.GOARCH }
+//go:embed wasi_node.js
+var wasiRunner []byte
 
-// emulator returns the command that runs a binary of t.GOARCH here.
+// goos is the GOOS the target builds for.
+func (t Target) goos() string {
+	if t.GOOS != "" {
+		return t.GOOS
+	}
+	if t.GOARCH == "wasm" {
+		return "wasip1"
+	}
+	return runtime.GOOS
+}
+
+// foreign reports whether t builds for another architecture or OS than the
+// host.
+func (t Target) foreign() bool {
+	return t.GOARCH != "" && t.GOARCH != runtime.GOARCH || t.goos() != runtime.GOOS
+}
+
+// Env is what t adds to a go build's or go test's environment.
+func (t Target) Env() []string {
+	var env []string
+	if t.GOARCH != "" {
+		env = append(env, "GOARCH="+t.GOARCH)
+	}
+	if t.goos() != runtime.GOOS {
+		env = append(env, "GOOS="+t.goos())
+	}
+	if t.GOARCH == "arm" {
+		arm := t.GOARM
+		if arm == "" {
+			arm = os.Getenv("GOARM")
+		}
+		if arm == "" {
+			arm = "7"
+		}
+		env = append(env, "GOARM="+arm)
+	}
+	if t.foreign() {
+		env = append(env, "CGO_ENABLED=0")
+	}
+	return env
+}
+
+// ExecArgs returns the command (program and arguments) that runs a binary
+// built for t here, nil for the host; dir is where the WASI runner script
+// is written when t needs it.
+func (t Target) ExecArgs(dir string) ([]string, error) {
+	if !t.foreign() {
+		return nil, nil
+	}
+	if t.Exec != "" {
+		return strings.Fields(t.Exec), nil
+	}
+	switch t.goos() {
+	case "wasip1":
+		node, err := exec.LookPath("node")
+		if err != nil {
+			return nil, fmt.Errorf("harness: GOOS=wasip1 needs Node.js (node, with node:wasi; Debian: apt-get install nodejs) on PATH")
+		}
+		script := filepath.Join(dir, "wasi_node.js")
+		if err := os.WriteFile(script, wasiRunner, 0o644); err != nil {
+			return nil, err
+		}
+		// Node 20's fast API calls into WASI's poll_oneoff crash under GC
+		// (an assertion in node_wasi.cc, or a segfault): turn them off.
+		return []string{node, "--no-warnings", "--no-turbo-fast-api-calls", script}, nil
+	case runtime.GOOS:
+	default:
+		return nil, fmt.Errorf("harness: no emulator for GOOS=%s (set Target.Exec)", t.goos())
+	}
+	emu, err := t.emulator()
+	if err != nil {
+		return nil, err
+	}
+	return []string{emu}, nil
+}
+
+// emulator returns the qemu-user command that runs a binary of t.GOARCH
+// here.
 func (t Target) emulator() (string, error) {
 	if t.Exec != "" {
 		return t.Exec, nil
 	}
-	arch := map[string]string{"arm64": "aarch64", "amd64": "x86_64", "386": "i386", "arm": "arm"}[t.GOARCH]
+	arch := map[string]string{"arm64": "aarch64", "amd64": "x86_64", "386": "i386", "arm": "arm", "loong64": "loongarch64", "ppc64le": "ppc64le", "mipsle": "mipsel", "mips64le": "mips64el"}[t.GOARCH]
 	if arch == "" {
 		arch = t.GOARCH
 	}
@@ -297,7 +382,7 @@ var failedHeaderRE = regexp.MustCompile(`^# cuvilrun/(m\d{4,})`)
 func (h *Harness) Build(ctx context.Context) (string, error) {
 	if h.Target.foreign() {
 		// Fail before the (long) build when the emulator is missing.
-		if _, err := h.Target.emulator(); err != nil {
+		if _, err := h.Target.ExecArgs(h.Dir); err != nil {
 			return "", err
 		}
 	}
@@ -326,12 +411,7 @@ func (h *Harness) Build(ctx context.Context) (string, error) {
 		cmd := exec.CommandContext(ctx, goCommand(), append(args, "-o", exe, ".")...)
 		cmd.Dir = h.Dir
 		cmd.Env = buildEnv()
-		if h.Target.GOARCH != "" {
-			cmd.Env = append(cmd.Env, "GOARCH="+h.Target.GOARCH)
-			if h.Target.foreign() {
-				cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
-			}
-		}
+		cmd.Env = append(cmd.Env, h.Target.Env()...)
 		out, err := cmd.CombinedOutput()
 		if err == nil {
 			return exe, nil
@@ -459,17 +539,18 @@ func (h *Harness) runBatch(ctx context.Context, exe string, jobs []Job, threads 
 		return 0, "", err
 	}
 	args := []string{exe, "-manifest", manifest, "-threads", strconv.Itoa(threads)}
-	if h.Target.foreign() {
-		emu, err := h.Target.emulator()
-		if err != nil {
-			return 0, "", err
-		}
-		args = append([]string{emu}, args...)
+	emu, err := h.Target.ExecArgs(h.Dir)
+	if err != nil {
+		return 0, "", err
 	}
+	args = append(emu, args...)
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, runErr := cmd.Output()
+	if ps := cmd.ProcessState; ps != nil {
+		h.CPU += ps.UserTime() + ps.SystemTime()
+	}
 	if ctx.Err() != nil {
 		return 0, "", ctx.Err()
 	}

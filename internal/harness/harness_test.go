@@ -145,3 +145,79 @@ func TestTargetEmulatorMissing(t *testing.T) {
 		t.Error("host GOARCH is foreign")
 	}
 }
+
+func TestTargetEnv(t *testing.T) {
+	t.Setenv("GOARM", "")
+	for _, c := range []struct {
+		tgt  Target
+		want string
+	}{
+		{Target{}, ""},
+		{Target{GOARCH: runtime.GOARCH}, "GOARCH=" + runtime.GOARCH},
+		{Target{GOARCH: "arm"}, "GOARCH=arm GOARM=7 CGO_ENABLED=0"},
+		{Target{GOARCH: "arm", GOARM: "6"}, "GOARCH=arm GOARM=6 CGO_ENABLED=0"},
+		{Target{GOARCH: "s390x"}, "GOARCH=s390x CGO_ENABLED=0"},
+		{Target{GOARCH: "wasm"}, "GOARCH=wasm GOOS=wasip1 CGO_ENABLED=0"},
+		{Target{GOOS: "js", GOARCH: "wasm"}, "GOARCH=wasm GOOS=js CGO_ENABLED=0"},
+	} {
+		if got := strings.Join(c.tgt.Env(), " "); got != c.want {
+			t.Errorf("%+v: Env = %q, want %q", c.tgt, got, c.want)
+		}
+	}
+	if run, err := (Target{}).ExecArgs(t.TempDir()); run != nil || err != nil {
+		t.Errorf("host ExecArgs = %v, %v; want nil, nil", run, err)
+	}
+	if _, err := (Target{GOOS: "js", GOARCH: "wasm"}).ExecArgs(t.TempDir()); err == nil || !strings.Contains(err.Error(), "GOOS=js") {
+		t.Errorf("js ExecArgs err = %v, want one naming GOOS=js", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := (Target{GOARCH: "wasm"}).ExecArgs(t.TempDir()); err == nil || !strings.Contains(err.Error(), "Node.js") {
+		t.Errorf("wasip1 ExecArgs without node: err = %v, want one naming Node.js", err)
+	}
+}
+
+// TestHarnessCrossWASI runs a model's harness under Node.js's WASI
+// (GOOS=wasip1 GOARCH=wasm); skipped without node.
+func TestHarnessCrossWASI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module; skipped in -short mode")
+	}
+	tgt := Target{GOARCH: "wasm"}
+	h, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := tgt.ExecArgs(h.Dir); err != nil {
+		t.Skip(err)
+	}
+	h.Target = tgt
+	if err := h.Add("tiny", irbuild.Tiny()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	exe, err := h.Build(ctx)
+	if err != nil || len(h.Failed) != 0 {
+		t.Fatal(err, h.Failed)
+	}
+	in := filepath.Join(h.Dir, "x.cuvt")
+	if err := WriteTensorFile(in, ir.NewTensorF32([]int64{1, 4}, []float32{1, 0, 0, 0})); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Run(ctx, exe, []Job{{Model: "tiny", Inputs: []string{in}, Out: h.Dir}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Err != "" || res[0].Outputs != 2 {
+		t.Fatalf("%+v", res[0])
+	}
+	z, err := ReadTensorFile(filepath.Join(h.Dir, "output_0.cuvt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := z.Float64s()
+	want := []float64{2*(1*0.5+2*0.25+3*-0.125) + 100, 2*(1*-1+2*2+3*1) - 100}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("z = %v, want %v", got, want)
+	}
+}

@@ -15,7 +15,7 @@ import (
 // what this generator writes (a change to it must come with its go generate).
 func TestGeneratedUpToDate(t *testing.T) { genfresh.Check(t, "asm_bf16_amd64") }
 
-// TestEVEXAgainstGNUAs: evexDPBF16PS's bytes are GNU as's for every
+// TestEVEXAgainstGNUAs: evexDPBF16PS's and evexCVTNEPS2BF16's bytes are GNU as's for every
 // register class the tiles use (low and high banks, each operand).
 func TestEVEXAgainstGNUAs(t *testing.T) {
 	as, err := exec.LookPath("as")
@@ -31,6 +31,12 @@ func TestEVEXAgainstGNUAs(t *testing.T) {
 	for _, c := range [][3]int{{0, 24, 28}, {23, 27, 31}, {17, 9, 3}, {7, 15, 8}, {16, 1, 30}, {5, 25, 19}} {
 		fmt.Fprintf(&src, "vdpbf16ps %%zmm%d, %%zmm%d, %%zmm%d\n", c[2], c[1], c[0])
 		want = append(want, evexDPBF16PS(c[0], c[1], c[2]))
+	}
+	// VCVTNEPS2BF16 ymm(dst), zmm(src): the pair the converter uses and
+	// the other banks.
+	for _, c := range [][2]int{{1, 0}, {0, 1}, {9, 17}, {23, 8}, {31, 30}, {4, 12}} {
+		fmt.Fprintf(&src, "vcvtneps2bf16 %%zmm%d, %%ymm%d\n", c[1], c[0])
+		want = append(want, evexCVTNEPS2BF16(c[0], c[1]))
 	}
 	dir := t.TempDir()
 	s, o := filepath.Join(dir, "t.s"), filepath.Join(dir, "t.o")

@@ -94,3 +94,38 @@ func FMIN(d, n, m V) Enc {
 func FCMGT(d, n, m V) Enc {
 	return Enc{three(0x6ea0e400, d, n, m), fmt.Sprintf("FCMGT V%d.4S, V%d.4S, V%d.4S", d, n, m)}
 }
+
+// FDIV is FDIV Vd.4S, Vn.4S, Vm.4S (ASIMD): Vn / Vm, correctly rounded.
+func FDIV(d, n, m V) Enc {
+	return Enc{three(0x6e20fc00, d, n, m), fmt.Sprintf("FDIV V%d.4S, V%d.4S, V%d.4S", d, n, m)}
+}
+
+// The single-precision "two-register miscellaneous" group (Q=1): Vd.4S =
+// op(Vn.4S), lane by lane.
+func two(base uint32, d, n V) uint32 { return base | reg5(n)<<5 | reg5(d) }
+
+// FRINTN is FRINTN Vd.4S, Vn.4S (ASIMD): round to nearest, ties to even.
+func FRINTN(d, n V) Enc {
+	return Enc{two(0x4e218800, d, n), fmt.Sprintf("FRINTN V%d.4S, V%d.4S", d, n)}
+}
+
+// FRINTM is FRINTM Vd.4S, Vn.4S (ASIMD): round toward minus infinity.
+func FRINTM(d, n V) Enc {
+	return Enc{two(0x4e219800, d, n), fmt.Sprintf("FRINTM V%d.4S, V%d.4S", d, n)}
+}
+
+// FCVTZS is FCVTZS Vd.4S, Vn.4S (ASIMD): to int32 toward zero (NaN gives 0).
+func FCVTZS(d, n V) Enc {
+	return Enc{two(0x4ea1b800, d, n), fmt.Sprintf("FCVTZS V%d.4S, V%d.4S", d, n)}
+}
+
+// FCMLT0 is FCMLT Vd.4S, Vn.4S, #0.0 (ASIMD): all ones where Vn < 0
+// (false for NaN and -0).
+func FCMLT0(d, n V) Enc {
+	return Enc{two(0x4ea0e800, d, n), fmt.Sprintf("FCMLT V%d.4S, V%d.4S, #0.0", d, n)}
+}
+
+// FABS is FABS Vd.4S, Vn.4S (ASIMD): clears each sign bit.
+func FABS(d, n V) Enc {
+	return Enc{two(0x4ea0f800, d, n), fmt.Sprintf("FABS V%d.4S, V%d.4S", d, n)}
+}

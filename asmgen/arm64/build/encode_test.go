@@ -53,6 +53,9 @@ const (
 	// Advanced SIMD "three same", single and double precision: the op is
 	// U, bit 23 (o1/E/a) and opcode.
 	threeSameDiagram = "0 Q U 0 1 1 1 0 o1 sz 1 Rm:5 opcode:5 1 Rn:5 Rd:5"
+	// Advanced SIMD "two-register miscellaneous", floating point: the op
+	// is U, bit 23 (a) and opcode.
+	twoMiscDiagram = "0 Q U 0 1 1 1 0 a sz 1 0 0 0 0 opcode:5 1 0 Rn:5 Rd:5"
 )
 
 func TestEncodings(t *testing.T) {
@@ -91,11 +94,24 @@ func TestEncodings(t *testing.T) {
 				}{
 					{FADD, 0, 0, 0b11010}, {FSUB, 0, 1, 0b11010}, {FMUL, 1, 0, 0b11011},
 					{FMAX, 0, 0, 0b11110}, {FMIN, 0, 1, 0b11110}, {FCMGT, 1, 1, 0b11100},
+					{FDIV, 1, 0, 0b11111},
 				} {
 					f := map[string]uint32{"Q": 1, "U": c.u, "o1": c.o1, "sz": 0, "opcode": c.opc, "Rm": uint32(m), "Rn": uint32(n), "Rd": uint32(d)}
 					if e := c.f(d, n, m); e.Bits != layout(t, threeSameDiagram, f) {
 						t.Errorf("%s = %#08x, want %#08x", e.Asm, e.Bits, layout(t, threeSameDiagram, f))
 					}
+				}
+			}
+			for _, c := range []struct {
+				f         func(d, n V) Enc
+				u, a, opc uint32
+			}{
+				{FRINTN, 0, 0, 0b11000}, {FRINTM, 0, 0, 0b11001}, {FCVTZS, 0, 1, 0b11011},
+				{FCMLT0, 0, 1, 0b01110}, {FABS, 0, 1, 0b01111},
+			} {
+				f := map[string]uint32{"Q": 1, "U": c.u, "a": c.a, "sz": 0, "opcode": c.opc, "Rn": uint32(n), "Rd": uint32(d)}
+				if e := c.f(d, n); e.Bits != layout(t, twoMiscDiagram, f) {
+					t.Errorf("%s = %#08x, want %#08x", e.Asm, e.Bits, layout(t, twoMiscDiagram, f))
 				}
 			}
 		}
@@ -124,6 +140,12 @@ func TestKnownWords(t *testing.T) {
 		{FMAX(3, 17, 29), 0x4e3df623},
 		{FMIN(3, 17, 29), 0x4ebdf623},
 		{FCMGT(21, 5, 28), 0x6ebce4b5},
+		{FDIV(1, 2, 30), 0x6e3efc41},
+		{FRINTN(3, 17), 0x4e218a23},
+		{FRINTM(21, 5), 0x4e2198b5},
+		{FCVTZS(7, 9), 0x4ea1b927},
+		{FCMLT0(1, 2), 0x4ea0e841},
+		{FABS(31, 15), 0x4ea0f9ff},
 	} {
 		if c.e.Bits != c.want {
 			t.Errorf("%s = %#08x, want %#08x", c.e.Asm, c.e.Bits, c.want)

@@ -14,6 +14,10 @@ import (
 // This file is the same in every package cuvil generates: the input guards,
 // the weight decoder and tensor copies that model.go calls.
 
+// cuvilMaxElems bounds the elements of a tensor: 2^48, or 2^30 where int
+// is 32 bits (so a product of dims never overflows int).
+const cuvilMaxElems = 1 << 48 >> ((64 - 32<<(^uint(0)>>63)) / 32 * 18)
+
 // cuvilDim is one declared dim of an input: a constant size (sym < 0) or
 // an index into cuvilSymNames.
 type cuvilDim struct {
@@ -106,8 +110,8 @@ func cuvilCheckInput(spec *cuvilInputSpec, t *Tensor, syms []int) error {
 	}
 	count := 1
 	for _, d := range t.Shape {
-		if d != 0 && count > (1<<48)/d {
-			return fmt.Errorf("input %q: shape %s has more than 2^48 elements", spec.name, t.ShapeString())
+		if d != 0 && count > cuvilMaxElems/d {
+			return fmt.Errorf("input %q: shape %s has more than 2^48 elements (2^30 on a 32-bit machine)", spec.name, t.ShapeString())
 		}
 		count *= d
 	}
@@ -200,7 +204,7 @@ func cuvilLoad(blob string, table []cuvilConst, out []Tensor, copyAll bool) (vie
 		t := &out[i]
 		n := 1
 		for _, d := range c.shape {
-			if d < 0 || d != 0 && n > (1<<48)/d {
+			if d < 0 || d != 0 && n > cuvilMaxElems/d {
 				return 0, fmt.Errorf("weights.bin: constant %q has a bad shape %v", c.name, c.shape)
 			}
 			n *= d

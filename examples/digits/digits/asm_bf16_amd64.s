@@ -2039,3 +2039,4046 @@ bf16gemm6x64_store:
 	VMOVUPS Z23, 1472(AX)
 	VZEROUPPER
 	RET
+
+// func bf16pw1x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw1x16(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), DX
+	MOVQ   bstride+32(FP), BX
+	VPXORD Z0, Z0, Z0
+	TESTQ  AX, AX
+	JZ     bf16pw1x16_epilogue
+
+bf16pw1x16_loop:
+	VMOVDQU32    (DX), Z24
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+	ADDQ $0x04, CX
+	ADDQ $0x40, DX
+	DECQ AX
+	JNZ  bf16pw1x16_loop
+
+bf16pw1x16_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), CX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, CX
+	JZ        bf16pw1x16_nobias
+	MOVQ      bias+56(FP), DX
+	VMOVUPS.Z (DX), K1, Z24
+	VADDPS    Z24, Z0, Z0
+
+bf16pw1x16_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, CX
+	JZ        bf16pw1x16_noz
+	MOVQ      z+64(FP), DX
+	VMOVUPS.Z (DX), K1, Z28
+	VADDPS    Z28, Z0, Z0
+
+bf16pw1x16_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, CX
+	JZ           bf16pw1x16_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+
+bf16pw1x16_store:
+	VMOVUPS Z0, K1, (AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw1x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw1x32(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), DX
+	MOVQ   bstride+32(FP), BX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  AX, AX
+	JZ     bf16pw1x32_epilogue
+
+bf16pw1x32_loop:
+	VMOVDQU32    (DX), Z24
+	VMOVDQU32    (DX)(BX*1), Z25
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+	ADDQ $0x04, CX
+	ADDQ $0x40, DX
+	DECQ AX
+	JNZ  bf16pw1x32_loop
+
+bf16pw1x32_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), CX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, CX
+	JZ        bf16pw1x32_nobias
+	MOVQ      bias+56(FP), DX
+	VMOVUPS   (DX), Z24
+	VMOVUPS.Z 64(DX), K1, Z25
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+
+bf16pw1x32_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, CX
+	JZ        bf16pw1x32_noz
+	MOVQ      z+64(FP), DX
+	VMOVUPS   (DX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS.Z 64(DX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+
+bf16pw1x32_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, CX
+	JZ           bf16pw1x32_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+
+bf16pw1x32_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw1x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw1x48(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), DX
+	MOVQ   bstride+32(FP), BX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	TESTQ  AX, AX
+	JZ     bf16pw1x48_epilogue
+
+bf16pw1x48_loop:
+	VMOVDQU32    (DX), Z24
+	VMOVDQU32    (DX)(BX*1), Z25
+	VMOVDQU32    (DX)(BX*2), Z26
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xd452
+	ADDQ $0x04, CX
+	ADDQ $0x40, DX
+	DECQ AX
+	JNZ  bf16pw1x48_loop
+
+bf16pw1x48_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), CX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, CX
+	JZ        bf16pw1x48_nobias
+	MOVQ      bias+56(FP), DX
+	VMOVUPS   (DX), Z24
+	VMOVUPS   64(DX), Z25
+	VMOVUPS.Z 128(DX), K1, Z26
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+
+bf16pw1x48_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, CX
+	JZ        bf16pw1x48_noz
+	MOVQ      z+64(FP), DX
+	VMOVUPS   (DX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(DX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS.Z 128(DX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+
+bf16pw1x48_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, CX
+	JZ           bf16pw1x48_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+
+bf16pw1x48_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, K1, 128(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw1x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw1x64(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), DX
+	MOVQ   bstride+32(FP), BX
+	LEAQ   (BX)(BX*2), SI
+	ADDQ   DX, SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  AX, AX
+	JZ     bf16pw1x64_epilogue
+
+bf16pw1x64_loop:
+	VMOVDQU32    (DX), Z24
+	VMOVDQU32    (DX)(BX*1), Z25
+	VMOVDQU32    (DX)(BX*2), Z26
+	VMOVDQU32    (SI), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS Z28, Z27, Z3 (Z3 += Z27 . Z28 in bf16 pairs)
+	LONG $0x40269262
+	WORD $0xdc52
+	ADDQ $0x04, CX
+	ADDQ $0x40, DX
+	ADDQ $0x40, SI
+	DECQ AX
+	JNZ  bf16pw1x64_loop
+
+bf16pw1x64_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), CX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, CX
+	JZ        bf16pw1x64_nobias
+	MOVQ      bias+56(FP), DX
+	VMOVUPS   (DX), Z24
+	VMOVUPS   64(DX), Z25
+	VMOVUPS   128(DX), Z26
+	VMOVUPS.Z 192(DX), K1, Z27
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z27, Z3, Z3
+
+bf16pw1x64_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, CX
+	JZ        bf16pw1x64_noz
+	MOVQ      z+64(FP), DX
+	VMOVUPS   (DX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(DX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS   128(DX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 192(DX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+
+bf16pw1x64_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, CX
+	JZ           bf16pw1x64_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+
+bf16pw1x64_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, K1, 192(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw2x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw2x16(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  AX, AX
+	JZ     bf16pw2x16_epilogue
+
+bf16pw2x16_loop:
+	VMOVDQU32    (BX), Z24
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xc452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z1 (Z1 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xcd52
+	ADDQ $0x04, CX
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw2x16_loop
+
+bf16pw2x16_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw2x16_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS.Z (BX), K1, Z24
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z24, Z1, Z1
+
+bf16pw2x16_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw2x16_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z0, Z0
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+
+bf16pw2x16_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw2x16_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+
+bf16pw2x16_store:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw2x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw2x32(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  AX, AX
+	JZ     bf16pw2x32_epilogue
+
+bf16pw2x32_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xcc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z2 (Z2 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xd552
+
+	// VDPBF16PS Z29, Z25, Z3 (Z3 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xdd52
+	ADDQ $0x04, CX
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw2x32_loop
+
+bf16pw2x32_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw2x32_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS.Z 64(BX), K1, Z25
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+	VADDPS    Z25, Z3, Z3
+
+bf16pw2x32_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw2x32_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+
+bf16pw2x32_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw2x32_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+
+bf16pw2x32_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw2x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw2x48(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  AX, AX
+	JZ     bf16pw2x48_epilogue
+
+bf16pw2x48_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xd452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z3 (Z3 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xdd52
+
+	// VDPBF16PS Z29, Z25, Z4 (Z4 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z26, Z5 (Z5 += Z26 . Z29 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xed52
+	ADDQ $0x04, CX
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw2x48_loop
+
+bf16pw2x48_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw2x48_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS.Z 128(BX), K1, Z26
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z24, Z3, Z3
+	VADDPS    Z25, Z4, Z4
+	VADDPS    Z26, Z5, Z5
+
+bf16pw2x48_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw2x48_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z3, Z3
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+
+bf16pw2x48_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw2x48_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+
+bf16pw2x48_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, (AX)
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z5, K1, 128(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw2x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw2x64(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (SI)(SI*2), DI
+	ADDQ   BX, DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  AX, AX
+	JZ     bf16pw2x64_epilogue
+
+bf16pw2x64_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VMOVDQU32    (DI), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS Z28, Z27, Z3 (Z3 += Z27 . Z28 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z4 (Z4 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z25, Z5 (Z5 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xed52
+
+	// VDPBF16PS Z29, Z26, Z6 (Z6 += Z26 . Z29 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xf552
+
+	// VDPBF16PS Z29, Z27, Z7 (Z7 += Z27 . Z29 in bf16 pairs)
+	LONG $0x40269262
+	WORD $0xfd52
+	ADDQ $0x04, CX
+	ADDQ $0x40, BX
+	ADDQ $0x40, DI
+	DECQ AX
+	JNZ  bf16pw2x64_loop
+
+bf16pw2x64_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw2x64_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS   128(BX), Z26
+	VMOVUPS.Z 192(BX), K1, Z27
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z27, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+	VADDPS    Z26, Z6, Z6
+	VADDPS    Z27, Z7, Z7
+
+bf16pw2x64_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw2x64_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z5, Z5
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z7, Z7
+
+bf16pw2x64_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw2x64_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+
+bf16pw2x64_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, K1, 192(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw3x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw3x16(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	TESTQ  AX, AX
+	JZ     bf16pw3x16_epilogue
+
+bf16pw3x16_loop:
+	VMOVDQU32    (BX), Z24
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xc452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z1 (Z1 += Z24 . Z29 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xcd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z2 (Z2 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xd652
+	ADDQ $0x04, CX
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw3x16_loop
+
+bf16pw3x16_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw3x16_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS.Z (BX), K1, Z24
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z24, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+
+bf16pw3x16_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw3x16_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z0, Z0
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+
+bf16pw3x16_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw3x16_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+
+bf16pw3x16_store:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw3x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw3x32(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  AX, AX
+	JZ     bf16pw3x32_epilogue
+
+bf16pw3x32_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xcc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z2 (Z2 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xd552
+
+	// VDPBF16PS Z29, Z25, Z3 (Z3 += Z25 . Z29 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xdd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z4 (Z4 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe652
+
+	// VDPBF16PS Z30, Z25, Z5 (Z5 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xee52
+	ADDQ $0x04, CX
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw3x32_loop
+
+bf16pw3x32_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw3x32_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS.Z 64(BX), K1, Z25
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+	VADDPS    Z25, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+
+bf16pw3x32_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw3x32_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+
+bf16pw3x32_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw3x32_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+
+bf16pw3x32_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw3x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw3x48(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	TESTQ  AX, AX
+	JZ     bf16pw3x48_epilogue
+
+bf16pw3x48_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xd452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z3 (Z3 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xdd52
+
+	// VDPBF16PS Z29, Z25, Z4 (Z4 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z26, Z5 (Z5 += Z26 . Z29 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xed52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z6 (Z6 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xf652
+
+	// VDPBF16PS Z30, Z25, Z7 (Z7 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xfe52
+
+	// VDPBF16PS Z30, Z26, Z8 (Z8 += Z26 . Z30 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xc652
+	ADDQ $0x04, CX
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw3x48_loop
+
+bf16pw3x48_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw3x48_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS.Z 128(BX), K1, Z26
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z24, Z3, Z3
+	VADDPS    Z25, Z4, Z4
+	VADDPS    Z26, Z5, Z5
+	VADDPS    Z24, Z6, Z6
+	VADDPS    Z25, Z7, Z7
+	VADDPS    Z26, Z8, Z8
+
+bf16pw3x48_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw3x48_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z3, Z3
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z7, Z7
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z8, Z8
+
+bf16pw3x48_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw3x48_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+
+bf16pw3x48_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, (AX)
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z5, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, 64(AX)
+	VMOVUPS Z8, K1, 128(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw3x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw3x64(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (SI)(SI*2), DI
+	ADDQ   BX, DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  AX, AX
+	JZ     bf16pw3x64_epilogue
+
+bf16pw3x64_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VMOVDQU32    (DI), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS Z28, Z27, Z3 (Z3 += Z27 . Z28 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z4 (Z4 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z25, Z5 (Z5 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xed52
+
+	// VDPBF16PS Z29, Z26, Z6 (Z6 += Z26 . Z29 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xf552
+
+	// VDPBF16PS Z29, Z27, Z7 (Z7 += Z27 . Z29 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xfd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z8 (Z8 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xc652
+
+	// VDPBF16PS Z30, Z25, Z9 (Z9 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xce52
+
+	// VDPBF16PS Z30, Z26, Z10 (Z10 += Z26 . Z30 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xd652
+
+	// VDPBF16PS Z30, Z27, Z11 (Z11 += Z27 . Z30 in bf16 pairs)
+	LONG $0x40261262
+	WORD $0xde52
+	ADDQ $0x04, CX
+	ADDQ $0x40, BX
+	ADDQ $0x40, DI
+	DECQ AX
+	JNZ  bf16pw3x64_loop
+
+bf16pw3x64_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw3x64_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS   128(BX), Z26
+	VMOVUPS.Z 192(BX), K1, Z27
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z27, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+	VADDPS    Z26, Z6, Z6
+	VADDPS    Z27, Z7, Z7
+	VADDPS    Z24, Z8, Z8
+	VADDPS    Z25, Z9, Z9
+	VADDPS    Z26, Z10, Z10
+	VADDPS    Z27, Z11, Z11
+
+bf16pw3x64_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw3x64_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z5, Z5
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z7, Z7
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z8, Z8
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z9, Z9
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z10, Z10
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z11, Z11
+
+bf16pw3x64_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw3x64_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+	VMAXPS       Z10, Z30, Z10
+	VMINPS       Z10, Z31, Z10
+	VMAXPS       Z11, Z30, Z11
+	VMINPS       Z11, Z31, Z11
+
+bf16pw3x64_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, K1, 192(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw4x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw4x16(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), SI
+	LEAQ   (CX)(SI*1), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  AX, AX
+	JZ     bf16pw4x16_epilogue
+
+bf16pw4x16_loop:
+	VMOVDQU32    (BX), Z24
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xc452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z1 (Z1 += Z24 . Z29 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xcd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z2 (Z2 += Z24 . Z30 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xd652
+	VPBROADCASTD (SI), Z31
+
+	// VDPBF16PS Z31, Z24, Z3 (Z3 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xdf52
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw4x16_loop
+
+bf16pw4x16_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw4x16_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS.Z (BX), K1, Z24
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z24, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+	VADDPS    Z24, Z3, Z3
+
+bf16pw4x16_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw4x16_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z0, Z0
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+
+bf16pw4x16_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw4x16_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+
+bf16pw4x16_store:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw4x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw4x32(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  AX, AX
+	JZ     bf16pw4x32_epilogue
+
+bf16pw4x32_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xcc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z2 (Z2 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xd552
+
+	// VDPBF16PS Z29, Z25, Z3 (Z3 += Z25 . Z29 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xdd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z4 (Z4 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe652
+
+	// VDPBF16PS Z30, Z25, Z5 (Z5 += Z25 . Z30 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xee52
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z6 (Z6 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xf752
+
+	// VDPBF16PS Z31, Z25, Z7 (Z7 += Z25 . Z31 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xff52
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw4x32_loop
+
+bf16pw4x32_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw4x32_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS.Z 64(BX), K1, Z25
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+	VADDPS    Z25, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+	VADDPS    Z24, Z6, Z6
+	VADDPS    Z25, Z7, Z7
+
+bf16pw4x32_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw4x32_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z7, Z7
+
+bf16pw4x32_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw4x32_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+
+bf16pw4x32_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw4x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw4x48(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  AX, AX
+	JZ     bf16pw4x48_epilogue
+
+bf16pw4x48_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xd452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z3 (Z3 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xdd52
+
+	// VDPBF16PS Z29, Z25, Z4 (Z4 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z26, Z5 (Z5 += Z26 . Z29 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xed52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z6 (Z6 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xf652
+
+	// VDPBF16PS Z30, Z25, Z7 (Z7 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xfe52
+
+	// VDPBF16PS Z30, Z26, Z8 (Z8 += Z26 . Z30 in bf16 pairs)
+	LONG         $0x402e1262
+	WORD         $0xc652
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z9 (Z9 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xcf52
+
+	// VDPBF16PS Z31, Z25, Z10 (Z10 += Z25 . Z31 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xd752
+
+	// VDPBF16PS Z31, Z26, Z11 (Z11 += Z26 . Z31 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xdf52
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw4x48_loop
+
+bf16pw4x48_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw4x48_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS.Z 128(BX), K1, Z26
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z24, Z3, Z3
+	VADDPS    Z25, Z4, Z4
+	VADDPS    Z26, Z5, Z5
+	VADDPS    Z24, Z6, Z6
+	VADDPS    Z25, Z7, Z7
+	VADDPS    Z26, Z8, Z8
+	VADDPS    Z24, Z9, Z9
+	VADDPS    Z25, Z10, Z10
+	VADDPS    Z26, Z11, Z11
+
+bf16pw4x48_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw4x48_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z3, Z3
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z7, Z7
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z8, Z8
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z9, Z9
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z10, Z10
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z11, Z11
+
+bf16pw4x48_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw4x48_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+	VMAXPS       Z10, Z30, Z10
+	VMINPS       Z10, Z31, Z10
+	VMAXPS       Z11, Z30, Z11
+	VMINPS       Z11, Z31, Z11
+
+bf16pw4x48_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, (AX)
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z5, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, 64(AX)
+	VMOVUPS Z8, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, (AX)
+	VMOVUPS Z10, 64(AX)
+	VMOVUPS Z11, K1, 128(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw4x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw4x64(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	LEAQ   (SI)(SI*2), R8
+	ADDQ   BX, R8
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ  AX, AX
+	JZ     bf16pw4x64_epilogue
+
+bf16pw4x64_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VMOVDQU32    (R8), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS Z28, Z27, Z3 (Z3 += Z27 . Z28 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z4 (Z4 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z25, Z5 (Z5 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xed52
+
+	// VDPBF16PS Z29, Z26, Z6 (Z6 += Z26 . Z29 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xf552
+
+	// VDPBF16PS Z29, Z27, Z7 (Z7 += Z27 . Z29 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xfd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z8 (Z8 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xc652
+
+	// VDPBF16PS Z30, Z25, Z9 (Z9 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xce52
+
+	// VDPBF16PS Z30, Z26, Z10 (Z10 += Z26 . Z30 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xd652
+
+	// VDPBF16PS Z30, Z27, Z11 (Z11 += Z27 . Z30 in bf16 pairs)
+	LONG         $0x40261262
+	WORD         $0xde52
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z12 (Z12 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xe752
+
+	// VDPBF16PS Z31, Z25, Z13 (Z13 += Z25 . Z31 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xef52
+
+	// VDPBF16PS Z31, Z26, Z14 (Z14 += Z26 . Z31 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xf752
+
+	// VDPBF16PS Z31, Z27, Z15 (Z15 += Z27 . Z31 in bf16 pairs)
+	LONG $0x40261262
+	WORD $0xff52
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	ADDQ $0x40, R8
+	DECQ AX
+	JNZ  bf16pw4x64_loop
+
+bf16pw4x64_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw4x64_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS   128(BX), Z26
+	VMOVUPS.Z 192(BX), K1, Z27
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z27, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+	VADDPS    Z26, Z6, Z6
+	VADDPS    Z27, Z7, Z7
+	VADDPS    Z24, Z8, Z8
+	VADDPS    Z25, Z9, Z9
+	VADDPS    Z26, Z10, Z10
+	VADDPS    Z27, Z11, Z11
+	VADDPS    Z24, Z12, Z12
+	VADDPS    Z25, Z13, Z13
+	VADDPS    Z26, Z14, Z14
+	VADDPS    Z27, Z15, Z15
+
+bf16pw4x64_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw4x64_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z5, Z5
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z7, Z7
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z8, Z8
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z9, Z9
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z10, Z10
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z11, Z11
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z12, Z12
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z13, Z13
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z14, Z14
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z15, Z15
+
+bf16pw4x64_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw4x64_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+	VMAXPS       Z10, Z30, Z10
+	VMINPS       Z10, Z31, Z10
+	VMAXPS       Z11, Z30, Z11
+	VMINPS       Z11, Z31, Z11
+	VMAXPS       Z12, Z30, Z12
+	VMINPS       Z12, Z31, Z12
+	VMAXPS       Z13, Z30, Z13
+	VMINPS       Z13, Z31, Z13
+	VMAXPS       Z14, Z30, Z14
+	VMINPS       Z14, Z31, Z14
+	VMAXPS       Z15, Z30, Z15
+	VMINPS       Z15, Z31, Z15
+
+bf16pw4x64_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, 128(AX)
+	VMOVUPS Z15, K1, 192(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw5x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw5x16(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), SI
+	LEAQ   (CX)(SI*1), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	TESTQ  AX, AX
+	JZ     bf16pw5x16_epilogue
+
+bf16pw5x16_loop:
+	VMOVDQU32    (BX), Z24
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xc452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z1 (Z1 += Z24 . Z29 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xcd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z2 (Z2 += Z24 . Z30 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xd652
+	VPBROADCASTD (SI), Z31
+
+	// VDPBF16PS Z31, Z24, Z3 (Z3 += Z24 . Z31 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xdf52
+	VPBROADCASTD (SI)(DX*1), Z28
+
+	// VDPBF16PS Z28, Z24, Z4 (Z4 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe452
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw5x16_loop
+
+bf16pw5x16_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw5x16_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS.Z (BX), K1, Z24
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z24, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+	VADDPS    Z24, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+
+bf16pw5x16_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw5x16_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z0, Z0
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z4, Z4
+
+bf16pw5x16_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw5x16_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+
+bf16pw5x16_store:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw5x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw5x32(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	TESTQ  AX, AX
+	JZ     bf16pw5x32_epilogue
+
+bf16pw5x32_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xcc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z2 (Z2 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xd552
+
+	// VDPBF16PS Z29, Z25, Z3 (Z3 += Z25 . Z29 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xdd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z4 (Z4 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe652
+
+	// VDPBF16PS Z30, Z25, Z5 (Z5 += Z25 . Z30 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xee52
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z6 (Z6 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xf752
+
+	// VDPBF16PS Z31, Z25, Z7 (Z7 += Z25 . Z31 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xff52
+	VPBROADCASTD (DI)(DX*1), Z28
+
+	// VDPBF16PS Z28, Z24, Z8 (Z8 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z9 (Z9 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xcc52
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw5x32_loop
+
+bf16pw5x32_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw5x32_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS.Z 64(BX), K1, Z25
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+	VADDPS    Z25, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+	VADDPS    Z24, Z6, Z6
+	VADDPS    Z25, Z7, Z7
+	VADDPS    Z24, Z8, Z8
+	VADDPS    Z25, Z9, Z9
+
+bf16pw5x32_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw5x32_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z7, Z7
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z8, Z8
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z9, Z9
+
+bf16pw5x32_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw5x32_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+
+bf16pw5x32_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw5x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw5x48(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	TESTQ  AX, AX
+	JZ     bf16pw5x48_epilogue
+
+bf16pw5x48_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xd452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z3 (Z3 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xdd52
+
+	// VDPBF16PS Z29, Z25, Z4 (Z4 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z26, Z5 (Z5 += Z26 . Z29 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xed52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z6 (Z6 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xf652
+
+	// VDPBF16PS Z30, Z25, Z7 (Z7 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xfe52
+
+	// VDPBF16PS Z30, Z26, Z8 (Z8 += Z26 . Z30 in bf16 pairs)
+	LONG         $0x402e1262
+	WORD         $0xc652
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z9 (Z9 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xcf52
+
+	// VDPBF16PS Z31, Z25, Z10 (Z10 += Z25 . Z31 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xd752
+
+	// VDPBF16PS Z31, Z26, Z11 (Z11 += Z26 . Z31 in bf16 pairs)
+	LONG         $0x402e1262
+	WORD         $0xdf52
+	VPBROADCASTD (DI)(DX*1), Z28
+
+	// VDPBF16PS Z28, Z24, Z12 (Z12 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS Z28, Z25, Z13 (Z13 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS Z28, Z26, Z14 (Z14 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xf452
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw5x48_loop
+
+bf16pw5x48_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw5x48_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS.Z 128(BX), K1, Z26
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z24, Z3, Z3
+	VADDPS    Z25, Z4, Z4
+	VADDPS    Z26, Z5, Z5
+	VADDPS    Z24, Z6, Z6
+	VADDPS    Z25, Z7, Z7
+	VADDPS    Z26, Z8, Z8
+	VADDPS    Z24, Z9, Z9
+	VADDPS    Z25, Z10, Z10
+	VADDPS    Z26, Z11, Z11
+	VADDPS    Z24, Z12, Z12
+	VADDPS    Z25, Z13, Z13
+	VADDPS    Z26, Z14, Z14
+
+bf16pw5x48_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw5x48_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z3, Z3
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z7, Z7
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z8, Z8
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z9, Z9
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z10, Z10
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z11, Z11
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z12, Z12
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z13, Z13
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z14, Z14
+
+bf16pw5x48_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw5x48_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+	VMAXPS       Z10, Z30, Z10
+	VMINPS       Z10, Z31, Z10
+	VMAXPS       Z11, Z30, Z11
+	VMINPS       Z11, Z31, Z11
+	VMAXPS       Z12, Z30, Z12
+	VMINPS       Z12, Z31, Z12
+	VMAXPS       Z13, Z30, Z13
+	VMINPS       Z13, Z31, Z13
+	VMAXPS       Z14, Z30, Z14
+	VMINPS       Z14, Z31, Z14
+
+bf16pw5x48_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, (AX)
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z5, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, 64(AX)
+	VMOVUPS Z8, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, (AX)
+	VMOVUPS Z10, 64(AX)
+	VMOVUPS Z11, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, K1, 128(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw5x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw5x64(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	LEAQ   (SI)(SI*2), R8
+	ADDQ   BX, R8
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	TESTQ  AX, AX
+	JZ     bf16pw5x64_epilogue
+
+bf16pw5x64_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VMOVDQU32    (R8), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS Z28, Z27, Z3 (Z3 += Z27 . Z28 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z4 (Z4 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z25, Z5 (Z5 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xed52
+
+	// VDPBF16PS Z29, Z26, Z6 (Z6 += Z26 . Z29 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xf552
+
+	// VDPBF16PS Z29, Z27, Z7 (Z7 += Z27 . Z29 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xfd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z8 (Z8 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xc652
+
+	// VDPBF16PS Z30, Z25, Z9 (Z9 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xce52
+
+	// VDPBF16PS Z30, Z26, Z10 (Z10 += Z26 . Z30 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xd652
+
+	// VDPBF16PS Z30, Z27, Z11 (Z11 += Z27 . Z30 in bf16 pairs)
+	LONG         $0x40261262
+	WORD         $0xde52
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z12 (Z12 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xe752
+
+	// VDPBF16PS Z31, Z25, Z13 (Z13 += Z25 . Z31 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xef52
+
+	// VDPBF16PS Z31, Z26, Z14 (Z14 += Z26 . Z31 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xf752
+
+	// VDPBF16PS Z31, Z27, Z15 (Z15 += Z27 . Z31 in bf16 pairs)
+	LONG         $0x40261262
+	WORD         $0xff52
+	VPBROADCASTD (DI)(DX*1), Z28
+
+	// VDPBF16PS Z28, Z24, Z16 (Z16 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z17 (Z17 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z18 (Z18 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS Z28, Z27, Z19 (Z19 += Z27 . Z28 in bf16 pairs)
+	LONG $0x40268262
+	WORD $0xdc52
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	ADDQ $0x40, R8
+	DECQ AX
+	JNZ  bf16pw5x64_loop
+
+bf16pw5x64_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw5x64_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS   128(BX), Z26
+	VMOVUPS.Z 192(BX), K1, Z27
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z27, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+	VADDPS    Z26, Z6, Z6
+	VADDPS    Z27, Z7, Z7
+	VADDPS    Z24, Z8, Z8
+	VADDPS    Z25, Z9, Z9
+	VADDPS    Z26, Z10, Z10
+	VADDPS    Z27, Z11, Z11
+	VADDPS    Z24, Z12, Z12
+	VADDPS    Z25, Z13, Z13
+	VADDPS    Z26, Z14, Z14
+	VADDPS    Z27, Z15, Z15
+	VADDPS    Z24, Z16, Z16
+	VADDPS    Z25, Z17, Z17
+	VADDPS    Z26, Z18, Z18
+	VADDPS    Z27, Z19, Z19
+
+bf16pw5x64_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw5x64_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z5, Z5
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z7, Z7
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z8, Z8
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z9, Z9
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z10, Z10
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z11, Z11
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z12, Z12
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z13, Z13
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z14, Z14
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z15, Z15
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z16, Z16
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z17, Z17
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z18, Z18
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z19, Z19
+
+bf16pw5x64_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw5x64_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+	VMAXPS       Z10, Z30, Z10
+	VMINPS       Z10, Z31, Z10
+	VMAXPS       Z11, Z30, Z11
+	VMINPS       Z11, Z31, Z11
+	VMAXPS       Z12, Z30, Z12
+	VMINPS       Z12, Z31, Z12
+	VMAXPS       Z13, Z30, Z13
+	VMINPS       Z13, Z31, Z13
+	VMAXPS       Z14, Z30, Z14
+	VMINPS       Z14, Z31, Z14
+	VMAXPS       Z15, Z30, Z15
+	VMINPS       Z15, Z31, Z15
+	VMAXPS       Z16, Z30, Z16
+	VMINPS       Z16, Z31, Z16
+	VMAXPS       Z17, Z30, Z17
+	VMINPS       Z17, Z31, Z17
+	VMAXPS       Z18, Z30, Z18
+	VMINPS       Z18, Z31, Z18
+	VMAXPS       Z19, Z30, Z19
+	VMINPS       Z19, Z31, Z19
+
+bf16pw5x64_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, 128(AX)
+	VMOVUPS Z15, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, 64(AX)
+	VMOVUPS Z18, 128(AX)
+	VMOVUPS Z19, K1, 192(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw6x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw6x16(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), SI
+	LEAQ   (CX)(SI*1), SI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  AX, AX
+	JZ     bf16pw6x16_epilogue
+
+bf16pw6x16_loop:
+	VMOVDQU32    (BX), Z24
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xc452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z1 (Z1 += Z24 . Z29 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xcd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z2 (Z2 += Z24 . Z30 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xd652
+	VPBROADCASTD (SI), Z31
+
+	// VDPBF16PS Z31, Z24, Z3 (Z3 += Z24 . Z31 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xdf52
+	VPBROADCASTD (SI)(DX*1), Z28
+
+	// VDPBF16PS Z28, Z24, Z4 (Z4 += Z24 . Z28 in bf16 pairs)
+	LONG         $0x403e9262
+	WORD         $0xe452
+	VPBROADCASTD (SI)(DX*2), Z29
+
+	// VDPBF16PS Z29, Z24, Z5 (Z5 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xed52
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw6x16_loop
+
+bf16pw6x16_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw6x16_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS.Z (BX), K1, Z24
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z24, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+	VADDPS    Z24, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z24, Z5, Z5
+
+bf16pw6x16_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw6x16_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z0, Z0
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z28
+	VADDPS    Z28, Z4, Z4
+	ADDQ      CX, BX
+	VMOVUPS.Z (BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+
+bf16pw6x16_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw6x16_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+
+bf16pw6x16_store:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw6x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw6x32(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  AX, AX
+	JZ     bf16pw6x32_epilogue
+
+bf16pw6x32_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xcc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z2 (Z2 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xd552
+
+	// VDPBF16PS Z29, Z25, Z3 (Z3 += Z25 . Z29 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xdd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z4 (Z4 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe652
+
+	// VDPBF16PS Z30, Z25, Z5 (Z5 += Z25 . Z30 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xee52
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z6 (Z6 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xf752
+
+	// VDPBF16PS Z31, Z25, Z7 (Z7 += Z25 . Z31 in bf16 pairs)
+	LONG         $0x40369262
+	WORD         $0xff52
+	VPBROADCASTD (DI)(DX*1), Z28
+
+	// VDPBF16PS Z28, Z24, Z8 (Z8 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z9 (Z9 += Z25 . Z28 in bf16 pairs)
+	LONG         $0x40361262
+	WORD         $0xcc52
+	VPBROADCASTD (DI)(DX*2), Z29
+
+	// VDPBF16PS Z29, Z24, Z10 (Z10 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xd552
+
+	// VDPBF16PS Z29, Z25, Z11 (Z11 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xdd52
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw6x32_loop
+
+bf16pw6x32_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw6x32_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS.Z 64(BX), K1, Z25
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z24, Z2, Z2
+	VADDPS    Z25, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+	VADDPS    Z24, Z6, Z6
+	VADDPS    Z25, Z7, Z7
+	VADDPS    Z24, Z8, Z8
+	VADDPS    Z25, Z9, Z9
+	VADDPS    Z24, Z10, Z10
+	VADDPS    Z25, Z11, Z11
+
+bf16pw6x32_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw6x32_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z1, Z1
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z7, Z7
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z8, Z8
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z9, Z9
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z10, Z10
+	VMOVUPS.Z 64(BX), K1, Z29
+	VADDPS    Z29, Z11, Z11
+
+bf16pw6x32_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw6x32_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+	VMAXPS       Z10, Z30, Z10
+	VMINPS       Z10, Z31, Z10
+	VMAXPS       Z11, Z30, Z11
+	VMINPS       Z11, Z31, Z11
+
+bf16pw6x32_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw6x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw6x48(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	TESTQ  AX, AX
+	JZ     bf16pw6x48_epilogue
+
+bf16pw6x48_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xd452
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z3 (Z3 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xdd52
+
+	// VDPBF16PS Z29, Z25, Z4 (Z4 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z26, Z5 (Z5 += Z26 . Z29 in bf16 pairs)
+	LONG         $0x402e9262
+	WORD         $0xed52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z6 (Z6 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xf652
+
+	// VDPBF16PS Z30, Z25, Z7 (Z7 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xfe52
+
+	// VDPBF16PS Z30, Z26, Z8 (Z8 += Z26 . Z30 in bf16 pairs)
+	LONG         $0x402e1262
+	WORD         $0xc652
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z9 (Z9 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xcf52
+
+	// VDPBF16PS Z31, Z25, Z10 (Z10 += Z25 . Z31 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xd752
+
+	// VDPBF16PS Z31, Z26, Z11 (Z11 += Z26 . Z31 in bf16 pairs)
+	LONG         $0x402e1262
+	WORD         $0xdf52
+	VPBROADCASTD (DI)(DX*1), Z28
+
+	// VDPBF16PS Z28, Z24, Z12 (Z12 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS Z28, Z25, Z13 (Z13 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS Z28, Z26, Z14 (Z14 += Z26 . Z28 in bf16 pairs)
+	LONG         $0x402e1262
+	WORD         $0xf452
+	VPBROADCASTD (DI)(DX*2), Z29
+
+	// VDPBF16PS Z29, Z24, Z15 (Z15 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xfd52
+
+	// VDPBF16PS Z29, Z25, Z16 (Z16 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40368262
+	WORD $0xc552
+
+	// VDPBF16PS Z29, Z26, Z17 (Z17 += Z26 . Z29 in bf16 pairs)
+	LONG $0x402e8262
+	WORD $0xcd52
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	DECQ AX
+	JNZ  bf16pw6x48_loop
+
+bf16pw6x48_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw6x48_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS.Z 128(BX), K1, Z26
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z24, Z3, Z3
+	VADDPS    Z25, Z4, Z4
+	VADDPS    Z26, Z5, Z5
+	VADDPS    Z24, Z6, Z6
+	VADDPS    Z25, Z7, Z7
+	VADDPS    Z26, Z8, Z8
+	VADDPS    Z24, Z9, Z9
+	VADDPS    Z25, Z10, Z10
+	VADDPS    Z26, Z11, Z11
+	VADDPS    Z24, Z12, Z12
+	VADDPS    Z25, Z13, Z13
+	VADDPS    Z26, Z14, Z14
+	VADDPS    Z24, Z15, Z15
+	VADDPS    Z25, Z16, Z16
+	VADDPS    Z26, Z17, Z17
+
+bf16pw6x48_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw6x48_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z2, Z2
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z3, Z3
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z5, Z5
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z7, Z7
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z8, Z8
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z9, Z9
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z10, Z10
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z11, Z11
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z12, Z12
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z13, Z13
+	VMOVUPS.Z 128(BX), K1, Z28
+	VADDPS    Z28, Z14, Z14
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z29
+	VADDPS    Z29, Z15, Z15
+	VMOVUPS   64(BX), Z28
+	VADDPS    Z28, Z16, Z16
+	VMOVUPS.Z 128(BX), K1, Z29
+	VADDPS    Z29, Z17, Z17
+
+bf16pw6x48_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw6x48_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+	VMAXPS       Z10, Z30, Z10
+	VMINPS       Z10, Z31, Z10
+	VMAXPS       Z11, Z30, Z11
+	VMINPS       Z11, Z31, Z11
+	VMAXPS       Z12, Z30, Z12
+	VMINPS       Z12, Z31, Z12
+	VMAXPS       Z13, Z30, Z13
+	VMINPS       Z13, Z31, Z13
+	VMAXPS       Z14, Z30, Z14
+	VMINPS       Z14, Z31, Z14
+	VMAXPS       Z15, Z30, Z15
+	VMINPS       Z15, Z31, Z15
+	VMAXPS       Z16, Z30, Z16
+	VMINPS       Z16, Z31, Z16
+	VMAXPS       Z17, Z30, Z17
+	VMINPS       Z17, Z31, Z17
+
+bf16pw6x48_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, (AX)
+	VMOVUPS Z4, 64(AX)
+	VMOVUPS Z5, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, 64(AX)
+	VMOVUPS Z8, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, (AX)
+	VMOVUPS Z10, 64(AX)
+	VMOVUPS Z11, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, K1, 128(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z15, (AX)
+	VMOVUPS Z16, 64(AX)
+	VMOVUPS Z17, K1, 128(AX)
+	VZEROUPPER
+	RET
+
+// func bf16pw6x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·bf16pw6x64(SB), NOSPLIT, $0-96
+	MOVQ   k2+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   b+24(FP), BX
+	MOVQ   bstride+32(FP), SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (CX)(DI*1), DI
+	LEAQ   (SI)(SI*2), R8
+	ADDQ   BX, R8
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ  AX, AX
+	JZ     bf16pw6x64_epilogue
+
+bf16pw6x64_loop:
+	VMOVDQU32    (BX), Z24
+	VMOVDQU32    (BX)(SI*1), Z25
+	VMOVDQU32    (BX)(SI*2), Z26
+	VMOVDQU32    (R8), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS Z28, Z24, Z0 (Z0 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z1 (Z1 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z2 (Z2 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS Z28, Z27, Z3 (Z3 += Z27 . Z28 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD (CX)(DX*1), Z29
+
+	// VDPBF16PS Z29, Z24, Z4 (Z4 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e9262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z25, Z5 (Z5 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40369262
+	WORD $0xed52
+
+	// VDPBF16PS Z29, Z26, Z6 (Z6 += Z26 . Z29 in bf16 pairs)
+	LONG $0x402e9262
+	WORD $0xf552
+
+	// VDPBF16PS Z29, Z27, Z7 (Z7 += Z27 . Z29 in bf16 pairs)
+	LONG         $0x40269262
+	WORD         $0xfd52
+	VPBROADCASTD (CX)(DX*2), Z30
+
+	// VDPBF16PS Z30, Z24, Z8 (Z8 += Z24 . Z30 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xc652
+
+	// VDPBF16PS Z30, Z25, Z9 (Z9 += Z25 . Z30 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xce52
+
+	// VDPBF16PS Z30, Z26, Z10 (Z10 += Z26 . Z30 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xd652
+
+	// VDPBF16PS Z30, Z27, Z11 (Z11 += Z27 . Z30 in bf16 pairs)
+	LONG         $0x40261262
+	WORD         $0xde52
+	VPBROADCASTD (DI), Z31
+
+	// VDPBF16PS Z31, Z24, Z12 (Z12 += Z24 . Z31 in bf16 pairs)
+	LONG $0x403e1262
+	WORD $0xe752
+
+	// VDPBF16PS Z31, Z25, Z13 (Z13 += Z25 . Z31 in bf16 pairs)
+	LONG $0x40361262
+	WORD $0xef52
+
+	// VDPBF16PS Z31, Z26, Z14 (Z14 += Z26 . Z31 in bf16 pairs)
+	LONG $0x402e1262
+	WORD $0xf752
+
+	// VDPBF16PS Z31, Z27, Z15 (Z15 += Z27 . Z31 in bf16 pairs)
+	LONG         $0x40261262
+	WORD         $0xff52
+	VPBROADCASTD (DI)(DX*1), Z28
+
+	// VDPBF16PS Z28, Z24, Z16 (Z16 += Z24 . Z28 in bf16 pairs)
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS Z28, Z25, Z17 (Z17 += Z25 . Z28 in bf16 pairs)
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS Z28, Z26, Z18 (Z18 += Z26 . Z28 in bf16 pairs)
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS Z28, Z27, Z19 (Z19 += Z27 . Z28 in bf16 pairs)
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD (DI)(DX*2), Z29
+
+	// VDPBF16PS Z29, Z24, Z20 (Z20 += Z24 . Z29 in bf16 pairs)
+	LONG $0x403e8262
+	WORD $0xe552
+
+	// VDPBF16PS Z29, Z25, Z21 (Z21 += Z25 . Z29 in bf16 pairs)
+	LONG $0x40368262
+	WORD $0xed52
+
+	// VDPBF16PS Z29, Z26, Z22 (Z22 += Z26 . Z29 in bf16 pairs)
+	LONG $0x402e8262
+	WORD $0xf552
+
+	// VDPBF16PS Z29, Z27, Z23 (Z23 += Z27 . Z29 in bf16 pairs)
+	LONG $0x40268262
+	WORD $0xfd52
+	ADDQ $0x04, CX
+	ADDQ $0x04, DI
+	ADDQ $0x40, BX
+	ADDQ $0x40, R8
+	DECQ AX
+	JNZ  bf16pw6x64_loop
+
+bf16pw6x64_epilogue:
+	// The last panel's mask K1: its first n lanes.
+	MOVQ  n+88(FP), AX
+	MOVQ  $0x0000ffff, CX
+	BZHIQ AX, CX, AX
+	KMOVW AX, K1
+	MOVQ  c+40(FP), AX
+	MOVQ  ldc+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  flags+80(FP), DX
+
+	// Bias, one vector per panel (Z24-Z27).
+	TESTQ     $0x00000002, DX
+	JZ        bf16pw6x64_nobias
+	MOVQ      bias+56(FP), BX
+	VMOVUPS   (BX), Z24
+	VMOVUPS   64(BX), Z25
+	VMOVUPS   128(BX), Z26
+	VMOVUPS.Z 192(BX), K1, Z27
+	VADDPS    Z24, Z0, Z0
+	VADDPS    Z25, Z1, Z1
+	VADDPS    Z26, Z2, Z2
+	VADDPS    Z27, Z3, Z3
+	VADDPS    Z24, Z4, Z4
+	VADDPS    Z25, Z5, Z5
+	VADDPS    Z26, Z6, Z6
+	VADDPS    Z27, Z7, Z7
+	VADDPS    Z24, Z8, Z8
+	VADDPS    Z25, Z9, Z9
+	VADDPS    Z26, Z10, Z10
+	VADDPS    Z27, Z11, Z11
+	VADDPS    Z24, Z12, Z12
+	VADDPS    Z25, Z13, Z13
+	VADDPS    Z26, Z14, Z14
+	VADDPS    Z27, Z15, Z15
+	VADDPS    Z24, Z16, Z16
+	VADDPS    Z25, Z17, Z17
+	VADDPS    Z26, Z18, Z18
+	VADDPS    Z27, Z19, Z19
+	VADDPS    Z24, Z20, Z20
+	VADDPS    Z25, Z21, Z21
+	VADDPS    Z26, Z22, Z22
+	VADDPS    Z27, Z23, Z23
+
+bf16pw6x64_nobias:
+	// Residual z (row stride ldc).
+	TESTQ     $0x00000004, DX
+	JZ        bf16pw6x64_noz
+	MOVQ      z+64(FP), BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z0, Z0
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z1, Z1
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z2, Z2
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z3, Z3
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z4, Z4
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z5, Z5
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z6, Z6
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z7, Z7
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z8, Z8
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z9, Z9
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z10, Z10
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z11, Z11
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z12, Z12
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z13, Z13
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z14, Z14
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z15, Z15
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z16, Z16
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z17, Z17
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z18, Z18
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z19, Z19
+	ADDQ      CX, BX
+	VMOVUPS   (BX), Z28
+	VADDPS    Z28, Z20, Z20
+	VMOVUPS   64(BX), Z29
+	VADDPS    Z29, Z21, Z21
+	VMOVUPS   128(BX), Z28
+	VADDPS    Z28, Z22, Z22
+	VMOVUPS.Z 192(BX), K1, Z29
+	VADDPS    Z29, Z23, Z23
+
+bf16pw6x64_noz:
+	// Clamp: the value as the second source, so a NaN passes through.
+	TESTQ        $0x00000008, DX
+	JZ           bf16pw6x64_store
+	VBROADCASTSS lo+72(FP), Z30
+	VBROADCASTSS hi+76(FP), Z31
+	VMAXPS       Z0, Z30, Z0
+	VMINPS       Z0, Z31, Z0
+	VMAXPS       Z1, Z30, Z1
+	VMINPS       Z1, Z31, Z1
+	VMAXPS       Z2, Z30, Z2
+	VMINPS       Z2, Z31, Z2
+	VMAXPS       Z3, Z30, Z3
+	VMINPS       Z3, Z31, Z3
+	VMAXPS       Z4, Z30, Z4
+	VMINPS       Z4, Z31, Z4
+	VMAXPS       Z5, Z30, Z5
+	VMINPS       Z5, Z31, Z5
+	VMAXPS       Z6, Z30, Z6
+	VMINPS       Z6, Z31, Z6
+	VMAXPS       Z7, Z30, Z7
+	VMINPS       Z7, Z31, Z7
+	VMAXPS       Z8, Z30, Z8
+	VMINPS       Z8, Z31, Z8
+	VMAXPS       Z9, Z30, Z9
+	VMINPS       Z9, Z31, Z9
+	VMAXPS       Z10, Z30, Z10
+	VMINPS       Z10, Z31, Z10
+	VMAXPS       Z11, Z30, Z11
+	VMINPS       Z11, Z31, Z11
+	VMAXPS       Z12, Z30, Z12
+	VMINPS       Z12, Z31, Z12
+	VMAXPS       Z13, Z30, Z13
+	VMINPS       Z13, Z31, Z13
+	VMAXPS       Z14, Z30, Z14
+	VMINPS       Z14, Z31, Z14
+	VMAXPS       Z15, Z30, Z15
+	VMINPS       Z15, Z31, Z15
+	VMAXPS       Z16, Z30, Z16
+	VMINPS       Z16, Z31, Z16
+	VMAXPS       Z17, Z30, Z17
+	VMINPS       Z17, Z31, Z17
+	VMAXPS       Z18, Z30, Z18
+	VMINPS       Z18, Z31, Z18
+	VMAXPS       Z19, Z30, Z19
+	VMINPS       Z19, Z31, Z19
+	VMAXPS       Z20, Z30, Z20
+	VMINPS       Z20, Z31, Z20
+	VMAXPS       Z21, Z30, Z21
+	VMINPS       Z21, Z31, Z21
+	VMAXPS       Z22, Z30, Z22
+	VMINPS       Z22, Z31, Z22
+	VMAXPS       Z23, Z30, Z23
+	VMINPS       Z23, Z31, Z23
+
+bf16pw6x64_store:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, 128(AX)
+	VMOVUPS Z15, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, 64(AX)
+	VMOVUPS Z18, 128(AX)
+	VMOVUPS Z19, K1, 192(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z20, (AX)
+	VMOVUPS Z21, 64(AX)
+	VMOVUPS Z22, 128(AX)
+	VMOVUPS Z23, K1, 192(AX)
+	VZEROUPPER
+	RET
+
+// func bf16cvt(dst *uint16, src *float32, n16 int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·bf16cvt(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n16+16(FP), DX
+	TESTQ DX, DX
+	JZ    bf16cvt_done
+
+bf16cvt_loop:
+	VMOVUPS (CX), Z0
+
+	// VCVTNEPS2BF16 Z0, Y1
+	LONG      $0x487ef262
+	WORD      $0xc872
+	VMOVDQU16 Y1, (AX)
+	ADDQ      $0x40, CX
+	ADDQ      $0x20, AX
+	DECQ      DX
+	JNZ       bf16cvt_loop
+
+bf16cvt_done:
+	VZEROUPPER
+	RET
+
+// func bf16rate(n int)
+// Requires: AVX, AVX512F
+TEXT ·bf16rate(SB), NOSPLIT, $0-8
+	MOVQ   n+0(FP), AX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	TESTQ  AX, AX
+	JZ     bf16rate_done
+
+bf16rate_loop:
+	LONG $0x403e9262
+	WORD $0xc152
+	LONG $0x403e9262
+	WORD $0xc952
+	LONG $0x403e9262
+	WORD $0xd152
+	LONG $0x403e9262
+	WORD $0xd952
+	LONG $0x403e9262
+	WORD $0xe152
+	LONG $0x403e9262
+	WORD $0xe952
+	LONG $0x403e9262
+	WORD $0xf152
+	LONG $0x403e9262
+	WORD $0xf952
+	LONG $0x403e1262
+	WORD $0xc152
+	LONG $0x403e1262
+	WORD $0xc952
+	LONG $0x403e1262
+	WORD $0xd152
+	LONG $0x403e1262
+	WORD $0xd952
+	LONG $0x403e9262
+	WORD $0xc152
+	LONG $0x403e9262
+	WORD $0xc952
+	LONG $0x403e9262
+	WORD $0xd152
+	LONG $0x403e9262
+	WORD $0xd952
+	LONG $0x403e9262
+	WORD $0xe152
+	LONG $0x403e9262
+	WORD $0xe952
+	LONG $0x403e9262
+	WORD $0xf152
+	LONG $0x403e9262
+	WORD $0xf952
+	LONG $0x403e1262
+	WORD $0xc152
+	LONG $0x403e1262
+	WORD $0xc952
+	LONG $0x403e1262
+	WORD $0xd152
+	LONG $0x403e1262
+	WORD $0xd952
+	DECQ AX
+	JNZ  bf16rate_loop
+
+bf16rate_done:
+	VZEROUPPER
+	RET
+
+// func fmarate(n int)
+// Requires: AVX, AVX512F
+TEXT ·fmarate(SB), NOSPLIT, $0-8
+	MOVQ   n+0(FP), AX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	TESTQ  AX, AX
+	JZ     fmarate_done
+
+fmarate_loop:
+	VFMADD231PS Z25, Z24, Z0
+	VFMADD231PS Z25, Z24, Z1
+	VFMADD231PS Z25, Z24, Z2
+	VFMADD231PS Z25, Z24, Z3
+	VFMADD231PS Z25, Z24, Z4
+	VFMADD231PS Z25, Z24, Z5
+	VFMADD231PS Z25, Z24, Z6
+	VFMADD231PS Z25, Z24, Z7
+	VFMADD231PS Z25, Z24, Z8
+	VFMADD231PS Z25, Z24, Z9
+	VFMADD231PS Z25, Z24, Z10
+	VFMADD231PS Z25, Z24, Z11
+	VFMADD231PS Z25, Z24, Z0
+	VFMADD231PS Z25, Z24, Z1
+	VFMADD231PS Z25, Z24, Z2
+	VFMADD231PS Z25, Z24, Z3
+	VFMADD231PS Z25, Z24, Z4
+	VFMADD231PS Z25, Z24, Z5
+	VFMADD231PS Z25, Z24, Z6
+	VFMADD231PS Z25, Z24, Z7
+	VFMADD231PS Z25, Z24, Z8
+	VFMADD231PS Z25, Z24, Z9
+	VFMADD231PS Z25, Z24, Z10
+	VFMADD231PS Z25, Z24, Z11
+	DECQ        AX
+	JNZ         fmarate_loop
+
+fmarate_done:
+	VZEROUPPER
+	RET

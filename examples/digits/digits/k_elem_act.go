@@ -155,7 +155,7 @@ func vecMishGo(x float32) float32 {
 		return x
 	}
 	e := expClampedGo(min(max(x, -104), 20))
-	m := (e + 2) * e
+	m := float32((e + 2) * e) // rounded: no FMA into m + 2 (the Go compiler fuses on arm64)
 	return x * (m / (m + 2))
 }
 

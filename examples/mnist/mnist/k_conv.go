@@ -5,8 +5,8 @@ package mnist
 // Conv is ONNX Conv (versions 1-11) over any number of spatial dims. Each
 // group is an im2col followed by one GEMM; 1x1 unit-stride convolutions
 // skip the im2col. Depthwise 2-D convolutions run a direct kernel.
-func conv(n *node) error {
-	if ok, err := nnViaF32(n, conv); ok {
+func xConv(n *node) error {
+	if ok, err := nnViaF32(n, xConv); ok {
 		return err
 	}
 	return convNCHW(n, fusedAct{}, nil, false)

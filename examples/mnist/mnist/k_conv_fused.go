@@ -13,8 +13,13 @@ package mnist
 // applied to each block of output columns as soon as the GEMM wrote it
 // (convFloat in k_conv.go).
 func fusedConv(n *node) error {
-	if ok, err := nnViaF32(n, fusedConv); ok {
-		return err
+	// -precision bf16's prepacked bf16 W (k_conv_nhwc_bf16.go) is read as
+	// it is, not widened.
+	bf16W := nhwcLayout(n) && n.Input(1) != nil && n.Input(1).DType == BF16 && n.Attrs.Ints(convPackedAttr) != nil
+	if !bf16W {
+		if ok, err := nnViaF32(n, fusedConv); ok {
+			return err
+		}
 	}
 	if nhwcLayout(n) {
 		return fusedConvNHWC(n) // k_conv_nhwc.go

@@ -129,8 +129,10 @@ const fusedMMFloats = 256 << 10
 // FusedGemm is cuvil::FusedGemm: Gemm, then residual Z and activation in
 // the epilogue of each block of output rows.
 func fusedGemm(n *node) error {
-	if ok, err := nnViaF32(n, fusedGemm); ok {
-		return err
+	if !gemmBF16Packed(n) {
+		if ok, err := nnViaF32(n, fusedGemm); ok {
+			return err
+		}
 	}
 	A, B, C, Z := n.Input(0), n.Input(1), n.Input(2), n.Input(3)
 	if A == nil || B == nil {
@@ -164,7 +166,8 @@ func fusedGemm(n *node) error {
 		if Z != nil {
 			z = Z.F32()
 		}
-		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, z, after, act, Y.F32(), packed, nil)
+		b, bh := gemmPackedF32(B)
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, b, ldb, beta, c, csi, csj, z, after, act, Y.F32(), packed, bh)
 	case []float64:
 		var c, z []float64
 		if C != nil {

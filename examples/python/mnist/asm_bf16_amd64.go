@@ -221,3 +221,285 @@ func bf16gemm6x48(k2 int, a *uint16, lda int, b *uint16, bstride int, acc *float
 //
 //go:noescape
 func bf16gemm6x64(k2 int, a *uint16, lda int, b *uint16, bstride int, acc *float32)
+
+// bf16pw1x16 computes a 1x16 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw1x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw1x32 computes a 1x32 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw1x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw1x48 computes a 1x48 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw1x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw1x64 computes a 1x64 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw1x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw2x16 computes a 2x16 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw2x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw2x32 computes a 2x32 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw2x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw2x48 computes a 2x48 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw2x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw2x64 computes a 2x64 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw2x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw3x16 computes a 3x16 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw3x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw3x32 computes a 3x32 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw3x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw3x48 computes a 3x48 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw3x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw3x64 computes a 3x64 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw3x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw4x16 computes a 4x16 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw4x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw4x32 computes a 4x32 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw4x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw4x48 computes a 4x48 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw4x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw4x64 computes a 4x64 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw4x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw5x16 computes a 5x16 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw5x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw5x32 computes a 5x32 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw5x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw5x48 computes a 5x48 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw5x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw5x64 computes a 5x64 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw5x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw6x16 computes a 6x16 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw6x16(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw6x32 computes a 6x32 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw6x32(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw6x48 computes a 6x48 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw6x48(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16pw6x64 computes a 6x64 float32 tile of C (row stride ldc float32s): bf16 A
+// (row stride lda bytes) times bf16 B in panels of 16 columns, k in pairs (panel p
+// at b + p*bstride bytes, 64 bytes a pair), over k2 pairs; then flags 2 adds
+// bias[j], 4 z[r*ldc+j], 8 clamps to [lo, hi]; the last panel touches only its
+// first n columns (1..16).
+//
+// Requires: AVX512F, AVX512_BF16, BMI2
+//
+//go:noescape
+func bf16pw6x64(k2 int, a *uint16, lda int, b *uint16, bstride int, c *float32, ldc int, bias *float32, z *float32, lo float32, hi float32, flags int, n int)
+
+// bf16cvt rounds n16*16 float32 from src to bf16 into dst: nearest even,
+// denormal inputs to zero, a NaN quieted (VCVTNEPS2BF16).
+//
+// Requires: AVX512F, AVX512_BF16
+//
+//go:noescape
+func bf16cvt(dst *uint16, src *float32, n16 int)
+
+// bf16rate issues n*24 independent register-only VDPBF16PS (a throughput probe).
+//
+// Requires: AVX512F, AVX512_BF16
+func bf16rate(n int)
+
+// fmarate issues n*24 independent register-only VFMADD231PS on ZMM (a throughput probe).
+//
+// Requires: AVX512F
+func fmarate(n int)

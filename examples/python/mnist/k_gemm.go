@@ -6,8 +6,10 @@ package mnist
 // broadcast to M x N (unidirectional; versions 1-6 also accept it through
 // the broadcast attribute) and optional since version 11.
 func gemm(n *node) error {
-	if ok, err := nnViaF32(n, gemm); ok {
-		return err
+	if !gemmBF16Packed(n) {
+		if ok, err := nnViaF32(n, gemm); ok {
+			return err
+		}
 	}
 	A, B, C := n.Input(0), n.Input(1), n.Input(2)
 	if A == nil || B == nil {
@@ -30,7 +32,8 @@ func gemm(n *node) error {
 		if C != nil {
 			c = C.F32()
 		}
-		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, B.F32(), ldb, beta, c, csi, csj, nil, false, fusedAct{}, Y.F32(), packed, nil)
+		b, bh := gemmPackedF32(B)
+		fusedGemmFloat(n, transA, transB, m, nn, k, alpha, a, lda, b, ldb, beta, c, csi, csj, nil, false, fusedAct{}, Y.F32(), packed, bh)
 	case []float64:
 		gemmFloat(n.Pool, transA, transB, m, nn, k, float64(alpha), a, lda, B.F64(), ldb, float64(beta), C, csi, csj, Y.F64())
 	case []int32:
@@ -71,8 +74,12 @@ func gemmArgsOf(n *node, A, B, C *Tensor) (gemmArgs, error) {
 	if len(A.Shape) != 2 {
 		return g, n.Errorf("A %v must be 2-D", A.ShapeString())
 	}
-	if C != nil && C.DType != A.DType || B.DType != A.DType {
+	bf16B := packed && B.DType == BF16 // -precision bf16: op(B) in the bf16 GEMM's panels
+	if C != nil && C.DType != A.DType || B.DType != A.DType && !(bf16B && A.DType == F32) {
 		return g, n.Errorf("inputs must share one dtype")
+	}
+	if bf16B && transA {
+		return g, n.Errorf("a bfloat16 prepacked B needs transA=0")
 	}
 	alpha, beta := n.Attrs.Float("alpha", 1), n.Attrs.Float("beta", 1)
 	m, k := A.Shape[0], A.Shape[1]

@@ -25,7 +25,7 @@ import (
 // tioMaxElems bounds the elements a file may declare (2^48, as the
 // compiler's shape inference): larger shapes are refused before anything
 // is allocated, and the data must then be present in full.
-const tioMaxElems = 1 << 48
+const tioMaxElems = 1 << 48 >> ((64 - 32<<(^uint(0)>>63)) / 32 * 18) // 2^30 where int is 32 bits
 
 // LoadTensorFile reads a tensor from a file: an ONNX TensorProto (.pb) or
 // a numpy .npy file, told apart by their contents (.npy files start with

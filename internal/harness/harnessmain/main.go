@@ -24,6 +24,10 @@ import (
 	"time"
 )
 
+// maxElems bounds a tensor file's elements: 2^34, or 2^30 where int is 32
+// bits (GOARCH=arm, 386, mips).
+const maxElems = 1 << 34 >> ((64 - 32<<(^uint(0)>>63)) / 32 * 4)
+
 // tensorData is a value in the harness's own terms; models.go converts it
 // to and from each generated package's Tensor. Kind is kindTensor (Data
 // holds the elements), kindSequence (Data is a []*tensorData) or
@@ -281,7 +285,7 @@ func readValue(r io.Reader, depth int) (*tensorData, error) {
 			return nil, err
 		}
 		v := binary.LittleEndian.Uint64(d[:])
-		if v > 1<<34 || n*int(v) > 1<<34 {
+		if v > maxElems || n != 0 && v > maxElems/uint64(n) {
 			return nil, fmt.Errorf("dim %d is too large", v)
 		}
 		t.Shape = append(t.Shape, int(v))
