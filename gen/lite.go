@@ -156,7 +156,7 @@ type litePlan struct {
 	consts  []*ir.Value // in blob order
 	constAt map[*ir.Tensor]int64
 	blob    []byte
-	arena   int64 // float32s
+	arena   int64             // float32s
 	ids     map[*ir.Value]int // placeholders of sl
 	byID    []*ir.Value
 	report  LiteReport

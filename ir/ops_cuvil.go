@@ -117,8 +117,8 @@ var cuvilOpDefs = []opDef{
 		"activation:string= activation_params:floats f32_multiplier:int=0 " + qgemmPackedAttrs, "",
 		"Integer matrix product A [..., K] x B [K, N] -> Y [..., N]: acc = sum_k (A-A_zero)(B-B_zero) in int32 plus bias [N]; A_scale and A_zero are scalars, B_scale and B_zero scalars or [N] (per column). With Y_scale: Y = saturate(round_half_even(acc*A_scale*B_scale/Y_scale) + Y_zero) in Y_zero's dtype (u8 without it), the multiplier rounded to float32 step by step when f32_multiplier is 1 (QLinearMatMul's arithmetic), else in float64; without Y_scale: Y = float32(acc)*float32(A_scale*B_scale). activation is empty, Relu or Clip (activation_params [min, max]), applied as saturation bounds (Q(clip(x)) = clamp(Q(x)) as Q is monotone).", nil},
 	{"QConv", "1", "X:T1 X_scale:F X_zero:T1? W:T2 W_scale:F W_zero:T2? bias:I? Y_scale:F? Y_zero:T3?", "Y:T4", "T1=u8,i8 T2=i8,u8 T3=u8,i8 T4=u8,i8,f32 F=f32 I=i32",
-		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints activation:string= activation_params:floats f32_multiplier:int=0 " + qgemmPackedAttrs, "",
-		"Integer 2-D convolution (NCHW, group 1) of X [N,C,H,W] by W [M,C,kh,kw] with the Conv attributes; W_scale, W_zero and bias per output channel or per tensor; the rest as QGemm (the GEMM's columns are the output channels).", nil},
+		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints activation:string= activation_params:floats f32_multiplier:int=0 layout:string=NCHW " + qgemmPackedAttrs, "",
+		"Integer 2-D convolution (group 1) of X [N,C,H,W] by W [M,C,kh,kw] into Y [N,M,OH,OW] with the Conv attributes (layout NHWC, set by the layout pass: X [N,H,W,C], W [M,kh,kw,C], Y [N,OH,OW,M]); W_scale, W_zero and bias per output channel or per tensor; the rest as QGemm (the GEMM's columns are the output channels).", nil},
 	// The layout pass's pooling (passes/layout.go).
 	{"PoolNHWC", "1", "X:T", "Y:T", "T=f32",
 		"auto_pad:string=NOTSET ceil_mode:int=0 count_include_pad:int=0 dilations:ints kernel_shape:ints mode:string! pads:ints strides:ints", "",

@@ -89,6 +89,7 @@ const (
 	costPoolNHWC     = 0.14
 	costTransFloat   = 1.6
 	costGroupMac     = 0.011
+	costQStoreNCHW   = 0.5
 )
 
 // layoutKind is how a chain member runs in NHWC.
@@ -104,6 +105,7 @@ const (
 	lkPad
 	lkResize
 	lkReduceFlat
+	lkQConv
 )
 
 func layout(m *ir.Model) error {
@@ -247,6 +249,9 @@ func layoutKindOf(n *ir.Node) layoutKind {
 	if isOp(n, "ReduceMean") && len(n.Outputs) == 1 && layoutReducesHW(n, 0) {
 		return lkReduceFlat
 	}
+	if k := layoutQuantKind(n); k != lkNone {
+		return k
+	}
 	if len(n.Outputs) == 0 || !is4DF32(n.Outputs[0]) {
 		return lkNone
 	}
@@ -349,6 +354,62 @@ func layoutKindOf(n *ir.Node) layoutKind {
 		return lkElementwise
 	}
 	return lkNone
+}
+
+// layoutQuantKind says whether an integer op of the quantize pass runs
+// NHWC: cuvil::QConv (group 1; it becomes layout=NHWC with W permuted to
+// [M,kh,kw,C]), QuantizeLinear and DequantizeLinear with per-tensor
+// scale and zero point (element-wise then), and Concat along the channels
+// of u8 or s8 maps (the quantize pass makes those to keep int8 through a
+// concatenation).
+func layoutQuantKind(n *ir.Node) layoutKind {
+	if len(n.Outputs) != 1 || !is4DQ(n.Outputs[0]) || len(n.Inputs) == 0 || !is4DQ(n.Inputs[0]) {
+		return lkNone
+	}
+	switch {
+	case n.Op == "QConv" && n.Domain == ir.CuvilDomain:
+		w := n.Input(3)
+		if n.AttrString("layout", "NCHW") != "NCHW" || n.AttrInt("group", 1) != 1 || w == nil || !w.IsConst() || len(w.Const.Shape) != 4 {
+			return lkNone
+		}
+		return lkQConv
+	case isOp(n, "QuantizeLinear") || isOp(n, "DequantizeLinear"):
+		if n.AttrInt("block_size", 0) != 0 {
+			return lkNone
+		}
+		for _, v := range n.Inputs[1:] {
+			if v != nil && (!v.IsConst() || v.Const.NumElements() != 1) {
+				return lkNone
+			}
+		}
+		return lkElementwise
+	case isOp(n, "Concat"):
+		if ax := n.AttrInt("axis", -1); ax != 1 && ax != -3 || n.Outputs[0].Type.DType == ir.F32 {
+			return lkNone
+		}
+		for _, v := range n.Inputs {
+			if v == nil || v.IsConst() || !is4DQ(v) || v.Type.DType != n.Outputs[0].Type.DType {
+				return lkNone
+			}
+		}
+		return lkConcat
+	}
+	return lkNone
+}
+
+// is4DQ reports whether v is a float32, u8 or s8 tensor of rank 4 with a
+// known shape.
+func is4DQ(v *ir.Value) bool {
+	if v == nil || !v.Type.Known() || v.Type.Rank() != 4 {
+		return false
+	}
+	switch v.Type.DType {
+	case ir.F32, ir.U8, ir.I8:
+	default:
+		return false
+	}
+	_, ok := v.Type.Shape.Consts()
+	return ok
 }
 
 // layoutBroadcasts reports whether v, a non-constant operand of an
@@ -459,7 +520,7 @@ func layoutGain(r *rewriter, members []*ir.Node, in map[*ir.Node]bool) float64 {
 	for _, n := range members {
 		gain += layoutOpCost(n, false) - layoutOpCost(n, true)
 		for _, v := range n.Inputs {
-			if v != nil && !v.IsConst() && (v.Def == nil || !in[v.Def]) && is4DF32(v) && layoutDataInput(n, v) {
+			if v != nil && !v.IsConst() && (v.Def == nil || !in[v.Def]) && is4DQ(v) && layoutDataInput(n, v) {
 				entries[v] = true
 			}
 		}
@@ -487,7 +548,8 @@ func layoutDataInput(n *ir.Node, v *ir.Value) bool {
 	if isOp(n, "Conv") || n.Op == "FusedConv" {
 		return v == n.Inputs[0] || len(n.Inputs) > 3 && v == n.Inputs[3]
 	}
-	if n.Op == "ScaleShift" || isOp(n, "Pad") || isOp(n, "Resize") || isOp(n, "Upsample") {
+	if n.Op == "ScaleShift" || n.Op == "QConv" || isOp(n, "Pad") || isOp(n, "Resize") || isOp(n, "Upsample") ||
+		isOp(n, "QuantizeLinear") || isOp(n, "DequantizeLinear") {
 		return v == n.Inputs[0]
 	}
 	return true
@@ -506,6 +568,22 @@ func layoutOpCost(n *ir.Node, nhwc bool) float64 {
 	ys, _ := y.Type.Shape.Consts()
 	xs, _ := x.Type.Shape.Consts()
 	switch {
+	case n.Op == "QConv" && n.Domain == ir.CuvilDomain:
+		// NCHW: an im2col of the whole input (a transpose for a
+		// pointwise convolution) and one strided byte store per output;
+		// NHWC: no copy for a pointwise convolution, else the NHWC
+		// im2col, and contiguous stores. Estimated, not calibrated: bytes
+		// cost about costCopyFloat per element either way.
+		ws, _ := n.Inputs[3].Type.Shape.Consts()
+		col := float64(xs[0]*ys[2]*ys[3]*xs[1]) * float64(ws[2]*ws[3])
+		pointwise := ws[2]*ws[3] == 1 && xs[2] == ys[2] && xs[3] == ys[3]
+		if !nhwc {
+			return costCopyFloat*col + costQStoreNCHW*elems(y)
+		}
+		if pointwise {
+			return 0
+		}
+		return costCopyFloat * col
 	case isOp(n, "Conv") || n.Op == "FusedConv":
 		ws, _ := n.Inputs[1].Type.Shape.Consts()
 		N, C, H, W := float64(xs[0]), float64(xs[1]), float64(xs[2]), float64(xs[3])
@@ -669,6 +747,22 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 			out.SetAttr(a)
 		}
 		out.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
+	case lkQConv:
+		// W [M,C,kh,kw] as [M,kh,kw,C]: the GEMM's k then runs over a
+		// window's NHWC bytes in order (templates/k_quant_gemm.go).
+		n.SetAttr(&ir.Attr{Name: "layout", Kind: ir.AttrString, S: "NHWC"})
+		wv := n.Inputs[3]
+		ws := wv.Const.Shape
+		M, C, kh, kw := int(ws[0]), int(ws[1]), int(ws[2]), int(ws[3])
+		raw := make([]byte, len(wv.Const.Raw))
+		for o := 0; o < M; o++ {
+			for c := 0; c < C; c++ {
+				for p := 0; p < kh*kw; p++ {
+					raw[(o*kh*kw+p)*C+c] = wv.Const.Raw[(o*C+c)*kh*kw+p]
+				}
+			}
+		}
+		ins[3] = w.r.constant(wv.Name+"_ohwi", &ir.Tensor{DType: wv.Const.DType, Shape: []int64{ws[0], ws[2], ws[3], ws[1]}, Raw: raw})
 	case lkPool:
 		out = &ir.Node{Name: n.Name, Op: "PoolNHWC", Domain: ir.CuvilDomain, Version: ir.CuvilOpset}
 		mode := map[string]string{"MaxPool": "max", "AveragePool": "avg", "GlobalAveragePool": "global_avg", "ReduceMean": "global_avg"}[n.Op]

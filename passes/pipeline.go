@@ -164,7 +164,7 @@ var passOrder = []struct {
 	{FuseElementwise, Cleanup, "fusion drops nodes and leaves constants dead"},
 	{FuseConv, Quantize, "quantize takes FusedConvs whole, with their Relu/Clip"},
 	{FuseGemm, Quantize, "quantize takes FusedGemm/FusedMatMul whole, with their bias and Relu/Clip"},
-	{Quantize, Layout, "QConv is NCHW; layout moves the float convs around it"},
+	{Quantize, Layout, "layout makes QConv chains NHWC, with the float convs around them"},
 	{Quantize, Prepack, "quantize reads float weights unpacked"},
 	{Shapes, FuseQuant, "the rewrite reads the scales' and zero points' types and shapes"},
 	{ConstFold, FuseQuant, "scales and zero points made by constant chains have shapes only once folded"},

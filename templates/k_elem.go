@@ -491,10 +491,10 @@ var (
 	ewCmpXor = ewCmp{b: func(a, b bool) bool { return a != b }}
 )
 
-func Add(n *Node) error            { return ewArith(n, &ewOpAdd, ewaAdd) }
-func Sub(n *Node) error            { return ewArith(n, &ewOpSub, ewaSub) }
-func Mul(n *Node) error            { return ewArith(n, &ewOpMul, ewaMul) }
-func Div(n *Node) error            { return ewArith(n, &ewOpDiv, ewaDiv) }
+func Add(n *Node) error { return ewArith(n, &ewOpAdd, ewaAdd) }
+func Sub(n *Node) error { return ewArith(n, &ewOpSub, ewaSub) }
+func Mul(n *Node) error { return ewArith(n, &ewOpMul, ewaMul) }
+func Div(n *Node) error { return ewArith(n, &ewOpDiv, ewaDiv) }
 
 // ewArith's op codes (its own: the program codes of k_elem_group.go would
 // make a model of Add alone copy the groups and the epilogues).

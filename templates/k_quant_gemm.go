@@ -143,6 +143,7 @@ type qgemmEpi struct {
 	zbc, colterm []int32
 	multd        []float64
 	multf        []float32
+	zbZero       bool // every zb' is 0 (symmetric s8 weights): no row sums needed
 }
 
 // prepare fills the epilogue's per-column terms for B b, in st's buffers
@@ -170,6 +171,10 @@ func (e *qgemmEpi) prepare(b *qgemmB, st *qgemmState) {
 		}
 		e.zbc[c], e.colterm[c], e.multd[c], e.multf[c] = zb, t, mu, float32(mu)
 	}
+	e.zbZero = true
+	for _, z := range e.zbc {
+		e.zbZero = e.zbZero && z == 0
+	}
 }
 
 // store writes the finished row r's columns [c0, c0+cols) from acc.
@@ -179,6 +184,9 @@ func (e *qgemmEpi) store(m, c0, cols int, acc []int32, rowsum int32, b *qgemmB) 
 	step, o := 1, m*e.ldy+c0
 	if e.colMajor {
 		step, o = e.ldy, c0*e.ldy+m
+	} else {
+		e.storeRow(o, c0, acc, rowsum)
+		return
 	}
 	if !e.quant {
 		mu := e.multf[c0 : c0+cols]
@@ -200,6 +208,46 @@ func (e *qgemmEpi) store(m, c0, cols int, acc []int32, rowsum int32, b *qgemmB) 
 		} else {
 			e.ys8[o+j*step] = int8(q)
 		}
+	}
+}
+
+// storeRow is store for a row-major Y: len(acc) contiguous outputs at o.
+func (e *qgemmEpi) storeRow(o, c0 int, acc []int32, rowsum int32) {
+	cols := len(acc)
+	zb, ct := e.zbc[c0:c0+cols], e.colterm[c0:c0+cols]
+	if !e.zbZero && rowsum != 0 {
+		// Fold the row's zero-point term into a scratch copy of acc.
+		var buf [qgemmTW]int32
+		t := buf[:cols]
+		for j, a := range acc {
+			t[j] = a - zb[j]*rowsum
+		}
+		acc = t
+	}
+	if !e.quant {
+		mu := e.multf[c0 : c0+cols]
+		y := e.yf[o : o+cols]
+		lo, hi := float32(e.lo), float32(e.hi)
+		for j, a := range acc {
+			f := float32(a+ct[j]) * mu[j]
+			y[j] = max(lo, min(hi, f))
+		}
+		return
+	}
+	mu := e.multd[c0 : c0+cols]
+	zy, lo, hi := float64(e.zy), e.lo, e.hi
+	if e.yu8 != nil {
+		y := e.yu8[o : o+cols]
+		for j, a := range acc {
+			q := math.RoundToEven(float64(a+ct[j])*mu[j]) + zy
+			y[j] = uint8(max(lo, min(hi, q)))
+		}
+		return
+	}
+	y := e.ys8[o : o+cols]
+	for j, a := range acc {
+		q := math.RoundToEven(float64(a+ct[j])*mu[j]) + zy
+		y[j] = int8(max(lo, min(hi, q)))
 	}
 }
 
@@ -233,7 +281,7 @@ func qgemmRun(a []uint8, lda, r0, r1, c0, c1 int, b *qgemmB, e *qgemmEpi) {
 	k4 := b.k4
 	for i0 := r0; i0 < r1; i0 += qgemmMR {
 		rows := min(qgemmMR, r1-i0)
-		for r := 0; r < rows; r++ {
+		for r := 0; r < rows && !e.zbZero; r++ {
 			var s int32
 			for _, v := range a[(i0+r)*lda : (i0+r)*lda+b.k] {
 				s += int32(v)
@@ -509,10 +557,22 @@ func QConv(n *Node) error {
 	if g := n.Attrs.Int("group", 1); g != 1 {
 		return n.Errorf("group %d: only group 1", g)
 	}
+	nhwc := false
+	switch l := n.Attrs.String("layout", "NCHW"); l {
+	case "NCHW":
+	case "NHWC":
+		nhwc = true
+	default:
+		return n.Errorf("unknown layout %q (want NCHW or NHWC)", l)
+	}
 	nb, c, h, wd := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
-	mo, kh, kw := wshape[0], wshape[2], wshape[3]
-	if wshape[1] != c {
-		return n.Errorf("W has %d input channels, X %d", wshape[1], c)
+	mo, wc, kh, kw := wshape[0], wshape[1], wshape[2], wshape[3]
+	if nhwc { // X [N,H,W,C], W [M,kh,kw,C]
+		h, wd, c = x.Shape[1], x.Shape[2], x.Shape[3]
+		kh, kw, wc = wshape[1], wshape[2], wshape[3]
+	}
+	if wc != c {
+		return n.Errorf("W has %d input channels, X %d", wc, c)
 	}
 	strides := attrInts2(n, "strides", 1)
 	dil := attrInts2(n, "dilations", 1)
@@ -552,7 +612,11 @@ func QConv(n *Node) error {
 	}
 	k := c * kh * kw
 	st := qgemmStateOf(n)
-	if err := qgemmSetup(n, st, mo, []int{nb, mo, oh, ow}); err != nil {
+	yshape := []int{nb, mo, oh, ow}
+	if nhwc {
+		yshape = []int{nb, oh, ow, mo}
+	}
+	if err := qgemmSetup(n, st, mo, yshape); err != nil {
 		return err
 	}
 	if packed != nil {
@@ -561,6 +625,11 @@ func QConv(n *Node) error {
 		}
 	} else {
 		qgemmPackB(&st.b, w, k, mo, 1, k)
+	}
+	if nhwc {
+		qconvNHWC(n, st, x, qconvGeom{nb: nb, h: h, w: wd, c: c, kh: kh, kw: kw, oh: oh, ow: ow,
+			sy: strides[0], sx: strides[1], dy: dil[0], dx: dil[1], pt: pt, pl: pl})
+		return nil
 	}
 	st.e.colMajor = true
 	st.e.ldy = oh * ow
@@ -663,4 +732,91 @@ func attrInts2(n *Node, name string, d int) [2]int {
 		return [2]int{int(v[0]), int(v[1])}
 	}
 	return [2]int{d, d}
+}
+
+// qconvGeom is a QConv's geometry: input, kernel and output sizes,
+// strides, dilations and the top and left pads.
+type qconvGeom struct {
+	nb, h, w, c, kh, kw, oh, ow int
+	sy, sx, dy, dx, pt, pl      int
+}
+
+// qconvNHWC runs a QConv with layout NHWC: X [N,H,W,C], W [M,kh,kw,C]
+// (so the GEMM's k runs over ky, kx, c: an output pixel's window is kh
+// runs of kw*C contiguous bytes), Y [N,OH,OW,M]. One GEMM covers every
+// image: rows are the N*OH*OW output pixels, columns the output channels,
+// stored row-major (contiguous runs of M). A pointwise convolution of u8
+// X with C%4 == 0 reads X's rows in place, with no copy at all.
+func qconvNHWC(n *Node, st *qgemmState, x *Tensor, g qconvGeom) {
+	st.e.colMajor = false
+	st.e.ldy = st.b.n
+	st.e.prepare(&st.b, st)
+	k := g.c * g.kh * g.kw
+	rows := g.nb * g.oh * g.ow
+	pointwise := g.kh == 1 && g.kw == 1 && g.sy == 1 && g.sx == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w
+	if pointwise {
+		a, lda := qgemmRowsA(n, x, rows, k)
+		qgemm(n, a, lda, rows, &st.b, &st.e)
+		return
+	}
+	lda := (k + 3) &^ 3
+	col := nnBuf[uint8](n, 0, rows*lda)
+	za := uint8(st.e.za)
+	xu, _ := x.Data.([]uint8)
+	xs, _ := x.Data.([]int8)
+	run := g.kw * g.c // one kernel row of a window, when dx is 1
+	for img := 0; img < g.nb; img++ {
+		for oy := 0; oy < g.oh; oy++ {
+			for ox := 0; ox < g.ow; ox++ {
+				r := (img*g.oh+oy)*g.ow + ox
+				row := col[r*lda : (r+1)*lda]
+				ix0 := ox*g.sx - g.pl
+				inner := g.dx == 1 && ix0 >= 0 && ix0+g.kw <= g.w
+				i := 0
+				for ky := 0; ky < g.kh; ky++ {
+					iy := oy*g.sy - g.pt + ky*g.dy
+					if iy < 0 || iy >= g.h {
+						qconvFill(row[i:i+run], za)
+						i += run
+						continue
+					}
+					base := ((img*g.h + iy) * g.w) * g.c
+					if inner {
+						qconvCopy(row[i:i+run], xu, xs, base+ix0*g.c)
+						i += run
+						continue
+					}
+					for kx := 0; kx < g.kw; kx++ {
+						ix := ix0 + kx*g.dx
+						if ix < 0 || ix >= g.w {
+							qconvFill(row[i:i+g.c], za)
+						} else {
+							qconvCopy(row[i:i+g.c], xu, xs, base+ix*g.c)
+						}
+						i += g.c
+					}
+				}
+				clear(row[k:])
+			}
+		}
+	}
+	qgemm(n, col, lda, rows, &st.b, &st.e)
+}
+
+// qconvFill sets dst to the zero point v.
+func qconvFill(dst []uint8, v uint8) {
+	for i := range dst {
+		dst[i] = v
+	}
+}
+
+// qconvCopy copies len(dst) elements of X from off as u8 (s8 xor 0x80).
+func qconvCopy(dst []uint8, xu []uint8, xs []int8, off int) {
+	if xu != nil {
+		copy(dst, xu[off:off+len(dst)])
+		return
+	}
+	for j, v := range xs[off : off+len(dst)] {
+		dst[j] = uint8(v) ^ 0x80
+	}
 }

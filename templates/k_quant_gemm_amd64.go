@@ -9,12 +9,25 @@ package templates
 // written yet.
 
 // cpuHasVNNI reports AVX512-VNNI (CPUID 7.0 ECX bit 11) on top of AVX-512.
-var cpuHasVNNI = cpuHasAVX512 && detectVNNI()
+var cpuHasVNNI = detectVNNI()
 
 func detectVNNI() bool {
 	_, _, ecx7, _ := cpuidAsm(7, 0)
-	return ecx7&(1<<11) != 0
+	return qgemmUseVNNI(cpuHasAVX512, ecx7)
 }
+
+// qgemmUseVNNI is the tiles' dispatch rule from the CPUID bits: the
+// AVX-512 VNNI tiles need usable AVX-512 (cpuHasAVX512) and AVX512-VNNI,
+// CPUID leaf 7.0 ECX bit 11. AVX-VNNI (the VEX form, leaf 7.1 EAX bit 4)
+// is neither needed nor enough: AMD Zen 4 has AVX512-VNNI without it,
+// Intel Alder Lake AVX-VNNI without AVX-512.
+func qgemmUseVNNI(avx512 bool, ecx7 uint32) bool {
+	return avx512 && ecx7&cpuidAVX512VNNI != 0
+}
+
+// cpuidAVX512VNNI and cpuidAVXVNNI are the feature bits: CPUID 7.0 ECX
+// and CPUID 7.1 EAX.
+const cpuidAVX512VNNI, cpuidAVXVNNI = 1 << 11, 1 << 4
 
 // qgemmVNNI holds the tiles by [rows-1][panels-1].
 var qgemmVNNI = [qgemmMR][qgemmTW / qgemmNR]func(k4 int, a *uint8, lda int, b *int8, bstride int, acc *int32){

@@ -173,6 +173,9 @@ func TestQConvExact(t *testing.T) {
 		{2, 6, 9, 10, 20, 1, 1, Attrs{}}, // pointwise, 90 pixels: two blocks of the transpose
 		{1, 4, 9, 8, 3, 3, 2, Attrs{"strides": []int64{2, 1}, "dilations": []int64{1, 2}, "pads": []int64{0, 1, 2, 0}}},
 		{1, 2, 5, 5, 33, 3, 3, Attrs{"auto_pad": "SAME_UPPER", "strides": []int64{2, 2}}},
+		{2, 8, 5, 7, 19, 1, 1, Attrs{}},                                                        // pointwise, C%4 == 0: NHWC reads X in place
+		{1, 8, 7, 6, 21, 1, 1, Attrs{"strides": []int64{2, 2}}},                                // strided pointwise: NHWC im2col
+		{2, 7, 6, 5, 13, 3, 3, Attrs{"pads": []int64{1, 2, 0, 1}, "dilations": []int64{2, 1}}}, // odd C, uneven pads
 	}
 	for ci, c := range qgemmCases() {
 		for gi, g := range geos {
@@ -217,9 +220,43 @@ func TestQConvExact(t *testing.T) {
 						t.Fatalf("%s: y[%d] = %v, want %v", name, i, got, want)
 					}
 				}
+				// The same convolution channels-last (layout NHWC: X and W
+				// permuted, Y [N,OH,OW,M]) gives the same numbers.
+				at["layout"] = "NHWC"
+				xn := qconvToNHWC(x)
+				wn := qconvToNHWC(w)
+				nn := nnNode("cuvil::QConv", 1, at, 1, xn, as, azp, wn, bs, bzp, bias, ys, yzp)
+				nn.Pool = NewWorkPool(WithThreads(threads))
+				if err := QConv(nn); err != nil {
+					t.Fatalf("%s NHWC: %v", name, err)
+				}
+				if c.bdt == I8 {
+					qgemmCheckPacked(t, name+"_nhwc", nn, QConv, threads)
+				}
+				nn.Pool.Close()
+				if want := qconvToNHWC(y); fmt.Sprint(nn.Out[0].Shape) != fmt.Sprint(want.Shape) {
+					t.Fatalf("%s NHWC: shape %v, want %v", name, nn.Out[0].Shape, want.Shape)
+				} else {
+					qgemmSame(t, name+" NHWC", nn.Out[0], want)
+				}
 			}
 		}
 	}
+}
+
+// qconvToNHWC returns t [N,C,H,W] permuted to [N,H,W,C].
+func qconvToNHWC(t *Tensor) *Tensor {
+	N, C, H, W := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
+	out := &Tensor{}
+	out.Resize(t.DType, N, H, W, C)
+	for b := 0; b < N; b++ {
+		for c := 0; c < C; c++ {
+			for p := 0; p < H*W; p++ {
+				ewSetF64(out, (b*H*W+p)*C+c, ewF64At(t, (b*C+c)*H*W+p))
+			}
+		}
+	}
+	return out
 }
 
 // TestQGemmMatchesQLinear: QGemm with f32_multiplier and QConv give the
@@ -350,7 +387,8 @@ func TestQuantizeLinearU8Fast(t *testing.T) {
 	for i := range vals {
 		vals[i] = (rng.Float64()*2 - 1) * 4
 	}
-	copy(vals, []float64{0.25, 0.75, -0.25, 1e30, -1e30, math.Inf(1), math.Inf(-1), 2.5 * 0.0125, 3.5 * 0.0125})
+	copy(vals, []float64{0.25, 0.75, -0.25, 1e30, -1e30, math.Inf(1), math.Inf(-1), 2.5 * 0.0125, 3.5 * 0.0125,
+		-2.5 * 0.0125, -1.5 * 0.0125, 6.4, 6.4 - 1e-6, -1.25, -1.25 - 1e-6, 1.9, 1.9 + 1e-6, 5e6, -5e6, 100.5 * 0.0125, 0.5 * 0.0125})
 	x := miscTensorF(F32, vals, 1, c, hw)
 	zp := &Tensor{DType: U8, Data: []uint8{100}}
 	fast := nnRun(t, "QuantizeLinear", 13, Attrs{}, 1, x, miscTensorF(F32, []float64{0.0125}), zp)[0]
@@ -358,5 +396,54 @@ func TestQuantizeLinearU8Fast(t *testing.T) {
 	slow := nnRun(t, "QuantizeLinear", 13, Attrs{"axis": int64(1)}, 1, x, miscTensorF(F32, []float64{0.0125, 0.0125, 0.0125}, c), zps)[0]
 	if fmt.Sprint(fast.U8()) != fmt.Sprint(slow.U8()) {
 		t.Fatalf("fast %v\nslow %v", fast.U8(), slow.U8())
+	}
+}
+
+func BenchmarkQuantizeLinearU8(b *testing.B) {
+	rng := rand.New(rand.NewSource(9))
+	vals := make([]float64, 56*56*256)
+	for i := range vals {
+		vals[i] = (rng.Float64()*2 - 1) * 4
+	}
+	x := miscTensorF(F32, vals, 1, 256, 56, 56)
+	zp := &Tensor{DType: U8, Data: []uint8{100}}
+	n := nnNode("QuantizeLinear", 13, Attrs{}, 1, x, miscTensorF(F32, []float64{0.0125}), zp)
+	for i := 0; i < b.N; i++ {
+		if err := QuantizeLinear(n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkQConvNHWC: squeezenet's fire3 expand3x3 (16 -> 64 channels,
+// 55x55, 3x3 pad 1) and its squeeze (128 -> 16, pointwise), u8 x s8 -> f32 / u8, NHWC, one thread.
+func BenchmarkQConvNHWC(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	for _, g := range []struct {
+		name         string
+		c, m, k, pad int
+		quant        bool
+		hw           int
+	}{{"expand3x3", 16, 64, 3, 1, false, 55}, {"squeeze", 128, 16, 1, 0, true, 55}, {"mbv2_expand", 16, 96, 1, 0, false, 112}} {
+		b.Run(g.name, func(b *testing.B) {
+			x, _ := miscRandQ(rng, U8, 1, g.hw, g.hw, g.c)
+			w, _ := miscRandQ(rng, I8, g.m, g.k, g.k, g.c)
+			c := qgemmCase{adt: U8, bdt: I8, ydt: F32, perCol: true, bias: true, act: "Relu"}
+			if g.quant {
+				c.ydt = U8
+			}
+			as, azp, bs, bzp, bias, ys, yzp := qgemmInputs(rng, c, g.m)
+			at := qgemmActAttrs(c)
+			at["layout"] = "NHWC"
+			at["pads"] = []int64{int64(g.pad), int64(g.pad), int64(g.pad), int64(g.pad)}
+			n := nnNode("cuvil::QConv", 1, at, 1, x, as, azp, w, bs, bzp, bias, ys, yzp)
+			n.Pool = NewWorkPool(WithThreads(1))
+			defer n.Pool.Close()
+			for i := 0; i < b.N; i++ {
+				if err := QConv(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

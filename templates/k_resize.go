@@ -554,7 +554,7 @@ func miscResizeRun[E miscNum](n *Node, cfg *miscResizeCfg, x *Tensor, xd, yd []E
 					w *= wt[e]
 					off += idx[e] * inStr[d]
 				}
-				sum += w * float64(xd[off])
+				sum += float64(w * float64(xd[off])) // rounded: no FMA, the same bits on every GOARCH
 				d := rank - 1
 				for ; d >= 0; d-- {
 					sel[d]++
@@ -697,7 +697,7 @@ func (t *miscResizeTask) runPart(i, parts int) {
 					sum := 0.0
 					for a, ih := range hi {
 						for b, iw := range wi {
-							sum += hw[a] * ww[b] * float64(xo[(ih*t.W+iw)*vec+k])
+							sum += float64(hw[a] * ww[b] * float64(xo[(ih*t.W+iw)*vec+k])) // no FMA (as above)
 						}
 					}
 					yp[k] = float32(sum)

@@ -306,6 +306,7 @@ func TestResize(t *testing.T) {
 					}
 				}
 				want := make([]float64, 0)
+				var ties []int // want indices whose reference is a tie
 				idx := make([]int, rank)
 				total := 1
 				for _, o := range out {
@@ -319,6 +320,13 @@ func TestResize(t *testing.T) {
 					}
 					v := miscRefND(rc, x, c.shape, 0, idx)
 					if dt == U8 {
+						// Within 1e-9 of a tie the float64 reference cannot
+						// tell which way the kernel's own float64 sums round
+						// (another summation order, FMA on arm64): either
+						// neighbour is right.
+						if f := v - math.Floor(v); math.Abs(f-0.5) < 1e-9 {
+							ties = append(ties, len(want))
+						}
 						v = math.Max(0, math.Min(255, math.RoundToEven(v)))
 					}
 					want = append(want, v)
@@ -334,6 +342,12 @@ func TestResize(t *testing.T) {
 				tol := miscTol(dt)
 				if dt == U8 {
 					tol = 1e-9
+					got := n.Out[0].Data.([]uint8)
+					for _, i := range ties {
+						if d := float64(got[i]) - want[i]; d == 1 || d == -1 {
+							want[i] = float64(got[i])
+						}
+					}
 				}
 				miscCheckClose(t, "Y", n.Out[0], want, out, tol)
 				miscNoAllocs(t, n, k)
