@@ -56,6 +56,10 @@ var Pipeline = []*Pass{
 	// epilogues: attention's MatMul/scale/mask/Softmax/MatMul becomes one
 	// row pass that never writes the [Sq, Sk] scores.
 	FuseAttention,
+	// After constfold (weights and shapes final) and before fuse-conv (it
+	// matches plain Conv): taps that read only padding (dilated convs on
+	// small maps) leave the kernel, so layout and prepack see the smaller conv.
+	TrimConvTaps,
 	// After the folds: a Conv's bias is final, so the epilogue takes the
 	// activation and residual Add left after it.
 	FuseConv,
@@ -143,6 +147,8 @@ var passOrder = []struct {
 	{FuseActivation, FuseGemm, "a decomposed activation must be one node to become a GEMM epilogue"},
 	{FuseActivation, FuseScaleShift, "a decomposed activation must be one node to join a ScaleShift"},
 	{FoldAffine, FuseConv, "a Conv's weights and bias must be final before it hides in a FusedConv"},
+	{ConstFold, TrimConvTaps, "weights made by constant chains and the maps' sizes are known only once folded"},
+	{TrimConvTaps, FuseConv, "trim-conv-taps matches plain Conv"},
 	{FoldAffine, FuseAttention, "scales are final"},
 	{FuseGelu, FuseGemm, "GELU must be one node to become a MatMul epilogue"},
 	{FuseLayerNorm, FuseGemm, "the residual Add before a LayerNorm goes into SkipLayerNorm, not the MatMul"},
