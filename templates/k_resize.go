@@ -587,10 +587,13 @@ var miscResizeGeneric = false
 // adjacent ones [a, a+1] map every coordinate to itself with weight 1
 // (NCHW: a = 2; NHWC: a = 1, the channels after the band) and reports
 // whether it did. Output rows of the band (outer index, row) are split
-// over the pool. Each output pixel's vec values (the product of the axes
-// after the band) are the taps' weighted sum: with vec >= 8, one
-// vector multiply-add per tap (axpy32, float32 sums, taps in the generic
-// loop's order); else the generic loop's float64 sums, per value.
+// over the pool. The resize is separable: an input row resized along the
+// band's second axis (each output pixel's vec values, vec the product of
+// the axes after the band, the column taps' float32 weighted sum) is made
+// once per part and kept while the output rows reading it last (a 16x
+// upsample reads each input row for 16 output rows); an output row is then
+// the row taps' weighted sum of those rows, whole-row vector multiply-adds
+// (axpy32) whatever vec is, so NCHW (vec 1) runs at vector speed too.
 func miscResizeBand(n *Node, st *miscScratch[float64], cfg *miscResizeCfg, xs []int, x, y []float32, base, cnt, idx []int, wt []float64, per int) bool {
 	rank := len(xs)
 	if rank < 2 {
@@ -630,7 +633,8 @@ func miscResizeBand(n *Node, st *miscScratch[float64], cfg *miscResizeCfg, xs []
 		st.task = t
 	}
 	*t = miscResizeTask{x: x, y: y, cnt: cnt, idx: idx, wt: wt, per: per, bh: base[a], bw: base[a+1],
-		H: xs[a], W: xs[a+1], OH: cfg.outShape[a], OW: cfg.outShape[a+1], outer: 1, vec: 1, extrap: float32(cfg.extrap)}
+		H: xs[a], W: xs[a+1], OH: cfg.outShape[a], OW: cfg.outShape[a+1], outer: 1, vec: 1, extrap: float32(cfg.extrap),
+		rows: t.rows, keys: t.keys}
 	for d := 0; d < a; d++ {
 		t.outer *= xs[d]
 	}
@@ -639,16 +643,21 @@ func miscResizeBand(n *Node, st *miscScratch[float64], cfg *miscResizeCfg, xs []
 	}
 	rows := t.outer * t.OH
 	parts := 1
-	if threads := n.Pool.Threads(); threads > 1 && len(y)*per*per >= parMinFlops/4 {
+	if threads := n.Pool.Threads(); threads > 1 && len(y)*per >= parMinFlops/4 {
 		parts = min(threads, rows)
 	}
+	t.prepare(parts)
+	for ow := 0; ow < t.OW; ow++ {
+		t.cropCols = t.cropCols || cnt[t.bw+ow] <= 0
+	}
 	n.Pool.Run(parts, t)
-	*t = miscResizeTask{}
+	t.x, t.y, t.cnt, t.idx, t.wt = nil, nil, nil, nil, nil // keep only the row cache
 	return true
 }
 
 // miscResizeTask is miscResizeBand's work: the band's taps are rows bh+o
-// (output row o) and bw+o (column o) of cnt/idx/wt.
+// (output row o) and bw+o (column o) of cnt/idx/wt; rows holds each part's
+// per resized input rows, keys which (outer index, input row) each holds.
 type miscResizeTask struct {
 	x, y         []float32
 	cnt, idx     []int
@@ -657,14 +666,92 @@ type miscResizeTask struct {
 	H, W, OH, OW int
 	outer, vec   int
 	extrap       float32
+	cropCols     bool // some column has no taps or is outside a crop
+	rows         []float32
+	keys         []int
+}
+
+// prepare sizes t's per-part row cache for parts parts.
+func (t *miscResizeTask) prepare(parts int) {
+	n := parts * t.per * t.OW * t.vec
+	if cap(t.rows) < n {
+		t.rows = make([]float32, n)
+	}
+	t.rows = t.rows[:n]
+	if cap(t.keys) < parts*t.per {
+		t.keys = make([]int, parts*t.per)
+	}
+	t.keys = t.keys[:parts*t.per]
+	for i := range t.keys {
+		t.keys[i] = -1
+	}
+}
+
+// hrow resizes input row xr (W*vec values) along the columns into h
+// (OW*vec), columns outside a crop left for the caller to fill.
+func (t *miscResizeTask) hrow(h, xr []float32) {
+	vec, per := t.vec, t.per
+	for ow := 0; ow < t.OW; ow++ {
+		hp := h[ow*vec : (ow+1)*vec]
+		cw := t.cnt[t.bw+ow]
+		if cw <= 0 {
+			continue
+		}
+		wi, ww := t.idx[(t.bw+ow)*per:][:cw], t.wt[(t.bw+ow)*per:][:cw]
+		if cw == 1 && ww[0] == 1 {
+			copy(hp, xr[wi[0]*vec:])
+			continue
+		}
+		if vec >= 8 {
+			clear(hp)
+			for b, iw := range wi {
+				axpy32(hp, xr[iw*vec:], float32(ww[b]))
+			}
+			continue
+		}
+		for k := range hp {
+			var s float32
+			for b, iw := range wi {
+				s += float32(ww[b]) * xr[iw*vec+k]
+			}
+			hp[k] = s
+		}
+	}
 }
 
 func (t *miscResizeTask) runPart(i, parts int) {
 	r0, r1 := parSplit(t.outer*t.OH, parts, i, 1)
 	vec, per := t.vec, t.per
+	rowLen := t.OW * vec
+	rows := t.rows[i*per*rowLen : (i+1)*per*rowLen]
+	keys := t.keys[i*per : (i+1)*per]
+	// slot returns the cached resized row for key (outer o, input row ih),
+	// making it in a slot none of need holds.
+	slot := func(o, ih int, need []int) []float32 {
+		key := o*t.H + ih
+		for s, k := range keys {
+			if k == key {
+				return rows[s*rowLen : (s+1)*rowLen]
+			}
+		}
+		s := 0
+	find:
+		for ; s < per; s++ {
+			for _, ih2 := range need {
+				if keys[s] == o*t.H+ih2 {
+					continue find
+				}
+			}
+			break
+		}
+		keys[s] = key
+		h := rows[s*rowLen : (s+1)*rowLen]
+		t.hrow(h, t.x[(o*t.H+ih)*t.W*vec:(o*t.H+ih+1)*t.W*vec])
+		return h
+	}
 	for r := r0; r < r1; r++ {
 		o, oh := r/t.OH, r%t.OH
-		yrow := t.y[r*t.OW*vec : (r+1)*t.OW*vec]
+		yrow := t.y[r*rowLen : (r+1)*rowLen]
 		ch := t.cnt[t.bh+oh]
 		if ch <= 0 {
 			v := float32(0)
@@ -676,42 +763,24 @@ func (t *miscResizeTask) runPart(i, parts int) {
 			}
 			continue
 		}
-		xo := t.x[o*t.H*t.W*vec : (o+1)*t.H*t.W*vec]
 		hi, hw := t.idx[(t.bh+oh)*per:][:ch], t.wt[(t.bh+oh)*per:][:ch]
-		for ow := 0; ow < t.OW; ow++ {
-			yp := yrow[ow*vec : (ow+1)*vec]
-			cw := t.cnt[t.bw+ow]
-			if cw <= 0 {
+		if ch == 1 && hw[0] == 1 {
+			copy(yrow, slot(o, hi[0], hi))
+		} else {
+			clear(yrow)
+			for a, ih := range hi {
+				axpy32(yrow, slot(o, ih, hi), float32(hw[a]))
+			}
+		}
+		// Columns outside a crop (tf_crop_and_resize) or with no taps.
+		for ow := 0; t.cropCols && ow < t.OW; ow++ {
+			if cw := t.cnt[t.bw+ow]; cw <= 0 {
 				v := float32(0)
 				if cw < 0 {
 					v = t.extrap
 				}
-				for k := range yp {
-					yp[k] = v
-				}
-				continue
-			}
-			wi, ww := t.idx[(t.bw+ow)*per:][:cw], t.wt[(t.bw+ow)*per:][:cw]
-			if vec < 8 {
-				for k := range yp {
-					sum := 0.0
-					for a, ih := range hi {
-						for b, iw := range wi {
-							sum += float64(hw[a] * ww[b] * float64(xo[(ih*t.W+iw)*vec+k])) // no FMA (as above)
-						}
-					}
-					yp[k] = float32(sum)
-				}
-				continue
-			}
-			if ch == 1 && cw == 1 && hw[0] == 1 && ww[0] == 1 {
-				copy(yp, xo[(hi[0]*t.W+wi[0])*vec:])
-				continue
-			}
-			clear(yp)
-			for a, ih := range hi {
-				for b, iw := range wi {
-					axpy32(yp, xo[(ih*t.W+iw)*vec:], float32(hw[a]*ww[b]))
+				for k := ow * vec; k < (ow+1)*vec; k++ {
+					yrow[k] = v
 				}
 			}
 		}

@@ -491,3 +491,33 @@ func TestResize19(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkResizeUpsample16: the last Resize of DeepLab/LR-ASPP heads, 21
+// classes from 20x20 to 320x320 (linear, half_pixel), NCHW and NHWC.
+func BenchmarkResizeUpsample16(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		shape  []int
+		scales []float32
+	}{
+		{"NCHW", []int{1, 21, 20, 20}, []float32{1, 1, 16, 16}},
+		{"NHWC", []int{1, 20, 20, 21}, []float32{1, 16, 16, 1}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			rng := rand.New(rand.NewSource(1))
+			x := miscTensorF(F32, miscRandF64(rng, c.shape...), c.shape...)
+			sc := &Tensor{}
+			sc.Resize(F32, 4)
+			copy(sc.F32(), c.scales)
+			n := &Node{Name: "rs", Op: "Resize", Version: 13, Attrs: Attrs{"mode": "linear"},
+				In: []*Tensor{x, nil, sc}, Out: []*Tensor{{}}}
+			n.Pool = NewWorkPool(WithThreads(1))
+			for i := 0; i < b.N; i++ {
+				if err := Resize(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n.Out[0].Len()), "ns/elem")
+		})
+	}
+}
