@@ -156,10 +156,16 @@ func layout(m *ir.Model) error {
 	}
 	nhwc := map[*ir.Node]bool{}
 	for _, root := range roots {
-		members := chains[root]
 		in := map[*ir.Node]bool{}
-		for _, n := range members {
+		for _, n := range chains[root] {
 			in[n] = true
+		}
+		layoutPeelResizes(r, kinds, in)
+		var members []*ir.Node
+		for _, n := range chains[root] {
+			if in[n] {
+				members = append(members, n)
+			}
 		}
 		if layoutGain(r, members, in) > 0 {
 			for _, n := range members {
@@ -185,6 +191,31 @@ func layout(m *ir.Model) error {
 	r.refresh()
 	layoutFoldInputs(r, rw.toNHWC)
 	return nil
+}
+
+// layoutPeelResizes takes out of chain in (before its gain is weighed) the
+// Resizes and Upsamples that enlarge and whose output only leaves the
+// chain (a segmentation head's last upsample to the image size): they run
+// NCHW, the same speed either way (templates/k_resize.go), and the
+// Transpose back to NCHW moves to their input, scales^2 times smaller.
+// Repeated, so a run of them at a chain's end all leave it.
+func layoutPeelResizes(r *rewriter, kinds map[*ir.Node]layoutKind, nhwc map[*ir.Node]bool) {
+	for changed := true; changed; {
+		changed = false
+		for n := range nhwc {
+			if kinds[n] != lkResize || elems(n.Outputs[0]) <= elems(n.Inputs[0]) {
+				continue
+			}
+			inside := false
+			for _, u := range r.uses[n.Outputs[0]] {
+				inside = inside || nhwc[u]
+			}
+			if !inside {
+				delete(nhwc, n)
+				changed = true
+			}
+		}
+	}
 }
 
 // layoutFoldMaxC is the most input channels of a convolution that reads
