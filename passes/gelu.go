@@ -13,6 +13,7 @@ import (
 //	erf form:  x * 0.5 * (1 + erf(x / sqrt(2)))   (Div by sqrt2 or Mul by 1/sqrt2)
 //	tanh form: x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
 //
+// (x^3 as Pow(x, 3) or x*x*x)
 // with the final products in either order: (x*h)*0.5 or (x*0.5)*h.
 var FuseGelu = &Pass{
 	Name: "fuse-gelu",
@@ -72,7 +73,8 @@ func fuseGeluAt(r *rewriter, fn *ir.Node) {
 		}
 		x, inner = a, []*ir.Node{p}
 	} else {
-		// Tanh(Mul(Add(x, Mul(Pow(x, 3), 0.044715)), sqrt(2/pi)))
+		// Tanh(Mul(Add(x, Mul(x^3, 0.044715)), sqrt(2/pi))), x^3 as
+		// Pow(x, 3) or x*x*x (cubeOf)
 		a, c, ok := constOperand(p)
 		if !ok || !isOp(p, "Mul") || !near(c, math.Sqrt(2/math.Pi)) || r.only(a) != p {
 			return
@@ -90,9 +92,8 @@ func fuseGeluAt(r *rewriter, fn *ir.Node) {
 			if !ok || !isOp(cube, "Mul") || !near(k, 0.044715) || pw.Def == nil || r.only(pw) != cube {
 				continue
 			}
-			pow := pw.Def
-			if px, e, ok := constOperand(pow); ok && isOp(pow, "Pow") && pow.Inputs[1].IsConst() && e == 3 && px == xs {
-				x, inner = xs, []*ir.Node{pow, cube, add, p}
+			if cubed := cubeOf(r, pw, xs); cubed != nil {
+				x, inner = xs, append(cubed, cube, add, p)
 				approx = "tanh"
 				break
 			}
@@ -152,4 +153,31 @@ func fuseGeluAt(r *rewriter, fn *ir.Node) {
 	y.Def = gelu
 	useCuvil(r.m)
 	r.fuse(gelu, last, append(append(append(inner, fn, one), eaten...), last)...)
+}
+
+// cubeOf returns the nodes computing v = x^3, as Pow(x, 3) or as products
+// of x, x and x in either association (Mul(Mul(x, x), x), Mul(x, Mul(x,
+// x)); GPT-style exports write x*x*x), nil if v is not that. The inner
+// square must have no other reader.
+func cubeOf(r *rewriter, v, x *ir.Value) []*ir.Node {
+	n := v.Def
+	if n == nil {
+		return nil
+	}
+	if px, e, ok := constOperand(n); ok && isOp(n, "Pow") && n.Inputs[1].IsConst() && e == 3 && px == x {
+		return []*ir.Node{n}
+	}
+	if !isOp(n, "Mul") || len(n.Inputs) != 2 {
+		return nil
+	}
+	for i := 0; i < 2; i++ {
+		a, sq := n.Inputs[i], n.Inputs[1-i]
+		if a != x || sq.Def == nil || !isOp(sq.Def, "Mul") || r.only(sq) != n {
+			continue
+		}
+		if d := sq.Def; len(d.Inputs) == 2 && d.Inputs[0] == x && d.Inputs[1] == x {
+			return []*ir.Node{d, n}
+		}
+	}
+	return nil
 }
