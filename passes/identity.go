@@ -15,7 +15,7 @@ var RemoveIdentity = &Pass{
 			r := newRewriter(m, g)
 			for _, n := range g.Nodes {
 				at(m, n)
-				if !isIdentity(n) || n.Inputs[0] == nil || n.Inputs[0].Type.Kind != ir.TensorKind {
+				if !isIdentity(n, r.read) || n.Inputs[0] == nil || n.Inputs[0].Type.Kind != ir.TensorKind {
 					continue
 				}
 				if r.redirect(n.Outputs[0], n.Inputs[0]) {
@@ -30,8 +30,9 @@ var RemoveIdentity = &Pass{
 
 // isIdentity reports whether n copies its only input: Identity, or a
 // Dropout that is not training (no training_mode input, or a constant
-// false one) whose mask output nobody reads.
-func isIdentity(n *ir.Node) bool {
+// false one) whose mask output nobody reads (PyTorch's exports name the
+// mask output and leave it unread).
+func isIdentity(n *ir.Node, read func(*ir.Value) bool) bool {
 	if len(n.Inputs) == 0 || len(n.Outputs) == 0 || n.Outputs[0] == nil {
 		return false
 	}
@@ -39,7 +40,7 @@ func isIdentity(n *ir.Node) bool {
 	case isOp(n, "Identity"):
 		return true
 	case isOp(n, "Dropout"):
-		if len(n.Outputs) > 1 && n.Outputs[1] != nil {
+		if len(n.Outputs) > 1 && n.Outputs[1] != nil && read(n.Outputs[1]) {
 			return false
 		}
 		if t := n.Input(2); t != nil {

@@ -93,6 +93,19 @@ func (r *rewriter) only(v *ir.Value) *ir.Node {
 	return nil
 }
 
+// read reports whether v is a graph output or has a live reader.
+func (r *rewriter) read(v *ir.Value) bool {
+	if r.outs[v] {
+		return true
+	}
+	for _, u := range r.uses[v] {
+		if !r.dead[u] {
+			return true
+		}
+	}
+	return false
+}
+
 // fresh returns an unused value name built from base.
 func (r *rewriter) fresh(base string) string {
 	if r.names == nil {
