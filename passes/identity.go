@@ -30,7 +30,7 @@ var RemoveIdentity = &Pass{
 
 // isIdentity reports whether n copies its only input: Identity, or a
 // Dropout that is not training (no training_mode input, or a constant
-// false one) whose mask output nobody reads (PyTorch's exports name the
+// false one) or has a constant ratio 0, whose mask output nobody reads (PyTorch's exports name the
 // mask output and leave it unread).
 func isIdentity(n *ir.Node, read func(*ir.Value) bool) bool {
 	if len(n.Inputs) == 0 || len(n.Outputs) == 0 || n.Outputs[0] == nil {
@@ -42,6 +42,11 @@ func isIdentity(n *ir.Node, read func(*ir.Value) bool) bool {
 	case isOp(n, "Dropout"):
 		if len(n.Outputs) > 1 && n.Outputs[1] != nil && read(n.Outputs[1]) {
 			return false
+		}
+		if r := n.Input(1); r != nil && r.IsConst() && r.Const.NumElements() == 1 && r.Const.DType.IsFloat() && r.Const.Float64s()[0] == 0 {
+			// Ratio 0 keeps every element and scales by 1/(1-0), training
+			// or not (torchvision's swin exports training_mode true).
+			return true
 		}
 		if t := n.Input(2); t != nil {
 			if !t.IsConst() {
