@@ -190,6 +190,11 @@ func layout(m *ir.Model) error {
 	g.Nodes = nodes
 	r.refresh()
 	layoutFoldInputs(r, rw.toNHWC)
+	// An exit Transpose back to NCHW that the model permutes to NHWC again
+	// (ConvNeXt: dwconv, then x.permute(0, 2, 3, 1) for its LayerNorm and
+	// Linears) cancels, and so does the reverse pair at an entry.
+	composeTransposes(m, r)
+	r.sweep()
 	return nil
 }
 

@@ -19,44 +19,52 @@ var FoldTranspose = &Pass{
 			r := newRewriter(m, g)
 			for sinkTransposes(r) {
 			}
-			for _, n := range g.Nodes {
-				at(m, n)
-				if !isOp(n, "Transpose") || n.Inputs[0] == nil {
-					continue
-				}
-				perm, ok := transposePerm(n)
-				if !ok {
-					continue
-				}
-				// Transpose(Transpose(x, p1), p2) = Transpose(x, p1[p2[i]]).
-				if p := n.Inputs[0].Def; isOp(p, "Transpose") && !r.dead[p] {
-					p1, ok := transposePerm(p)
-					if ok && len(p1) == len(perm) {
-						comp := make([]int64, len(perm))
-						for i, j := range perm {
-							comp[i] = p1[j]
-						}
-						n.Inputs[0] = p.Inputs[0]
-						n.SetAttr(&ir.Attr{Name: "perm", Kind: ir.AttrInts, Ints: comp})
-						perm = comp
-						r.refresh()
-						if len(r.uses[p.Outputs[0]]) == 0 && !r.outs[p.Outputs[0]] {
-							r.kill(p)
-						}
-					}
-				}
-				identity := true
-				for i, j := range perm {
-					identity = identity && int64(i) == j
-				}
-				if identity && r.redirect(n.Outputs[0], n.Inputs[0]) {
-					r.kill(n)
-				}
-			}
+			composeTransposes(m, r)
 			r.sweep()
 			return nil
 		})
 	},
+}
+
+// composeTransposes composes each Transpose of a Transpose into one and
+// removes a Transpose whose permutation is the identity (fold-transpose's
+// last step; layout runs it too, where its exit Transposes meet a model's
+// own NHWC permutes). The caller sweeps.
+func composeTransposes(m *ir.Model, r *rewriter) {
+	for _, n := range r.g.Nodes {
+		at(m, n)
+		if !isOp(n, "Transpose") || n.Inputs[0] == nil {
+			continue
+		}
+		perm, ok := transposePerm(n)
+		if !ok {
+			continue
+		}
+		// Transpose(Transpose(x, p1), p2) = Transpose(x, p1[p2[i]]).
+		if p := n.Inputs[0].Def; isOp(p, "Transpose") && !r.dead[p] {
+			p1, ok := transposePerm(p)
+			if ok && len(p1) == len(perm) {
+				comp := make([]int64, len(perm))
+				for i, j := range perm {
+					comp[i] = p1[j]
+				}
+				n.Inputs[0] = p.Inputs[0]
+				n.SetAttr(&ir.Attr{Name: "perm", Kind: ir.AttrInts, Ints: comp})
+				perm = comp
+				r.refresh()
+				if len(r.uses[p.Outputs[0]]) == 0 && !r.outs[p.Outputs[0]] {
+					r.kill(p)
+				}
+			}
+		}
+		identity := true
+		for i, j := range perm {
+			identity = identity && int64(i) == j
+		}
+		if identity && r.redirect(n.Outputs[0], n.Inputs[0]) {
+			r.kill(n)
+		}
+	}
 }
 
 // transposePerm returns n's permutation (the reversal when it has none).
