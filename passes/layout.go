@@ -2,6 +2,7 @@ package passes
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/cuvil/cuvil/ir"
 )
@@ -565,7 +566,7 @@ func layoutGain(r *rewriter, members []*ir.Node, in map[*ir.Node]bool) float64 {
 		for _, u := range r.uses[y] {
 			exit = exit || !in[u]
 		}
-		if exit {
+		if exit && !layoutPermutedBack(r, y, in) {
 			gain -= costTransFloat * elems(y)
 		}
 	}
@@ -573,9 +574,28 @@ func layoutGain(r *rewriter, members []*ir.Node, in map[*ir.Node]bool) float64 {
 		if u := r.only(v); u != nil && in[u] && layoutFoldsInput(u, v) {
 			continue // read NCHW by its one reader: no Transpose
 		}
+		if p := v.Def; isOp(p, "Transpose") && slices.Equal(p.AttrInts("perm", nil), permToNCHW) {
+			continue // the model's own NHWC -> NCHW permute: the entry Transpose cancels it
+		}
 		gain -= costTransFloat * elems(v)
 	}
 	return gain
+}
+
+// layoutPermutedBack reports whether every reader of chain value y outside
+// the chain is a Transpose to NHWC (TensorFlow exports, ConvNeXt's
+// permutes) and y is no graph output: the exit Transpose then cancels
+// against them (composeTransposes) and costs nothing.
+func layoutPermutedBack(r *rewriter, y *ir.Value, in map[*ir.Node]bool) bool {
+	if r.outs[y] {
+		return false
+	}
+	for _, u := range r.uses[y] {
+		if !in[u] && !(isOp(u, "Transpose") && slices.Equal(u.AttrInts("perm", nil), permToNHWC)) {
+			return false
+		}
+	}
+	return true
 }
 
 // layoutDataInput reports whether v is a layout-carrying input of n (not a
