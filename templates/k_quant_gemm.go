@@ -32,6 +32,25 @@ type qgemmB struct {
 	k, n, k4 int
 	panels   []int8
 	colsum   []int32
+	// pairsFit: every k pair (0,1), (2,3) of every quad of every column
+	// has |b0|+|b1| <= 128, so no u8 x s8 pair sum leaves s16 and the AVX2
+	// byte tiles (VPMADDUBSW) are exact (qgemmPairsFit).
+	pairsFit bool
+}
+
+// qgemmPairsFit reports whether the panels' pairs fit VPMADDUBSW's s16
+// sums for every u8 A: 255*(|b0|+|b1|) <= 32767 needs |b0|+|b1| <= 128.
+// Weights quantized to 7 bits ([-64, 63], reduce range) always fit;
+// full-range s8 weights fit unless a pair holds two large values of the
+// same k pair (e.g. -128 and 1, or 100 and -40).
+func qgemmPairsFit(panels []int8) bool {
+	for i := 0; i+1 < len(panels); i += 2 {
+		b0, b1 := int(panels[i]), int(panels[i+1])
+		if max(b0, -b0)+max(b1, -b1) > 128 {
+			return false
+		}
+	}
+	return true
 }
 
 // qgemmPackedAttr (ints: B's or W's ONNX shape) marks a QGemm/QConv
@@ -65,6 +84,7 @@ func qgemmUsePacked(p *qgemmB, panels []int8, k, n int) bool {
 		}
 		p.colsum[j] = s
 	}
+	p.pairsFit = qgemmPairsFit(panels)
 	return true
 }
 
@@ -100,12 +120,14 @@ func qgemmPackB(p *qgemmB, src *Tensor, k, n, sk, sn int) {
 		}
 		p.colsum[j] = s
 	}
+	p.pairsFit = qgemmPairsFit(p.panels)
 }
 
 // qgemmTileGo is the pure-Go micro-kernel: for rows r < rows (at a +
 // r*lda) and panels p < panels (at b + p*bstride), acc[r*qgemmTW + p*16 + j]
 // = the sum over the k4 quads of row r times panel p's column j. It is the
-// reference of the VNNI tiles (asmgen/amd64/q8).
+// reference of the VNNI and AVX2 tiles (asmgen/amd64/q8). qgemmTile has
+// its contract plus fit, B's pairsFit (which AVX2 tile may run).
 func qgemmTileGo(a []uint8, lda, rows int, b []int8, bstride, panels, k4 int, acc *[qgemmMR * qgemmTW]int32) {
 	for r := 0; r < rows; r++ {
 		row := a[r*lda : r*lda+k4*4]
@@ -292,7 +314,7 @@ func qgemmRun(a []uint8, lda, r0, r1, c0, c1 int, b *qgemmB, e *qgemmEpi) {
 			cols := min(qgemmTW, c1-c)
 			panels := (cols + qgemmNR - 1) / qgemmNR
 			pb := b.panels[(c/qgemmNR)*k4*64:]
-			qgemmTile(a[i0*lda:], lda, rows, pb, k4*64, panels, k4, &acc)
+			qgemmTile(a[i0*lda:], lda, rows, pb, k4*64, panels, k4, b.pairsFit, &acc)
 			for r := 0; r < rows; r++ {
 				e.store(i0+r, c, cols, acc[r*qgemmTW:], rs[r], b)
 			}

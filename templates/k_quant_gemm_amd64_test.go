@@ -10,50 +10,114 @@ import (
 	"testing"
 )
 
-// TestQGemmVNNITiles: every VNNI tile gives qgemmTileGo's sums, on
-// extreme bytes (255 x -128 in every lane) and random ones.
-func TestQGemmVNNITiles(t *testing.T) {
-	if !cpuHasVNNI {
-		t.Skip("no AVX512-VNNI")
+// TestQGemmTiles: every assembly tile this CPU can run (VNNI; AVX2 exact
+// and byte) gives qgemmTileGo's sums through qgemmTile, on extreme bytes
+// (255 x -128 in every lane; for the byte tiles the extreme that fits,
+// 255 x -64 and 255 x (-128, 0) pairs) and random ones, every tile shape.
+func TestQGemmTiles(t *testing.T) {
+	defer func(k qgemmKind) { qgemmTiles = k }(qgemmTiles)
+	type run struct {
+		kind qgemmKind
+		fit  bool
+	}
+	var runs []run
+	if cpuHasVNNI {
+		runs = append(runs, run{qgemmKindVNNI, false})
+	}
+	if cpuHasAVX2FMA {
+		runs = append(runs, run{qgemmKindAVX2, false}, run{qgemmKindAVX2, true})
+	}
+	if len(runs) == 0 {
+		t.Skip("no AVX2")
 	}
 	rng := rand.New(rand.NewSource(5))
-	for _, k4 := range []int{1, 2, 7, 33} {
-		for rows := 1; rows <= qgemmMR; rows++ {
-			for panels := 1; panels <= qgemmTW/qgemmNR; panels++ {
-				lda := k4*4 + 4*rng.Intn(3)
-				bstride := k4*64 + 64*rng.Intn(2)
-				a := make([]uint8, (rows-1)*lda+k4*4)
-				b := make([]int8, (panels-1)*bstride+k4*64)
-				ext := rng.Intn(2) == 0
-				for i := range a {
-					a[i] = uint8(rng.Intn(256))
-					if ext {
-						a[i] = 255
+	for _, ru := range runs {
+		qgemmTiles = ru.kind
+		for _, k4 := range []int{1, 2, 7, 33} {
+			for rows := 1; rows <= qgemmMR; rows++ {
+				for panels := 1; panels <= qgemmTW/qgemmNR; panels++ {
+					lda := k4*4 + 4*rng.Intn(3)
+					bstride := k4*64 + 64*rng.Intn(2)
+					a := make([]uint8, (rows-1)*lda+k4*4)
+					b := make([]int8, (panels-1)*bstride+k4*64)
+					ext := rng.Intn(2) == 0
+					for i := range a {
+						a[i] = uint8(rng.Intn(256))
+						if ext {
+							a[i] = 255
+						}
 					}
-				}
-				for i := range b {
-					b[i] = int8(rng.Intn(256) - 128)
-					if ext {
-						b[i] = -128
+					for i := range b {
+						switch {
+						case ru.fit && ext && k4%2 == 0:
+							b[i] = []int8{-128, 0}[i%2]
+						case ru.fit && ext:
+							b[i] = -64
+						case ru.fit:
+							b[i] = int8(rng.Intn(128) - 64)
+						case ext:
+							b[i] = -128
+						default:
+							b[i] = int8(rng.Intn(256) - 128)
+						}
 					}
-				}
-				var got, want [qgemmMR * qgemmTW]int32
-				for i := range got {
-					got[i], want[i] = -7, -7 // untouched outside the tile
-				}
-				qgemmTile(a, lda, rows, b, bstride, panels, k4, &got)
-				qgemmTileGo(a, lda, rows, b, bstride, panels, k4, &want)
-				if got != want {
-					t.Fatalf("k4 %d, %dx%d: VNNI tile differs from the Go one", k4, rows, panels*16)
+					if ru.fit != qgemmPairsFit(b) && ru.fit {
+						t.Fatal("the byte tiles' data does not fit")
+					}
+					var got, want [qgemmMR * qgemmTW]int32
+					for i := range got {
+						got[i], want[i] = -7, -7 // untouched outside the tile
+					}
+					qgemmTile(a, lda, rows, b, bstride, panels, k4, ru.fit, &got)
+					qgemmTileGo(a, lda, rows, b, bstride, panels, k4, &want)
+					if got != want {
+						t.Fatalf("%s fit=%v, k4 %d, %dx%d: tile differs from the Go one", ru.kind, ru.fit, k4, rows, panels*16)
+					}
 				}
 			}
 		}
 	}
 }
 
+// TestQGemmAVX2ByteSaturates: the byte tiles are wrong on pairs that do not
+// fit (VPMADDUBSW saturates 255*(-128)*2 to -32768), which is why qgemmTile
+// takes them only on pairsFit panels; qgemmPairsFit's bounds.
+func TestQGemmAVX2ByteSaturates(t *testing.T) {
+	for _, c := range []struct {
+		b0, b1 int8
+		fit    bool
+	}{{-128, 0, true}, {-64, -64, true}, {64, 64, true}, {127, 1, true}, {-128, 1, false}, {-65, -64, false}, {127, 2, false}, {100, -40, false}} {
+		p := make([]int8, 64)
+		p[6], p[7] = c.b0, c.b1
+		if got := qgemmPairsFit(p); got != c.fit {
+			t.Errorf("qgemmPairsFit(%d, %d) = %v, want %v", c.b0, c.b1, got, c.fit)
+		}
+	}
+	if !cpuHasAVX2FMA {
+		t.Skip("no AVX2")
+	}
+	defer func(k qgemmKind) { qgemmTiles = k }(qgemmTiles)
+	qgemmTiles = qgemmKindAVX2
+	a := []uint8{255, 255, 255, 255}
+	b := make([]int8, 64)
+	for i := range b {
+		b[i] = -128
+	}
+	var got, want [qgemmMR * qgemmTW]int32
+	qgemmTile(a, 4, 1, b, 64, 1, 1, true, &got)
+	qgemmTileGo(a, 4, 1, b, 64, 1, 1, &want)
+	if want[0] != 4*255*-128 || got[0] != 2*-32768 {
+		t.Fatalf("byte tile on -128 pairs: %d (Go %d), want the saturated %d", got[0], want[0], 2*-32768)
+	}
+	qgemmTile(a, 4, 1, b, 64, 1, 1, false, &got)
+	if got != want {
+		t.Fatalf("exact tile: %d, want %d", got[0], want[0])
+	}
+}
+
 // TestQGemmVNNIDispatch: on a CPU whose kernel reports avx512_vnni (with
-// avx512f, /proc/cpuinfo), qgemmTile takes the VNNI tiles, not the Go
-// fallback: a CPUID probe that misread the bit would silently make every
+// avx512f, /proc/cpuinfo), qgemmTile takes the VNNI tiles, with avx2 (and
+// fma) but no avx512_vnni the AVX2 ones, never the Go fallback: a CPUID probe that misread the bit would silently make every
 // int8 build several times slower (the skip above would hide it).
 func TestQGemmVNNIDispatch(t *testing.T) {
 	raw, err := os.ReadFile("/proc/cpuinfo")
@@ -68,6 +132,12 @@ func TestQGemmVNNIDispatch(t *testing.T) {
 		}
 	}
 	has := func(f string) bool { return slices.Contains(flags, f) }
+	if has("avx2") && has("fma") && qgemmTiles == qgemmKindGo {
+		t.Fatalf("/proc/cpuinfo reports avx2 and fma, but qgemmTile falls back to Go (cpuHasAVX2FMA = %v)", cpuHasAVX2FMA)
+	}
+	if has("avx2") && !(has("avx512f") && has("avx512_vnni")) && qgemmTiles != qgemmKindAVX2 {
+		t.Fatalf("/proc/cpuinfo reports avx2 without avx512_vnni: qgemmTiles = %s, want avx2", qgemmTiles)
+	}
 	if !has("avx512f") || !has("avx512_vnni") {
 		if cpuHasVNNI {
 			t.Fatalf("cpuHasVNNI is true but /proc/cpuinfo lists no avx512f+avx512_vnni")
@@ -76,6 +146,9 @@ func TestQGemmVNNIDispatch(t *testing.T) {
 	}
 	if !cpuHasAVX512 || !cpuHasVNNI {
 		t.Fatalf("/proc/cpuinfo reports avx512f and avx512_vnni, but cpuHasAVX512 = %v, cpuHasVNNI = %v: qgemmTile falls back to Go", cpuHasAVX512, cpuHasVNNI)
+	}
+	if qgemmTiles != qgemmKindVNNI {
+		t.Fatalf("/proc/cpuinfo reports avx512f and avx512_vnni, but qgemmTiles = %s", qgemmTiles)
 	}
 }
 
@@ -109,5 +182,39 @@ func TestQGemmVNNIRule(t *testing.T) {
 	}
 	if cpuHasAVX512 && ecx7&cpuidAVX512VNNI != 0 && eax71&cpuidAVXVNNI == 0 && !cpuHasVNNI {
 		t.Fatal("a Zen 4-like CPU (AVX512-VNNI without AVX-VNNI) does not take the VNNI tiles")
+	}
+}
+
+// TestQGemmKindRule: qgemmKindFor on known CPUs' features, then on this
+// CPU's: VNNI tiles with AVX512-VNNI, AVX2 tiles with AVX2 (Zen 2,
+// Haswell, Alder Lake, Skylake-X), else Go.
+func TestQGemmKindRule(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		avx2, avx512 bool
+		ecx7         uint32
+		want         qgemmKind
+	}{
+		{"zen4", true, true, cpuidAVX512VNNI, qgemmKindVNNI},
+		{"cascade lake", true, true, cpuidAVX512VNNI | 1<<1, qgemmKindVNNI},
+		{"skylake-x", true, true, 1 << 1, qgemmKindAVX2},
+		{"zen2", true, false, 0, qgemmKindAVX2},
+		{"haswell", true, false, 0, qgemmKindAVX2},
+		{"alder lake (avx-vnni only)", true, false, 0, qgemmKindAVX2},
+		{"avx512-vnni bit, avx-512 state not saved", true, false, cpuidAVX512VNNI, qgemmKindAVX2},
+		{"sandy bridge (avx, no avx2)", false, false, 0, qgemmKindGo},
+		{"no ymm state", false, false, cpuidAVX512VNNI, qgemmKindGo},
+	} {
+		if got := qgemmKindFor(c.avx2, c.avx512, c.ecx7); got != c.want {
+			t.Errorf("%s: qgemmKindFor = %s, want %s", c.name, got, c.want)
+		}
+	}
+	_, _, ecx7, _ := cpuidAsm(7, 0)
+	t.Logf("avx2+fma %v, avx512 %v, avx512_vnni %v: %s tiles", cpuHasAVX2FMA, cpuHasAVX512, ecx7&cpuidAVX512VNNI != 0, qgemmTiles)
+	if want := qgemmKindFor(cpuHasAVX2FMA, cpuHasAVX512, ecx7); qgemmTiles != want {
+		t.Fatalf("qgemmTiles = %s, the rule on this CPU's bits says %s", qgemmTiles, want)
+	}
+	if (qgemmTiles == qgemmKindVNNI) != cpuHasVNNI {
+		t.Fatalf("qgemmTiles = %s but cpuHasVNNI = %v", qgemmTiles, cpuHasVNNI)
 	}
 }

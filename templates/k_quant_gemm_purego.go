@@ -2,7 +2,7 @@
 
 package templates
 
-// qgemmTile is the pure-Go tile (k_quant_gemm_amd64.go: the VNNI ones).
-func qgemmTile(a []uint8, lda, rows int, b []int8, bstride, panels, k4 int, acc *[qgemmMR * qgemmTW]int32) {
+// qgemmTile is the pure-Go tile (k_quant_gemm_amd64.go: the VNNI and AVX2 ones).
+func qgemmTile(a []uint8, lda, rows int, b []int8, bstride, panels, k4 int, fit bool, acc *[qgemmMR * qgemmTW]int32) {
 	qgemmTileGo(a, lda, rows, b, bstride, panels, k4, acc)
 }

@@ -37,6 +37,12 @@ func main() {
 			kernel(rows, panels)
 		}
 	}
+	for rows := 1; rows <= avx2WRows; rows++ {
+		kernelAVX2W(rows)
+	}
+	for rows := 1; rows <= avx2BRows; rows++ {
+		kernelAVX2B(rows)
+	}
 	Generate()
 }
 
@@ -139,6 +145,187 @@ func kernel(rows, panels int) {
 	for r := 0; r < rows; r++ {
 		for p := 0; p < panels; p++ {
 			VMOVDQU32(acc[r*panels+p], Mem{Base: out, Disp: 4 * (r*accRow + p*16)})
+		}
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// The AVX2 tiles (no AVX-512, no VNNI: Zen 2, Haswell-Skylake) read the
+// same panels as the VNNI ones, one panel (16 columns) at a time, for
+// 1..avx2WRows (exact) or 1..avx2BRows (byte) rows; the Go driver
+// (templates/k_quant_gemm_amd64.go) covers a larger tile with several
+// calls. AVX2 has no u8 x s8 dot product into int32, and its two integer
+// multiply-adds run on the same port on Zen 2 (one a cycle each, measured):
+//
+//   - exact ("W"): B's bytes widened to s16 (VPMOVSXBW, another port), A's
+//     four bytes zero-extended to words and broadcast, VPMADDWD: 16 exact
+//     multiply-adds per multiply, every B.
+//   - byte ("B"): VPMADDUBSW (u8 x s8 pairs summed into s16, saturating)
+//     then VPMADDWD by ones: 32 multiply-adds per two multiplies, exact only
+//     when no pair sum a0*b0+a1*b1 leaves s16, which for every u8 A means
+//     |b0|+|b1| <= 128 for each k pair (0,1), (2,3) of a column; the driver
+//     checks the panels once (qgemmPairsFit) and runs it only then.
+const (
+	avx2WRows = 3
+	avx2BRows = 4
+)
+
+// avx2Doc is the doc of an AVX2 tile.
+func avx2Doc(name string, rows int, how string) {
+	Doc(
+		fmt.Sprintf("%s computes a %dx16 int32 tile of u8 A (row stride lda) times", name, rows),
+		"one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,",
+		"into acc (row r at acc + r*64 int32s), "+how+".",
+		"",
+		"Requires: AVX2",
+	)
+}
+
+// kernelAVX2W emits the exact AVX2 tile of rows x 16: per quad, each
+// 16-byte quarter of the panel's 64 bytes (4 columns x 4 k) is widened to
+// 16 s16 words; VPMADDWD by row r's a0..a3 as words (repeated) gives each
+// column two int32 partial sums (k 0+1 and 2+3), kept in 4 accumulators a
+// row; the store adds the pairs (VPHADDD) and restores the column order
+// (VPERMQ). With rows <= 2 the widened B stays in 4 registers for the
+// rows; with 3 (12 accumulators) it is widened again for each row.
+func kernelAVX2W(rows int) {
+	name := fmt.Sprintf("qgemmAVX2W%dx16", rows)
+	TEXT(name, NOSPLIT, "func(k4 int, a *uint8, lda int, b *int8, acc *int32)")
+	avx2Doc(name, rows, "exactly: VPMADDWD on B widened to s16")
+	Pragma("noescape")
+	k := Load(Param("k4"), GP64())
+	a := Load(Param("a"), GP64())
+	lda := Load(Param("lda"), GP64())
+	b := Load(Param("b"), GP64())
+	rowAt := func(r int) Mem {
+		if r == 0 {
+			return Mem{Base: a}
+		}
+		return Mem{Base: a, Index: lda, Scale: uint8(r)}
+	}
+	Comment(fmt.Sprintf("acc[r*4+g]: row r, columns 4g..4g+3, two partial sums each (%d accumulators).", 4*rows))
+	acc := make([]VecVirtual, 4*rows)
+	for i := range acc {
+		acc[i] = YMM()
+		VPXOR(acc[i], acc[i], acc[i])
+	}
+	TESTQ(k, k)
+	JZ(LabelRef(name + "_store"))
+	Label(name + "_loop")
+	hold := rows <= 2
+	var bw []VecVirtual
+	if hold {
+		bw = make([]VecVirtual, 4)
+		for g := range bw {
+			bw[g] = YMM()
+			VPMOVSXBW(Mem{Base: b, Disp: 16 * g}, bw[g])
+		}
+	}
+	for r := 0; r < rows; r++ {
+		x := XMM()
+		VPBROADCASTD(rowAt(r), x)
+		aw := YMM()
+		VPMOVZXBW(x, aw)
+		for g := 0; g < 4; g++ {
+			var bg VecVirtual
+			if hold {
+				bg = bw[g]
+			} else {
+				bg = YMM()
+				VPMOVSXBW(Mem{Base: b, Disp: 16 * g}, bg)
+			}
+			t := YMM()
+			VPMADDWD(bg, aw, t)
+			VPADDD(t, acc[r*4+g], acc[r*4+g])
+		}
+	}
+	ADDQ(U8(4), a)
+	ADDQ(U8(64), b)
+	DECQ(k)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_store")
+	out := Load(Param("acc"), GP64())
+	for r := 0; r < rows; r++ {
+		for h := 0; h < 2; h++ {
+			// acc[2h] is columns 8h+0,1 (low lane), 8h+2,3 (high lane),
+			// acc[2h+1] 8h+4..7: VPHADDD gives [c0 c1 c4 c5 | c2 c3 c6 c7].
+			s := YMM()
+			VPHADDD(acc[r*4+2*h+1], acc[r*4+2*h], s)
+			VPERMQ(U8(0xd8), s, s)
+			VMOVDQU(s, Mem{Base: out, Disp: 4 * (r*accRow + 8*h)})
+		}
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// kernelAVX2B emits the byte AVX2 tile of rows x 16 (exact only for panels
+// that pass qgemmPairsFit): per quad the panel's two 32-byte halves (8
+// columns x 4 k each) stay in registers; per row VPMADDUBSW of A's
+// broadcast quad by each gives 16 s16 pair sums, VPMADDWD by ones adds
+// the pairs into 8 int32 column sums.
+func kernelAVX2B(rows int) {
+	name := fmt.Sprintf("qgemmAVX2B%dx16", rows)
+	TEXT(name, NOSPLIT, "func(k4 int, a *uint8, lda int, b *int8, acc *int32)")
+	avx2Doc(name, rows, "VPMADDUBSW: exact iff every k pair of a column has |b0|+|b1| <= 128")
+	Pragma("noescape")
+	k := Load(Param("k4"), GP64())
+	a := Load(Param("a"), GP64())
+	lda := Load(Param("lda"), GP64())
+	b := Load(Param("b"), GP64())
+	var a3 Register
+	if rows > 3 {
+		a3 = GP64()
+		LEAQ(Mem{Base: a, Index: lda, Scale: 2}, a3)
+		ADDQ(lda, a3)
+	}
+	rowAt := func(r int) Mem {
+		base := a
+		if r >= 3 {
+			base, r = a3, r-3
+		}
+		if r == 0 {
+			return Mem{Base: base}
+		}
+		return Mem{Base: base, Index: lda, Scale: uint8(r)}
+	}
+	ones := YMM()
+	VPCMPEQW(ones, ones, ones)
+	VPSRLW(U8(15), ones, ones)
+	acc := make([]VecVirtual, 2*rows)
+	for i := range acc {
+		acc[i] = YMM()
+		VPXOR(acc[i], acc[i], acc[i])
+	}
+	TESTQ(k, k)
+	JZ(LabelRef(name + "_store"))
+	Label(name + "_loop")
+	bv := []VecVirtual{YMM(), YMM()}
+	VMOVDQU(Mem{Base: b}, bv[0])
+	VMOVDQU(Mem{Base: b, Disp: 32}, bv[1])
+	for r := 0; r < rows; r++ {
+		t := YMM()
+		VPBROADCASTD(rowAt(r), t)
+		for h := 0; h < 2; h++ {
+			s := YMM()
+			VPMADDUBSW(bv[h], t, s)
+			VPMADDWD(ones, s, s)
+			VPADDD(s, acc[2*r+h], acc[2*r+h])
+		}
+	}
+	ADDQ(U8(4), a)
+	if a3 != nil {
+		ADDQ(U8(4), a3)
+	}
+	ADDQ(U8(64), b)
+	DECQ(k)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_store")
+	out := Load(Param("acc"), GP64())
+	for r := 0; r < rows; r++ {
+		for h := 0; h < 2; h++ {
+			VMOVDQU(acc[2*r+h], Mem{Base: out, Disp: 4 * (r*accRow + 8*h)})
 		}
 	}
 	VZEROUPPER()
