@@ -282,3 +282,19 @@ func qgemmAVX2B3x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
 //
 //go:noescape
 func qgemmAVX2B4x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+
+// qgemmEpiF32AVX2 stores y[j] = max(lo, min(hi, float32(acc[j]+ct[j])*mu[j]))
+// for j < n, n a multiple of 8.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmEpiF32AVX2(n int, acc *int32, ct *int32, mu *float32, lo float32, hi float32, y *float32)
+
+// qgemmEpiU8AVX2 stores y[j] = uint8(max(lo, min(hi, RoundToEven(float64(acc[j]+ct[j])*mu[j])+zy)))
+// for j < n, n a multiple of 8.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmEpiU8AVX2(n int, acc *int32, ct *int32, mu *float64, zy float64, lo float64, hi float64, y *uint8)

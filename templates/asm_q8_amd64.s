@@ -1829,3 +1829,82 @@ qgemmAVX2B4x16_store:
 	VMOVDQU Y8, 800(AX)
 	VZEROUPPER
 	RET
+
+// func qgemmEpiF32AVX2(n int, acc *int32, ct *int32, mu *float32, lo float32, hi float32, y *float32)
+// Requires: AVX, AVX2
+TEXT ·qgemmEpiF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ         n+0(FP), AX
+	MOVQ         acc+8(FP), CX
+	MOVQ         ct+16(FP), DX
+	MOVQ         mu+24(FP), BX
+	MOVQ         y+40(FP), SI
+	VBROADCASTSS lo+32(FP), Y0
+	VBROADCASTSS hi+36(FP), Y1
+	SHRQ         $0x03, AX
+	JZ           epif32_done
+
+epif32_loop:
+	VMOVDQU   (CX), Y2
+	VPADDD    (DX), Y2, Y2
+	VCVTDQ2PS Y2, Y2
+	VMULPS    (BX), Y2, Y2
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMOVUPS   Y2, (SI)
+	ADDQ      $0x20, CX
+	ADDQ      $0x20, DX
+	ADDQ      $0x20, BX
+	ADDQ      $0x20, SI
+	DECQ      AX
+	JNZ       epif32_loop
+
+epif32_done:
+	VZEROUPPER
+	RET
+
+// func qgemmEpiU8AVX2(n int, acc *int32, ct *int32, mu *float64, zy float64, lo float64, hi float64, y *uint8)
+// Requires: AVX
+TEXT ·qgemmEpiU8AVX2(SB), NOSPLIT, $0-64
+	MOVQ         n+0(FP), AX
+	MOVQ         acc+8(FP), CX
+	MOVQ         ct+16(FP), DX
+	MOVQ         mu+24(FP), BX
+	MOVQ         y+56(FP), SI
+	VBROADCASTSD zy+32(FP), Y0
+	VBROADCASTSD lo+40(FP), Y1
+	VBROADCASTSD hi+48(FP), Y2
+	SHRQ         $0x03, AX
+	JZ           epiu8_done
+
+epiu8_loop:
+	VMOVDQU    (CX), X3
+	VPADDD     (DX), X3, X3
+	VCVTDQ2PD  X3, Y3
+	VMULPD     (BX), Y3, Y3
+	VROUNDPD   $0x08, Y3, Y3
+	VADDPD     Y0, Y3, Y3
+	VMINPD     Y2, Y3, Y3
+	VMAXPD     Y1, Y3, Y3
+	VCVTPD2DQY Y3, X3
+	VMOVDQU    16(CX), X4
+	VPADDD     16(DX), X4, X4
+	VCVTDQ2PD  X4, Y4
+	VMULPD     32(BX), Y4, Y4
+	VROUNDPD   $0x08, Y4, Y4
+	VADDPD     Y0, Y4, Y4
+	VMINPD     Y2, Y4, Y4
+	VMAXPD     Y1, Y4, Y4
+	VCVTPD2DQY Y4, X4
+	VPACKUSDW  X4, X3, X3
+	VPACKUSWB  X3, X3, X3
+	VMOVQ      X3, (SI)
+	ADDQ       $0x20, CX
+	ADDQ       $0x20, DX
+	ADDQ       $0x40, BX
+	ADDQ       $0x08, SI
+	DECQ       AX
+	JNZ        epiu8_loop
+
+epiu8_done:
+	VZEROUPPER
+	RET

@@ -166,6 +166,10 @@ type qgemmEpi struct {
 	multd        []float64
 	multf        []float32
 	zbZero       bool // every zb' is 0 (symmetric s8 weights): no row sums needed
+	// vecF32, vecU8: storeRow may run the vector epilogue
+	// (qgemmEpiF32Vec, qgemmEpiU8Vec), whose bits equal its Go loop's on
+	// these bounds and multipliers (see prepare).
+	vecF32, vecU8 bool
 }
 
 // prepare fills the epilogue's per-column terms for B b, in st's buffers
@@ -196,6 +200,20 @@ func (e *qgemmEpi) prepare(b *qgemmB, st *qgemmState) {
 	e.zbZero = true
 	for _, z := range e.zbc {
 		e.zbZero = e.zbZero && z == 0
+	}
+	// The vector epilogues' min/max differ from Go's only on NaNs and
+	// signed zeros: float32 products with mu > 0 are never -0 or NaN, so
+	// a lo that is not -0 and a hi that is not 0 keep the bits; the u8
+	// requantisation's clamped value is an integer when 0 <= lo <= hi <=
+	// 255 and mu is finite.
+	lo32, hi32 := float32(e.lo), float32(e.hi)
+	e.vecF32 = !e.quant && e.yf != nil && lo32 == lo32 && hi32 == hi32 && !(lo32 == 0 && math.Signbit(float64(lo32))) && hi32 != 0
+	for _, mu := range e.multf {
+		e.vecF32 = e.vecF32 && mu > 0 && !math.IsInf(float64(mu), 0)
+	}
+	e.vecU8 = e.quant && e.yu8 != nil && e.lo >= 0 && e.lo <= e.hi && e.hi <= 255
+	for _, mu := range e.multd {
+		e.vecU8 = e.vecU8 && !math.IsNaN(mu) && !math.IsInf(mu, 0)
 	}
 }
 
@@ -250,8 +268,12 @@ func (e *qgemmEpi) storeRow(o, c0 int, acc []int32, rowsum int32) {
 		mu := e.multf[c0 : c0+cols]
 		y := e.yf[o : o+cols]
 		lo, hi := float32(e.lo), float32(e.hi)
-		for j, a := range acc {
-			f := float32(a+ct[j]) * mu[j]
+		j0 := 0
+		if e.vecF32 {
+			j0 = qgemmEpiF32Vec(acc, ct, mu, lo, hi, y)
+		}
+		for j := j0; j < len(acc); j++ {
+			f := float32(acc[j]+ct[j]) * mu[j]
 			y[j] = max(lo, min(hi, f))
 		}
 		return
@@ -260,8 +282,12 @@ func (e *qgemmEpi) storeRow(o, c0 int, acc []int32, rowsum int32) {
 	zy, lo, hi := float64(e.zy), e.lo, e.hi
 	if e.yu8 != nil {
 		y := e.yu8[o : o+cols]
-		for j, a := range acc {
-			q := math.RoundToEven(float64(a+ct[j])*mu[j]) + zy
+		j0 := 0
+		if e.vecU8 {
+			j0 = qgemmEpiU8Vec(acc, ct, mu, zy, lo, hi, y)
+		}
+		for j := j0; j < len(acc); j++ {
+			q := math.RoundToEven(float64(acc[j]+ct[j])*mu[j]) + zy
 			y[j] = uint8(max(lo, min(hi, q)))
 		}
 		return

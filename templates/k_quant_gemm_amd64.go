@@ -112,3 +112,27 @@ func qgemmTile(a []uint8, lda, rows int, b []int8, bstride, panels, k4 int, fit 
 		}
 	}
 }
+
+// qgemmEpiF32Vec stores storeRow's float32 outputs y[j] for j below the
+// largest multiple of 8 <= len(acc) with the AVX2 epilogue and returns
+// that count (0 without AVX2); the caller checked qgemmEpi.vecF32.
+func qgemmEpiF32Vec(acc, ct []int32, mu []float32, lo, hi float32, y []float32) int {
+	n := len(acc) &^ 7
+	if !cpuHasAVX2FMA || n == 0 {
+		return 0
+	}
+	_, _, _ = ct[n-1], mu[n-1], y[n-1]
+	qgemmEpiF32AVX2(n, &acc[0], &ct[0], &mu[0], lo, hi, &y[0])
+	return n
+}
+
+// qgemmEpiU8Vec is qgemmEpiF32Vec for the u8 requantisation (qgemmEpi.vecU8).
+func qgemmEpiU8Vec(acc, ct []int32, mu []float64, zy, lo, hi float64, y []uint8) int {
+	n := len(acc) &^ 7
+	if !cpuHasAVX2FMA || n == 0 {
+		return 0
+	}
+	_, _, _ = ct[n-1], mu[n-1], y[n-1]
+	qgemmEpiU8AVX2(n, &acc[0], &ct[0], &mu[0], zy, lo, hi, &y[0])
+	return n
+}

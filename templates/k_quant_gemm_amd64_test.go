@@ -4,6 +4,7 @@ package templates
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"slices"
@@ -284,6 +285,90 @@ func BenchmarkQGemmTiles(b *testing.B) {
 				}
 				b.ReportMetric(float64(sh.m*sh.n*sh.k)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
 			})
+		}
+	}
+}
+
+// TestQGemmEpiVec: the AVX2 epilogues give storeRow's Go loop's bits on
+// random sums, exact ties of the u8 rounding (x.5 in both directions),
+// saturation at 0 and 255, Relu/Clip bounds and every length to 40 (the
+// tail past the last multiple of 8 is left to the Go loop).
+func TestQGemmEpiVec(t *testing.T) {
+	if !cpuHasAVX2FMA {
+		t.Skip("no AVX2")
+	}
+	rng := rand.New(rand.NewSource(8))
+	for n := 0; n <= 40; n++ {
+		acc, ct := make([]int32, n), make([]int32, n)
+		muf, mud := make([]float32, n), make([]float64, n)
+		for j := range acc {
+			acc[j] = int32(rng.Intn(1<<20) - 1<<19)
+			ct[j] = int32(rng.Intn(1<<16) - 1<<15)
+			muf[j] = float32(1e-4 + rng.Float64()*1e-3)
+			mud[j] = 1e-4 + rng.Float64()*1e-3
+			switch rng.Intn(4) {
+			case 0: // a tie: (acc+ct)*mu = k + 0.5
+				mud[j] = 0.5
+				acc[j] = int32(2*rng.Intn(200) - 200 + 1)
+				ct[j] = 0
+			case 1:
+				acc[j], ct[j] = 0, 0
+			}
+		}
+		for _, b := range [][2]float64{{math.Inf(-1), math.Inf(1)}, {0, math.Inf(1)}, {-1.5, 2.25}, {0, 6}} {
+			got, want := make([]float32, n), make([]float32, n)
+			lo, hi := float32(b[0]), float32(b[1])
+			k := qgemmEpiF32Vec(acc, ct, muf, lo, hi, got)
+			if k != n&^7 {
+				t.Fatalf("n %d: f32 stored %d", n, k)
+			}
+			for j := range want {
+				want[j] = max(lo, min(hi, float32(acc[j]+ct[j])*muf[j]))
+				if j >= k {
+					got[j] = want[j]
+				}
+			}
+			for j := range want {
+				if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+					t.Fatalf("n %d, bounds %v: f32 y[%d] = %v, want %v", n, b, j, got[j], want[j])
+				}
+			}
+		}
+		for _, b := range [][3]float64{{0, 255, 0}, {0, 255, 128}, {3, 200, 7}, {0, 0, 0}, {255, 255, 3}} {
+			got, want := make([]uint8, n), make([]uint8, n)
+			k := qgemmEpiU8Vec(acc, ct, mud, b[2], b[0], b[1], got)
+			for j := range want {
+				q := math.RoundToEven(float64(acc[j]+ct[j])*mud[j]) + b[2]
+				want[j] = uint8(max(b[0], min(b[1], q)))
+				if j >= k {
+					got[j] = want[j]
+				}
+			}
+			if string(got) != string(want) {
+				t.Fatalf("n %d, lo/hi/zy %v: u8 %v, want %v", n, b, got, want)
+			}
+		}
+	}
+	// prepare keeps the vector epilogue off where min/max would differ.
+	for _, c := range []struct {
+		lo, hi float64
+		mu     float64
+		want   bool
+	}{{0, math.Inf(1), 0.5, true}, {math.Inf(-1), math.Inf(1), 0.5, true}, {math.Copysign(0, -1), 6, 0.5, false}, {-1, 0, 0.5, false}, {0, 6, -0.5, false}, {0, 6, math.NaN(), false}} {
+		e := qgemmEpi{za: 0, zb: []int32{0}, mult: []float64{c.mu}, yf: make([]float32, 1), lo: c.lo, hi: c.hi}
+		e.prepare(&qgemmB{k: 1, n: 1, colsum: []int32{0}}, &qgemmState{})
+		if e.vecF32 != c.want {
+			t.Errorf("f32 lo %v hi %v mu %v: vecF32 = %v", c.lo, c.hi, c.mu, e.vecF32)
+		}
+	}
+	for _, c := range []struct {
+		lo, hi float64
+		want   bool
+	}{{0, 255, true}, {10, 20, true}, {-1, 255, false}, {0, 256, false}, {30, 20, false}} {
+		e := qgemmEpi{zb: []int32{0}, mult: []float64{0.1}, quant: true, yu8: make([]uint8, 1), lo: c.lo, hi: c.hi}
+		e.prepare(&qgemmB{k: 1, n: 1, colsum: []int32{0}}, &qgemmState{})
+		if e.vecU8 != c.want {
+			t.Errorf("u8 lo %v hi %v: vecU8 = %v", c.lo, c.hi, e.vecU8)
 		}
 	}
 }

@@ -43,6 +43,8 @@ func main() {
 	for rows := 1; rows <= avx2BRows; rows++ {
 		kernelAVX2B(rows)
 	}
+	epiF32()
+	epiU8()
 	Generate()
 }
 
@@ -328,6 +330,104 @@ func kernelAVX2B(rows int) {
 			VMOVDQU(acc[2*r+h], Mem{Base: out, Disp: 4 * (r*accRow + 8*h)})
 		}
 	}
+	VZEROUPPER()
+	RET()
+}
+
+// epiF32 emits the AVX2 float32 epilogue of a row (qgemmEpi.storeRow):
+// for j < n (a multiple of 8) y[j] = max(lo, min(hi, float32(acc[j]+ct[j])
+// * mu[j])), the Go loop's bits where the caller guarantees mu > 0, lo
+// not -0 and hi not 0 (VMINPS/VMAXPS differ from Go's min/max only on
+// signed zeros and NaNs, which these exclude).
+func epiF32() {
+	TEXT("qgemmEpiF32AVX2", NOSPLIT, "func(n int, acc *int32, ct *int32, mu *float32, lo float32, hi float32, y *float32)")
+	Doc(
+		"qgemmEpiF32AVX2 stores y[j] = max(lo, min(hi, float32(acc[j]+ct[j])*mu[j]))",
+		"for j < n, n a multiple of 8.",
+		"",
+		"Requires: AVX2",
+	)
+	Pragma("noescape")
+	n := Load(Param("n"), GP64())
+	acc := Load(Param("acc"), GP64())
+	ct := Load(Param("ct"), GP64())
+	mu := Load(Param("mu"), GP64())
+	y := Load(Param("y"), GP64())
+	lo, hi := YMM(), YMM()
+	VBROADCASTSS(NewParamAddr("lo", 32), lo)
+	VBROADCASTSS(NewParamAddr("hi", 36), hi)
+	SHRQ(U8(3), n)
+	JZ(LabelRef("epif32_done"))
+	Label("epif32_loop")
+	v := YMM()
+	VMOVDQU(Mem{Base: acc}, v)
+	VPADDD(Mem{Base: ct}, v, v)
+	VCVTDQ2PS(v, v)
+	VMULPS(Mem{Base: mu}, v, v)
+	VMINPS(hi, v, v)
+	VMAXPS(lo, v, v)
+	VMOVUPS(v, Mem{Base: y})
+	for _, r := range []Register{acc, ct, mu, y} {
+		ADDQ(U8(32), r)
+	}
+	DECQ(n)
+	JNZ(LabelRef("epif32_loop"))
+	Label("epif32_done")
+	VZEROUPPER()
+	RET()
+}
+
+// epiU8 emits the AVX2 u8 requantising epilogue of a row: for j < n (a
+// multiple of 8) y[j] = uint8(max(lo, min(hi, RoundToEven(float64(acc[j] +
+// ct[j]) * mu[j]) + zy))) in float64 as the Go loop computes it (VROUNDPD
+// to nearest even), for 0 <= lo <= hi <= 255 and finite mu (the caller's
+// guarantee: then the clamped value is an integer in [0, 255]).
+func epiU8() {
+	TEXT("qgemmEpiU8AVX2", NOSPLIT, "func(n int, acc *int32, ct *int32, mu *float64, zy float64, lo float64, hi float64, y *uint8)")
+	Doc(
+		"qgemmEpiU8AVX2 stores y[j] = uint8(max(lo, min(hi, RoundToEven(float64(acc[j]+ct[j])*mu[j])+zy)))",
+		"for j < n, n a multiple of 8.",
+		"",
+		"Requires: AVX2",
+	)
+	Pragma("noescape")
+	n := Load(Param("n"), GP64())
+	acc := Load(Param("acc"), GP64())
+	ct := Load(Param("ct"), GP64())
+	mu := Load(Param("mu"), GP64())
+	y := Load(Param("y"), GP64())
+	zy, lo, hi := YMM(), YMM(), YMM()
+	VBROADCASTSD(NewParamAddr("zy", 32), zy)
+	VBROADCASTSD(NewParamAddr("lo", 40), lo)
+	VBROADCASTSD(NewParamAddr("hi", 48), hi)
+	SHRQ(U8(3), n)
+	JZ(LabelRef("epiu8_done"))
+	Label("epiu8_loop")
+	var q [2]VecVirtual
+	for h := 0; h < 2; h++ {
+		x := XMM()
+		VMOVDQU(Mem{Base: acc, Disp: 16 * h}, x)
+		VPADDD(Mem{Base: ct, Disp: 16 * h}, x, x)
+		d := YMM()
+		VCVTDQ2PD(x, d)
+		VMULPD(Mem{Base: mu, Disp: 32 * h}, d, d)
+		VROUNDPD(U8(8), d, d) // to nearest even, no precision exception
+		VADDPD(zy, d, d)
+		VMINPD(hi, d, d)
+		VMAXPD(lo, d, d)
+		q[h] = XMM()
+		VCVTPD2DQY(d, q[h])
+	}
+	VPACKUSDW(q[1], q[0], q[0])
+	VPACKUSWB(q[0], q[0], q[0])
+	VMOVQ(q[0], Mem{Base: y})
+	ADDQ(U8(32), acc)
+	ADDQ(U8(32), ct)
+	ADDQ(U8(64), mu)
+	ADDQ(U8(8), y)
+	DECQ(n)
+	JNZ(LabelRef("epiu8_loop"))
+	Label("epiu8_done")
 	VZEROUPPER()
 	RET()
 }
