@@ -298,3 +298,11 @@ func qgemmEpiF32AVX2(n int, acc *int32, ct *int32, mu *float32, lo float32, hi f
 //
 //go:noescape
 func qgemmEpiU8AVX2(n int, acc *int32, ct *int32, mu *float64, zy float64, lo float64, hi float64, y *uint8)
+
+// quantizeU8AVX2 stores y[i] = uint8(max(0, min(255, RoundToEven(x[i]/s)+z))) for i < n,
+// n a multiple of 8.
+//
+// Requires: AVX2
+//
+//go:noescape
+func quantizeU8AVX2(n int, x *float32, s float32, z float32, y *uint8)

@@ -1908,3 +1908,39 @@ epiu8_loop:
 epiu8_done:
 	VZEROUPPER
 	RET
+
+// func quantizeU8AVX2(n int, x *float32, s float32, z float32, y *uint8)
+// Requires: AVX, AVX2
+TEXT ·quantizeU8AVX2(SB), NOSPLIT, $0-32
+	MOVQ         n+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         y+24(FP), DX
+	VBROADCASTSS s+16(FP), Y0
+	VBROADCASTSS z+20(FP), Y1
+	VXORPS       Y2, Y2, Y2
+	MOVL         $0x437f0000, BX
+	VMOVD        BX, X3
+	VBROADCASTSS X3, Y3
+	SHRQ         $0x03, AX
+	JZ           quantu8_done
+
+quantu8_loop:
+	VMOVUPS      (CX), Y4
+	VDIVPS       Y0, Y4, Y4
+	VROUNDPS     $0x08, Y4, Y4
+	VADDPS       Y1, Y4, Y4
+	VMINPS       Y4, Y3, Y4
+	VMAXPS       Y4, Y2, Y4
+	VCVTTPS2DQ   Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X5
+	VPACKUSDW    X5, X4, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, (DX)
+	ADDQ         $0x20, CX
+	ADDQ         $0x08, DX
+	DECQ         AX
+	JNZ          quantu8_loop
+
+quantu8_done:
+	VZEROUPPER
+	RET

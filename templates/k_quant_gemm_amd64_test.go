@@ -372,3 +372,43 @@ func TestQGemmEpiVec(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantizeU8Vec: the AVX2 per-tensor QuantizeLinear gives the Go
+// loop's bytes on random values, ties (k+0.5 quotients), ±0, ±Inf, NaN,
+// huge values and subnormals, every length to 40, several scales and zero
+// points.
+func TestQuantizeU8Vec(t *testing.T) {
+	if !cpuHasAVX2FMA {
+		t.Skip("no AVX2")
+	}
+	rng := rand.New(rand.NewSource(4))
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		3e38, -3e38, 1e-45, -1e-45, 16777217, -16777217, 0.5, 1.5, 2.5, -0.5, -1.5, 127.5, 128.5, 254.5, 255.5, -255.5}
+	for _, sz := range [][2]float64{{1, 0}, {0.0125, 100}, {0.5, 255}, {3.7, 7}, {1e-30, 128}} {
+		s, z := float32(sz[0]), sz[1]
+		for n := 0; n <= 40; n++ {
+			x := make([]float32, n)
+			for i := range x {
+				switch rng.Intn(3) {
+				case 0:
+					x[i] = special[rng.Intn(len(special))] * s
+				case 1:
+					x[i] = float32(rng.Intn(1000)-500) * 0.5 * s
+				default:
+					x[i] = float32(rng.NormFloat64()*100) * s
+				}
+			}
+			got, want := make([]uint8, n), make([]uint8, n)
+			k := quantizeU8Vec(x, s, z, got)
+			for i, f := range x {
+				want[i] = uint8(max(0, min(255, math.RoundToEven(float64(f/s))+z)))
+				if i >= k {
+					got[i] = want[i]
+				}
+			}
+			if string(got) != string(want) {
+				t.Fatalf("s %v z %v n %d: x %v\ngot  %v\nwant %v", s, z, n, x, got, want)
+			}
+		}
+	}
+}

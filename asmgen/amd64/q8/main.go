@@ -1,11 +1,15 @@
-// Command q8 generates the int8 GEMM tiles of package templates (the
-// cuvil::QGemm and cuvil::QConv kernels, templates/k_quant_gemm.go) with
-// AVX512-VNNI: VPDPBUSD multiplies four u8 bytes of A by four s8 bytes of
+// Command q8 generates the int8 kernels of package templates: the GEMM
+// tiles of cuvil::QGemm and cuvil::QConv (templates/k_quant_gemm.go) with
+// AVX512-VNNI and with AVX2, the AVX2 row epilogues (f32 dequantisation,
+// u8 requantisation) and the AVX2 per-tensor QuantizeLinear f32 -> u8.
+//
+// VNNI: VPDPBUSD multiplies four u8 bytes of A by four s8 bytes of
 // B per int32 lane and adds them to the lane, 64 multiply-adds an
 // instruction. A tile is up to 6 rows by 4 panels of 16 columns: per k
 // quad it loads the panels' 64-byte rows of B, broadcasts each A row's four
 // bytes and issues rows*panels VPDPBUSD into 24 ZMM accumulators at most.
-// Their pure-Go twin is qgemmTileGo, the test reference.
+// Their pure-Go twin is qgemmTileGo, the test reference (of the AVX2
+// tiles too; the epilogues' and QuantizeLinear's are their Go loops).
 //
 // avo v0.5.0 has no VPDPBUSD constructor; the generator emits it as a raw
 // instruction (the Go assembler knows it: EVEX, AVX512_VNNI).
@@ -45,6 +49,7 @@ func main() {
 	}
 	epiF32()
 	epiU8()
+	quantU8()
 	Generate()
 }
 
@@ -428,6 +433,62 @@ func epiU8() {
 	DECQ(n)
 	JNZ(LabelRef("epiu8_loop"))
 	Label("epiu8_done")
+	VZEROUPPER()
+	RET()
+}
+
+// quantU8 emits the AVX2 per-tensor QuantizeLinear f32 -> u8 of
+// templates/k_quant.go: y[i] = uint8(max(0, min(255, RoundToEven(x[i]/s) +
+// z))) with the float32 division, for n a multiple of 8. Rounding and
+// adding z in float32 instead of float64 gives the same bytes (the
+// rounded quotient is an integer, exact with z below 2^24, and larger ones
+// clamp alike); VMINPS/VMAXPS take the quotient as the second operand, so
+// a NaN stays NaN and converts to 0x80000000, which packs to 0 as Go's
+// uint8(NaN) on amd64.
+func quantU8() {
+	TEXT("quantizeU8AVX2", NOSPLIT, "func(n int, x *float32, s float32, z float32, y *uint8)")
+	Doc(
+		"quantizeU8AVX2 stores y[i] = uint8(max(0, min(255, RoundToEven(x[i]/s)+z))) for i < n,",
+		"n a multiple of 8.",
+		"",
+		"Requires: AVX2",
+	)
+	Pragma("noescape")
+	n := Load(Param("n"), GP64())
+	x := Load(Param("x"), GP64())
+	y := Load(Param("y"), GP64())
+	sv, zv, lo, hi := YMM(), YMM(), YMM(), YMM()
+	VBROADCASTSS(NewParamAddr("s", 16), sv)
+	VBROADCASTSS(NewParamAddr("z", 20), zv)
+	VXORPS(lo, lo, lo)
+	t := GP32()
+	MOVL(U32(0x437f0000), t) // 255.0
+	hx := XMM()
+	VMOVD(t, hx)
+	VBROADCASTSS(hx, hi)
+	SHRQ(U8(3), n)
+	JZ(LabelRef("quantu8_done"))
+	Label("quantu8_loop")
+	v := YMM()
+	VMOVUPS(Mem{Base: x}, v)
+	VDIVPS(sv, v, v)
+	VROUNDPS(U8(8), v, v)
+	VADDPS(zv, v, v)
+	m := YMM()
+	VMINPS(v, hi, m) // min(255, v); v when NaN
+	VMAXPS(m, lo, m) // max(0, m); m when NaN
+	VCVTTPS2DQ(m, m)
+	h := XMM()
+	VEXTRACTI128(U8(1), m, h)
+	l := m.AsX()
+	VPACKUSDW(h, l, l)
+	VPACKUSWB(l, l, l)
+	VMOVQ(l, Mem{Base: y})
+	ADDQ(U8(32), x)
+	ADDQ(U8(8), y)
+	DECQ(n)
+	JNZ(LabelRef("quantu8_loop"))
+	Label("quantu8_done")
 	VZEROUPPER()
 	RET()
 }
