@@ -238,15 +238,6 @@ func qgemmAVX2W1x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
 //go:noescape
 func qgemmAVX2W2x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
 
-// qgemmAVX2W3x16 computes a 3x16 int32 tile of u8 A (row stride lda) times
-// one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,
-// into acc (row r at acc + r*64 int32s), exactly: VPMADDWD on B widened to s16.
-//
-// Requires: AVX2
-//
-//go:noescape
-func qgemmAVX2W3x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
-
 // qgemmAVX2B1x16 computes a 1x16 int32 tile of u8 A (row stride lda) times
 // one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,
 // into acc (row r at acc + r*64 int32s), VPMADDUBSW: exact iff every k pair of a column has |b0|+|b1| <= 128.

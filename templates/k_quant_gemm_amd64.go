@@ -79,7 +79,7 @@ type qgemmAVX2Tile = func(k4 int, a *uint8, lda int, b *int8, acc *int32)
 // qgemmAVX2W are the exact AVX2 tiles by rows-1, qgemmAVX2B the byte ones
 // (for panels whose pairs fit).
 var (
-	qgemmAVX2W = []qgemmAVX2Tile{qgemmAVX2W1x16, qgemmAVX2W2x16, qgemmAVX2W3x16}
+	qgemmAVX2W = []qgemmAVX2Tile{qgemmAVX2W1x16, qgemmAVX2W2x16}
 	qgemmAVX2B = []qgemmAVX2Tile{qgemmAVX2B1x16, qgemmAVX2B2x16, qgemmAVX2B3x16, qgemmAVX2B4x16}
 )
 
@@ -101,7 +101,7 @@ func qgemmTile(a []uint8, lda, rows int, b []int8, bstride, panels, k4 int, fit 
 		tiles = qgemmAVX2B
 	}
 	// rows in the fewest groups of at most len(tiles), balanced (6 rows
-	// with 4-row tiles: 3+3).
+	// with 4-row tiles: 3+3; with 2-row tiles 2+2+2).
 	groups := (rows + len(tiles) - 1) / len(tiles)
 	for p := 0; p < panels; p++ {
 		pb := &b[p*bstride]
