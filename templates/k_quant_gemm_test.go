@@ -161,6 +161,9 @@ func TestQGemmExact(t *testing.T) {
 	}
 }
 
+// TestQConvExact: QConv (NCHW and NHWC, prepacked or not) against
+// ConvInteger's int64 sums on awkward geometries, odd-numbered ones with
+// 7-bit weights (the AVX2 byte tiles), at 1-3 threads.
 func TestQConvExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	type geo struct {
@@ -183,6 +186,15 @@ func TestQConvExact(t *testing.T) {
 				name := fmt.Sprintf("%d_%s%s%s_g%d_t%d", ci, c.adt, c.bdt, c.ydt, gi, threads)
 				x, _ := miscRandQ(rng, c.adt, g.n, g.c, g.h, g.w)
 				w, _ := miscRandQ(rng, c.bdt, g.m, g.c, g.kh, g.kw)
+				if gi%2 == 1 { // 7-bit weights: the AVX2 byte tiles (pairsFit)
+					for i := range w.Len() {
+						if c.bdt == I8 {
+							w.I8()[i] >>= 1
+						} else {
+							w.U8()[i] = w.U8()[i]>>1 + 64
+						}
+					}
+				}
 				as, azp, bs, bzp, bias, ys, yzp := qgemmInputs(rng, c, g.m)
 				at := qgemmActAttrs(c)
 				for k, v := range g.at {
@@ -192,6 +204,9 @@ func TestQConvExact(t *testing.T) {
 				n.Pool = NewWorkPool(WithThreads(threads))
 				if err := QConv(n); err != nil {
 					t.Fatalf("%s: %v", name, err)
+				}
+				if fit := qgemmStateOf(n).b.pairsFit; fit != (gi%2 == 1) && g.c*g.kh*g.kw > 1 {
+					t.Fatalf("%s: pairsFit = %v", name, fit)
 				}
 				if c.bdt == I8 {
 					qgemmCheckPacked(t, name, n, QConv, threads)
