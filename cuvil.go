@@ -100,12 +100,15 @@ type Options struct {
 	// ObserverMinMax (the default) or ObserverPercentile at Percentile
 	// (default DefaultPercentile); QuantizeSkip names nodes or op types
 	// (Conv, Gemm, MatMul) that stay float. "" (the default) quantizes
-	// nothing.
-	Quantize     string
-	Calibrate    []string
-	Observer     string
-	Percentile   float64
-	QuantizeSkip []string
+	// nothing. QuantizeReduceRange quantizes the weights to 7 bits
+	// ([-64, 64], ONNX Runtime's reduce_range), which CPUs with AVX2 but
+	// no VNNI multiply faster (docs/quantization.md), at some accuracy.
+	Quantize            string
+	Calibrate           []string
+	Observer            string
+	Percentile          float64
+	QuantizeSkip        []string
+	QuantizeReduceRange bool
 	// Precision (-precision) is "bf16" or "fp16" (or "", the default:
 	// none): the precision pass (passes/precision.go) keeps numerically
 	// sensitive ops whose inputs are half (Softmax, normalisations,
@@ -375,7 +378,7 @@ func loadWith(opts Options, pr *progress, after func(*passes.Pass, *ir.Model)) (
 		}
 	}
 	var quant *passes.QuantConfig
-	if opts.Quantize != "" || len(opts.Calibrate) > 0 || len(opts.QuantizeSkip) > 0 {
+	if opts.Quantize != "" || len(opts.Calibrate) > 0 || len(opts.QuantizeSkip) > 0 || opts.QuantizeReduceRange {
 		pr.phase("calibrating", 10)
 		if quant, err = quantConfig(opts, lo, debug, wino); err != nil {
 			return nil, nil, nil, err

@@ -39,8 +39,8 @@ const DefaultPercentile = 99.99
 func quantConfig(opts Options, lo onnx.LoadOptions, debug map[string]string, wino passes.WinogradMode) (*passes.QuantConfig, error) {
 	switch opts.Quantize {
 	case "":
-		if len(opts.Calibrate) > 0 || len(opts.QuantizeSkip) > 0 {
-			return nil, fmt.Errorf("cuvil: calibration data or quantize-skip given without -quantize int8")
+		if len(opts.Calibrate) > 0 || len(opts.QuantizeSkip) > 0 || opts.QuantizeReduceRange {
+			return nil, fmt.Errorf("cuvil: calibration data, quantize-skip or quantize-reduce-range given without -quantize int8")
 		}
 		return nil, nil
 	case "int8":
@@ -86,7 +86,7 @@ func quantConfig(opts Options, lo onnx.LoadOptions, debug map[string]string, win
 	if err != nil {
 		return nil, fmt.Errorf("%s: calibration: %w", opts.Model, err)
 	}
-	return &passes.QuantConfig{Ranges: ranges, Skip: opts.QuantizeSkip}, nil
+	return &passes.QuantConfig{Ranges: ranges, Skip: opts.QuantizeSkip, ReduceRange: opts.QuantizeReduceRange}, nil
 }
 
 // calibrationSets expands the calibration entries (folders or globs of
@@ -357,14 +357,14 @@ func WriteQDQ(opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeQDQ(orig, reads, cfg.Ranges); err != nil {
+	if err := writeQDQ(orig, reads, cfg.Ranges, passes.QuantWeightMax(cfg.ReduceRange)); err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.Model, err)
 	}
 	return onnx.Encode(orig)
 }
 
 // writeQDQ rewrites the imported model m in place (see WriteQDQ).
-func writeQDQ(m *ir.Model, reads map[string]string, ranges map[string][2]float32) error {
+func writeQDQ(m *ir.Model, reads map[string]string, ranges map[string][2]float32, qmax float64) error {
 	g := m.Graph
 	version := func(op string) (int, error) {
 		s := ir.LookupOp("", op)
@@ -481,7 +481,7 @@ func writeQDQ(m *ir.Model, reads map[string]string, ranges map[string][2]float32
 		if n.Op == "MatMul" || n.Op == "Gemm" && n.AttrInt("transB", 0) == 0 {
 			axis = 1
 		}
-		wq, ws := quantPerAxis(w.Const, axis)
+		wq, ws := quantPerAxis(w.Const, axis, qmax)
 		chans := len(ws)
 		wsv := constant(w.Name+"_scale", f32(ws...))
 		wzv := constant(w.Name+"_zero_point", &ir.Tensor{DType: ir.I8, Shape: []int64{int64(chans)}, Raw: make([]byte, chans)})
@@ -546,9 +546,9 @@ func quantU8(lo, hi float32) (float32, uint8) {
 	return scale, uint8(math.Max(0, math.Min(255, z)))
 }
 
-// quantPerAxis quantizes the f32 tensor t to symmetric s8 per index along
-// axis (scale max|w|/127, as the quantize pass does).
-func quantPerAxis(t *ir.Tensor, axis int) ([]byte, []float32) {
+// quantPerAxis quantizes the f32 tensor t to symmetric s8 in [-qmax, qmax]
+// per index along axis (scale max|w|/qmax, as the quantize pass does).
+func quantPerAxis(t *ir.Tensor, axis int, qmax float64) ([]byte, []float32) {
 	w := t.Float64s()
 	chans := int(t.Shape[axis])
 	inner := 1
@@ -562,7 +562,7 @@ func quantPerAxis(t *ir.Tensor, axis int) ([]byte, []float32) {
 	}
 	scales := make([]float32, chans)
 	for c := range scales {
-		s := float32(mx[c] / 127)
+		s := float32(mx[c] / qmax)
 		if s == 0 || math.IsInf(float64(s), 0) || math.IsNaN(float64(s)) {
 			s = 1
 		}
@@ -571,7 +571,7 @@ func quantPerAxis(t *ir.Tensor, axis int) ([]byte, []float32) {
 	out := make([]byte, len(w))
 	for i, v := range w {
 		q := math.RoundToEven(v / float64(scales[ch(i)]))
-		out[i] = byte(int8(math.Max(-127, math.Min(127, q))))
+		out[i] = byte(int8(math.Max(-qmax, math.Min(qmax, q))))
 	}
 	return out, scales
 }

@@ -53,8 +53,11 @@ func TestQuantizeDigits(t *testing.T) {
 	eval := slice(32, n)
 
 	models := map[string]*ir.Model{}
-	for _, c := range []struct{ name, quant, observer string }{{"fp32", "", ""}, {"int8", "int8", ""}, {"int8p", "int8", ObserverPercentile}} {
-		m, _, err := Load(Options{Model: model, Quantize: c.quant, Calibrate: []string{calib}, Observer: c.observer})
+	for _, c := range []struct {
+		name, quant, observer string
+		reduce                bool
+	}{{"fp32", "", "", false}, {"int8", "int8", "", false}, {"int8p", "int8", ObserverPercentile, false}, {"int8r", "int8", "", true}} {
+		m, _, err := Load(Options{Model: model, Quantize: c.quant, Calibrate: []string{calib}, Observer: c.observer, QuantizeReduceRange: c.reduce})
 		if c.quant == "" {
 			m, _, err = Load(Options{Model: model})
 		}
@@ -71,7 +74,29 @@ func TestQuantizeDigits(t *testing.T) {
 		if c.quant != "" && (ops["QConv"] != 2 || ops["QGemm"] != 2 || ops["packed"] != 4 || ops["FusedConv"]+ops["Conv"]+ops["Gemm"]+ops["FusedGemm"] != 0) {
 			t.Fatalf("%s: ops %v, want 2 QConv and 2 QGemm, their weights prepacked", c.name, ops)
 		}
+		if c.quant != "" {
+			if mx, want := quantWeightMaxAbs(m), map[bool]int{false: 127, true: 64}[c.reduce]; mx != want {
+				t.Fatalf("%s: the s8 weights reach %d, want %d", c.name, mx, want)
+			}
+		}
 		models[c.name] = m
+	}
+	// -quantize-reduce-range as a QDQ model: 7-bit weights too.
+	qdqr, err := WriteQDQ(Options{Model: model, Calibrate: []string{calib}, QuantizeReduceRange: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qdqrPath := filepath.Join(t.TempDir(), "digits.int8r.onnx")
+	if err := os.WriteFile(qdqrPath, qdqr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rawr, err := onnx.LoadWith(qdqrPath, onnx.LoadOptions{}); err != nil {
+		t.Fatal(err)
+	} else if mx := quantWeightMaxAbs(rawr); mx != 64 {
+		t.Fatalf("reduce-range QDQ model: s8 weights reach %d, want 64", mx)
+	}
+	if models["qdqr"], _, err = Load(Options{Model: qdqrPath}); err != nil {
+		t.Fatal(err)
 	}
 	// The same decisions as a QDQ model (cuvil quantize), run in float.
 	qdq, err := WriteQDQ(Options{Model: model, Calibrate: []string{calib}})
@@ -99,7 +124,7 @@ func TestQuantizeDigits(t *testing.T) {
 	}
 	got := runModels(t, models, eval)
 	ref := got["fp32"]
-	for _, name := range []string{"int8", "int8p", "qdq"} {
+	for _, name := range []string{"int8", "int8p", "qdq", "int8r", "qdqr"} {
 		agree := 0
 		var num, den float64
 		for i := 0; i < len(ref)/10; i++ {
@@ -113,18 +138,33 @@ func TestQuantizeDigits(t *testing.T) {
 			den += ref[i] * ref[i]
 		}
 		frac := float64(agree) / float64(len(ref)/10)
-		if name == "qdq" { // cuvil's int8 and the QDQ model in float: one quantization step apart at most
+		if q, i8 := name, map[string]string{"qdq": "int8", "qdqr": "int8r"}[name]; i8 != "" { // cuvil's int8 and the QDQ model in float: one quantization step apart at most
 			var d float64
 			for i := range ref {
-				d = math.Max(d, math.Abs(got["qdq"][i]-got["int8"][i]))
+				d = math.Max(d, math.Abs(got[q][i]-got[i8][i]))
 			}
-			t.Logf("qdq vs int8: max abs log-prob difference %.5f", d)
+			t.Logf("%s vs %s: max abs log-prob difference %.5f", q, i8, d)
 		}
 		t.Logf("%s: top-1 agreement with fp32 %d/%d (%.2f%%), log-prob relative L2 %.4f", name, agree, len(ref)/10, 100*frac, math.Sqrt(num/den))
 		if frac < 0.99 {
 			t.Errorf("%s: top-1 agreement %.4f, want at least 0.99", name, frac)
 		}
 	}
+}
+
+// quantWeightMaxAbs is the largest |v| of the model's s8 constants (the
+// quantized weights, prepacked or as DequantizeLinear inputs).
+func quantWeightMaxAbs(m *ir.Model) int {
+	mx := 0
+	for _, v := range m.Graph.Consts {
+		if v.Const == nil || v.Const.DType != ir.I8 {
+			continue
+		}
+		for _, b := range v.Const.Raw {
+			mx = max(mx, int(int8(b)), -int(int8(b)))
+		}
+	}
+	return mx
 }
 
 func argmax(v []float64) int {
@@ -201,6 +241,7 @@ func TestQuantizeOptionErrors(t *testing.T) {
 		{Options{Quantize: "int4", Calibrate: []string{"testdata/digits"}}, "only int8"},
 		{Options{Quantize: "int8"}, "needs calibration data"},
 		{Options{Calibrate: []string{"testdata/digits"}}, "without -quantize int8"},
+		{Options{QuantizeReduceRange: true}, "without -quantize int8"},
 		{Options{Quantize: "int8", Calibrate: []string{"testdata/nosuch*"}}, "no such folder"},
 		{Options{Quantize: "int8", Calibrate: []string{"testdata/digits"}, Observer: "entropy"}, "observer"},
 		{Options{Quantize: "int8", Calibrate: []string{"testdata/digits"}, Observer: ObserverPercentile, Percentile: 20}, "percentile"},

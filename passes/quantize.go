@@ -28,6 +28,22 @@ type QuantConfig struct {
 	Observed []string
 	// NoChain leaves every integer op's output float (see Quantize).
 	NoChain bool
+	// ReduceRange quantizes the weights to 7 bits: symmetric in [-64, 64]
+	// (scale max|w|/64, ONNX Runtime's reduce_range) instead of
+	// [-127, 127]. Every k pair then has |b0|+|b1| <= 128, so the AVX2
+	// tiles' VPMADDUBSW pair sums never saturate and the byte tiles always
+	// run (templates/k_quant_gemm.go, qgemmPairsFit); the weights lose one
+	// bit of resolution.
+	ReduceRange bool
+}
+
+// QuantWeightMax is the largest |q| of the s8 weights: 127, or 64 with
+// reduce range.
+func QuantWeightMax(reduceRange bool) float64 {
+	if reduceRange {
+		return 64
+	}
+	return 127
 }
 
 // Quantize replaces, when Options.Quant is set, every float convolution
@@ -39,8 +55,8 @@ type QuantConfig struct {
 //   - Gemm and FusedGemm (transA 0, constant B, a constant C of N or one
 //     element), MatMul and FusedMatMul (constant 2-D B, bias of N).
 //
-// Weights become per-output-channel symmetric s8 (scale max|w|/127, zero
-// point 0), alpha folded in; the input a per-tensor asymmetric u8 (scale
+// Weights become per-output-channel symmetric s8 (scale max|w|/127, or
+// max|w|/64 with QuantConfig.ReduceRange; zero point 0), alpha folded in; the input a per-tensor asymmetric u8 (scale
 // (max-min)/255 of the observed range widened to hold 0, the zero point
 // -min/scale rounded); the bias int32 in units of scale_x*scale_w. The
 // integer op's output is dequantised to float32 (no Y_scale), so the
@@ -136,7 +152,7 @@ func QuantizeModel(m *ir.Model, cfg *QuantConfig) error {
 			order = append(order, t.x)
 			pre = append(pre, qn)
 		}
-		wq, ws := quantWeights(t.w, t.cols, t.colStride, t.kStride, t.k)
+		wq, ws := quantWeights(t.w, t.cols, t.colStride, t.kStride, t.k, QuantWeightMax(cfg.ReduceRange))
 		wshape := t.wshape
 		w := r.constant(n.Name+"_w_s8", &ir.Tensor{DType: ir.I8, Shape: wshape, Raw: wq})
 		wsv := r.constant(n.Name+"_w_scale", floatTensor(ir.F32, []int64{int64(t.cols)}, ws))
@@ -226,9 +242,9 @@ func quantU8Params(lo, hi float32) (float32, uint8) {
 }
 
 // quantWeights quantizes w per column c < cols (element (k, c) at
-// c*colStride + k*kStride, k < kn) to symmetric s8: it returns the bytes
-// in w's own order and the scales.
-func quantWeights(w []float64, cols, colStride, kStride, kn int) ([]byte, []float64) {
+// c*colStride + k*kStride, k < kn) to symmetric s8 in [-qmax, qmax]
+// (QuantWeightMax): it returns the bytes in w's own order and the scales.
+func quantWeights(w []float64, cols, colStride, kStride, kn int, qmax float64) ([]byte, []float64) {
 	out := make([]byte, len(w))
 	scales := make([]float64, cols)
 	for c := 0; c < cols; c++ {
@@ -236,7 +252,7 @@ func quantWeights(w []float64, cols, colStride, kStride, kn int) ([]byte, []floa
 		for k := 0; k < kn; k++ {
 			mx = math.Max(mx, math.Abs(w[c*colStride+k*kStride]))
 		}
-		s := float64(float32(mx / 127))
+		s := float64(float32(mx / qmax))
 		if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
 			s = 1
 		}
@@ -244,7 +260,7 @@ func quantWeights(w []float64, cols, colStride, kStride, kn int) ([]byte, []floa
 		for k := 0; k < kn; k++ {
 			i := c*colStride + k*kStride
 			q := math.RoundToEven(w[i] / s)
-			out[i] = byte(int8(math.Max(-127, math.Min(127, q))))
+			out[i] = byte(int8(math.Max(-qmax, math.Min(qmax, q))))
 		}
 	}
 	return out, scales

@@ -12,16 +12,17 @@ import (
 // TestQuantizeGolden runs the quantize pass with fixed ranges (as
 // calibration would give) on testdata/quantize (skip: skipme) and
 // testdata/quantize-errors and testdata/quantize-chain (no skip) and testdata/quantize-skip (skip:
-// the op Conv).
+// the op Conv), and testdata/quantize-reduce with ReduceRange (7-bit weights).
 func TestQuantizeGolden(t *testing.T) {
 	ranges := map[string][2]float32{"x": {-1, 3}, "a": {0.5, 2}, "bm": {-2, 2}, "bad": {1, -1}, "h": {0, 4}, "h2": {-2, 2}, "f": {-2, 2}}
 	for _, c := range []struct {
-		dir  string
-		skip []string
-	}{{"quantize", []string{"skipme"}}, {"quantize-errors", nil}, {"quantize-chain", nil}, {"quantize-skip", []string{"Conv"}}} {
+		dir    string
+		skip   []string
+		reduce bool
+	}{{"quantize", []string{"skipme"}, false}, {"quantize-errors", nil, false}, {"quantize-chain", nil, false}, {"quantize-skip", []string{"Conv"}, false}, {"quantize-reduce", nil, true}} {
 		t.Run(c.dir, func(t *testing.T) {
 			irtest.Golden(t, "testdata/"+c.dir+"/*.txtar", func(m *ir.Model) error {
-				if err := QuantizeModel(m, &QuantConfig{Ranges: ranges, Skip: c.skip}); err != nil {
+				if err := QuantizeModel(m, &QuantConfig{Ranges: ranges, Skip: c.skip, ReduceRange: c.reduce}); err != nil {
 					return err
 				}
 				return DCE.Run(m)

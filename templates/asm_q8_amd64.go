@@ -219,3 +219,81 @@ func qgemmVNNI6x48(k4 int, a *uint8, lda int, b *int8, bstride int, acc *int32)
 //
 //go:noescape
 func qgemmVNNI6x64(k4 int, a *uint8, lda int, b *int8, bstride int, acc *int32)
+
+// qgemmAVX2W1x16 computes a 1x16 int32 tile of u8 A (row stride lda) times
+// one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,
+// into acc (row r at acc + r*64 int32s), exactly: VPMADDWD on B widened to s16.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmAVX2W1x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+
+// qgemmAVX2W2x16 computes a 2x16 int32 tile of u8 A (row stride lda) times
+// one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,
+// into acc (row r at acc + r*64 int32s), exactly: VPMADDWD on B widened to s16.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmAVX2W2x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+
+// qgemmAVX2B1x16 computes a 1x16 int32 tile of u8 A (row stride lda) times
+// one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,
+// into acc (row r at acc + r*64 int32s), VPMADDUBSW: exact iff every k pair of a column has |b0|+|b1| <= 128.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmAVX2B1x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+
+// qgemmAVX2B2x16 computes a 2x16 int32 tile of u8 A (row stride lda) times
+// one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,
+// into acc (row r at acc + r*64 int32s), VPMADDUBSW: exact iff every k pair of a column has |b0|+|b1| <= 128.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmAVX2B2x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+
+// qgemmAVX2B3x16 computes a 3x16 int32 tile of u8 A (row stride lda) times
+// one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,
+// into acc (row r at acc + r*64 int32s), VPMADDUBSW: exact iff every k pair of a column has |b0|+|b1| <= 128.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmAVX2B3x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+
+// qgemmAVX2B4x16 computes a 4x16 int32 tile of u8 A (row stride lda) times
+// one panel of s8 B (16 columns, k in quads, 64 bytes a quad), over k4 quads,
+// into acc (row r at acc + r*64 int32s), VPMADDUBSW: exact iff every k pair of a column has |b0|+|b1| <= 128.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmAVX2B4x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+
+// qgemmEpiF32AVX2 stores y[j] = max(lo, min(hi, float32(acc[j]+ct[j])*mu[j]))
+// for j < n, n a multiple of 8.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmEpiF32AVX2(n int, acc *int32, ct *int32, mu *float32, lo float32, hi float32, y *float32)
+
+// qgemmEpiU8AVX2 stores y[j] = uint8(max(lo, min(hi, RoundToEven(float64(acc[j]+ct[j])*mu[j])+zy)))
+// for j < n, n a multiple of 8.
+//
+// Requires: AVX2
+//
+//go:noescape
+func qgemmEpiU8AVX2(n int, acc *int32, ct *int32, mu *float64, zy float64, lo float64, hi float64, y *uint8)
+
+// quantizeU8AVX2 stores y[i] = uint8(max(0, min(255, RoundToEven(x[i]/s)+z))) for i < n,
+// n a multiple of 8.
+//
+// Requires: AVX2
+//
+//go:noescape
+func quantizeU8AVX2(n int, x *float32, s float32, z float32, y *uint8)

@@ -1407,3 +1407,445 @@ qgemmVNNI6x64_store:
 	VMOVDQU32 Z23, 1472(AX)
 	VZEROUPPER
 	RET
+
+// func qgemmAVX2W1x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+// Requires: AVX, AVX2
+TEXT ·qgemmAVX2W1x16(SB), NOSPLIT, $0-40
+	MOVQ k4+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ lda+16(FP), DX
+	MOVQ b+24(FP), DX
+
+	// acc[r*4+g]: row r, columns 4g..4g+3, two partial sums each (4 accumulators).
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	TESTQ AX, AX
+	JZ    qgemmAVX2W1x16_store
+
+qgemmAVX2W1x16_loop:
+	VPMOVSXBW    (DX), Y4
+	VPMOVSXBW    16(DX), Y5
+	VPMOVSXBW    32(DX), Y6
+	VPMOVSXBW    48(DX), Y7
+	VPBROADCASTD (CX), X8
+	VPMOVZXBW    X8, Y8
+	VPMADDWD     Y4, Y8, Y4
+	VPADDD       Y4, Y0, Y0
+	VPMADDWD     Y5, Y8, Y4
+	VPADDD       Y4, Y1, Y1
+	VPMADDWD     Y6, Y8, Y4
+	VPADDD       Y4, Y2, Y2
+	VPMADDWD     Y7, Y8, Y4
+	VPADDD       Y4, Y3, Y3
+	ADDQ         $0x04, CX
+	ADDQ         $0x40, DX
+	DECQ         AX
+	JNZ          qgemmAVX2W1x16_loop
+
+qgemmAVX2W1x16_store:
+	MOVQ    acc+32(FP), AX
+	VPHADDD Y1, Y0, Y0
+	VPERMQ  $0xd8, Y0, Y0
+	VMOVDQU Y0, (AX)
+	VPHADDD Y3, Y2, Y0
+	VPERMQ  $0xd8, Y0, Y0
+	VMOVDQU Y0, 32(AX)
+	VZEROUPPER
+	RET
+
+// func qgemmAVX2W2x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+// Requires: AVX, AVX2
+TEXT ·qgemmAVX2W2x16(SB), NOSPLIT, $0-40
+	MOVQ k4+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ lda+16(FP), DX
+	MOVQ b+24(FP), BX
+
+	// acc[r*4+g]: row r, columns 4g..4g+3, two partial sums each (8 accumulators).
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	TESTQ AX, AX
+	JZ    qgemmAVX2W2x16_store
+
+qgemmAVX2W2x16_loop:
+	VPMOVSXBW    (BX), Y8
+	VPMOVSXBW    16(BX), Y9
+	VPMOVSXBW    32(BX), Y10
+	VPMOVSXBW    48(BX), Y11
+	VPBROADCASTD (CX), X12
+	VPMOVZXBW    X12, Y12
+	VPMADDWD     Y8, Y12, Y13
+	VPADDD       Y13, Y0, Y0
+	VPMADDWD     Y9, Y12, Y13
+	VPADDD       Y13, Y1, Y1
+	VPMADDWD     Y10, Y12, Y13
+	VPADDD       Y13, Y2, Y2
+	VPMADDWD     Y11, Y12, Y12
+	VPADDD       Y12, Y3, Y3
+	VPBROADCASTD (CX)(DX*1), X12
+	VPMOVZXBW    X12, Y12
+	VPMADDWD     Y8, Y12, Y8
+	VPADDD       Y8, Y4, Y4
+	VPMADDWD     Y9, Y12, Y8
+	VPADDD       Y8, Y5, Y5
+	VPMADDWD     Y10, Y12, Y8
+	VPADDD       Y8, Y6, Y6
+	VPMADDWD     Y11, Y12, Y8
+	VPADDD       Y8, Y7, Y7
+	ADDQ         $0x04, CX
+	ADDQ         $0x40, BX
+	DECQ         AX
+	JNZ          qgemmAVX2W2x16_loop
+
+qgemmAVX2W2x16_store:
+	MOVQ    acc+32(FP), AX
+	VPHADDD Y1, Y0, Y0
+	VPERMQ  $0xd8, Y0, Y0
+	VMOVDQU Y0, (AX)
+	VPHADDD Y3, Y2, Y0
+	VPERMQ  $0xd8, Y0, Y0
+	VMOVDQU Y0, 32(AX)
+	VPHADDD Y5, Y4, Y0
+	VPERMQ  $0xd8, Y0, Y0
+	VMOVDQU Y0, 256(AX)
+	VPHADDD Y7, Y6, Y0
+	VPERMQ  $0xd8, Y0, Y0
+	VMOVDQU Y0, 288(AX)
+	VZEROUPPER
+	RET
+
+// func qgemmAVX2B1x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+// Requires: AVX, AVX2
+TEXT ·qgemmAVX2B1x16(SB), NOSPLIT, $0-40
+	MOVQ     k4+0(FP), AX
+	MOVQ     a+8(FP), CX
+	MOVQ     lda+16(FP), DX
+	MOVQ     b+24(FP), DX
+	VPCMPEQW Y0, Y0, Y0
+	VPSRLW   $0x0f, Y0, Y0
+	VPXOR    Y1, Y1, Y1
+	VPXOR    Y2, Y2, Y2
+	TESTQ    AX, AX
+	JZ       qgemmAVX2B1x16_store
+
+qgemmAVX2B1x16_loop:
+	VMOVDQU      (DX), Y3
+	VMOVDQU      32(DX), Y4
+	VPBROADCASTD (CX), Y5
+	VPMADDUBSW   Y3, Y5, Y3
+	VPMADDWD     Y0, Y3, Y3
+	VPADDD       Y3, Y1, Y1
+	VPMADDUBSW   Y4, Y5, Y3
+	VPMADDWD     Y0, Y3, Y3
+	VPADDD       Y3, Y2, Y2
+	ADDQ         $0x04, CX
+	ADDQ         $0x40, DX
+	DECQ         AX
+	JNZ          qgemmAVX2B1x16_loop
+
+qgemmAVX2B1x16_store:
+	MOVQ    acc+32(FP), AX
+	VMOVDQU Y1, (AX)
+	VMOVDQU Y2, 32(AX)
+	VZEROUPPER
+	RET
+
+// func qgemmAVX2B2x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+// Requires: AVX, AVX2
+TEXT ·qgemmAVX2B2x16(SB), NOSPLIT, $0-40
+	MOVQ     k4+0(FP), AX
+	MOVQ     a+8(FP), CX
+	MOVQ     lda+16(FP), DX
+	MOVQ     b+24(FP), BX
+	VPCMPEQW Y0, Y0, Y0
+	VPSRLW   $0x0f, Y0, Y0
+	VPXOR    Y1, Y1, Y1
+	VPXOR    Y2, Y2, Y2
+	VPXOR    Y3, Y3, Y3
+	VPXOR    Y4, Y4, Y4
+	TESTQ    AX, AX
+	JZ       qgemmAVX2B2x16_store
+
+qgemmAVX2B2x16_loop:
+	VMOVDQU      (BX), Y5
+	VMOVDQU      32(BX), Y6
+	VPBROADCASTD (CX), Y7
+	VPMADDUBSW   Y5, Y7, Y8
+	VPMADDWD     Y0, Y8, Y8
+	VPADDD       Y8, Y1, Y1
+	VPMADDUBSW   Y6, Y7, Y7
+	VPMADDWD     Y0, Y7, Y7
+	VPADDD       Y7, Y2, Y2
+	VPBROADCASTD (CX)(DX*1), Y7
+	VPMADDUBSW   Y5, Y7, Y5
+	VPMADDWD     Y0, Y5, Y5
+	VPADDD       Y5, Y3, Y3
+	VPMADDUBSW   Y6, Y7, Y5
+	VPMADDWD     Y0, Y5, Y5
+	VPADDD       Y5, Y4, Y4
+	ADDQ         $0x04, CX
+	ADDQ         $0x40, BX
+	DECQ         AX
+	JNZ          qgemmAVX2B2x16_loop
+
+qgemmAVX2B2x16_store:
+	MOVQ    acc+32(FP), AX
+	VMOVDQU Y1, (AX)
+	VMOVDQU Y2, 32(AX)
+	VMOVDQU Y3, 256(AX)
+	VMOVDQU Y4, 288(AX)
+	VZEROUPPER
+	RET
+
+// func qgemmAVX2B3x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+// Requires: AVX, AVX2
+TEXT ·qgemmAVX2B3x16(SB), NOSPLIT, $0-40
+	MOVQ     k4+0(FP), AX
+	MOVQ     a+8(FP), CX
+	MOVQ     lda+16(FP), DX
+	MOVQ     b+24(FP), BX
+	VPCMPEQW Y0, Y0, Y0
+	VPSRLW   $0x0f, Y0, Y0
+	VPXOR    Y1, Y1, Y1
+	VPXOR    Y2, Y2, Y2
+	VPXOR    Y3, Y3, Y3
+	VPXOR    Y4, Y4, Y4
+	VPXOR    Y5, Y5, Y5
+	VPXOR    Y6, Y6, Y6
+	TESTQ    AX, AX
+	JZ       qgemmAVX2B3x16_store
+
+qgemmAVX2B3x16_loop:
+	VMOVDQU      (BX), Y7
+	VMOVDQU      32(BX), Y8
+	VPBROADCASTD (CX), Y9
+	VPMADDUBSW   Y7, Y9, Y10
+	VPMADDWD     Y0, Y10, Y10
+	VPADDD       Y10, Y1, Y1
+	VPMADDUBSW   Y8, Y9, Y9
+	VPMADDWD     Y0, Y9, Y9
+	VPADDD       Y9, Y2, Y2
+	VPBROADCASTD (CX)(DX*1), Y9
+	VPMADDUBSW   Y7, Y9, Y10
+	VPMADDWD     Y0, Y10, Y10
+	VPADDD       Y10, Y3, Y3
+	VPMADDUBSW   Y8, Y9, Y9
+	VPMADDWD     Y0, Y9, Y9
+	VPADDD       Y9, Y4, Y4
+	VPBROADCASTD (CX)(DX*2), Y9
+	VPMADDUBSW   Y7, Y9, Y7
+	VPMADDWD     Y0, Y7, Y7
+	VPADDD       Y7, Y5, Y5
+	VPMADDUBSW   Y8, Y9, Y7
+	VPMADDWD     Y0, Y7, Y7
+	VPADDD       Y7, Y6, Y6
+	ADDQ         $0x04, CX
+	ADDQ         $0x40, BX
+	DECQ         AX
+	JNZ          qgemmAVX2B3x16_loop
+
+qgemmAVX2B3x16_store:
+	MOVQ    acc+32(FP), AX
+	VMOVDQU Y1, (AX)
+	VMOVDQU Y2, 32(AX)
+	VMOVDQU Y3, 256(AX)
+	VMOVDQU Y4, 288(AX)
+	VMOVDQU Y5, 512(AX)
+	VMOVDQU Y6, 544(AX)
+	VZEROUPPER
+	RET
+
+// func qgemmAVX2B4x16(k4 int, a *uint8, lda int, b *int8, acc *int32)
+// Requires: AVX, AVX2
+TEXT ·qgemmAVX2B4x16(SB), NOSPLIT, $0-40
+	MOVQ     k4+0(FP), AX
+	MOVQ     a+8(FP), CX
+	MOVQ     lda+16(FP), DX
+	MOVQ     b+24(FP), BX
+	LEAQ     (CX)(DX*2), SI
+	ADDQ     DX, SI
+	VPCMPEQW Y0, Y0, Y0
+	VPSRLW   $0x0f, Y0, Y0
+	VPXOR    Y1, Y1, Y1
+	VPXOR    Y2, Y2, Y2
+	VPXOR    Y3, Y3, Y3
+	VPXOR    Y4, Y4, Y4
+	VPXOR    Y5, Y5, Y5
+	VPXOR    Y6, Y6, Y6
+	VPXOR    Y7, Y7, Y7
+	VPXOR    Y8, Y8, Y8
+	TESTQ    AX, AX
+	JZ       qgemmAVX2B4x16_store
+
+qgemmAVX2B4x16_loop:
+	VMOVDQU      (BX), Y9
+	VMOVDQU      32(BX), Y10
+	VPBROADCASTD (CX), Y11
+	VPMADDUBSW   Y9, Y11, Y12
+	VPMADDWD     Y0, Y12, Y12
+	VPADDD       Y12, Y1, Y1
+	VPMADDUBSW   Y10, Y11, Y11
+	VPMADDWD     Y0, Y11, Y11
+	VPADDD       Y11, Y2, Y2
+	VPBROADCASTD (CX)(DX*1), Y11
+	VPMADDUBSW   Y9, Y11, Y12
+	VPMADDWD     Y0, Y12, Y12
+	VPADDD       Y12, Y3, Y3
+	VPMADDUBSW   Y10, Y11, Y11
+	VPMADDWD     Y0, Y11, Y11
+	VPADDD       Y11, Y4, Y4
+	VPBROADCASTD (CX)(DX*2), Y11
+	VPMADDUBSW   Y9, Y11, Y12
+	VPMADDWD     Y0, Y12, Y12
+	VPADDD       Y12, Y5, Y5
+	VPMADDUBSW   Y10, Y11, Y11
+	VPMADDWD     Y0, Y11, Y11
+	VPADDD       Y11, Y6, Y6
+	VPBROADCASTD (SI), Y11
+	VPMADDUBSW   Y9, Y11, Y9
+	VPMADDWD     Y0, Y9, Y9
+	VPADDD       Y9, Y7, Y7
+	VPMADDUBSW   Y10, Y11, Y9
+	VPMADDWD     Y0, Y9, Y9
+	VPADDD       Y9, Y8, Y8
+	ADDQ         $0x04, CX
+	ADDQ         $0x04, SI
+	ADDQ         $0x40, BX
+	DECQ         AX
+	JNZ          qgemmAVX2B4x16_loop
+
+qgemmAVX2B4x16_store:
+	MOVQ    acc+32(FP), AX
+	VMOVDQU Y1, (AX)
+	VMOVDQU Y2, 32(AX)
+	VMOVDQU Y3, 256(AX)
+	VMOVDQU Y4, 288(AX)
+	VMOVDQU Y5, 512(AX)
+	VMOVDQU Y6, 544(AX)
+	VMOVDQU Y7, 768(AX)
+	VMOVDQU Y8, 800(AX)
+	VZEROUPPER
+	RET
+
+// func qgemmEpiF32AVX2(n int, acc *int32, ct *int32, mu *float32, lo float32, hi float32, y *float32)
+// Requires: AVX, AVX2
+TEXT ·qgemmEpiF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ         n+0(FP), AX
+	MOVQ         acc+8(FP), CX
+	MOVQ         ct+16(FP), DX
+	MOVQ         mu+24(FP), BX
+	MOVQ         y+40(FP), SI
+	VBROADCASTSS lo+32(FP), Y0
+	VBROADCASTSS hi+36(FP), Y1
+	SHRQ         $0x03, AX
+	JZ           epif32_done
+
+epif32_loop:
+	VMOVDQU   (CX), Y2
+	VPADDD    (DX), Y2, Y2
+	VCVTDQ2PS Y2, Y2
+	VMULPS    (BX), Y2, Y2
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMOVUPS   Y2, (SI)
+	ADDQ      $0x20, CX
+	ADDQ      $0x20, DX
+	ADDQ      $0x20, BX
+	ADDQ      $0x20, SI
+	DECQ      AX
+	JNZ       epif32_loop
+
+epif32_done:
+	VZEROUPPER
+	RET
+
+// func qgemmEpiU8AVX2(n int, acc *int32, ct *int32, mu *float64, zy float64, lo float64, hi float64, y *uint8)
+// Requires: AVX
+TEXT ·qgemmEpiU8AVX2(SB), NOSPLIT, $0-64
+	MOVQ         n+0(FP), AX
+	MOVQ         acc+8(FP), CX
+	MOVQ         ct+16(FP), DX
+	MOVQ         mu+24(FP), BX
+	MOVQ         y+56(FP), SI
+	VBROADCASTSD zy+32(FP), Y0
+	VBROADCASTSD lo+40(FP), Y1
+	VBROADCASTSD hi+48(FP), Y2
+	SHRQ         $0x03, AX
+	JZ           epiu8_done
+
+epiu8_loop:
+	VMOVDQU    (CX), X3
+	VPADDD     (DX), X3, X3
+	VCVTDQ2PD  X3, Y3
+	VMULPD     (BX), Y3, Y3
+	VROUNDPD   $0x08, Y3, Y3
+	VADDPD     Y0, Y3, Y3
+	VMINPD     Y2, Y3, Y3
+	VMAXPD     Y1, Y3, Y3
+	VCVTPD2DQY Y3, X3
+	VMOVDQU    16(CX), X4
+	VPADDD     16(DX), X4, X4
+	VCVTDQ2PD  X4, Y4
+	VMULPD     32(BX), Y4, Y4
+	VROUNDPD   $0x08, Y4, Y4
+	VADDPD     Y0, Y4, Y4
+	VMINPD     Y2, Y4, Y4
+	VMAXPD     Y1, Y4, Y4
+	VCVTPD2DQY Y4, X4
+	VPACKUSDW  X4, X3, X3
+	VPACKUSWB  X3, X3, X3
+	VMOVQ      X3, (SI)
+	ADDQ       $0x20, CX
+	ADDQ       $0x20, DX
+	ADDQ       $0x40, BX
+	ADDQ       $0x08, SI
+	DECQ       AX
+	JNZ        epiu8_loop
+
+epiu8_done:
+	VZEROUPPER
+	RET
+
+// func quantizeU8AVX2(n int, x *float32, s float32, z float32, y *uint8)
+// Requires: AVX, AVX2
+TEXT ·quantizeU8AVX2(SB), NOSPLIT, $0-32
+	MOVQ         n+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         y+24(FP), DX
+	VBROADCASTSS s+16(FP), Y0
+	VBROADCASTSS z+20(FP), Y1
+	VXORPS       Y2, Y2, Y2
+	MOVL         $0x437f0000, BX
+	VMOVD        BX, X3
+	VBROADCASTSS X3, Y3
+	SHRQ         $0x03, AX
+	JZ           quantu8_done
+
+quantu8_loop:
+	VMOVUPS      (CX), Y4
+	VDIVPS       Y0, Y4, Y4
+	VROUNDPS     $0x08, Y4, Y4
+	VADDPS       Y1, Y4, Y4
+	VMINPS       Y4, Y3, Y4
+	VMAXPS       Y4, Y2, Y4
+	VCVTTPS2DQ   Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X5
+	VPACKUSDW    X5, X4, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, (DX)
+	ADDQ         $0x20, CX
+	ADDQ         $0x08, DX
+	DECQ         AX
+	JNZ          quantu8_loop
+
+quantu8_done:
+	VZEROUPPER
+	RET

@@ -207,8 +207,8 @@ func QuantizeLinear(n *Node) error {
 		// Per tensor f32 -> u8 (the quantize pass's activations): the
 		// loop below's arithmetic without its per-element lookups.
 		s, z := float32(sp.at(0)), zq.at(0)
-		for i, f := range xf {
-			yu[i] = uint8(max(lo, min(hi, math.RoundToEven(float64(f/s))+z)))
+		for i := quantizeU8Vec(xf, s, z, yu); i < len(xf); i++ {
+			yu[i] = uint8(max(lo, min(hi, math.RoundToEven(float64(xf[i]/s))+z)))
 		}
 		return nil
 	}

@@ -32,6 +32,25 @@ type qgemmB struct {
 	k, n, k4 int
 	panels   []int8
 	colsum   []int32
+	// pairsFit: every k pair (0,1), (2,3) of every quad of every column
+	// has |b0|+|b1| <= 128, so no u8 x s8 pair sum leaves s16 and the AVX2
+	// byte tiles (VPMADDUBSW) are exact (qgemmPairsFit).
+	pairsFit bool
+}
+
+// qgemmPairsFit reports whether the panels' pairs fit VPMADDUBSW's s16
+// sums for every u8 A: 255*(|b0|+|b1|) <= 32767 needs |b0|+|b1| <= 128.
+// Weights quantized to 7 bits ([-64, 63], reduce range) always fit;
+// full-range s8 weights fit unless a pair holds two large values of the
+// same k pair (e.g. -128 and 1, or 100 and -40).
+func qgemmPairsFit(panels []int8) bool {
+	for i := 0; i+1 < len(panels); i += 2 {
+		b0, b1 := int(panels[i]), int(panels[i+1])
+		if max(b0, -b0)+max(b1, -b1) > 128 {
+			return false
+		}
+	}
+	return true
 }
 
 // qgemmPackedAttr (ints: B's or W's ONNX shape) marks a QGemm/QConv
@@ -65,6 +84,7 @@ func qgemmUsePacked(p *qgemmB, panels []int8, k, n int) bool {
 		}
 		p.colsum[j] = s
 	}
+	p.pairsFit = qgemmPairsFit(panels)
 	return true
 }
 
@@ -100,12 +120,14 @@ func qgemmPackB(p *qgemmB, src *Tensor, k, n, sk, sn int) {
 		}
 		p.colsum[j] = s
 	}
+	p.pairsFit = qgemmPairsFit(p.panels)
 }
 
 // qgemmTileGo is the pure-Go micro-kernel: for rows r < rows (at a +
 // r*lda) and panels p < panels (at b + p*bstride), acc[r*qgemmTW + p*16 + j]
 // = the sum over the k4 quads of row r times panel p's column j. It is the
-// reference of the VNNI tiles (asmgen/amd64/q8).
+// reference of the VNNI and AVX2 tiles (asmgen/amd64/q8). qgemmTile has
+// its contract plus fit, B's pairsFit (which AVX2 tile may run).
 func qgemmTileGo(a []uint8, lda, rows int, b []int8, bstride, panels, k4 int, acc *[qgemmMR * qgemmTW]int32) {
 	for r := 0; r < rows; r++ {
 		row := a[r*lda : r*lda+k4*4]
@@ -144,6 +166,10 @@ type qgemmEpi struct {
 	multd        []float64
 	multf        []float32
 	zbZero       bool // every zb' is 0 (symmetric s8 weights): no row sums needed
+	// vecF32, vecU8: storeRow may run the vector epilogue
+	// (qgemmEpiF32Vec, qgemmEpiU8Vec), whose bits equal its Go loop's on
+	// these bounds and multipliers (see prepare).
+	vecF32, vecU8 bool
 }
 
 // prepare fills the epilogue's per-column terms for B b, in st's buffers
@@ -174,6 +200,20 @@ func (e *qgemmEpi) prepare(b *qgemmB, st *qgemmState) {
 	e.zbZero = true
 	for _, z := range e.zbc {
 		e.zbZero = e.zbZero && z == 0
+	}
+	// The vector epilogues' min/max differ from Go's only on NaNs and
+	// signed zeros: float32 products with mu > 0 are never -0 or NaN, so
+	// a lo that is not -0 and a hi that is not 0 keep the bits; the u8
+	// requantisation's clamped value is an integer when 0 <= lo <= hi <=
+	// 255 and mu is finite.
+	lo32, hi32 := float32(e.lo), float32(e.hi)
+	e.vecF32 = !e.quant && e.yf != nil && lo32 == lo32 && hi32 == hi32 && !(lo32 == 0 && math.Signbit(float64(lo32))) && hi32 != 0
+	for _, mu := range e.multf {
+		e.vecF32 = e.vecF32 && mu > 0 && !math.IsInf(float64(mu), 0)
+	}
+	e.vecU8 = e.quant && e.yu8 != nil && e.lo >= 0 && e.lo <= e.hi && e.hi <= 255
+	for _, mu := range e.multd {
+		e.vecU8 = e.vecU8 && !math.IsNaN(mu) && !math.IsInf(mu, 0)
 	}
 }
 
@@ -228,8 +268,12 @@ func (e *qgemmEpi) storeRow(o, c0 int, acc []int32, rowsum int32) {
 		mu := e.multf[c0 : c0+cols]
 		y := e.yf[o : o+cols]
 		lo, hi := float32(e.lo), float32(e.hi)
-		for j, a := range acc {
-			f := float32(a+ct[j]) * mu[j]
+		j0 := 0
+		if e.vecF32 {
+			j0 = qgemmEpiF32Vec(acc, ct, mu, lo, hi, y)
+		}
+		for j := j0; j < len(acc); j++ {
+			f := float32(acc[j]+ct[j]) * mu[j]
 			y[j] = max(lo, min(hi, f))
 		}
 		return
@@ -238,8 +282,12 @@ func (e *qgemmEpi) storeRow(o, c0 int, acc []int32, rowsum int32) {
 	zy, lo, hi := float64(e.zy), e.lo, e.hi
 	if e.yu8 != nil {
 		y := e.yu8[o : o+cols]
-		for j, a := range acc {
-			q := math.RoundToEven(float64(a+ct[j])*mu[j]) + zy
+		j0 := 0
+		if e.vecU8 {
+			j0 = qgemmEpiU8Vec(acc, ct, mu, zy, lo, hi, y)
+		}
+		for j := j0; j < len(acc); j++ {
+			q := math.RoundToEven(float64(acc[j]+ct[j])*mu[j]) + zy
 			y[j] = uint8(max(lo, min(hi, q)))
 		}
 		return
@@ -292,7 +340,7 @@ func qgemmRun(a []uint8, lda, r0, r1, c0, c1 int, b *qgemmB, e *qgemmEpi) {
 			cols := min(qgemmTW, c1-c)
 			panels := (cols + qgemmNR - 1) / qgemmNR
 			pb := b.panels[(c/qgemmNR)*k4*64:]
-			qgemmTile(a[i0*lda:], lda, rows, pb, k4*64, panels, k4, &acc)
+			qgemmTile(a[i0*lda:], lda, rows, pb, k4*64, panels, k4, b.pairsFit, &acc)
 			for r := 0; r < rows; r++ {
 				e.store(i0+r, c, cols, acc[r*qgemmTW:], rs[r], b)
 			}

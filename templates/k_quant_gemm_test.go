@@ -161,6 +161,9 @@ func TestQGemmExact(t *testing.T) {
 	}
 }
 
+// TestQConvExact: QConv (NCHW and NHWC, prepacked or not) against
+// ConvInteger's int64 sums on awkward geometries, odd-numbered ones with
+// 7-bit weights (the AVX2 byte tiles), at 1-3 threads.
 func TestQConvExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	type geo struct {
@@ -183,6 +186,15 @@ func TestQConvExact(t *testing.T) {
 				name := fmt.Sprintf("%d_%s%s%s_g%d_t%d", ci, c.adt, c.bdt, c.ydt, gi, threads)
 				x, _ := miscRandQ(rng, c.adt, g.n, g.c, g.h, g.w)
 				w, _ := miscRandQ(rng, c.bdt, g.m, g.c, g.kh, g.kw)
+				if gi%2 == 1 { // 7-bit weights: the AVX2 byte tiles (pairsFit)
+					for i := range w.Len() {
+						if c.bdt == I8 {
+							w.I8()[i] >>= 1
+						} else {
+							w.U8()[i] = w.U8()[i]>>1 + 64
+						}
+					}
+				}
 				as, azp, bs, bzp, bias, ys, yzp := qgemmInputs(rng, c, g.m)
 				at := qgemmActAttrs(c)
 				for k, v := range g.at {
@@ -192,6 +204,9 @@ func TestQConvExact(t *testing.T) {
 				n.Pool = NewWorkPool(WithThreads(threads))
 				if err := QConv(n); err != nil {
 					t.Fatalf("%s: %v", name, err)
+				}
+				if fit := qgemmStateOf(n).b.pairsFit; fit != (gi%2 == 1) && g.c*g.kh*g.kw > 1 {
+					t.Fatalf("%s: pairsFit = %v", name, fit)
 				}
 				if c.bdt == I8 {
 					qgemmCheckPacked(t, name, n, QConv, threads)
@@ -445,5 +460,80 @@ func BenchmarkQConvNHWC(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestQGemmExactPairs: QGemm is bit-exact against the int64 reference
+// whether B's k pairs fit VPMADDUBSW's s16 sums (7-bit weights, the AVX2
+// byte tiles) or not (full-range weights, one pair of -128s at least: the
+// exact tiles), on odd sizes, with zero points on both sides, s8 and u8
+// A and B, prepacked or not, at 1-3 threads; B's pairsFit is as expected.
+func TestQGemmExactPairs(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	sizes := [][3]int{{1, 3, 5}, {7, 17, 33}, {13, 66, 17}, {29, 131, 47}, {6, 255, 16}, {11, 9, 100}}
+	for _, narrow := range []bool{true, false} {
+		for _, c := range []qgemmCase{
+			{adt: U8, bdt: I8, ydt: F32, perCol: true, zb: true, bias: true},
+			{adt: I8, bdt: I8, ydt: U8, perCol: true, bias: true, act: "Relu"},
+			{adt: U8, bdt: U8, ydt: I8, zb: true},
+		} {
+			for _, sz := range sizes {
+				for _, threads := range []int{1, 2, 3} {
+					m, k, nn := sz[0], sz[1], sz[2]
+					name := fmt.Sprintf("narrow=%v_%s%s%s_%dx%dx%d_t%d", narrow, c.adt, c.bdt, c.ydt, m, k, nn, threads)
+					a, av := miscRandQ(rng, c.adt, m, k)
+					b, bv := miscRandQ(rng, c.bdt, k, nn)
+					for i := range bv {
+						switch {
+						case narrow && c.bdt == I8:
+							b.I8()[i] = int8(rng.Intn(128) - 64)
+							bv[i] = float64(b.I8()[i])
+						case narrow:
+							b.U8()[i] = uint8(rng.Intn(128) + 64)
+							bv[i] = float64(b.U8()[i])
+						case i == 0 && c.bdt == I8: // a pair that cannot fit
+							b.I8()[0], b.I8()[nn] = -128, -128
+							bv[0], bv[nn] = -128, -128
+						case i == 0:
+							b.U8()[0], b.U8()[nn] = 0, 0
+							bv[0], bv[nn] = 0, 0
+						}
+					}
+					if k < 2 {
+						continue
+					}
+					as, azp, bs, bzp, bias, ys, yzp := qgemmInputs(rng, c, nn)
+					n := nnNode("cuvil::QGemm", 1, qgemmActAttrs(c), 1, a, as, azp, b, bs, bzp, bias, ys, yzp)
+					n.Pool = NewWorkPool(WithThreads(threads))
+					if err := QGemm(n); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if fit := qgemmStateOf(n).b.pairsFit; fit != narrow {
+						t.Fatalf("%s: pairsFit = %v", name, fit)
+					}
+					if c.bdt == I8 {
+						qgemmCheckPacked(t, name, n, QGemm, threads)
+					}
+					n.Pool.Close()
+					y := n.Out[0]
+					za := qgemmZP(azp, 0)
+					for i := 0; i < m; i++ {
+						for j := 0; j < nn; j++ {
+							var acc int64
+							for kk := 0; kk < k; kk++ {
+								acc += (int64(av[i*k+kk]) - za) * (int64(bv[kk*nn+j]) - qgemmZP(bzp, j))
+							}
+							if bias != nil {
+								acc += int64(bias.I32()[j])
+							}
+							want := qgemmRefOut(c, acc, j, as, bs, ys, yzp)
+							if got := ewF64At(y, i*nn+j); got != want {
+								t.Fatalf("%s: y[%d,%d] = %v, want %v (acc %d)", name, i, j, got, want, acc)
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }
