@@ -367,6 +367,14 @@ func dot4AVX2(a *float32, b *float32, ldb int, k int, out *[4]float64)
 //go:noescape
 func gemvRowsAVX512(y *float32, x *float32, a *float32, lda int, n int, k int)
 
+// gemvRowsAVX2 adds sum_p x[p]*a[j*lda+p] (p in [0, k)) to y[j] for j in
+// [0, n), n a multiple of 4, k a multiple of 8, summed in float32.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func gemvRowsAVX2(y *float32, x *float32, a *float32, lda int, n int, k int)
+
 // lstmGatesAVX2 sets, for u in [0, hs) (hs a multiple of 8), with
 // i, o, f, z = gates[u], gates[hs+u], gates[2hs+u], gates[3hs+u]:
 // c[u] = sigmoid(f)*c[u] + sigmoid(i)*tanh(z), h[u] = sigmoid(o)*tanh(c[u]).

@@ -5481,6 +5481,81 @@ gr_done:
 	VZEROUPPER
 	RET
 
+// func gemvRowsAVX2(y *float32, x *float32, a *float32, lda int, n int, k int)
+// Requires: AVX, FMA3
+TEXT ·gemvRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ y+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ a+16(FP), DX
+	MOVQ lda+24(FP), BX
+	MOVQ n+32(FP), SI
+	MOVQ k+40(FP), DI
+	SHLQ $0x02, BX
+	MOVQ DI, R8
+	ANDQ $-16, R8
+
+gr2_rows:
+	CMPQ   SI, $0x04
+	JL     gr2_done
+	LEAQ   (DX)(BX*1), R9
+	LEAQ   (R9)(BX*1), R10
+	LEAQ   (R10)(BX*1), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   R12, R12
+
+gr2_loop16:
+	CMPQ        R12, R8
+	JGE         gr2_tail
+	VMOVUPS     (CX)(R12*4), Y8
+	VMOVUPS     32(CX)(R12*4), Y9
+	VFMADD231PS (DX)(R12*4), Y8, Y0
+	VFMADD231PS 32(DX)(R12*4), Y9, Y4
+	VFMADD231PS (R9)(R12*4), Y8, Y1
+	VFMADD231PS 32(R9)(R12*4), Y9, Y5
+	VFMADD231PS (R10)(R12*4), Y8, Y2
+	VFMADD231PS 32(R10)(R12*4), Y9, Y6
+	VFMADD231PS (R11)(R12*4), Y8, Y3
+	VFMADD231PS 32(R11)(R12*4), Y9, Y7
+	ADDQ        $0x10, R12
+	JMP         gr2_loop16
+
+gr2_tail:
+	CMPQ        R12, DI
+	JGE         gr2_sum
+	VMOVUPS     (CX)(R12*4), Y8
+	VFMADD231PS (DX)(R12*4), Y8, Y0
+	VFMADD231PS (R9)(R12*4), Y8, Y1
+	VFMADD231PS (R10)(R12*4), Y8, Y2
+	VFMADD231PS (R11)(R12*4), Y8, Y3
+
+gr2_sum:
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y7, Y3, Y3
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (AX), X1, X1
+	VMOVUPS      X1, (AX)
+	ADDQ         $0x10, AX
+	LEAQ         (R11)(BX*1), DX
+	SUBQ         $0x04, SI
+	JMP          gr2_rows
+
+gr2_done:
+	VZEROUPPER
+	RET
+
 // func lstmGatesAVX2(gates *float32, c *float32, h *float32, hs int)
 // Requires: AVX, AVX2, FMA3
 TEXT ·lstmGatesAVX2(SB), NOSPLIT, $0-32

@@ -44,6 +44,7 @@ func main() {
 	ln512()
 	dot4()
 	gemvRows512()
+	gemvRows256()
 	lstmGates()
 	Generate()
 }
