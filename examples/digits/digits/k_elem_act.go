@@ -23,10 +23,35 @@ import "math"
 // in float32, within 3 ulp (x+3 is exact near -3, so the small gates keep
 // their relative accuracy); its twin has the assembly's bits.
 
-// fma32 is a*b+c rounded once to float64, then to float32 (the products
-// of float32 operands are exact in float64, so this is the FMA's result
-// but for rare double roundings).
-func fma32(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
+// fma32 is a*b+c rounded once to float32, as a float32 FMA instruction
+// gives it (the assembly rows' bits). The product of float32 operands is
+// exact in float64, so s = math.FMA(a, b, c) is a*b+c rounded once to
+// float64; rounding s to float32 is then correct unless s lies exactly
+// halfway between two float32 values (its low 28 mantissa bits zero: rare)
+// and is inexact. There s is rounded to odd first (its last bit set
+// towards the exact sum, from TwoSum's error), which float32's rounding
+// then resolves as a single rounding would.
+func fma32(a, b, c float32) float32 {
+	p, z := float64(float64(a)*float64(b)), float64(c)
+	s := math.FMA(float64(a), float64(b), z)
+	bits := math.Float64bits(s)
+	if bits&(1<<28-1) != 0 || s-s != 0 {
+		return float32(s)
+	}
+	// TwoSum: e = (p + z) - s exactly.
+	bz := s - p
+	bp := s - bz
+	e := (p - bp) + (z - bz)
+	if e != 0 && bits&1 == 0 {
+		if (e > 0) == (s > 0) {
+			bits++
+		} else {
+			bits--
+		}
+		s = math.Float64frombits(bits)
+	}
+	return float32(s)
+}
 
 // vecSigmoidGo is sigmoid(x) by act512's steps: e = exp(-|x|) (Cephes
 // expf, the argument at least -104, 2^n exact into the denormals), then
