@@ -4,10 +4,13 @@ import "math"
 
 // float32 vector math for activations: sigmoid, SiLU and HardSwish rows.
 // On amd64 with AVX-512 they run sigmoidAVX512, siluAVX512 and
-// hardSwishAVX512 (asmgen/amd64/vec, act512.go) on the whole row, the tail under a lane mask, so an
-// element's bits do not depend on where a row, an element-wise chunk or a
-// thread's part ends; elsewhere (and with the purego tag) the pure-Go
-// twins below, the same steps with float64 FMAs rounded to float32.
+// hardSwishAVX512 (asmgen/amd64/vec, act512.go) on the whole row, the tail
+// under a lane mask, so an element's bits do not depend on where a row, an
+// element-wise chunk or a thread's part ends; on amd64 with AVX2 and FMA
+// but no AVX-512, their 8-lane twins (act256.go, the tail under a
+// VMASKMOVPS mask); on arm64 the NEON rows; elsewhere (and with the purego
+// tag) the pure-Go twins below, the same steps with each FMA rounded once
+// (fma32), so every implementation gives the same bits.
 // Used by the fused epilogues (fusedActRow32), cuvil::Elementwise and the
 // unfused float32 Sigmoid, Swish and HardSwish kernels alike, so fused and unfused
 // graphs agree.
