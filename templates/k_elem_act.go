@@ -26,24 +26,36 @@ import "math"
 
 // fma32 is a*b+c rounded once to float32, as a float32 FMA instruction
 // gives it (the assembly rows' bits). The product of float32 operands is
-// exact in float64, so s = math.FMA(a, b, c) is a*b+c rounded once to
-// float64; rounding s to float32 is then correct unless s lies exactly
-// halfway between two float32 values (its low 28 mantissa bits zero: rare)
-// and is inexact. There s is rounded to odd first (its last bit set
-// towards the exact sum, from TwoSum's error), which float32's rounding
-// then resolves as a single rounding would.
+// exact in float64, so s = p + c (p = a*b) is a*b+c rounded once to
+// float64 (what math.FMA would give: a fused multiply-add the compiler may
+// emit for it gives the same); rounding s to float32 is then correct
+// unless s lies exactly halfway between two float32 values (its low 28
+// mantissa bits zero: rare) and is inexact. There fma32Odd rounds s to odd
+// first, which float32's rounding then resolves as a single rounding would.
 func fma32(a, b, c float32) float32 {
-	p, z := float64(float64(a)*float64(b)), float64(c)
-	s := math.FMA(float64(a), float64(b), z)
-	bits := math.Float64bits(s)
-	if bits&(1<<28-1) != 0 || s-s != 0 {
+	s := float64(a)*float64(b) + float64(c)
+	if math.Float64bits(s)&(1<<28-1) != 0 {
 		return float32(s)
 	}
-	// TwoSum: e = (p + z) - s exactly.
+	return fma32Odd(a, b, c)
+}
+
+// fma32Odd is fma32 where s = a*b + c in float64 may lie halfway between
+// two float32 values: s rounded to odd (its last bit set towards the
+// exact sum where s is inexact, from TwoSum's error e = (p + z) - s),
+// then to float32; Inf and NaN as they are. Not inlined, so that fma32 is.
+//
+//go:noinline
+func fma32Odd(a, b, c float32) float32 {
+	p, z := float64(a)*float64(b), float64(c)
+	s := p + z
+	if s-s != 0 {
+		return float32(s)
+	}
 	bz := s - p
 	bp := s - bz
 	e := (p - bp) + (z - bz)
-	if e != 0 && bits&1 == 0 {
+	if bits := math.Float64bits(s); e != 0 && bits&1 == 0 {
 		if (e > 0) == (s > 0) {
 			bits++
 		} else {
