@@ -287,6 +287,7 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 	h := s.get(2, batch*hs)
 	c := s.get(3, batch*hs)
 	tmp := s.get(4, hs)
+	rh := s.get(5, hs)
 	lens := s.getInts(0, batch)
 	for b := range lens {
 		lens[b] = seq
@@ -343,6 +344,10 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 		rd32, _ := any(rd).([]float32)
 		fast := kind == miscCellLSTM && rd32 != nil && !inputForget && math.IsInf(clip, 1) &&
 			act[0].kind == miscActSigmoid && act[1].kind == miscActTanh && act[2].kind == miscActTanh
+		// A float32 GRU with the default activations and no clip takes
+		// them on whole rows (sigmoid32, tanh32).
+		gruVec := kind == miscCellGRU && rd32 != nil && math.IsInf(clip, 1) &&
+			act[0].kind == miscActSigmoid && act[1].kind == miscActTanh
 		// Initial states.
 		for b := 0; b < batch; b++ {
 			o := stOff(d, b)
@@ -420,6 +425,15 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 						hb[u] = T(act[0].apply(clipf(g[u])))
 					}
 				case miscCellGRU:
+					if rd32 != nil {
+						var rb3 []float32
+						if lbr && rb != nil {
+							rb3 = any(rb).([]float32)[2*hs : 3*hs]
+						}
+						rnnGRUStep32(any(g).([]float32), any(hb).([]float32), any(tmp).([]float32), any(rh).([]float32),
+							rd32[2*hs*hs:3*hs*hs], rb3, lbr, gruVec, act[0], act[1], any(clipf).(func(float32) float64))
+						break
+					}
 					// z and r first.
 					for u := 0; u < 2*hs; u++ {
 						g[u] = T(act[0].apply(clipf(g[u])))
@@ -494,6 +508,57 @@ func miscRNNRun[T miscFloat](n *Node, kind int) error {
 		}
 	}
 	return nil
+}
+
+// rnnGRUStep32 is one float32 GRU step after the recurrent product of
+// the z and r gates (g holds the pre-activations z, r, h, the first two
+// with h*R added): the h gate's product by gemvRows32 on r3 (R's h rows),
+// of h (linear_before_reset, then plus its recurrent bias rb3 and times
+// r) or of r*h, then h = (1-z)*tanh(...) + z*h. With vec the activations
+// (sigmoid, tanh, no clip) run on whole rows (sigmoid32, tanh32), else
+// a0 and a1 per element in float64 after clipf. tmp and rh are scratch
+// of len(h).
+func rnnGRUStep32(g, h, tmp, rh, r3, rb3 []float32, lbr, vec bool, a0, a1 miscAct, clipf func(float32) float64) {
+	hs := len(h)
+	zr, gh := g[:2*hs], g[2*hs:3*hs]
+	if vec {
+		sigmoid32(zr)
+	} else {
+		for u, v := range zr {
+			zr[u] = float32(a0.apply(clipf(v)))
+		}
+	}
+	zg, rg := zr[:hs], zr[hs:]
+	tmp = tmp[:hs]
+	clear(tmp)
+	if lbr {
+		gemvRows32(tmp, h, r3, hs)
+		for u, v := range tmp {
+			if rb3 != nil {
+				v += rb3[u]
+			}
+			tmp[u] = gh[u] + v*rg[u]
+		}
+	} else {
+		rh = rh[:hs]
+		for k, v := range h {
+			rh[k] = rg[k] * v
+		}
+		gemvRows32(tmp, rh, r3, hs)
+		for u := range tmp {
+			tmp[u] = gh[u] + tmp[u]
+		}
+	}
+	if vec {
+		tanh32(tmp)
+	} else {
+		for u, v := range tmp {
+			tmp[u] = float32(a1.apply(clipf(v)))
+		}
+	}
+	for u := range h {
+		h[u] = (1-zg[u])*tmp[u] + zg[u]*h[u]
+	}
 }
 
 // rnnSigmoid32 and rnnTanh32 are the float32 gate functions of the LSTM

@@ -221,6 +221,11 @@ func TestRecurrent(t *testing.T) {
 			acts: []string{"HardSigmoid", "Softsign"}, alphas: []float32{0.3}, betas: []float32{0.45},
 			refActs: []miscRefActT{{name: "HardSigmoid", alpha: 0.3, beta: 0.45}, {name: "Softsign"}}},
 		{op: "GRU", seq: 3, batch: 2, in: 5, hs: 3, dir: "bidirectional", h0: true, lens: []int32{2, 3}, refActs: []miscRefActT{sig, tanh, sig, tanh}},
+		// Wide enough for the float32 GRU step's vector paths (gemvRows32's
+		// kernels, whole-row sigmoid32 and tanh32 with their masked tails).
+		{op: "GRU", seq: 6, batch: 2, in: 7, hs: 19, dir: "forward", bias: true, h0: true, lbr: true, refActs: []miscRefActT{sig, tanh}},
+		{op: "GRU", seq: 5, batch: 1, in: 9, hs: 32, dir: "bidirectional", bias: true, refActs: []miscRefActT{sig, tanh, sig, tanh}},
+		{op: "GRU", seq: 4, batch: 2, in: 5, hs: 20, dir: "forward", bias: true, clip: 2.5, refActs: []miscRefActT{sig, tanh}},
 		{op: "LSTM", seq: 5, batch: 3, in: 4, hs: 3, dir: "forward", refActs: []miscRefActT{sig, tanh, tanh}},
 		{op: "LSTM", seq: 7, batch: 1, in: 13, hs: 19, dir: "forward", bias: true, h0: true, c0: true, refActs: []miscRefActT{sig, tanh, tanh}},
 		{op: "LSTM", seq: 4, batch: 3, in: 3, hs: 5, dir: "bidirectional", bias: true, h0: true, c0: true, peep: true, lens: []int32{4, 1, 3},

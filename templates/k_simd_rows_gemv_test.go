@@ -156,8 +156,8 @@ func TestSgemvRowTransB(t *testing.T) {
 	}
 }
 
-// TestGemvRows checks gemvRows32 (float32 sums; AVX-512 where the CPU has
-// it) and its twin against exact dot products on odd row counts, lengths
+// TestGemvRows checks gemvRows32 (float32 sums; AVX-512 or AVX2 where the
+// CPU has it), each assembly kernel the CPU has called directly, and the twin against exact dot products on odd row counts, lengths
 // and row strides: each result within a float32 accumulation's error,
 // k*2^-24 of the sum of |terms| (plus what y held before).
 func TestGemvRows(t *testing.T) {
@@ -173,11 +173,16 @@ func TestGemvRows(t *testing.T) {
 				twin := append([]float32(nil), y0...)
 				gemvRows32(got, x, a, lda)
 				gemvRowsGo(twin, x, a, lda)
+				direct := gemvRowsDirect(y0, x, a, lda) // each assembly kernel, whatever the dispatch picks
 				for j := range n {
 					want, mag := dot4Exact(x, a[j*lda:j*lda+k])
 					want += float64(y0[j])
 					tol := float64(k+2)*0x1p-24*(mag+math.Abs(float64(y0[j]))) + 1e-30
-					for _, g := range []float32{got[j], twin[j]} {
+					gs := []float32{got[j], twin[j]}
+					for _, d := range direct {
+						gs = append(gs, d[j])
+					}
+					for _, g := range gs {
 						if d := math.Abs(float64(g) - want); d > tol {
 							t.Fatalf("n=%d k=%d lda=%d row %d: got %v (twin %v), want %v (off %.3g, tolerance %.3g)",
 								n, k, lda, j, got[j], twin[j], want, d, tol)

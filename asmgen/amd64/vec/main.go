@@ -29,6 +29,7 @@ func main() {
 	act512(true)
 	hardSwish512()
 	act512b()
+	act256()
 	packBT16()
 	scale()
 	maxRow512()
@@ -43,6 +44,7 @@ func main() {
 	ln512()
 	dot4()
 	gemvRows512()
+	gemvRows256()
 	lstmGates()
 	Generate()
 }
@@ -83,6 +85,8 @@ var constList = []struct {
 	{"th1", 1.33314422036e-1}, {"th0", -3.33332819422e-1}, {"thSmall", 0.625},
 	{"gt1", float32(2 * 0.7978845608028654 * 0.044715)}, {"gt0", float32(2 * 0.7978845608028654)},
 	{"mishTop", 20},
+	// act256.go: the exponent bias, an int32, for building 2^h.
+	{"bias127", math.Float32frombits(127)},
 }
 
 func constants() {

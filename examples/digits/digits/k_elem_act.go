@@ -6,10 +6,13 @@ import "math"
 
 // float32 vector math for activations: sigmoid, SiLU and HardSwish rows.
 // On amd64 with AVX-512 they run sigmoidAVX512, siluAVX512 and
-// hardSwishAVX512 (asmgen/amd64/vec, act512.go) on the whole row, the tail under a lane mask, so an
-// element's bits do not depend on where a row, an element-wise chunk or a
-// thread's part ends; elsewhere (and with the purego tag) the pure-Go
-// twins below, the same steps with float64 FMAs rounded to float32.
+// hardSwishAVX512 (asmgen/amd64/vec, act512.go) on the whole row, the tail
+// under a lane mask, so an element's bits do not depend on where a row, an
+// element-wise chunk or a thread's part ends; on amd64 with AVX2 and FMA
+// but no AVX-512, their 8-lane twins (act256.go, the tail under a
+// VMASKMOVPS mask); on arm64 the NEON rows; elsewhere (and with the purego
+// tag) the pure-Go twins below, the same steps with each FMA rounded once
+// (fma32), so every implementation gives the same bits.
 // Used by the fused epilogues (fusedActRow32), cuvil::Elementwise and the
 // unfused float32 Sigmoid, Swish and HardSwish kernels alike, so fused and unfused
 // graphs agree.
@@ -23,10 +26,47 @@ import "math"
 // in float32, within 3 ulp (x+3 is exact near -3, so the small gates keep
 // their relative accuracy); its twin has the assembly's bits.
 
-// fma32 is a*b+c rounded once to float64, then to float32 (the products
-// of float32 operands are exact in float64, so this is the FMA's result
-// but for rare double roundings).
-func fma32(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
+// fma32 is a*b+c rounded once to float32, as a float32 FMA instruction
+// gives it (the assembly rows' bits). The product of float32 operands is
+// exact in float64, so s = p + c (p = a*b) is a*b+c rounded once to
+// float64 (what math.FMA would give: a fused multiply-add the compiler may
+// emit for it gives the same); rounding s to float32 is then correct
+// unless s lies exactly halfway between two float32 values (its low 28
+// mantissa bits zero: rare) and is inexact. There fma32Odd rounds s to odd
+// first, which float32's rounding then resolves as a single rounding would.
+func fma32(a, b, c float32) float32 {
+	s := float64(a)*float64(b) + float64(c)
+	if math.Float64bits(s)&(1<<28-1) != 0 {
+		return float32(s)
+	}
+	return fma32Odd(a, b, c)
+}
+
+// fma32Odd is fma32 where s = a*b + c in float64 may lie halfway between
+// two float32 values: s rounded to odd (its last bit set towards the
+// exact sum where s is inexact, from TwoSum's error e = (p + z) - s),
+// then to float32; Inf and NaN as they are. Not inlined, so that fma32 is.
+//
+//go:noinline
+func fma32Odd(a, b, c float32) float32 {
+	p, z := float64(a)*float64(b), float64(c)
+	s := p + z
+	if s-s != 0 {
+		return float32(s)
+	}
+	bz := s - p
+	bp := s - bz
+	e := (p - bp) + (z - bz)
+	if bits := math.Float64bits(s); e != 0 && bits&1 == 0 {
+		if (e > 0) == (s > 0) {
+			bits++
+		} else {
+			bits--
+		}
+		s = math.Float64frombits(bits)
+	}
+	return float32(s)
+}
 
 // vecSigmoidGo is sigmoid(x) by act512's steps: e = exp(-|x|) (Cephes
 // expf, the argument at least -104, 2^n exact into the denormals), then

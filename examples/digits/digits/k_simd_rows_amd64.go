@@ -246,24 +246,36 @@ func dot4x32(a, b []float32, ldb int, out *[4]float32) {
 }
 
 // gemvRows32 adds x . a[j*lda : j*lda+len(x)] to y[j] for every j: the
-// recurrent product of an RNN step (a = R as stored, [rows, hidden]). With
-// AVX-512 the sums are float32 (R stays in L2 across steps, so the float64
-// widening of dot4x32 would double the step's cost); else it is sgemvRow.
+// recurrent product of an RNN step (a = R as stored, [rows, hidden]),
+// summed in float32 (R stays in L2 across steps, so the float64 widening
+// of dot4x32 would double the step's cost): gemvRowsAVX512 (16 lanes)
+// with AVX-512, else gemvRowsAVX2 (8 lanes) with AVX2 and FMA, on the
+// rows in fours and the columns in 16s or 8s, the Go twin on the rest;
+// sgemvRow on CPUs with neither.
 func gemvRows32(y, x, a []float32, lda int) {
 	n, k := len(y), len(x)
 	if n == 0 {
 		return
 	}
-	if !cpuHasAVX512 || n < 4 || k < 16 {
+	switch {
+	case cpuHasAVX512 && n >= 4 && k >= 16:
+		_ = a[(n-1)*lda+k-1]
+		n4, k16 := n&^3, k&^15
+		gemvRowsAVX512(&y[0], &x[0], &a[0], lda, n4, k16)
+		gemvRowsGo(y[:n4], x[k16:], a[k16:], lda)
+		if n4 < n {
+			gemvRowsGo(y[n4:], x, a[n4*lda:], lda)
+		}
+	case cpuHasAVX2FMA && n >= 4 && k >= 8:
+		_ = a[(n-1)*lda+k-1]
+		n4, k8 := n&^3, k&^7
+		gemvRowsAVX2(&y[0], &x[0], &a[0], lda, n4, k8)
+		gemvRowsGo(y[:n4], x[k8:], a[k8:], lda)
+		if n4 < n {
+			gemvRowsGo(y[n4:], x, a[n4*lda:], lda)
+		}
+	default:
 		sgemvRow(true, n, k, 1, x, a, lda, 1, y)
-		return
-	}
-	_ = a[(n-1)*lda+k-1]
-	n4, k16 := n&^3, k&^15
-	gemvRowsAVX512(&y[0], &x[0], &a[0], lda, n4, k16)
-	gemvRowsGo(y[:n4], x[k16:], a[k16:], lda)
-	if n4 < n {
-		gemvRowsGo(y[n4:], x, a[n4*lda:], lda)
 	}
 }
 

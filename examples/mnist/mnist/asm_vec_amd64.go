@@ -143,6 +143,94 @@ func leakyReluAVX512(y *float32, n int, alpha float32)
 //go:noescape
 func preluAVX512(y *float32, s *float32, n int)
 
+// sigmoidAVX2 sets y[i] = sigmoid(y[i]) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func sigmoidAVX2(y *float32, n int)
+
+// siluAVX2 sets y[i] = y[i]*sigmoid(y[i]) (SiLU) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func siluAVX2(y *float32, n int)
+
+// hardSwishAVX2 sets y[i] = y[i]*min(max((y[i]+3)*float32(1/6), 0), 1) (HardSwish) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func hardSwishAVX2(y *float32, n int)
+
+// expAVX2 sets y[i] = exp(y[i]) (the argument clamped to [-104, 89], NaN kept) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func expAVX2(y *float32, n int)
+
+// tanhAVX2 sets y[i] = tanh(y[i]) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func tanhAVX2(y *float32, n int)
+
+// geluTanhAVX2 sets y[i] = x*sigmoid(2*sqrt(2/pi)*(x+0.044715*x^3)), x = y[i] for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func geluTanhAVX2(y *float32, n int)
+
+// mishAVX2 sets y[i] = y[i]*tanh(log(1+exp(y[i]))) (Mish) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func mishAVX2(y *float32, n int)
+
+// eluAVX2 sets y[i] = y[i] < 0 ? alpha*(exp(y[i])-1) : y[i] (Elu) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func eluAVX2(y *float32, n int, alpha float32)
+
+// hardSigmoidAVX2 sets y[i] = min(max(alpha*y[i]+beta, 0), 1) (HardSigmoid) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func hardSigmoidAVX2(y *float32, n int, alpha float32, beta float32)
+
+// leakyReluAVX2 sets y[i] = y[i] < 0 ? alpha*y[i] : y[i] (LeakyRelu) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func leakyReluAVX2(y *float32, n int, alpha float32)
+
+// preluAVX2 sets y[i] = y[i] < 0 ? s[i]*y[i] : y[i] (PRelu) for i in [0, n), any n
+// (the tail under a VMASKMOVPS lane mask).
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func preluAVX2(y *float32, s *float32, n int)
+
 // packBT16AVX512 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
 // [0, kc), kc a multiple of 16.
 //
@@ -280,6 +368,14 @@ func dot4AVX2(a *float32, b *float32, ldb int, k int, out *[4]float64)
 //
 //go:noescape
 func gemvRowsAVX512(y *float32, x *float32, a *float32, lda int, n int, k int)
+
+// gemvRowsAVX2 adds sum_p x[p]*a[j*lda+p] (p in [0, k)) to y[j] for j in
+// [0, n), n a multiple of 4, k a multiple of 8, summed in float32.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func gemvRowsAVX2(y *float32, x *float32, a *float32, lda int, n int, k int)
 
 // lstmGatesAVX2 sets, for u in [0, hs) (hs a multiple of 8), with
 // i, o, f, z = gates[u], gates[hs+u], gates[2hs+u], gates[3hs+u]:

@@ -334,7 +334,15 @@ DATA vecConsts<>+1296(SB)/4, $0x41a00000
 DATA vecConsts<>+1300(SB)/4, $0x41a00000
 DATA vecConsts<>+1304(SB)/4, $0x41a00000
 DATA vecConsts<>+1308(SB)/4, $0x41a00000
-GLOBL vecConsts<>(SB), RODATA|NOPTR, $1312
+DATA vecConsts<>+1312(SB)/4, $0x0000007f
+DATA vecConsts<>+1316(SB)/4, $0x0000007f
+DATA vecConsts<>+1320(SB)/4, $0x0000007f
+DATA vecConsts<>+1324(SB)/4, $0x0000007f
+DATA vecConsts<>+1328(SB)/4, $0x0000007f
+DATA vecConsts<>+1332(SB)/4, $0x0000007f
+DATA vecConsts<>+1336(SB)/4, $0x0000007f
+DATA vecConsts<>+1340(SB)/4, $0x0000007f
+GLOBL vecConsts<>(SB), RODATA|NOPTR, $1344
 
 // func dwConv9AVX2(y *float32, src *[9]*float32, w *[9]float32, n int, bias float32, lo float32, hi float32)
 // Requires: AVX, FMA3
@@ -2704,6 +2712,1652 @@ preluAVX512_done:
 	VZEROUPPER
 	RET
 
+DATA vecTail8<>+0(SB)/4, $0xffffffff
+DATA vecTail8<>+4(SB)/4, $0xffffffff
+DATA vecTail8<>+8(SB)/4, $0xffffffff
+DATA vecTail8<>+12(SB)/4, $0xffffffff
+DATA vecTail8<>+16(SB)/4, $0xffffffff
+DATA vecTail8<>+20(SB)/4, $0xffffffff
+DATA vecTail8<>+24(SB)/4, $0xffffffff
+DATA vecTail8<>+28(SB)/4, $0xffffffff
+DATA vecTail8<>+32(SB)/4, $0x00000000
+DATA vecTail8<>+36(SB)/4, $0x00000000
+DATA vecTail8<>+40(SB)/4, $0x00000000
+DATA vecTail8<>+44(SB)/4, $0x00000000
+DATA vecTail8<>+48(SB)/4, $0x00000000
+DATA vecTail8<>+52(SB)/4, $0x00000000
+DATA vecTail8<>+56(SB)/4, $0x00000000
+DATA vecTail8<>+60(SB)/4, $0x00000000
+GLOBL vecTail8<>(SB), RODATA|NOPTR, $64
+
+// func sigmoidAVX2(y *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+sigmoidAVX2_many:
+	CMPQ         DX, BX
+	JGE          sigmoidAVX2_one0
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      32(AX)(DX*4), Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VORPS        vecConsts<>+832(SB), Y0, Y3
+	VORPS        vecConsts<>+832(SB), Y1, Y4
+	VMAXPS       Y3, Y2, Y3
+	VMAXPS       Y4, Y2, Y4
+	VMULPS       vecConsts<>+224(SB), Y3, Y2
+	VMULPS       vecConsts<>+224(SB), Y4, Y6
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y3
+	VFNMADD231PS vecConsts<>+256(SB), Y6, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y6, Y4
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VMOVUPS      vecConsts<>+320(SB), Y7
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y7
+	VMULPS       Y3, Y3, Y8
+	VMULPS       Y4, Y4, Y9
+	VFMADD213PS  Y3, Y8, Y5
+	VFMADD213PS  Y4, Y9, Y7
+	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VADDPS       vecConsts<>+0(SB), Y7, Y7
+	VMULPS       vecConsts<>+64(SB), Y2, Y3
+	VROUNDPS     $0x01, Y3, Y3
+	VSUBPS       Y3, Y2, Y2
+	VMULPS       vecConsts<>+64(SB), Y6, Y4
+	VROUNDPS     $0x01, Y4, Y4
+	VSUBPS       Y4, Y6, Y6
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y5, Y5
+	VCVTTPS2DQ   Y4, Y4
+	VPADDD       vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y7, Y7
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y5, Y5
+	VCVTTPS2DQ   Y6, Y6
+	VPADDD       vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y6, Y7, Y7
+	VADDPS       vecConsts<>+0(SB), Y5, Y2
+	VADDPS       vecConsts<>+0(SB), Y7, Y6
+	VXORPS       Y3, Y3, Y3
+	VCMPPS       $0x01, Y3, Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y3
+	VBLENDVPS    Y0, Y5, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VCMPPS       $0x01, Y4, Y1, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y4
+	VBLENDVPS    Y0, Y7, Y4, Y4
+	VDIVPS       Y2, Y3, Y3
+	VDIVPS       Y6, Y4, Y4
+	VMOVUPS      Y3, (AX)(DX*4)
+	VMOVUPS      Y4, 32(AX)(DX*4)
+	ADDQ         $0x00000010, DX
+	JMP          sigmoidAVX2_many
+
+sigmoidAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+sigmoidAVX2_one:
+	CMPQ         DX, BX
+	JGE          sigmoidAVX2_tail
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      vecConsts<>+864(SB), Y1
+	VORPS        vecConsts<>+832(SB), Y0, Y2
+	VMAXPS       Y2, Y1, Y2
+	VMULPS       vecConsts<>+224(SB), Y2, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y2
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y4
+	VFMADD213PS  Y2, Y4, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VMULPS       vecConsts<>+64(SB), Y1, Y2
+	VROUNDPS     $0x01, Y2, Y2
+	VSUBPS       Y2, Y1, Y1
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y3, Y3
+	VCVTTPS2DQ   Y1, Y1
+	VPADDD       vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y3, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y1
+	VXORPS       Y2, Y2, Y2
+	VCMPPS       $0x01, Y2, Y0, Y0
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VBLENDVPS    Y0, Y3, Y2, Y2
+	VDIVPS       Y1, Y2, Y2
+	VMOVUPS      Y2, (AX)(DX*4)
+	ADDQ         $0x08, DX
+	JMP          sigmoidAVX2_one
+
+sigmoidAVX2_tail:
+	CMPQ DX, CX
+	JGE  sigmoidAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ         $0x00000008, BX
+	ADDQ         DX, BX
+	SUBQ         CX, BX
+	LEAQ         vecTail8<>+0(SB), CX
+	VMOVUPS      (CX)(BX*4), Y0
+	VMASKMOVPS   (AX)(DX*4), Y0, Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VORPS        vecConsts<>+832(SB), Y1, Y3
+	VMAXPS       Y3, Y2, Y3
+	VMULPS       vecConsts<>+224(SB), Y3, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y3
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y4
+	VMULPS       Y3, Y3, Y5
+	VFMADD213PS  Y3, Y5, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VMULPS       vecConsts<>+64(SB), Y2, Y3
+	VROUNDPS     $0x01, Y3, Y3
+	VSUBPS       Y3, Y2, Y2
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y4, Y4
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y4, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y2
+	VXORPS       Y3, Y3, Y3
+	VCMPPS       $0x01, Y3, Y1, Y1
+	VMOVUPS      vecConsts<>+0(SB), Y3
+	VBLENDVPS    Y1, Y4, Y3, Y3
+	VDIVPS       Y2, Y3, Y3
+	VMASKMOVPS   Y3, Y0, (AX)(DX*4)
+
+sigmoidAVX2_done:
+	VZEROUPPER
+	RET
+
+// func siluAVX2(y *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·siluAVX2(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+siluAVX2_many:
+	CMPQ         DX, BX
+	JGE          siluAVX2_one0
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      32(AX)(DX*4), Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VORPS        vecConsts<>+832(SB), Y0, Y3
+	VORPS        vecConsts<>+832(SB), Y1, Y4
+	VMAXPS       Y3, Y2, Y3
+	VMAXPS       Y4, Y2, Y4
+	VMULPS       vecConsts<>+224(SB), Y3, Y2
+	VMULPS       vecConsts<>+224(SB), Y4, Y6
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y3
+	VFNMADD231PS vecConsts<>+256(SB), Y6, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y6, Y4
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VMOVUPS      vecConsts<>+320(SB), Y7
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y7
+	VMULPS       Y3, Y3, Y8
+	VMULPS       Y4, Y4, Y9
+	VFMADD213PS  Y3, Y8, Y5
+	VFMADD213PS  Y4, Y9, Y7
+	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VADDPS       vecConsts<>+0(SB), Y7, Y7
+	VMULPS       vecConsts<>+64(SB), Y2, Y3
+	VROUNDPS     $0x01, Y3, Y3
+	VSUBPS       Y3, Y2, Y2
+	VMULPS       vecConsts<>+64(SB), Y6, Y4
+	VROUNDPS     $0x01, Y4, Y4
+	VSUBPS       Y4, Y6, Y6
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y5, Y5
+	VCVTTPS2DQ   Y4, Y4
+	VPADDD       vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y7, Y7
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y5, Y5
+	VCVTTPS2DQ   Y6, Y6
+	VPADDD       vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y6, Y7, Y7
+	VADDPS       vecConsts<>+0(SB), Y5, Y2
+	VADDPS       vecConsts<>+0(SB), Y7, Y6
+	VXORPS       Y3, Y3, Y3
+	VCMPPS       $0x01, Y3, Y0, Y4
+	VMOVUPS      vecConsts<>+0(SB), Y3
+	VBLENDVPS    Y4, Y5, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VCMPPS       $0x01, Y4, Y1, Y5
+	VMOVUPS      vecConsts<>+0(SB), Y4
+	VBLENDVPS    Y5, Y7, Y4, Y4
+	VDIVPS       Y2, Y3, Y3
+	VDIVPS       Y6, Y4, Y4
+	VMULPS       Y0, Y3, Y3
+	VMULPS       Y1, Y4, Y4
+	VMOVUPS      Y3, (AX)(DX*4)
+	VMOVUPS      Y4, 32(AX)(DX*4)
+	ADDQ         $0x00000010, DX
+	JMP          siluAVX2_many
+
+siluAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+siluAVX2_one:
+	CMPQ         DX, BX
+	JGE          siluAVX2_tail
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      vecConsts<>+864(SB), Y1
+	VORPS        vecConsts<>+832(SB), Y0, Y2
+	VMAXPS       Y2, Y1, Y2
+	VMULPS       vecConsts<>+224(SB), Y2, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y2
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y4
+	VFMADD213PS  Y2, Y4, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VMULPS       vecConsts<>+64(SB), Y1, Y2
+	VROUNDPS     $0x01, Y2, Y2
+	VSUBPS       Y2, Y1, Y1
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y3, Y3
+	VCVTTPS2DQ   Y1, Y1
+	VPADDD       vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y3, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y1
+	VXORPS       Y2, Y2, Y2
+	VCMPPS       $0x01, Y2, Y0, Y4
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VBLENDVPS    Y4, Y3, Y2, Y2
+	VDIVPS       Y1, Y2, Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      Y2, (AX)(DX*4)
+	ADDQ         $0x08, DX
+	JMP          siluAVX2_one
+
+siluAVX2_tail:
+	CMPQ DX, CX
+	JGE  siluAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ         $0x00000008, BX
+	ADDQ         DX, BX
+	SUBQ         CX, BX
+	LEAQ         vecTail8<>+0(SB), CX
+	VMOVUPS      (CX)(BX*4), Y0
+	VMASKMOVPS   (AX)(DX*4), Y0, Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VORPS        vecConsts<>+832(SB), Y1, Y3
+	VMAXPS       Y3, Y2, Y3
+	VMULPS       vecConsts<>+224(SB), Y3, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y3
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y4
+	VMULPS       Y3, Y3, Y5
+	VFMADD213PS  Y3, Y5, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VMULPS       vecConsts<>+64(SB), Y2, Y3
+	VROUNDPS     $0x01, Y3, Y3
+	VSUBPS       Y3, Y2, Y2
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y4, Y4
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y4, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y2
+	VXORPS       Y3, Y3, Y3
+	VCMPPS       $0x01, Y3, Y1, Y5
+	VMOVUPS      vecConsts<>+0(SB), Y3
+	VBLENDVPS    Y5, Y4, Y3, Y3
+	VDIVPS       Y2, Y3, Y3
+	VMULPS       Y1, Y3, Y3
+	VMASKMOVPS   Y3, Y0, (AX)(DX*4)
+
+siluAVX2_done:
+	VZEROUPPER
+	RET
+
+// func hardSwishAVX2(y *float32, n int)
+// Requires: AVX
+TEXT ·hardSwishAVX2(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+
+hardSwishAVX2_many:
+	CMPQ    DX, BX
+	JGE     hardSwishAVX2_one0
+	VMOVUPS (AX)(DX*4), Y0
+	VMOVUPS 32(AX)(DX*4), Y1
+	VMOVUPS 64(AX)(DX*4), Y2
+	VMOVUPS 96(AX)(DX*4), Y3
+	VXORPS  Y4, Y4, Y4
+	VADDPS  vecConsts<>+896(SB), Y0, Y5
+	VMULPS  vecConsts<>+928(SB), Y5, Y5
+	VMAXPS  Y4, Y5, Y5
+	VMINPS  vecConsts<>+0(SB), Y5, Y5
+	VMULPS  Y0, Y5, Y5
+	VADDPS  vecConsts<>+896(SB), Y1, Y0
+	VMULPS  vecConsts<>+928(SB), Y0, Y0
+	VMAXPS  Y4, Y0, Y0
+	VMINPS  vecConsts<>+0(SB), Y0, Y0
+	VMULPS  Y1, Y0, Y0
+	VADDPS  vecConsts<>+896(SB), Y2, Y1
+	VMULPS  vecConsts<>+928(SB), Y1, Y1
+	VMAXPS  Y4, Y1, Y1
+	VMINPS  vecConsts<>+0(SB), Y1, Y1
+	VMULPS  Y2, Y1, Y1
+	VADDPS  vecConsts<>+896(SB), Y3, Y2
+	VMULPS  vecConsts<>+928(SB), Y2, Y2
+	VMAXPS  Y4, Y2, Y2
+	VMINPS  vecConsts<>+0(SB), Y2, Y2
+	VMULPS  Y3, Y2, Y2
+	VMOVUPS Y5, (AX)(DX*4)
+	VMOVUPS Y0, 32(AX)(DX*4)
+	VMOVUPS Y1, 64(AX)(DX*4)
+	VMOVUPS Y2, 96(AX)(DX*4)
+	ADDQ    $0x00000020, DX
+	JMP     hardSwishAVX2_many
+
+hardSwishAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+hardSwishAVX2_one:
+	CMPQ    DX, BX
+	JGE     hardSwishAVX2_tail
+	VMOVUPS (AX)(DX*4), Y0
+	VXORPS  Y1, Y1, Y1
+	VADDPS  vecConsts<>+896(SB), Y0, Y2
+	VMULPS  vecConsts<>+928(SB), Y2, Y2
+	VMAXPS  Y1, Y2, Y2
+	VMINPS  vecConsts<>+0(SB), Y2, Y2
+	VMULPS  Y0, Y2, Y2
+	VMOVUPS Y2, (AX)(DX*4)
+	ADDQ    $0x08, DX
+	JMP     hardSwishAVX2_one
+
+hardSwishAVX2_tail:
+	CMPQ DX, CX
+	JGE  hardSwishAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ       $0x00000008, BX
+	ADDQ       DX, BX
+	SUBQ       CX, BX
+	LEAQ       vecTail8<>+0(SB), CX
+	VMOVUPS    (CX)(BX*4), Y0
+	VMASKMOVPS (AX)(DX*4), Y0, Y1
+	VXORPS     Y2, Y2, Y2
+	VADDPS     vecConsts<>+896(SB), Y1, Y3
+	VMULPS     vecConsts<>+928(SB), Y3, Y3
+	VMAXPS     Y2, Y3, Y3
+	VMINPS     vecConsts<>+0(SB), Y3, Y3
+	VMULPS     Y1, Y3, Y3
+	VMASKMOVPS Y3, Y0, (AX)(DX*4)
+
+hardSwishAVX2_done:
+	VZEROUPPER
+	RET
+
+// func expAVX2(y *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expAVX2(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+expAVX2_many:
+	CMPQ         DX, BX
+	JGE          expAVX2_one0
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      32(AX)(DX*4), Y1
+	VMOVAPS      Y0, Y0
+	VMOVAPS      Y1, Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VMAXPS       Y0, Y2, Y0
+	VMAXPS       Y1, Y2, Y1
+	VMOVUPS      vecConsts<>+960(SB), Y2
+	VMINPS       Y0, Y2, Y0
+	VMINPS       Y1, Y2, Y1
+	VMULPS       vecConsts<>+224(SB), Y0, Y2
+	VMULPS       vecConsts<>+224(SB), Y1, Y4
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y4, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y4, Y1
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y4, Y1
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y1, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y1, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y1, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y1, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y1, Y5
+	VMULPS       Y0, Y0, Y6
+	VMULPS       Y1, Y1, Y7
+	VFMADD213PS  Y0, Y6, Y3
+	VFMADD213PS  Y1, Y7, Y5
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VMULPS       vecConsts<>+64(SB), Y2, Y0
+	VROUNDPS     $0x01, Y0, Y0
+	VSUBPS       Y0, Y2, Y2
+	VMULPS       vecConsts<>+64(SB), Y4, Y1
+	VROUNDPS     $0x01, Y1, Y1
+	VSUBPS       Y1, Y4, Y4
+	VCVTTPS2DQ   Y0, Y0
+	VPADDD       vecConsts<>+1312(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y3, Y3
+	VCVTTPS2DQ   Y1, Y1
+	VPADDD       vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y5, Y5
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y3, Y3
+	VCVTTPS2DQ   Y4, Y4
+	VPADDD       vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y5, Y5
+	VMOVUPS      Y3, (AX)(DX*4)
+	VMOVUPS      Y5, 32(AX)(DX*4)
+	ADDQ         $0x00000010, DX
+	JMP          expAVX2_many
+
+expAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+expAVX2_one:
+	CMPQ         DX, BX
+	JGE          expAVX2_tail
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVAPS      Y0, Y0
+	VMOVUPS      vecConsts<>+864(SB), Y1
+	VMAXPS       Y0, Y1, Y0
+	VMOVUPS      vecConsts<>+960(SB), Y1
+	VMINPS       Y0, Y1, Y0
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VMULPS       Y0, Y0, Y3
+	VFMADD213PS  Y0, Y3, Y2
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VMULPS       vecConsts<>+64(SB), Y1, Y0
+	VROUNDPS     $0x01, Y0, Y0
+	VSUBPS       Y0, Y1, Y1
+	VCVTTPS2DQ   Y0, Y0
+	VPADDD       vecConsts<>+1312(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y2, Y2
+	VCVTTPS2DQ   Y1, Y1
+	VPADDD       vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y2, Y2
+	VMOVUPS      Y2, (AX)(DX*4)
+	ADDQ         $0x08, DX
+	JMP          expAVX2_one
+
+expAVX2_tail:
+	CMPQ DX, CX
+	JGE  expAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ         $0x00000008, BX
+	ADDQ         DX, BX
+	SUBQ         CX, BX
+	LEAQ         vecTail8<>+0(SB), CX
+	VMOVUPS      (CX)(BX*4), Y0
+	VMASKMOVPS   (AX)(DX*4), Y0, Y1
+	VMOVAPS      Y1, Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VMOVUPS      vecConsts<>+960(SB), Y2
+	VMINPS       Y1, Y2, Y1
+	VMULPS       vecConsts<>+224(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y1
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y1
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VFMADD213PS  Y1, Y4, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VMULPS       vecConsts<>+64(SB), Y2, Y1
+	VROUNDPS     $0x01, Y1, Y1
+	VSUBPS       Y1, Y2, Y2
+	VCVTTPS2DQ   Y1, Y1
+	VPADDD       vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y3, Y3
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y3, Y3
+	VMASKMOVPS   Y3, Y0, (AX)(DX*4)
+
+expAVX2_done:
+	VZEROUPPER
+	RET
+
+// func tanhAVX2(y *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·tanhAVX2(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+tanhAVX2_many:
+	CMPQ         DX, BX
+	JGE          tanhAVX2_one0
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      32(AX)(DX*4), Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VANDPS       vecConsts<>+128(SB), Y0, Y3
+	VMULPS       vecConsts<>+992(SB), Y3, Y4
+	VANDPS       vecConsts<>+128(SB), Y1, Y5
+	VMULPS       vecConsts<>+992(SB), Y5, Y6
+	VMAXPS       Y4, Y2, Y4
+	VMAXPS       Y6, Y2, Y6
+	VMULPS       vecConsts<>+224(SB), Y4, Y2
+	VMULPS       vecConsts<>+224(SB), Y6, Y8
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y8, Y6
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y8, Y6
+	VMOVUPS      vecConsts<>+320(SB), Y7
+	VMOVUPS      vecConsts<>+320(SB), Y9
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+352(SB), Y6, Y9
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+384(SB), Y6, Y9
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+416(SB), Y6, Y9
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+448(SB), Y6, Y9
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+480(SB), Y6, Y9
+	VMULPS       Y4, Y4, Y10
+	VMULPS       Y6, Y6, Y11
+	VFMADD213PS  Y4, Y10, Y7
+	VFMADD213PS  Y6, Y11, Y9
+	VADDPS       vecConsts<>+0(SB), Y7, Y7
+	VADDPS       vecConsts<>+0(SB), Y9, Y9
+	VMULPS       vecConsts<>+64(SB), Y2, Y4
+	VROUNDPS     $0x01, Y4, Y4
+	VSUBPS       Y4, Y2, Y2
+	VMULPS       vecConsts<>+64(SB), Y8, Y6
+	VROUNDPS     $0x01, Y6, Y6
+	VSUBPS       Y6, Y8, Y8
+	VCVTTPS2DQ   Y4, Y4
+	VPADDD       vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y7, Y7
+	VCVTTPS2DQ   Y6, Y6
+	VPADDD       vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y6, Y9, Y9
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y7, Y7
+	VCVTTPS2DQ   Y8, Y8
+	VPADDD       vecConsts<>+1312(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y8, Y9, Y9
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VSUBPS       Y7, Y2, Y4
+	VADDPS       Y2, Y7, Y7
+	VSUBPS       Y9, Y2, Y6
+	VADDPS       Y2, Y9, Y9
+	VDIVPS       Y7, Y4, Y4
+	VDIVPS       Y9, Y6, Y6
+	VANDPS       vecConsts<>+832(SB), Y0, Y2
+	VORPS        Y2, Y4, Y4
+	VANDPS       vecConsts<>+832(SB), Y1, Y2
+	VORPS        Y2, Y6, Y6
+	VMULPS       Y0, Y0, Y2
+	VMOVUPS      vecConsts<>+1024(SB), Y7
+	VMULPS       Y1, Y1, Y8
+	VMOVUPS      vecConsts<>+1024(SB), Y9
+	VFMADD213PS  vecConsts<>+1056(SB), Y2, Y7
+	VFMADD213PS  vecConsts<>+1056(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+1088(SB), Y2, Y7
+	VFMADD213PS  vecConsts<>+1088(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+1120(SB), Y2, Y7
+	VFMADD213PS  vecConsts<>+1120(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+1152(SB), Y2, Y7
+	VFMADD213PS  vecConsts<>+1152(SB), Y8, Y9
+	VMULPS       Y0, Y2, Y2
+	VMULPS       Y1, Y8, Y8
+	VFMADD213PS  Y0, Y2, Y7
+	VFMADD213PS  Y1, Y8, Y9
+	VMOVUPS      vecConsts<>+1184(SB), Y0
+	VCMPPS       $0x01, Y0, Y3, Y1
+	VBLENDVPS    Y1, Y7, Y4, Y4
+	VCMPPS       $0x01, Y0, Y5, Y0
+	VBLENDVPS    Y0, Y9, Y6, Y6
+	VMOVUPS      Y4, (AX)(DX*4)
+	VMOVUPS      Y6, 32(AX)(DX*4)
+	ADDQ         $0x00000010, DX
+	JMP          tanhAVX2_many
+
+tanhAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+tanhAVX2_one:
+	CMPQ         DX, BX
+	JGE          tanhAVX2_tail
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      vecConsts<>+864(SB), Y1
+	VANDPS       vecConsts<>+128(SB), Y0, Y2
+	VMULPS       vecConsts<>+992(SB), Y2, Y3
+	VMAXPS       Y3, Y1, Y3
+	VMULPS       vecConsts<>+224(SB), Y3, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y3
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y4
+	VMULPS       Y3, Y3, Y5
+	VFMADD213PS  Y3, Y5, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VMULPS       vecConsts<>+64(SB), Y1, Y3
+	VROUNDPS     $0x01, Y3, Y3
+	VSUBPS       Y3, Y1, Y1
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y4, Y4
+	VCVTTPS2DQ   Y1, Y1
+	VPADDD       vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y4, Y4
+	VMOVUPS      vecConsts<>+0(SB), Y1
+	VSUBPS       Y4, Y1, Y3
+	VADDPS       Y1, Y4, Y4
+	VDIVPS       Y4, Y3, Y3
+	VANDPS       vecConsts<>+832(SB), Y0, Y1
+	VORPS        Y1, Y3, Y3
+	VMULPS       Y0, Y0, Y1
+	VMOVUPS      vecConsts<>+1024(SB), Y4
+	VFMADD213PS  vecConsts<>+1056(SB), Y1, Y4
+	VFMADD213PS  vecConsts<>+1088(SB), Y1, Y4
+	VFMADD213PS  vecConsts<>+1120(SB), Y1, Y4
+	VFMADD213PS  vecConsts<>+1152(SB), Y1, Y4
+	VMULPS       Y0, Y1, Y1
+	VFMADD213PS  Y0, Y1, Y4
+	VMOVUPS      vecConsts<>+1184(SB), Y0
+	VCMPPS       $0x01, Y0, Y2, Y0
+	VBLENDVPS    Y0, Y4, Y3, Y3
+	VMOVUPS      Y3, (AX)(DX*4)
+	ADDQ         $0x08, DX
+	JMP          tanhAVX2_one
+
+tanhAVX2_tail:
+	CMPQ DX, CX
+	JGE  tanhAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ         $0x00000008, BX
+	ADDQ         DX, BX
+	SUBQ         CX, BX
+	LEAQ         vecTail8<>+0(SB), CX
+	VMOVUPS      (CX)(BX*4), Y0
+	VMASKMOVPS   (AX)(DX*4), Y0, Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VANDPS       vecConsts<>+128(SB), Y1, Y3
+	VMULPS       vecConsts<>+992(SB), Y3, Y4
+	VMAXPS       Y4, Y2, Y4
+	VMULPS       vecConsts<>+224(SB), Y4, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y4
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y5
+	VMULPS       Y4, Y4, Y6
+	VFMADD213PS  Y4, Y6, Y5
+	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VMULPS       vecConsts<>+64(SB), Y2, Y4
+	VROUNDPS     $0x01, Y4, Y4
+	VSUBPS       Y4, Y2, Y2
+	VCVTTPS2DQ   Y4, Y4
+	VPADDD       vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y5, Y5
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y5, Y5
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VSUBPS       Y5, Y2, Y4
+	VADDPS       Y2, Y5, Y5
+	VDIVPS       Y5, Y4, Y4
+	VANDPS       vecConsts<>+832(SB), Y1, Y2
+	VORPS        Y2, Y4, Y4
+	VMULPS       Y1, Y1, Y2
+	VMOVUPS      vecConsts<>+1024(SB), Y5
+	VFMADD213PS  vecConsts<>+1056(SB), Y2, Y5
+	VFMADD213PS  vecConsts<>+1088(SB), Y2, Y5
+	VFMADD213PS  vecConsts<>+1120(SB), Y2, Y5
+	VFMADD213PS  vecConsts<>+1152(SB), Y2, Y5
+	VMULPS       Y1, Y2, Y2
+	VFMADD213PS  Y1, Y2, Y5
+	VMOVUPS      vecConsts<>+1184(SB), Y1
+	VCMPPS       $0x01, Y1, Y3, Y1
+	VBLENDVPS    Y1, Y5, Y4, Y4
+	VMASKMOVPS   Y4, Y0, (AX)(DX*4)
+
+tanhAVX2_done:
+	VZEROUPPER
+	RET
+
+// func geluTanhAVX2(y *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·geluTanhAVX2(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+geluTanhAVX2_many:
+	CMPQ         DX, BX
+	JGE          geluTanhAVX2_one0
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      32(AX)(DX*4), Y1
+	VMOVUPS      vecConsts<>+1216(SB), Y2
+	VMULPS       Y0, Y0, Y3
+	VFMADD213PS  vecConsts<>+1248(SB), Y2, Y3
+	VMULPS       Y0, Y3, Y3
+	VMULPS       Y1, Y1, Y4
+	VFMADD213PS  vecConsts<>+1248(SB), Y2, Y4
+	VMULPS       Y1, Y4, Y4
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VORPS        vecConsts<>+832(SB), Y3, Y5
+	VORPS        vecConsts<>+832(SB), Y4, Y6
+	VMAXPS       Y5, Y2, Y5
+	VMAXPS       Y6, Y2, Y6
+	VMULPS       vecConsts<>+224(SB), Y5, Y2
+	VMULPS       vecConsts<>+224(SB), Y6, Y8
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y8, Y6
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y5
+	VFNMADD231PS vecConsts<>+288(SB), Y8, Y6
+	VMOVUPS      vecConsts<>+320(SB), Y7
+	VMOVUPS      vecConsts<>+320(SB), Y9
+	VFMADD213PS  vecConsts<>+352(SB), Y5, Y7
+	VFMADD213PS  vecConsts<>+352(SB), Y6, Y9
+	VFMADD213PS  vecConsts<>+384(SB), Y5, Y7
+	VFMADD213PS  vecConsts<>+384(SB), Y6, Y9
+	VFMADD213PS  vecConsts<>+416(SB), Y5, Y7
+	VFMADD213PS  vecConsts<>+416(SB), Y6, Y9
+	VFMADD213PS  vecConsts<>+448(SB), Y5, Y7
+	VFMADD213PS  vecConsts<>+448(SB), Y6, Y9
+	VFMADD213PS  vecConsts<>+480(SB), Y5, Y7
+	VFMADD213PS  vecConsts<>+480(SB), Y6, Y9
+	VMULPS       Y5, Y5, Y10
+	VMULPS       Y6, Y6, Y11
+	VFMADD213PS  Y5, Y10, Y7
+	VFMADD213PS  Y6, Y11, Y9
+	VADDPS       vecConsts<>+0(SB), Y7, Y7
+	VADDPS       vecConsts<>+0(SB), Y9, Y9
+	VMULPS       vecConsts<>+64(SB), Y2, Y5
+	VROUNDPS     $0x01, Y5, Y5
+	VSUBPS       Y5, Y2, Y2
+	VMULPS       vecConsts<>+64(SB), Y8, Y6
+	VROUNDPS     $0x01, Y6, Y6
+	VSUBPS       Y6, Y8, Y8
+	VCVTTPS2DQ   Y5, Y5
+	VPADDD       vecConsts<>+1312(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y5, Y7, Y7
+	VCVTTPS2DQ   Y6, Y6
+	VPADDD       vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y6, Y9, Y9
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y7, Y7
+	VCVTTPS2DQ   Y8, Y8
+	VPADDD       vecConsts<>+1312(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y8, Y9, Y9
+	VADDPS       vecConsts<>+0(SB), Y7, Y2
+	VADDPS       vecConsts<>+0(SB), Y9, Y8
+	VXORPS       Y5, Y5, Y5
+	VCMPPS       $0x01, Y5, Y3, Y3
+	VMOVUPS      vecConsts<>+0(SB), Y5
+	VBLENDVPS    Y3, Y7, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VCMPPS       $0x01, Y6, Y4, Y3
+	VMOVUPS      vecConsts<>+0(SB), Y6
+	VBLENDVPS    Y3, Y9, Y6, Y6
+	VDIVPS       Y2, Y5, Y5
+	VDIVPS       Y8, Y6, Y6
+	VMULPS       Y0, Y5, Y5
+	VMULPS       Y1, Y6, Y6
+	VMOVUPS      Y5, (AX)(DX*4)
+	VMOVUPS      Y6, 32(AX)(DX*4)
+	ADDQ         $0x00000010, DX
+	JMP          geluTanhAVX2_many
+
+geluTanhAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+geluTanhAVX2_one:
+	CMPQ         DX, BX
+	JGE          geluTanhAVX2_tail
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      vecConsts<>+1216(SB), Y1
+	VMULPS       Y0, Y0, Y2
+	VFMADD213PS  vecConsts<>+1248(SB), Y1, Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      vecConsts<>+864(SB), Y1
+	VORPS        vecConsts<>+832(SB), Y2, Y3
+	VMAXPS       Y3, Y1, Y3
+	VMULPS       vecConsts<>+224(SB), Y3, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y3
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y4
+	VMULPS       Y3, Y3, Y5
+	VFMADD213PS  Y3, Y5, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VMULPS       vecConsts<>+64(SB), Y1, Y3
+	VROUNDPS     $0x01, Y3, Y3
+	VSUBPS       Y3, Y1, Y1
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y4, Y4
+	VCVTTPS2DQ   Y1, Y1
+	VPADDD       vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y4, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y1
+	VXORPS       Y3, Y3, Y3
+	VCMPPS       $0x01, Y3, Y2, Y2
+	VMOVUPS      vecConsts<>+0(SB), Y3
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VDIVPS       Y1, Y3, Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      Y3, (AX)(DX*4)
+	ADDQ         $0x08, DX
+	JMP          geluTanhAVX2_one
+
+geluTanhAVX2_tail:
+	CMPQ DX, CX
+	JGE  geluTanhAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ         $0x00000008, BX
+	ADDQ         DX, BX
+	SUBQ         CX, BX
+	LEAQ         vecTail8<>+0(SB), CX
+	VMOVUPS      (CX)(BX*4), Y0
+	VMASKMOVPS   (AX)(DX*4), Y0, Y1
+	VMOVUPS      vecConsts<>+1216(SB), Y2
+	VMULPS       Y1, Y1, Y3
+	VFMADD213PS  vecConsts<>+1248(SB), Y2, Y3
+	VMULPS       Y1, Y3, Y3
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VORPS        vecConsts<>+832(SB), Y3, Y4
+	VMAXPS       Y4, Y2, Y4
+	VMULPS       vecConsts<>+224(SB), Y4, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y4
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y5
+	VMULPS       Y4, Y4, Y6
+	VFMADD213PS  Y4, Y6, Y5
+	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VMULPS       vecConsts<>+64(SB), Y2, Y4
+	VROUNDPS     $0x01, Y4, Y4
+	VSUBPS       Y4, Y2, Y2
+	VCVTTPS2DQ   Y4, Y4
+	VPADDD       vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y5, Y5
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y5, Y5
+	VADDPS       vecConsts<>+0(SB), Y5, Y2
+	VXORPS       Y4, Y4, Y4
+	VCMPPS       $0x01, Y4, Y3, Y3
+	VMOVUPS      vecConsts<>+0(SB), Y4
+	VBLENDVPS    Y3, Y5, Y4, Y4
+	VDIVPS       Y2, Y4, Y4
+	VMULPS       Y1, Y4, Y4
+	VMASKMOVPS   Y4, Y0, (AX)(DX*4)
+
+geluTanhAVX2_done:
+	VZEROUPPER
+	RET
+
+// func mishAVX2(y *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·mishAVX2(SB), NOSPLIT, $0-16
+	MOVQ y+0(FP), AX
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+mishAVX2_many:
+	CMPQ         DX, BX
+	JGE          mishAVX2_one0
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVUPS      32(AX)(DX*4), Y1
+	VMOVAPS      Y0, Y2
+	VMOVAPS      Y1, Y3
+	VMOVUPS      vecConsts<>+864(SB), Y4
+	VMAXPS       Y2, Y4, Y2
+	VMAXPS       Y3, Y4, Y3
+	VMOVUPS      vecConsts<>+1280(SB), Y4
+	VMINPS       Y2, Y4, Y2
+	VMINPS       Y3, Y4, Y3
+	VMULPS       vecConsts<>+224(SB), Y2, Y4
+	VMULPS       vecConsts<>+224(SB), Y3, Y6
+	VROUNDPS     $0x00, Y4, Y4
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecConsts<>+256(SB), Y4, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y6, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y4, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y6, Y3
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VMOVUPS      vecConsts<>+320(SB), Y7
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y7
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y7
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y7
+	VMULPS       Y2, Y2, Y8
+	VMULPS       Y3, Y3, Y9
+	VFMADD213PS  Y2, Y8, Y5
+	VFMADD213PS  Y3, Y9, Y7
+	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VADDPS       vecConsts<>+0(SB), Y7, Y7
+	VMULPS       vecConsts<>+64(SB), Y4, Y2
+	VROUNDPS     $0x01, Y2, Y2
+	VSUBPS       Y2, Y4, Y4
+	VMULPS       vecConsts<>+64(SB), Y6, Y3
+	VROUNDPS     $0x01, Y3, Y3
+	VSUBPS       Y3, Y6, Y6
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y5, Y5
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y7, Y7
+	VCVTTPS2DQ   Y4, Y4
+	VPADDD       vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y5, Y5
+	VCVTTPS2DQ   Y6, Y6
+	VPADDD       vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y6, Y7, Y7
+	VMOVUPS      vecConsts<>+32(SB), Y2
+	VADDPS       Y2, Y5, Y3
+	VMULPS       Y5, Y3, Y3
+	VADDPS       Y2, Y3, Y5
+	VADDPS       Y2, Y7, Y4
+	VMULPS       Y7, Y4, Y4
+	VADDPS       Y2, Y4, Y7
+	VDIVPS       Y5, Y3, Y3
+	VDIVPS       Y7, Y4, Y4
+	VMULPS       Y0, Y3, Y3
+	VMULPS       Y1, Y4, Y4
+	VMOVUPS      Y3, (AX)(DX*4)
+	VMOVUPS      Y4, 32(AX)(DX*4)
+	ADDQ         $0x00000010, DX
+	JMP          mishAVX2_many
+
+mishAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+mishAVX2_one:
+	CMPQ         DX, BX
+	JGE          mishAVX2_tail
+	VMOVUPS      (AX)(DX*4), Y0
+	VMOVAPS      Y0, Y1
+	VMOVUPS      vecConsts<>+864(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VMOVUPS      vecConsts<>+1280(SB), Y2
+	VMINPS       Y1, Y2, Y1
+	VMULPS       vecConsts<>+224(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y2, Y1
+	VFNMADD231PS vecConsts<>+288(SB), Y2, Y1
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y1, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VFMADD213PS  Y1, Y4, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VMULPS       vecConsts<>+64(SB), Y2, Y1
+	VROUNDPS     $0x01, Y1, Y1
+	VSUBPS       Y1, Y2, Y2
+	VCVTTPS2DQ   Y1, Y1
+	VPADDD       vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y3, Y3
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y3, Y3
+	VMOVUPS      vecConsts<>+32(SB), Y1
+	VADDPS       Y1, Y3, Y2
+	VMULPS       Y3, Y2, Y2
+	VADDPS       Y1, Y2, Y3
+	VDIVPS       Y3, Y2, Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      Y2, (AX)(DX*4)
+	ADDQ         $0x08, DX
+	JMP          mishAVX2_one
+
+mishAVX2_tail:
+	CMPQ DX, CX
+	JGE  mishAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ         $0x00000008, BX
+	ADDQ         DX, BX
+	SUBQ         CX, BX
+	LEAQ         vecTail8<>+0(SB), CX
+	VMOVUPS      (CX)(BX*4), Y0
+	VMASKMOVPS   (AX)(DX*4), Y0, Y1
+	VMOVAPS      Y1, Y2
+	VMOVUPS      vecConsts<>+864(SB), Y3
+	VMAXPS       Y2, Y3, Y2
+	VMOVUPS      vecConsts<>+1280(SB), Y3
+	VMINPS       Y2, Y3, Y2
+	VMULPS       vecConsts<>+224(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VFNMADD231PS vecConsts<>+256(SB), Y3, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y3, Y2
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VFMADD213PS  Y2, Y5, Y4
+	VADDPS       vecConsts<>+0(SB), Y4, Y4
+	VMULPS       vecConsts<>+64(SB), Y3, Y2
+	VROUNDPS     $0x01, Y2, Y2
+	VSUBPS       Y2, Y3, Y3
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y4, Y4
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y4, Y4
+	VMOVUPS      vecConsts<>+32(SB), Y2
+	VADDPS       Y2, Y4, Y3
+	VMULPS       Y4, Y3, Y3
+	VADDPS       Y2, Y3, Y4
+	VDIVPS       Y4, Y3, Y3
+	VMULPS       Y1, Y3, Y3
+	VMASKMOVPS   Y3, Y0, (AX)(DX*4)
+
+mishAVX2_done:
+	VZEROUPPER
+	RET
+
+// func eluAVX2(y *float32, n int, alpha float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·eluAVX2(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS alpha+16(FP), Y0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-16, BX
+
+eluAVX2_many:
+	CMPQ         DX, BX
+	JGE          eluAVX2_one0
+	VMOVUPS      (AX)(DX*4), Y1
+	VMOVUPS      32(AX)(DX*4), Y2
+	VMOVAPS      Y1, Y3
+	VMOVAPS      Y2, Y4
+	VMOVUPS      vecConsts<>+864(SB), Y5
+	VMAXPS       Y3, Y5, Y3
+	VMAXPS       Y4, Y5, Y4
+	VMULPS       vecConsts<>+224(SB), Y3, Y5
+	VMULPS       vecConsts<>+224(SB), Y4, Y7
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y3
+	VFNMADD231PS vecConsts<>+256(SB), Y7, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y7, Y4
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y8
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y8
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y8
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y8
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y6
+	VFMADD213PS  Y4, Y10, Y8
+	VMOVUPS      vecConsts<>+0(SB), Y3
+	VMOVUPS      vecConsts<>+0(SB), Y4
+	VMULPS       vecConsts<>+64(SB), Y5, Y9
+	VROUNDPS     $0x01, Y9, Y9
+	VSUBPS       Y9, Y5, Y5
+	VMULPS       vecConsts<>+64(SB), Y7, Y10
+	VROUNDPS     $0x01, Y10, Y10
+	VSUBPS       Y10, Y7, Y7
+	VCVTTPS2DQ   Y9, Y9
+	VPADDD       vecConsts<>+1312(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y3, Y3
+	VCVTTPS2DQ   Y10, Y10
+	VPADDD       vecConsts<>+1312(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y10, Y4, Y4
+	VCVTTPS2DQ   Y5, Y5
+	VPADDD       vecConsts<>+1312(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y5, Y3, Y3
+	VCVTTPS2DQ   Y7, Y7
+	VPADDD       vecConsts<>+1312(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y7, Y4, Y4
+	VXORPS       Y9, Y9, Y9
+	VSUBPS       vecConsts<>+0(SB), Y3, Y5
+	VFMADD213PS  Y5, Y3, Y6
+	VMULPS       Y0, Y6, Y6
+	VCMPPS       $0x01, Y9, Y1, Y5
+	VBLENDVPS    Y5, Y6, Y1, Y1
+	VSUBPS       vecConsts<>+0(SB), Y4, Y7
+	VFMADD213PS  Y7, Y4, Y8
+	VMULPS       Y0, Y8, Y8
+	VCMPPS       $0x01, Y9, Y2, Y7
+	VBLENDVPS    Y7, Y8, Y2, Y2
+	VMOVUPS      Y1, (AX)(DX*4)
+	VMOVUPS      Y2, 32(AX)(DX*4)
+	ADDQ         $0x00000010, DX
+	JMP          eluAVX2_many
+
+eluAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+eluAVX2_one:
+	CMPQ         DX, BX
+	JGE          eluAVX2_tail
+	VMOVUPS      (AX)(DX*4), Y1
+	VMOVAPS      Y1, Y2
+	VMOVUPS      vecConsts<>+864(SB), Y3
+	VMAXPS       Y2, Y3, Y2
+	VMULPS       vecConsts<>+224(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VFNMADD231PS vecConsts<>+256(SB), Y3, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y3, Y2
+	VMOVUPS      vecConsts<>+320(SB), Y4
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y4
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y4
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y4
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y4
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VFMADD213PS  Y2, Y5, Y4
+	VMOVUPS      vecConsts<>+0(SB), Y2
+	VMULPS       vecConsts<>+64(SB), Y3, Y5
+	VROUNDPS     $0x01, Y5, Y5
+	VSUBPS       Y5, Y3, Y3
+	VCVTTPS2DQ   Y5, Y5
+	VPADDD       vecConsts<>+1312(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y5, Y2, Y2
+	VCVTTPS2DQ   Y3, Y3
+	VPADDD       vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y3, Y2, Y2
+	VXORPS       Y5, Y5, Y5
+	VSUBPS       vecConsts<>+0(SB), Y2, Y3
+	VFMADD213PS  Y3, Y2, Y4
+	VMULPS       Y0, Y4, Y4
+	VCMPPS       $0x01, Y5, Y1, Y3
+	VBLENDVPS    Y3, Y4, Y1, Y1
+	VMOVUPS      Y1, (AX)(DX*4)
+	ADDQ         $0x08, DX
+	JMP          eluAVX2_one
+
+eluAVX2_tail:
+	CMPQ DX, CX
+	JGE  eluAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ         $0x00000008, BX
+	ADDQ         DX, BX
+	SUBQ         CX, BX
+	LEAQ         vecTail8<>+0(SB), CX
+	VMOVUPS      (CX)(BX*4), Y1
+	VMASKMOVPS   (AX)(DX*4), Y1, Y2
+	VMOVAPS      Y2, Y3
+	VMOVUPS      vecConsts<>+864(SB), Y4
+	VMAXPS       Y3, Y4, Y3
+	VMULPS       vecConsts<>+224(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y4, Y3
+	VFNMADD231PS vecConsts<>+288(SB), Y4, Y3
+	VMOVUPS      vecConsts<>+320(SB), Y5
+	VFMADD213PS  vecConsts<>+352(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+384(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+416(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+448(SB), Y3, Y5
+	VFMADD213PS  vecConsts<>+480(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y6
+	VFMADD213PS  Y3, Y6, Y5
+	VMOVUPS      vecConsts<>+0(SB), Y3
+	VMULPS       vecConsts<>+64(SB), Y4, Y6
+	VROUNDPS     $0x01, Y6, Y6
+	VSUBPS       Y6, Y4, Y4
+	VCVTTPS2DQ   Y6, Y6
+	VPADDD       vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y6, Y3, Y3
+	VCVTTPS2DQ   Y4, Y4
+	VPADDD       vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y3, Y3
+	VXORPS       Y6, Y6, Y6
+	VSUBPS       vecConsts<>+0(SB), Y3, Y4
+	VFMADD213PS  Y4, Y3, Y5
+	VMULPS       Y0, Y5, Y5
+	VCMPPS       $0x01, Y6, Y2, Y4
+	VBLENDVPS    Y4, Y5, Y2, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(DX*4)
+
+eluAVX2_done:
+	VZEROUPPER
+	RET
+
+// func hardSigmoidAVX2(y *float32, n int, alpha float32, beta float32)
+// Requires: AVX, FMA3
+TEXT ·hardSigmoidAVX2(SB), NOSPLIT, $0-24
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS alpha+16(FP), Y0
+	VBROADCASTSS beta+20(FP), Y1
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-32, BX
+
+hardSigmoidAVX2_many:
+	CMPQ        DX, BX
+	JGE         hardSigmoidAVX2_one0
+	VMOVUPS     (AX)(DX*4), Y2
+	VMOVUPS     32(AX)(DX*4), Y3
+	VMOVUPS     64(AX)(DX*4), Y4
+	VMOVUPS     96(AX)(DX*4), Y5
+	VXORPS      Y6, Y6, Y6
+	VMOVUPS     vecConsts<>+0(SB), Y7
+	VFMADD213PS Y1, Y0, Y2
+	VMAXPS      Y2, Y6, Y2
+	VMINPS      Y2, Y7, Y2
+	VFMADD213PS Y1, Y0, Y3
+	VMAXPS      Y3, Y6, Y3
+	VMINPS      Y3, Y7, Y3
+	VFMADD213PS Y1, Y0, Y4
+	VMAXPS      Y4, Y6, Y4
+	VMINPS      Y4, Y7, Y4
+	VFMADD213PS Y1, Y0, Y5
+	VMAXPS      Y5, Y6, Y5
+	VMINPS      Y5, Y7, Y5
+	VMOVUPS     Y2, (AX)(DX*4)
+	VMOVUPS     Y3, 32(AX)(DX*4)
+	VMOVUPS     Y4, 64(AX)(DX*4)
+	VMOVUPS     Y5, 96(AX)(DX*4)
+	ADDQ        $0x00000020, DX
+	JMP         hardSigmoidAVX2_many
+
+hardSigmoidAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+hardSigmoidAVX2_one:
+	CMPQ        DX, BX
+	JGE         hardSigmoidAVX2_tail
+	VMOVUPS     (AX)(DX*4), Y2
+	VXORPS      Y3, Y3, Y3
+	VMOVUPS     vecConsts<>+0(SB), Y4
+	VFMADD213PS Y1, Y0, Y2
+	VMAXPS      Y2, Y3, Y2
+	VMINPS      Y2, Y4, Y2
+	VMOVUPS     Y2, (AX)(DX*4)
+	ADDQ        $0x08, DX
+	JMP         hardSigmoidAVX2_one
+
+hardSigmoidAVX2_tail:
+	CMPQ DX, CX
+	JGE  hardSigmoidAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ        $0x00000008, BX
+	ADDQ        DX, BX
+	SUBQ        CX, BX
+	LEAQ        vecTail8<>+0(SB), CX
+	VMOVUPS     (CX)(BX*4), Y2
+	VMASKMOVPS  (AX)(DX*4), Y2, Y3
+	VXORPS      Y4, Y4, Y4
+	VMOVUPS     vecConsts<>+0(SB), Y5
+	VFMADD213PS Y1, Y0, Y3
+	VMAXPS      Y3, Y4, Y3
+	VMINPS      Y3, Y5, Y3
+	VMASKMOVPS  Y3, Y2, (AX)(DX*4)
+
+hardSigmoidAVX2_done:
+	VZEROUPPER
+	RET
+
+// func leakyReluAVX2(y *float32, n int, alpha float32)
+// Requires: AVX
+TEXT ·leakyReluAVX2(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS alpha+16(FP), Y0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-32, BX
+
+leakyReluAVX2_many:
+	CMPQ      DX, BX
+	JGE       leakyReluAVX2_one0
+	VMOVUPS   (AX)(DX*4), Y1
+	VMOVUPS   32(AX)(DX*4), Y2
+	VMOVUPS   64(AX)(DX*4), Y3
+	VMOVUPS   96(AX)(DX*4), Y4
+	VXORPS    Y5, Y5, Y5
+	VCMPPS    $0x01, Y5, Y1, Y6
+	VMULPS    Y0, Y1, Y7
+	VBLENDVPS Y6, Y7, Y1, Y1
+	VCMPPS    $0x01, Y5, Y2, Y6
+	VMULPS    Y0, Y2, Y7
+	VBLENDVPS Y6, Y7, Y2, Y2
+	VCMPPS    $0x01, Y5, Y3, Y6
+	VMULPS    Y0, Y3, Y7
+	VBLENDVPS Y6, Y7, Y3, Y3
+	VCMPPS    $0x01, Y5, Y4, Y5
+	VMULPS    Y0, Y4, Y6
+	VBLENDVPS Y5, Y6, Y4, Y4
+	VMOVUPS   Y1, (AX)(DX*4)
+	VMOVUPS   Y2, 32(AX)(DX*4)
+	VMOVUPS   Y3, 64(AX)(DX*4)
+	VMOVUPS   Y4, 96(AX)(DX*4)
+	ADDQ      $0x00000020, DX
+	JMP       leakyReluAVX2_many
+
+leakyReluAVX2_one0:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+leakyReluAVX2_one:
+	CMPQ      DX, BX
+	JGE       leakyReluAVX2_tail
+	VMOVUPS   (AX)(DX*4), Y1
+	VXORPS    Y2, Y2, Y2
+	VCMPPS    $0x01, Y2, Y1, Y2
+	VMULPS    Y0, Y1, Y3
+	VBLENDVPS Y2, Y3, Y1, Y1
+	VMOVUPS   Y1, (AX)(DX*4)
+	ADDQ      $0x08, DX
+	JMP       leakyReluAVX2_one
+
+leakyReluAVX2_tail:
+	CMPQ DX, CX
+	JGE  leakyReluAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ       $0x00000008, BX
+	ADDQ       DX, BX
+	SUBQ       CX, BX
+	LEAQ       vecTail8<>+0(SB), CX
+	VMOVUPS    (CX)(BX*4), Y1
+	VMASKMOVPS (AX)(DX*4), Y1, Y2
+	VXORPS     Y3, Y3, Y3
+	VCMPPS     $0x01, Y3, Y2, Y3
+	VMULPS     Y0, Y2, Y0
+	VBLENDVPS  Y3, Y0, Y2, Y2
+	VMASKMOVPS Y2, Y1, (AX)(DX*4)
+
+leakyReluAVX2_done:
+	VZEROUPPER
+	RET
+
+// func preluAVX2(y *float32, s *float32, n int)
+// Requires: AVX
+TEXT ·preluAVX2(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), AX
+	MOVQ s+8(FP), CX
+	MOVQ n+16(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-32, SI
+
+preluAVX2_many:
+	CMPQ      BX, SI
+	JGE       preluAVX2_one0
+	VMOVUPS   (AX)(BX*4), Y0
+	VMOVUPS   32(AX)(BX*4), Y1
+	VMOVUPS   64(AX)(BX*4), Y2
+	VMOVUPS   96(AX)(BX*4), Y3
+	VMOVUPS   (CX)(BX*4), Y4
+	VMOVUPS   32(CX)(BX*4), Y5
+	VMOVUPS   64(CX)(BX*4), Y6
+	VMOVUPS   96(CX)(BX*4), Y7
+	VXORPS    Y8, Y8, Y8
+	VCMPPS    $0x01, Y8, Y0, Y9
+	VMULPS    Y4, Y0, Y4
+	VBLENDVPS Y9, Y4, Y0, Y0
+	VCMPPS    $0x01, Y8, Y1, Y4
+	VMULPS    Y5, Y1, Y5
+	VBLENDVPS Y4, Y5, Y1, Y1
+	VCMPPS    $0x01, Y8, Y2, Y4
+	VMULPS    Y6, Y2, Y6
+	VBLENDVPS Y4, Y6, Y2, Y2
+	VCMPPS    $0x01, Y8, Y3, Y4
+	VMULPS    Y7, Y3, Y7
+	VBLENDVPS Y4, Y7, Y3, Y3
+	VMOVUPS   Y0, (AX)(BX*4)
+	VMOVUPS   Y1, 32(AX)(BX*4)
+	VMOVUPS   Y2, 64(AX)(BX*4)
+	VMOVUPS   Y3, 96(AX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       preluAVX2_many
+
+preluAVX2_one0:
+	MOVQ DX, SI
+	ANDQ $-8, SI
+
+preluAVX2_one:
+	CMPQ      BX, SI
+	JGE       preluAVX2_tail
+	VMOVUPS   (AX)(BX*4), Y0
+	VMOVUPS   (CX)(BX*4), Y1
+	VXORPS    Y2, Y2, Y2
+	VCMPPS    $0x01, Y2, Y0, Y2
+	VMULPS    Y1, Y0, Y1
+	VBLENDVPS Y2, Y1, Y0, Y0
+	VMOVUPS   Y0, (AX)(BX*4)
+	ADDQ      $0x08, BX
+	JMP       preluAVX2_one
+
+preluAVX2_tail:
+	CMPQ BX, DX
+	JGE  preluAVX2_done
+
+	// mask: the first n-i lanes, the 8 words of vecTail8 from word 8-(n-i)
+	MOVQ       $0x00000008, SI
+	ADDQ       BX, SI
+	SUBQ       DX, SI
+	LEAQ       vecTail8<>+0(SB), DX
+	VMOVUPS    (DX)(SI*4), Y0
+	VMASKMOVPS (AX)(BX*4), Y0, Y1
+	VMASKMOVPS (CX)(BX*4), Y0, Y2
+	VXORPS     Y3, Y3, Y3
+	VCMPPS     $0x01, Y3, Y1, Y3
+	VMULPS     Y2, Y1, Y2
+	VBLENDVPS  Y3, Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+preluAVX2_done:
+	VZEROUPPER
+	RET
+
 // func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
 // Requires: AVX, AVX512F
 TEXT ·packBT16AVX512(SB), NOSPLIT, $0-32
@@ -3826,6 +5480,81 @@ gr_sum:
 	JMP           gr_rows
 
 gr_done:
+	VZEROUPPER
+	RET
+
+// func gemvRowsAVX2(y *float32, x *float32, a *float32, lda int, n int, k int)
+// Requires: AVX, FMA3
+TEXT ·gemvRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ y+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ a+16(FP), DX
+	MOVQ lda+24(FP), BX
+	MOVQ n+32(FP), SI
+	MOVQ k+40(FP), DI
+	SHLQ $0x02, BX
+	MOVQ DI, R8
+	ANDQ $-16, R8
+
+gr2_rows:
+	CMPQ   SI, $0x04
+	JL     gr2_done
+	LEAQ   (DX)(BX*1), R9
+	LEAQ   (R9)(BX*1), R10
+	LEAQ   (R10)(BX*1), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   R12, R12
+
+gr2_loop16:
+	CMPQ        R12, R8
+	JGE         gr2_tail
+	VMOVUPS     (CX)(R12*4), Y8
+	VMOVUPS     32(CX)(R12*4), Y9
+	VFMADD231PS (DX)(R12*4), Y8, Y0
+	VFMADD231PS 32(DX)(R12*4), Y9, Y4
+	VFMADD231PS (R9)(R12*4), Y8, Y1
+	VFMADD231PS 32(R9)(R12*4), Y9, Y5
+	VFMADD231PS (R10)(R12*4), Y8, Y2
+	VFMADD231PS 32(R10)(R12*4), Y9, Y6
+	VFMADD231PS (R11)(R12*4), Y8, Y3
+	VFMADD231PS 32(R11)(R12*4), Y9, Y7
+	ADDQ        $0x10, R12
+	JMP         gr2_loop16
+
+gr2_tail:
+	CMPQ        R12, DI
+	JGE         gr2_sum
+	VMOVUPS     (CX)(R12*4), Y8
+	VFMADD231PS (DX)(R12*4), Y8, Y0
+	VFMADD231PS (R9)(R12*4), Y8, Y1
+	VFMADD231PS (R10)(R12*4), Y8, Y2
+	VFMADD231PS (R11)(R12*4), Y8, Y3
+
+gr2_sum:
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y7, Y3, Y3
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (AX), X1, X1
+	VMOVUPS      X1, (AX)
+	ADDQ         $0x10, AX
+	LEAQ         (R11)(BX*1), DX
+	SUBQ         $0x04, SI
+	JMP          gr2_rows
+
+gr2_done:
 	VZEROUPPER
 	RET
 

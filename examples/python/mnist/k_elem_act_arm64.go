@@ -9,8 +9,8 @@ package mnist
 // elements, and the last n%4 padded into a local vector that runs through
 // the same kernel, so an element's bits do not depend on where a row, an
 // element-wise chunk or a thread's part ends. The kernels take the Go
-// twins' steps with single-rounding FMAs: they agree with the twins but
-// for the twins' rare double roundings (k_elem_act_test.go).
+// twins' steps with single-rounding FMAs, as the twins' fma32 rounds: the
+// same bits (k_elem_act_impl_test.go, TestActivationRowsExactTwin).
 
 // actNEON reports whether the rows take the NEON kernels (the generated
 // packages' TestNEONDispatch checks it).
