@@ -161,3 +161,7 @@ func F16ToF32(h uint16) float32 {
 	}
 	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
 }
+
+// F32ToF16 converts to IEEE half precision bits, rounding to nearest even
+// (overflow to Inf; NaN becomes a quiet NaN).
+func F32ToF16(f float32) uint16 { return f32ToF16(f) }
