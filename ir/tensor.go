@@ -16,6 +16,11 @@ type Tensor struct {
 	Shape   []int64
 	Raw     []byte
 	Strings []string
+	// Store, when F16 on an F32 tensor, is how weights.bin stores it: as
+	// halves (rounded to nearest even), widened back to float32 when the
+	// generated package loads it (New). Zero: as DType. Passes set it
+	// (widen-half, -precision fp16); only gen reads it.
+	Store DType
 }
 
 // NumElements is the product of the dims (1 for a scalar).

@@ -14,7 +14,8 @@ func f16to32(dst *float32, src *uint16, n8 int)
 
 // f32to16 rounds n8*8 float32 from src to IEEE halves at dst: nearest
 // even, overflow to Inf, results below the half range to subnormals or
-// zero, a NaN quieted with its payload's top bits (VCVTPS2PH, imm 0).
+// zero, a NaN quieted with its payload's top bits (VCVTPS2PH, imm 0;
+// f32ToF16s then writes NaNs as F32ToF16 does).
 //
 // Requires: AVX, F16C
 //

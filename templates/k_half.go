@@ -42,20 +42,22 @@ func f16Widen(h uint16) float32 {
 	return F16ToF32(h)
 }
 
-// f32ToF16sGo is the pure-Go narrowing: F32ToF16 (nearest even), except
-// that a NaN keeps its payload's top 9 bits, quieted (VCVTPS2PH).
+// f32ToF16sGo is the pure-Go narrowing: F32ToF16 (nearest even; a NaN
+// becomes the quiet NaN of its sign, 0x7e00).
 func f32ToF16sGo(dst []uint16, src []float32) {
 	for i, f := range src {
-		dst[i] = f16Narrow(f)
+		dst[i] = F32ToF16(f)
 	}
 }
 
-func f16Narrow(f float32) uint16 {
-	if f != f {
-		b := *(*uint32)(unsafe.Pointer(&f))
-		return uint16(b>>16)&0x8000 | 0x7e00 | uint16(b>>13)&0x1ff
+// f16QuietNaNs sets each NaN in h to the quiet NaN of its sign (0x7e00),
+// as F32ToF16 writes it: VCVTPS2PH keeps a NaN's payload.
+func f16QuietNaNs(h []uint16) {
+	for i, v := range h {
+		if v&0x7fff > 0x7c00 {
+			h[i] = v&0x8000 | 0x7e00
+		}
 	}
-	return F32ToF16(f)
 }
 
 // WidenF16 fills dst with the halves src holds (2*len(dst) bytes, little
@@ -68,7 +70,7 @@ func WidenF16(dst []float32, src string) {
 		return
 	}
 	p := unsafe.Pointer(unsafe.StringData(src))
-	if cuvilLittleEndianHalf && uintptr(p)%2 == 0 {
+	if halfLittleEndian && uintptr(p)%2 == 0 {
 		F16ToF32s(dst, unsafe.Slice((*uint16)(p), len(dst)))
 		return
 	}
@@ -77,5 +79,5 @@ func WidenF16(dst []float32, src string) {
 	}
 }
 
-// cuvilLittleEndianHalf: halves in memory are weights.bin's byte order.
-var cuvilLittleEndianHalf = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+// halfLittleEndian: halves in memory are weights.bin's byte order.
+var halfLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
