@@ -198,7 +198,48 @@ func widenHalf(m *ir.Model) error {
 	}
 	g.Consts = append(keep, consts...)
 	removeNoopCasts(g)
+	fuseRoundHalf(g)
 	return nil
+}
+
+// fuseRoundHalf replaces each Cast(Cast(x f32, to=FLOAT16), to=FLOAT)
+// whose half value nothing else reads by one cuvil::RoundHalf(x): the
+// rounding the model asks for at its input edge (and where widen-half
+// rounds a widened value the model casts back), in one pass without the
+// half tensor in memory.
+func fuseRoundHalf(g *ir.Graph) {
+	uses := g.Uses()
+	isOut := map[*ir.Value]bool{}
+	for _, v := range g.Outputs {
+		isOut[v] = true
+	}
+	drop := map[*ir.Node]bool{}
+	for _, n := range g.Nodes {
+		if !isOp(n, "Cast") || n.AttrInt("to", 0) != int64(ir.F32) || len(n.Inputs) != 1 || !isF16(n.Inputs[0]) {
+			continue
+		}
+		h := n.Inputs[0]
+		c := h.Def
+		if c == nil || !isOp(c, "Cast") || c.AttrInt("to", 0) != int64(ir.F16) || len(c.Inputs) != 1 || len(uses[h]) != 1 || isOut[h] {
+			continue
+		}
+		x := c.Inputs[0]
+		if x == nil || x.Type.Kind != ir.TensorKind || x.Type.DType != ir.F32 {
+			continue
+		}
+		drop[c] = true
+		n.Op, n.Domain, n.Version = "RoundHalf", ir.CuvilDomain, 1
+		n.Attrs = nil
+		n.Inputs = []*ir.Value{x}
+		n.Fused = append(n.Fused, ir.Origin{Op: "Cast", Name: c.Name}, ir.Origin{Op: "Cast", Name: n.Name})
+	}
+	var out []*ir.Node
+	for _, n := range g.Nodes {
+		if !drop[n] {
+			out = append(out, n)
+		}
+	}
+	g.Nodes = out
 }
 
 // widenConst is t (f16) as f32 values marked to be stored f16 again.

@@ -15,9 +15,10 @@ func f16to32(dst *float32, src *uint16, n8 int)
 // f32to16 rounds n8*8 float32 from src to IEEE halves at dst: nearest
 // even, overflow to Inf, results below the half range to subnormals or
 // zero, a NaN quieted with its payload's top bits (VCVTPS2PH, imm 0;
-// f32ToF16s then writes NaNs as F32ToF16 does).
+// f32ToF16s then writes NaNs as F32ToF16 does). It returns nonzero when
+// some input was a NaN.
 //
 // Requires: AVX, F16C
 //
 //go:noescape
-func f32to16(dst *uint16, src *float32, n8 int)
+func f32to16(dst *uint16, src *float32, n8 int) (nan int32)

@@ -43,12 +43,13 @@ f16to32_done:
 	VZEROUPPER
 	RET
 
-// func f32to16(dst *uint16, src *float32, n8 int)
+// func f32to16(dst *uint16, src *float32, n8 int) (nan int32)
 // Requires: AVX, F16C
-TEXT ·f32to16(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), AX
-	MOVQ src+8(FP), CX
-	MOVQ n8+16(FP), DX
+TEXT ·f32to16(SB), NOSPLIT, $0-28
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n8+16(FP), DX
+	VXORPS Y8, Y8, Y8
 
 	// Blocks of unroll*8 floats.
 f32to16_big:
@@ -62,14 +63,24 @@ f32to16_big:
 	VCVTPS2PH $0x00, Y1, X5
 	VCVTPS2PH $0x00, Y2, X6
 	VCVTPS2PH $0x00, Y3, X7
-	VMOVDQU   X4, (AX)
-	VMOVDQU   X5, 16(AX)
-	VMOVDQU   X6, 32(AX)
-	VMOVDQU   X7, 48(AX)
-	ADDQ      $0x80, CX
-	ADDQ      $0x40, AX
-	SUBQ      $0x04, DX
-	JMP       f32to16_big
+
+	// NaN lanes: unordered with themselves.
+	VCMPPS  $0x03, Y0, Y0, Y0
+	VORPS   Y0, Y8, Y8
+	VCMPPS  $0x03, Y1, Y1, Y1
+	VORPS   Y1, Y8, Y8
+	VCMPPS  $0x03, Y2, Y2, Y2
+	VORPS   Y2, Y8, Y8
+	VCMPPS  $0x03, Y3, Y3, Y3
+	VORPS   Y3, Y8, Y8
+	VMOVDQU X4, (AX)
+	VMOVDQU X5, 16(AX)
+	VMOVDQU X6, 32(AX)
+	VMOVDQU X7, 48(AX)
+	ADDQ    $0x80, CX
+	ADDQ    $0x40, AX
+	SUBQ    $0x04, DX
+	JMP     f32to16_big
 
 	// One block of 8 at a time.
 f32to16_tail:
@@ -77,6 +88,8 @@ f32to16_tail:
 	JZ        f32to16_done
 	VMOVUPS   (CX), Y0
 	VCVTPS2PH $0x00, Y0, X4
+	VCMPPS    $0x03, Y0, Y0, Y0
+	VORPS     Y0, Y8, Y8
 	VMOVDQU   X4, (AX)
 	ADDQ      $0x20, CX
 	ADDQ      $0x10, AX
@@ -84,5 +97,7 @@ f32to16_tail:
 	JMP       f32to16_tail
 
 f32to16_done:
+	VMOVMSKPS Y8, AX
 	VZEROUPPER
+	MOVL      AX, nan+24(FP)
 	RET

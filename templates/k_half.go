@@ -81,3 +81,23 @@ func WidenF16(dst []float32, src string) {
 
 // halfLittleEndian: halves in memory are weights.bin's byte order.
 var halfLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// CuvilRoundHalf is cuvil::RoundHalf: each float32 rounded to the nearest
+// half and widened back, as Cast to FLOAT16 then to FLOAT gives it (the
+// same bits, NaNs included), through a half buffer that stays in L1.
+func CuvilRoundHalf(n *Node) error {
+	if len(n.In) < 1 || n.In[0] == nil || n.In[0].DType != F32 {
+		return n.Errorf("want a float32 input")
+	}
+	x := n.In[0]
+	n.Out[0].Resize(F32, x.Shape...)
+	src, dst := x.F32(), n.Out[0].F32()
+	var buf [512]uint16
+	for i := 0; i < len(src); i += len(buf) {
+		end := min(i+len(buf), len(src))
+		h := buf[:end-i]
+		F32ToF16s(h, src[i:end])
+		F16ToF32s(dst[i:end], h)
+	}
+	return nil
+}

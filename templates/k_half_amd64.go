@@ -35,7 +35,8 @@ func f32ToF16s(dst []uint16, src []float32) {
 		f32ToF16sGo(dst, src)
 		return
 	}
-	f32to16(&dst[0], &src[0], n8)
-	f16QuietNaNs(dst[:8*n8])
+	if f32to16(&dst[0], &src[0], n8) != 0 {
+		f16QuietNaNs(dst[:8*n8])
+	}
 	f32ToF16sGo(dst[8*n8:], src[8*n8:])
 }

@@ -162,3 +162,68 @@ func BenchmarkF16ToF32s(b *testing.B) {
 		F16ToF32s(dst, src)
 	}
 }
+
+// TestRoundHalf runs cuvil::RoundHalf on awkward lengths (across its 512
+// buffer) of random values, specials included, against Cast to f16 then
+// to f32 (the two kernels it stands for) and against a float64 rounding
+// to the nearest half (ties to even) by search over neighbouring halves.
+func TestRoundHalf(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, n := range []int{0, 1, 7, 9, 511, 512, 513, 1500} {
+		x := make([]float32, n)
+		for i := range x {
+			switch rng.Intn(8) {
+			case 0:
+				x[i] = math.Float32frombits(rng.Uint32())
+			case 1:
+				x[i] = float32(rng.NormFloat64() * 1e-6) // subnormal halves
+			default:
+				x[i] = float32(rng.NormFloat64() * 100)
+			}
+		}
+		if n > 3 {
+			x[0], x[1], x[2] = float32(math.NaN()), 70000, -65519
+		}
+		in := &Tensor{DType: F32, Shape: []int{n}, Data: x}
+		r := tewNode("RoundHalf", 1, Attrs{}, in)
+		if err := CuvilRoundHalf(r); err != nil {
+			t.Fatal(err)
+		}
+		c1 := tewNode("Cast", 13, Attrs{"to": int64(F16)}, in)
+		tewRun(t, c1)
+		c2 := tewNode("Cast", 13, Attrs{"to": int64(F32)}, c1.Out[0])
+		tewRun(t, c2)
+		got, want := r.Out[0].F32(), c2.Out[0].F32()
+		for i, v := range x {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n %d: RoundHalf(%g) = %g, the Casts %g", n, v, got[i], want[i])
+			}
+			if v != v {
+				continue
+			}
+			ref := nearestHalf(float64(v))
+			if float64(got[i]) != ref {
+				t.Fatalf("n %d: RoundHalf(%g) = %g, float64 reference %g", n, v, got[i], ref)
+			}
+		}
+	}
+}
+
+// nearestHalf is the half nearest x (ties to the even bit pattern; beyond
+// 65520 in magnitude, Inf), found by comparing x with every finite half's
+// value in float64.
+func nearestHalf(x float64) float64 {
+	if math.Abs(x) >= 65520 {
+		return math.Copysign(math.Inf(1), x)
+	}
+	best, bd := 0.0, math.Inf(1)
+	var bh uint16
+	for h := 0; h < 0x7c00; h++ {
+		v := math.Copysign(float64(float16.Frombits(uint16(h)).Float32()), x)
+		d := math.Abs(v - x)
+		if d < bd || d == bd && h&1 == 0 && bh&1 == 1 {
+			best, bd, bh = v, d, uint16(h)
+		}
+	}
+	return best
+}

@@ -72,13 +72,17 @@ func widen() {
 
 // narrow emits f32to16: n8 blocks of 8 float32 from src rounded to halves
 // at dst, to nearest even (immediate 0: round by the immediate, not MXCSR).
+// It ORs each block's unordered-compare mask into Y8 and returns whether
+// any input was a NaN, so that the caller rewrites NaNs (VCVTPS2PH keeps
+// their payloads) only when there are any.
 func narrow() {
-	TEXT("f32to16", NOSPLIT, "func(dst *uint16, src *float32, n8 int)")
+	TEXT("f32to16", NOSPLIT, "func(dst *uint16, src *float32, n8 int) (nan int32)")
 	Doc(
 		"f32to16 rounds n8*8 float32 from src to IEEE halves at dst: nearest",
 		"even, overflow to Inf, results below the half range to subnormals or",
 		"zero, a NaN quieted with its payload's top bits (VCVTPS2PH, imm 0;",
-		"f32ToF16s then writes NaNs as F32ToF16 does).",
+		"f32ToF16s then writes NaNs as F32ToF16 does). It returns nonzero when",
+		"some input was a NaN.",
 		"",
 		"Requires: AVX, F16C",
 	)
@@ -86,6 +90,7 @@ func narrow() {
 	dst := Load(Param("dst"), GP64())
 	src := Load(Param("src"), GP64())
 	n := Load(Param("n8"), GP64())
+	VXORPS(Y8, Y8, Y8)
 	Comment("Blocks of unroll*8 floats.")
 	Label("f32to16_big")
 	CMPQ(n, U8(unroll))
@@ -97,6 +102,11 @@ func narrow() {
 	}
 	for i := 0; i < unroll; i++ {
 		VCVTPS2PH(U8(0), ys[i], xs[i])
+	}
+	Comment("NaN lanes: unordered with themselves.")
+	for i := 0; i < unroll; i++ {
+		VCMPPS(U8(3), ys[i], ys[i], ys[i])
+		VORPS(ys[i], Y8, Y8)
 	}
 	for i := 0; i < unroll; i++ {
 		VMOVDQU(xs[i], Mem{Base: dst, Disp: 16 * i})
@@ -111,12 +121,17 @@ func narrow() {
 	JZ(LabelRef("f32to16_done"))
 	VMOVUPS(Mem{Base: src}, Y0)
 	VCVTPS2PH(U8(0), Y0, X4)
+	VCMPPS(U8(3), Y0, Y0, Y0)
+	VORPS(Y0, Y8, Y8)
 	VMOVDQU(X4, Mem{Base: dst})
 	ADDQ(U8(32), src)
 	ADDQ(U8(16), dst)
 	DECQ(n)
 	JMP(LabelRef("f32to16_tail"))
 	Label("f32to16_done")
+	r := GP32()
+	VMOVMSKPS(Y8, r)
 	VZEROUPPER()
+	Store(r, Return("nan"))
 	RET()
 }
