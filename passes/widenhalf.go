@@ -198,7 +198,7 @@ func widenHalf(m *ir.Model) error {
 	}
 	g.Consts = append(keep, consts...)
 	removeNoopCasts(g)
-	fuseRoundHalf(g)
+	fuseRoundHalf(m)
 	return nil
 }
 
@@ -207,7 +207,8 @@ func widenHalf(m *ir.Model) error {
 // rounding the model asks for at its input edge (and where widen-half
 // rounds a widened value the model casts back), in one pass without the
 // half tensor in memory.
-func fuseRoundHalf(g *ir.Graph) {
+func fuseRoundHalf(m *ir.Model) {
+	g := m.Graph
 	uses := g.Uses()
 	isOut := map[*ir.Value]bool{}
 	for _, v := range g.Outputs {
@@ -233,6 +234,10 @@ func fuseRoundHalf(g *ir.Graph) {
 		n.Inputs = []*ir.Value{x}
 		n.Fused = append(n.Fused, ir.Origin{Op: "Cast", Name: c.Name}, ir.Origin{Op: "Cast", Name: n.Name})
 	}
+	if len(drop) == 0 {
+		return
+	}
+	useCuvil(m)
 	var out []*ir.Node
 	for _, n := range g.Nodes {
 		if !drop[n] {
