@@ -115,7 +115,13 @@ func (p *packer) storeHalf(n *ir.Node) {
 			}
 		}
 		p.swapped[orig] = pv
-		p.prec.Breaks = append(p.prec.Breaks, PrecisionBreak{Node: n.Name, Op: opKey(n), Weight: w.Name, In: "f32 " + w.Type.Shape.String(),
+		shape := w.Type.Shape.String()
+		for _, a := range []string{templates.GemmPackedAttr, templates.ConvPackedAttr, templates.ConvWinogradAttr} {
+			if s := n.AttrInts(a, nil); s != nil && i == 1 {
+				shape = ir.ShapeOf(s...).String() // the ONNX shape, not the panels'
+			}
+		}
+		p.prec.Breaks = append(p.prec.Breaks, PrecisionBreak{Node: n.Name, Op: opKey(n), Weight: w.Name, In: "f32 " + shape,
 			Why: "stored f16 in weights.bin (half the bytes), widened to f32 at New", Action: "computed in f32 (F16C widening)"})
 	}
 }
