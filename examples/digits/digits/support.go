@@ -41,7 +41,14 @@ type cuvilConst struct {
 	shape []int
 	off   int
 	size  int
+	// stored is F16 for an F32 constant weights.bin holds as halves:
+	// cuvilLoad widens it (cuvilWidenF16) into memory of its own.
+	stored DType
 }
+
+// cuvilWidenF16 widens halves (little endian) into float32: WidenF16, set
+// by the model's init where some constant is stored f16.
+var cuvilWidenF16 func(dst []float32, src string)
 
 var errCuvilClosed = errors.New("session is closed")
 
@@ -208,6 +215,14 @@ func cuvilLoad(blob string, table []cuvilConst, out []Tensor, copyAll bool) (vie
 				return 0, fmt.Errorf("weights.bin: constant %q has a bad shape %v", c.name, c.shape)
 			}
 			n *= d
+		}
+		if c.stored == F16 && c.dtype == F32 {
+			if len(b) != 2*n || cuvilWidenF16 == nil {
+				return 0, fmt.Errorf("weights.bin: constant %q stored f16 has %d bytes, shape %v wants %d", c.name, len(b), c.shape, 2*n)
+			}
+			t.Resize(F32, c.shape...)
+			cuvilWidenF16(t.F32(), b)
+			continue
 		}
 		if c.dtype != String {
 			if want := n * cuvilElemSize(c.dtype); len(b) != want || want == 0 && n != 0 {
