@@ -33,7 +33,10 @@ import (
 // order sqrt(layers) * u relative (~3.5e-3 for 50 layers): 1e-2 leaves a
 // factor of ~3 and still catches a wrong kernel or weight (those
 // are O(1); a lost final rounding, ~u relative, is below it: the golden tests check the roundings). It also checks weights.bin is at most 0.55x the fp32 build's
-// (the weights stay f16). With CUVIL_FP16_AB=N it times each fp16 build
+// (the weights stay f16). It also builds each original fp32 model with
+// -precision fp16 (conv/GEMM weights stored f16, widened at New) and checks
+// its weights.bin the same way and its output against the model's
+// reference output with the same tolerances. With CUVIL_FP16_AB=N it times each fp16 build
 // against the fp32 build of the original at 1 thread, N alternating
 // rounds, by the harness processes' CPU time (getrusage; per-run time as
 // the difference of a process of 11 runs and one of 1), and logs the
@@ -76,10 +79,11 @@ func TestFP16Models(t *testing.T) {
 	tmp := t.TempDir()
 	type job struct {
 		model  string
+		input  string   // which input: ref (test_data_set_0) or random
 		inputs []string // .cuvt files
 		ort    []string // ORT's output_K.pb files
 	}
-	var jobs []job
+	var jobs, precJobs []job // fp16 models vs ORT; -precision fp16 vs the fp32 reference
 	var names []string
 	for _, md := range models {
 		m32, err := onnx.Load(filepath.Join(md.dir, "model.onnx"))
@@ -102,8 +106,8 @@ func TestFP16Models(t *testing.T) {
 			t.Fatal(err)
 		}
 		sizes := map[string]int{}
-		for _, b := range []struct{ key, path string }{{md.name + "/fp32", filepath.Join(md.dir, "model.onnx")}, {md.name + "/fp16", half}} {
-			m, _, err := Load(Options{Model: b.path})
+		for _, b := range []struct{ key, path, prec string }{{md.name + "/fp32", filepath.Join(md.dir, "model.onnx"), ""}, {md.name + "/fp16", half, ""}, {md.name + "/prec-fp16", filepath.Join(md.dir, "model.onnx"), "fp16"}} {
+			m, _, err := Load(Options{Model: b.path, Precision: b.prec})
 			if err != nil {
 				t.Fatalf("%s: %v", b.key, err)
 			}
@@ -117,9 +121,29 @@ func TestFP16Models(t *testing.T) {
 			}
 		}
 		r := float64(sizes[md.name+"/fp16"]) / float64(sizes[md.name+"/fp32"])
-		t.Logf("%s: weights.bin fp32 %d bytes, fp16 model %d bytes (%.3fx)", md.name, sizes[md.name+"/fp32"], sizes[md.name+"/fp16"], r)
-		if r > 0.55 {
-			t.Errorf("%s: the fp16 model's weights.bin is %.3fx the fp32 build's, want about half (<= 0.55)", md.name, r)
+		rp := float64(sizes[md.name+"/prec-fp16"]) / float64(sizes[md.name+"/fp32"])
+		t.Logf("%s: weights.bin fp32 %d bytes, fp16 model %d bytes (%.3fx), fp32 model -precision fp16 %d bytes (%.3fx)", md.name, sizes[md.name+"/fp32"], sizes[md.name+"/fp16"], r, sizes[md.name+"/prec-fp16"], rp)
+		if r > 0.55 || rp > 0.55 {
+			t.Errorf("%s: weights.bin of the fp16 model %.3fx, of -precision fp16 %.3fx the fp32 build's, want about half (<= 0.55)", md.name, r, rp)
+		}
+		// -precision fp16 on the original: its reference output.
+		{
+			j := job{model: md.name + "/prec-fp16", input: "ref"}
+			for k := range m32.Graph.Inputs {
+				in, err := onnx.ReadDataFile(filepath.Join(md.dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", k)), ir.TensorKind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(dir, fmt.Sprintf("prec_input_%d.cuvt", k))
+				if err := harness.WriteDataFile(p, in, ir.F32); err != nil {
+					t.Fatal(err)
+				}
+				j.inputs = append(j.inputs, p)
+			}
+			for k := range m32.Graph.Outputs {
+				j.ort = append(j.ort, filepath.Join(md.dir, "test_data_set_0", fmt.Sprintf("output_%d.pb", k)))
+			}
+			precJobs = append(precJobs, j)
 		}
 		// ORT on the fp16 model: the reference input, then a seeded random one.
 		for i, src := range []string{"ref", "random"} {
@@ -137,7 +161,7 @@ func TestFP16Models(t *testing.T) {
 			if src == "random" {
 				inDir = filepath.Join(dir, "in_random")
 			}
-			j := job{model: md.name + "/fp16"}
+			j := job{model: md.name + "/fp16", input: src}
 			for k := range m32.Graph.Inputs {
 				in, err := onnx.ReadDataFile(filepath.Join(inDir, fmt.Sprintf("input_%d.pb", k)), ir.TensorKind)
 				if err != nil {
@@ -163,6 +187,8 @@ func TestFP16Models(t *testing.T) {
 	if len(h.Failed) > 0 {
 		t.Fatalf("build failures: %v", h.Failed)
 	}
+	nHalf := len(jobs)
+	jobs = append(jobs, precJobs...)
 	var hjobs []harness.Job
 	for i, j := range jobs {
 		out := filepath.Join(tmp, fmt.Sprintf("out%d", i))
@@ -200,9 +226,13 @@ func TestFP16Models(t *testing.T) {
 			if math.IsNaN(rel) { // an all-zero reference
 				rel = maxAbs
 			}
-			t.Logf("%s input %d output %d vs ORT on the same fp16 model: max abs %.3g (max |ref| %.3g), relative L2 %.3g", jobs[i].model, i%2, k, maxAbs, refMax, rel)
+			what := "ORT on the same fp16 model"
+			if i >= nHalf {
+				what = "the fp32 model's reference output"
+			}
+			t.Logf("%s input %s output %d vs %s: max abs %.3g (max |ref| %.3g), relative L2 %.3g", jobs[i].model, jobs[i].input, k, what, maxAbs, refMax, rel)
 			if maxAbs > 1e-2*math.Max(1, refMax) || rel > 1e-2 {
-				t.Errorf("%s input %d output %d: max abs %.3g (bound %.3g), relative L2 %.3g (bound 1e-2)", jobs[i].model, i%2, k, maxAbs, 1e-2*math.Max(1, refMax), rel)
+				t.Errorf("%s input %s output %d: max abs %.3g (bound %.3g), relative L2 %.3g (bound 1e-2)", jobs[i].model, jobs[i].input, k, maxAbs, 1e-2*math.Max(1, refMax), rel)
 			}
 		}
 	}
