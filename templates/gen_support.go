@@ -218,8 +218,16 @@ func cuvilLoad(blob string, table []cuvilConst, out []Tensor, copyAll bool) (vie
 			if len(b) != 2*n || cuvilWidenF16 == nil {
 				return 0, fmt.Errorf("weights.bin: constant %q stored f16 has %d bytes, shape %v wants %d", c.name, len(b), c.shape, 2*n)
 			}
-			t.Resize(F32, c.shape...)
-			cuvilWidenF16(t.F32(), b)
+			// 64-byte aligned, as the views of the blob are: the
+			// kernels' panel loads would split cache lines otherwise.
+			buf := make([]float32, n+16)
+			a := 0
+			if n > 0 {
+				a = int((64 - uintptr(unsafe.Pointer(&buf[0]))%64) % 64 / 4)
+			}
+			d := buf[a : a+n : a+n]
+			cuvilWidenF16(d, b)
+			*t = Tensor{DType: F32, Shape: append(make([]int, 0, len(c.shape)), c.shape...), Data: d}
 			continue
 		}
 		if c.dtype != String {
