@@ -2,8 +2,8 @@ package halfmodel
 
 import (
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cuvil/cuvil/ir"
