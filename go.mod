@@ -10,4 +10,7 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require golang.org/x/sync v0.19.0 // indirect
+require (
+	github.com/x448/float16 v0.8.4 // indirect
+	golang.org/x/sync v0.19.0 // indirect
+)

@@ -67,6 +67,10 @@ func writeTypes(w io.Writer, g *ir.Graph) {
 		fmt.Fprintf(w, "%%%s %s input\n", v.Name, v.Type)
 	}
 	for _, v := range g.Consts {
+		if v.Const != nil && v.Const.Store == ir.F16 && v.Const.DType == ir.F32 {
+			fmt.Fprintf(w, "%%%s %s const, stored f16 in weights.bin (widen-half)\n", v.Name, v.Type)
+			continue
+		}
 		fmt.Fprintf(w, "%%%s %s const\n", v.Name, v.Type)
 	}
 	for _, n := range g.Nodes {

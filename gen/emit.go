@@ -234,19 +234,28 @@ func (c *compiled) modelFile(pkg, header string) ([]byte, error) {
 	f.Comment("cuvilConsts says where each constant lives in weights.bin.")
 	f.Var().Id("cuvilConsts").Op("=").Index(jen.Op("...")).Id("cuvilConst").ValuesFunc(func(g *jen.Group) {
 		for _, e := range c.table {
-			g.Line().Values(
+			fields := []jen.Code{
 				jen.Id("name").Op(":").Lit(e.name),
 				jen.Id("dtype").Op(":").Add(dtypeID(e.dtype)),
 				jen.Id("shape").Op(":").Add(intsLit(e.shape)),
 				jen.Id("off").Op(":").Lit(int(e.off)),
 				jen.Id("size").Op(":").Lit(int(e.size)),
-			)
+			}
+			if e.stored != 0 {
+				fields = append(fields, jen.Id("stored").Op(":").Add(dtypeID(e.stored)))
+			}
+			g.Line().Values(fields...)
 		}
 		if len(c.table) > 0 {
 			g.Line()
 		}
 	})
 	f.Line()
+	if anyStoredHalf(c.constTensors) {
+		f.Comment("Some constants are stored f16 in weights.bin: New widens them with WidenF16.")
+		f.Func().Id("init").Params().Block(jen.Id("cuvilWidenF16").Op("=").Id("WidenF16"))
+		f.Line()
+	}
 	f.Comment("cuvilSymNames are the symbolic dims of the inputs.")
 	f.Var().Id("cuvilSymNames").Op("=").Index().String().ValuesFunc(func(g *jen.Group) {
 		for _, s := range c.syms {

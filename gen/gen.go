@@ -112,7 +112,11 @@ func Generate(m *ir.Model, opts Options) (map[string][]byte, error) {
 	if err := checkArena(c.plan, opts.MaxArena); err != nil {
 		return nil, err
 	}
-	files := lib.closure(c.kernelFuncs())
+	funcs := c.kernelFuncs()
+	if anyStoredHalf(c.constTensors) {
+		funcs = append(funcs, "WidenF16")
+	}
+	files := lib.closure(funcs)
 	declared := lib.declared(files)
 	for _, name := range generatedNames {
 		if f, ok := declared[name]; ok {

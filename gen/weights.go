@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 
 	"github.com/cuvil/cuvil/ir"
 )
@@ -21,6 +22,9 @@ type weightEntry struct {
 	shape []int64
 	off   int64 // byte offset, a multiple of weightAlign
 	size  int64 // bytes
+	// stored is F16 for an f32 constant weights.bin holds as halves
+	// (ir.Tensor.Store), widened at New; zero otherwise.
+	stored ir.DType
 }
 
 // crcTable is the CRC-32 (Castagnoli) of weights.bin that the generated
@@ -53,15 +57,36 @@ func packWeights(ts []*ir.Tensor) ([]byte, []weightEntry, error) {
 				blob = binary.LittleEndian.AppendUint32(blob, uint32(len(s)))
 				blob = append(blob, s...)
 			}
+		} else if storedHalf(t) {
+			for j := 0; j+4 <= len(t.Raw); j += 4 {
+				blob = binary.LittleEndian.AppendUint16(blob, ir.F32ToF16(math.Float32frombits(binary.LittleEndian.Uint32(t.Raw[j:]))))
+			}
 		} else {
 			blob = append(blob, t.Raw...)
 		}
 		entries[i] = weightEntry{name: t.Name, dtype: t.DType, shape: t.Shape, off: int64(start), size: int64(len(blob) - start)}
+		if storedHalf(t) {
+			entries[i].stored = ir.F16
+		}
 	}
 	if len(blob) > 0 && len(blob) < minEmbedSize {
 		blob = append(blob, make([]byte, minEmbedSize-len(blob))...)
 	}
 	return blob, entries, nil
+}
+
+// storedHalf reports whether weights.bin stores t (f32) as halves.
+func storedHalf(t *ir.Tensor) bool { return t.Store == ir.F16 && t.DType == ir.F32 }
+
+// anyStoredHalf reports whether some constant is stored half: the package
+// then copies WidenF16 (templates/k_half.go) and New widens them.
+func anyStoredHalf(ts []*ir.Tensor) bool {
+	for _, t := range ts {
+		if storedHalf(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // minEmbedSize is the smallest weights.bin gen writes (zeros pad a smaller

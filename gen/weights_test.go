@@ -2,11 +2,15 @@ package gen
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cuvil/cuvil/ir"
 )
 
 // TestPackWeightsAligned: every constant starts at a multiple of 64 bytes
@@ -171,5 +175,71 @@ func checkPassed(t *testing.T, out string, tests ...string) {
 		if !strings.Contains(out, "--- PASS: "+test+" ") {
 			t.Errorf("%s did not pass:\n%s", test, out)
 		}
+	}
+}
+
+// TestWeightsStoredHalf: f32 constants marked store=f16 (widen-half,
+// -precision fp16) take 2 bytes an element in weights.bin, their table
+// entries say stored: F16, the package copies WidenF16 and sets
+// cuvilWidenF16, and the generated package's tests pass in both weights
+// modes: its constants, widened at New, equal the f32 values (rounded to
+// halves beforehand here, so the model's reference outputs stay exact).
+func TestWeightsStoredHalf(t *testing.T) {
+	mark := func() *ir.Model {
+		m := tinyModel()
+		for _, v := range m.Graph.Consts {
+			c := v.Const
+			if c.DType != ir.F32 {
+				continue
+			}
+			raw := make([]byte, len(c.Raw))
+			for i := 0; i+4 <= len(raw); i += 4 {
+				f := ir.F16ToF32(ir.F32ToF16(math.Float32frombits(binary.LittleEndian.Uint32(c.Raw[i:]))))
+				binary.LittleEndian.PutUint32(raw[i:], math.Float32bits(f))
+			}
+			v.Const = &ir.Tensor{Name: c.Name, DType: c.DType, Shape: c.Shape, Raw: raw, Store: ir.F16}
+		}
+		return m
+	}
+	m := mark()
+	c, err := lower(m, mustLibrary(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, entries, err := packWeights(c.constTensors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	halves := 0
+	for i, e := range entries {
+		if ct := c.constTensors[i]; ct.Store == ir.F16 {
+			halves++
+			if e.stored != ir.F16 || e.size != int64(len(ct.Raw)/2) {
+				t.Errorf("%s: stored %v, %d bytes; want F16, %d", e.name, e.stored, e.size, len(ct.Raw)/2)
+			}
+		}
+	}
+	if halves == 0 {
+		t.Fatal("tiny model has no f32 constant to store half")
+	}
+	for _, mode := range []string{WeightsEmbed, WeightsFile} {
+		t.Run(mode, func(t *testing.T) {
+			files, err := Generate(mark(), Options{Package: "tiny", Weights: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(files["model.go"], []byte("stored: F16")) || !bytes.Contains(files["model.go"], []byte("cuvilWidenF16 = widenF16")) {
+				t.Fatalf("model.go lacks the stored-f16 table entries or the widening hook:\n%s", files["model.go"])
+			}
+			if _, ok := files["k_half.go"]; !ok {
+				t.Fatal("k_half.go not copied")
+			}
+			out := goTestWith(t, "tiny", files, nil)
+			want := []string{"TestWeightsInPlace", "TestRun"}
+			if mode == WeightsFile {
+				want = append(want, "TestWeightsFile")
+			}
+			checkPassed(t, out, want...)
+		})
 	}
 }

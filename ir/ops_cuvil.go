@@ -94,6 +94,8 @@ var cuvilOpDefs = []opDef{
 		"MatMul, plus bias (shape [N], along the last axis), plus residual Z (same shape as Y) before or after the activation, then activation.", nil},
 	{"Gelu", "1", "X:T", "Y:T", "T=$f", "approximate:string=none", "ew",
 		"x*0.5*(1+erf(x/sqrt(2))), or its tanh approximation when approximate is tanh.", nil},
+	{"RoundHalf", "1", "X:T", "Y:T", "T=f32", "", "ew",
+		"X rounded to the nearest IEEE half (ties to even) and widened back to float32: Cast(Cast(X, to=FLOAT16), to=FLOAT) in one pass (widen-half makes it where an fp16 model's Casts round its f32 compute).", nil},
 	// The activations fuse-activation makes for opsets before ONNX has them.
 	{"Swish", "1", "X:T", "Y:T", "T=$f", "alpha:float=1", "ew",
 		"x*sigmoid(alpha*x) (ONNX Swish, opset 24) for older opsets; SiLU when alpha is 1.", nil},

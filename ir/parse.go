@@ -552,6 +552,18 @@ func (p *parser) constStmt(g *Graph, sc *pscope, outs []token) error {
 	if err != nil {
 		return err
 	}
+	if p.is("store") {
+		p.next()
+		if err := p.expect("="); err != nil {
+			return err
+		}
+		st := p.tok
+		if st.text != "f16" || t.DType != F32 {
+			return p.errorf(st, "store=%s: only an f32 constant may be stored f16", st.text)
+		}
+		t.Store = F16
+		p.next()
+	}
 	x := &Value{Name: outs[0].text, Type: typ, Const: t}
 	if err := p.define(sc, outs[0], x); err != nil {
 		return err

@@ -104,7 +104,7 @@ func (p *printer) graph(g *Graph, indent, keyword string) {
 	w.WriteString(") {\n")
 	in := indent + "  "
 	for _, x := range g.Consts {
-		fmt.Fprintf(w, "%s%s = const %s %s\n", in, valueName(x), typeString(typeOf(x)), tensorData(x.Const))
+		fmt.Fprintf(w, "%s%s = const %s %s%s\n", in, valueName(x), typeString(typeOf(x)), tensorData(x.Const), storeSuffix(x.Const))
 	}
 	for _, n := range g.Nodes {
 		w.WriteString(in)
@@ -352,6 +352,14 @@ func tensorLiteral(t *Tensor) string {
 }
 
 // tensorData prints {e0, e1, ...} row-major, or a digest for large tensors.
+// storeSuffix is " store=f16" for a constant weights.bin stores half.
+func storeSuffix(t *Tensor) string {
+	if t == nil || t.Store == 0 || t.Store == t.DType {
+		return ""
+	}
+	return " store=" + t.Store.String()
+}
+
 func tensorData(t *Tensor) string {
 	if t == nil {
 		return "{}"

@@ -16,6 +16,11 @@ type Tensor struct {
 	Shape   []int64
 	Raw     []byte
 	Strings []string
+	// Store, when F16 on an F32 tensor, is how weights.bin stores it: as
+	// halves (rounded to nearest even), widened back to float32 when the
+	// generated package loads it (New). Zero: as DType. Passes set it
+	// (widen-half, -precision fp16); only gen reads it.
+	Store DType
 }
 
 // NumElements is the product of the dims (1 for a scalar).
@@ -161,3 +166,7 @@ func F16ToF32(h uint16) float32 {
 	}
 	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
 }
+
+// F32ToF16 converts to IEEE half precision bits, rounding to nearest even
+// (overflow to Inf; NaN becomes a quiet NaN).
+func F32ToF16(f float32) uint16 { return f32ToF16(f) }

@@ -212,7 +212,7 @@ func foldChannelAffine(r *rewriter, p *ir.Node, s, t []float64, axis int) bool {
 		for i := range nb {
 			nb[i] = bias[i]*scale(i) + shift(i)
 		}
-		p.Inputs[1] = r.constant(w.Name+"_folded", floatTensor(dt, ws, nw))
+		p.Inputs[1] = r.constant(w.Name+"_folded", storedLike(w, floatTensor(dt, ws, nw)))
 		for len(p.Inputs) < 3 {
 			p.Inputs = append(p.Inputs, nil)
 		}
@@ -262,7 +262,7 @@ func foldChannelAffine(r *rewriter, p *ir.Node, s, t []float64, axis int) bool {
 		for i := range cv {
 			cv[i] = cv[i]*scale(i) + shift(i)
 		}
-		p.Inputs[1] = r.constant(w.Name+"_folded", floatTensor(dt, ws, nw))
+		p.Inputs[1] = r.constant(w.Name+"_folded", storedLike(w, floatTensor(dt, ws, nw)))
 		for len(p.Inputs) < 3 {
 			p.Inputs = append(p.Inputs, nil)
 		}
@@ -280,8 +280,17 @@ func foldChannelAffine(r *rewriter, p *ir.Node, s, t []float64, axis int) bool {
 		for i, v := range wv {
 			nw[i] = v * scale(i%int(ws[1]))
 		}
-		p.Inputs[1] = r.constant(w.Name+"_folded", floatTensor(dt, ws, nw))
+		p.Inputs[1] = r.constant(w.Name+"_folded", storedLike(w, floatTensor(dt, ws, nw)))
 		return true
 	}
 	return false
+}
+
+// storedLike marks t stored as w's constant is (widen-half's f16 weights
+// stay f16 in weights.bin once folded).
+func storedLike(w *ir.Value, t *ir.Tensor) *ir.Tensor {
+	if w.IsConst() && t.DType == ir.F32 {
+		t.Store = w.Const.Store
+	}
+	return t
 }

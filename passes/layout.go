@@ -368,6 +368,11 @@ func layoutKindOf(n *ir.Node) layoutKind {
 			}
 		}
 		return lkConcat
+	case n.Op == "RoundHalf" && n.Domain == ir.CuvilDomain:
+		// An fp16 model's input rounding (widen-half): it stays NCHW,
+		// so that the first conv reads its output in place (in_layout
+		// NCHW) instead of behind a Transpose of the image.
+		return lkNone
 	default:
 		s := ir.LookupOp(n.Domain, n.Op)
 		if s == nil || !s.Elementwise || n.Attr("axis") != nil || n.Attr("broadcast") != nil {

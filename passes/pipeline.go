@@ -21,6 +21,11 @@ var Pipeline = []*Pass{
 	// After folding: folded nodes leave their producers (Shape, Gather,
 	// Constant...) and unused initializers dead.
 	DCE,
+	// After constfold (an fp16 model's ConstantOfShape weights are f16
+	// constants by now) and before every pattern: an fp16 model's compute
+	// becomes f32, so the folds, fusions and kernels see the f32 model they
+	// are written for, its weights marked to stay f16 in weights.bin.
+	WidenHalf,
 	// Canonicalisation, before any pattern matching, so patterns see one
 	// spelling: no Identity/Dropout between a Conv and its BN or Relu...
 	RemoveIdentity,
@@ -186,4 +191,10 @@ var passOrder = []struct {
 	{FuseGemm, Precision, "fuse-gemm matches MatMul+Add chains the casts would cut"},
 	{Precision, Layout, "layout moves the casts with the nodes around them"},
 	{Precision, Prepack, "prepack stores the weights -precision makes half"},
+	{ConstFold, WidenHalf, "an fp16 model's weights made by ConstantOfShape are f16 constants only once folded"},
+	{WidenHalf, FoldBatchNorm, "the folds match f32 weights and carry widen-half's store=f16 mark"},
+	{WidenHalf, FuseConv, "the fusions match f32 convs and GEMMs"},
+	{WidenHalf, FuseGemm, "the fusions match f32 convs and GEMMs"},
+	{WidenHalf, Precision, "the precision pass sees the f32 compute widen-half leaves"},
+	{WidenHalf, Prepack, "prepack packs f32 weights and keeps their store=f16 mark"},
 }

@@ -235,5 +235,9 @@ func PrecisionNote(cfg *PrecisionConfig) string {
 			casts++
 		}
 	}
-	return fmt.Sprintf("# %d node(s) computed in f32 with casts inserted; %d weight(s) stored bf16", casts, weights)
+	half := "bf16"
+	if cfg.Mode == PrecisionFP16 {
+		half = "f16"
+	}
+	return fmt.Sprintf("# %d node(s) computed in f32 with casts inserted; %d weight(s) stored %s", casts, weights, half)
 }

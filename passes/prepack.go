@@ -69,12 +69,61 @@ func prepack(m *ir.Model, winograd WinogradMode, prec *PrecisionConfig) error {
 			p.prepackQ(n)
 		}
 	}
+	if prec != nil && prec.Mode == PrecisionFP16 {
+		for _, n := range g.Nodes {
+			p.storeHalf(n)
+		}
+	}
 	for i, v := range g.Consts {
 		if pv, ok := p.swapped[v]; ok {
 			g.Consts[i] = pv
 		}
 	}
 	return nil
+}
+
+// storeHalf, under -precision fp16, marks the float32 weights of a conv or
+// GEMM (packed or not: W of Conv/FusedConv/FusedConvChain, B of the GEMMs)
+// store=f16 (not those -keep-f32 names): weights.bin holds them as halves,
+// rounded to nearest even, and New widens them (the kernels run in f32 on
+// the rounded weights).
+func (p *packer) storeHalf(n *ir.Node) {
+	if keptF32(n, p.prec.KeepF32) {
+		return
+	}
+	var idx []int
+	switch {
+	case isGemmLike(n), n.Op == "Conv" && isONNX(n), n.Op == "FusedConv" && n.Domain == ir.CuvilDomain:
+		idx = []int{1}
+	case n.Op == "FusedConvChain" && n.Domain == ir.CuvilDomain:
+		idx = []int{1, 3, 5}
+	}
+	for _, i := range idx {
+		w := n.Input(i)
+		if w == nil || !w.IsConst() || w.Const.DType != ir.F32 || w.Const.Store != 0 || len(p.uses[w]) > 1 || p.isOutput[w] {
+			continue
+		}
+		t := *w.Const
+		t.Store = ir.F16
+		pv := &ir.Value{Name: w.Name, Type: w.Type, Const: &t}
+		own(n)
+		n.Inputs[i] = pv
+		orig := w
+		for o, s := range p.swapped {
+			if s == w {
+				orig = o
+			}
+		}
+		p.swapped[orig] = pv
+		shape := w.Type.Shape.String()
+		for _, a := range []string{templates.GemmPackedAttr, templates.ConvPackedAttr, templates.ConvWinogradAttr} {
+			if s := n.AttrInts(a, nil); s != nil && i == 1 {
+				shape = ir.ShapeOf(s...).String() // the ONNX shape, not the panels'
+			}
+		}
+		p.prec.Breaks = append(p.prec.Breaks, PrecisionBreak{Node: n.Name, Op: opKey(n), Weight: w.Name, In: "f32 " + shape,
+			Why: "stored f16 in weights.bin (half the bytes), widened to f32 at New", Action: "computed in f32 (F16C widening)"})
+	}
 }
 
 func isONNX(n *ir.Node) bool { return n.Domain == "" || n.Domain == "ai.onnx" }
@@ -400,5 +449,6 @@ func constF32(t *ir.Tensor) []float32 {
 func packedValue(w *ir.Value, packed []float32) *ir.Value {
 	t := ir.NewTensorF32([]int64{int64(len(packed))}, packed)
 	t.Name = w.Const.Name
+	t.Store = w.Const.Store // widen-half's f16 weights stay f16 packed
 	return &ir.Value{Name: w.Name, Type: t.Type(), Const: t}
 }

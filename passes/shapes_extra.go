@@ -13,7 +13,7 @@ import (
 func init() {
 	reg(inferPRelu, "PRelu")
 	reg(inferCuvilElementwise, "cuvil::Elementwise")
-	reg(inferUnary, "cuvil::Swish", "cuvil::HardSwish", "cuvil::Mish")
+	reg(inferUnary, "cuvil::Swish", "cuvil::HardSwish", "cuvil::Mish", "cuvil::RoundHalf")
 }
 
 // inferCuvilElementwise gives every output of a fused element-wise group

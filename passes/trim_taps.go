@@ -140,7 +140,7 @@ func sliceKernel(w *ir.Tensor, lo, hi []int64) (*ir.Tensor, bool) {
 	for i := 0; i < sp; i++ {
 		shape[2+i] = hi[i] - lo[i] + 1
 	}
-	out := &ir.Tensor{DType: w.DType, Shape: shape}
+	out := &ir.Tensor{DType: w.DType, Shape: shape, Store: w.Store} // widen-half's f16 storage stays
 	out.Raw = make([]byte, 0, (&ir.Tensor{Shape: shape}).NumElements()*sz)
 	outer := w.Shape[0] * w.Shape[1]
 	taps := int64(1)

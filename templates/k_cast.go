@@ -76,6 +76,10 @@ func ewCast(n *Node, to DType) error {
 	}
 	switch to {
 	case F32:
+		if x.DType == F16 { // F16C where the CPU has it (k_half.go)
+			F16ToF32s(out.F32(), x.U16())
+			break
+		}
 		ewCastNum(out.F32(), x)
 	case F64:
 		ewCastNum(out.F64(), x)
@@ -104,6 +108,10 @@ func ewCast(n *Node, to DType) error {
 			}
 		}
 		o := out.U16()
+		if x.DType == F32 && to == F16 { // F16C where the CPU has it (k_half.go)
+			F32ToF16s(o, x.F32())
+			break
+		}
 		if x.DType == F32 { // the common case, without a per-element switch
 			for i, v := range x.F32()[:len(o)] {
 				o[i] = enc(float64(v))

@@ -240,6 +240,7 @@ var Kernels = map[string]Kernel{
 	"cuvil::PoolNHWC":                    PoolNHWC,
 	"cuvil::QConv":                       QConv,
 	"cuvil::QGemm":                       QGemm,
+	"cuvil::RoundHalf":                   CuvilRoundHalf,
 	"cuvil::ScaleShift":                  ScaleShift,
 	"cuvil::SkipLayerNorm":               SkipLayerNorm,
 	"cuvil::Swish":                       Swish,

@@ -130,7 +130,7 @@ graph main(%x: f16[1024,512], %w: f16[512,512]) -> (%y) {
 %s f16[1024,512] Cast @softmax_42_cast_out
 %y f16[1024,512] Relu @relu
 warning: node softmax_42 (Softmax): input f16 [1024,512]: exp overflows f16 above 11.1; computed in f32 (cast inserted)
-# 1 node(s) computed in f32 with casts inserted; 0 weight(s) stored bf16
+# 1 node(s) computed in f32 with casts inserted; 0 weight(s) stored f16
 `
 	if code != 0 || out != want {
 		t.Errorf("inspect -types -precision fp16: exit %d, %s\n%s\nwant\n%s", code, errOut, out, want)

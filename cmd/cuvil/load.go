@@ -26,7 +26,7 @@ type pipelineFlags struct {
 
 // precisionFlags registers the precision flags on fs.
 func (pf *pipelineFlags) precisionFlags(fs *flag.FlagSet) {
-	fs.StringVar(&pf.precision, "precision", "", "bf16 or fp16: mixed precision; sensitive ops whose inputs are half (Softmax, normalisations, reductions, Exp/Log, attention) run in f32 with explicit casts")
+	fs.StringVar(&pf.precision, "precision", "", "bf16 or fp16: mixed precision; sensitive ops whose inputs are half (Softmax, normalisations, reductions, Exp/Log, attention) run in f32 with explicit casts; conv/GEMM weights stored half in weights.bin (bf16: bf16 panels and kernels; fp16: f16, widened to f32 at New)")
 	fs.StringVar(&pf.keepF32, "keep-f32", "", "nodes (by name) or op types that run in f32 whatever -precision says, comma separated")
 }
 
