@@ -41,7 +41,14 @@ type cuvilConst struct {
 	shape []int
 	off   int
 	size  int
+	// stored is F16 for an F32 constant weights.bin holds as halves:
+	// cuvilLoad widens it (cuvilWidenF16) into memory of its own.
+	stored DType
 }
+
+// cuvilWidenF16 widens halves (little endian) into float32: WidenF16, set
+// by the model's init where some constant is stored f16.
+var cuvilWidenF16 func(dst []float32, src string)
 
 var errCuvilClosed = errors.New("session is closed")
 
@@ -208,6 +215,22 @@ func cuvilLoad(blob string, table []cuvilConst, out []Tensor, copyAll bool) (vie
 				return 0, fmt.Errorf("weights.bin: constant %q has a bad shape %v", c.name, c.shape)
 			}
 			n *= d
+		}
+		if c.stored == F16 && c.dtype == F32 {
+			if len(b) != 2*n || cuvilWidenF16 == nil {
+				return 0, fmt.Errorf("weights.bin: constant %q stored f16 has %d bytes, shape %v wants %d", c.name, len(b), c.shape, 2*n)
+			}
+			// 64-byte aligned, as the views of the blob are: the
+			// kernels' panel loads would split cache lines otherwise.
+			buf := make([]float32, n+16)
+			a := 0
+			if n > 0 {
+				a = int((64 - uintptr(unsafe.Pointer(&buf[0]))%64) % 64 / 4)
+			}
+			d := buf[a : a+n : a+n]
+			cuvilWidenF16(d, b)
+			*t = Tensor{DType: F32, Shape: append(make([]int, 0, len(c.shape)), c.shape...), Data: d}
+			continue
 		}
 		if c.dtype != String {
 			if want := n * cuvilElemSize(c.dtype); len(b) != want || want == 0 && n != 0 {
