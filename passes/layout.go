@@ -60,6 +60,9 @@ var Layout = &Pass{
 //     per (output pixel, kernel row): 0.25 ns per float plus 6 ns (NCHW) or
 //     4 ns (NHWC) per run. Measured: 3x3 with C = 3 (the first layer) 1.1x
 //     slower in NHWC, C = 64 and 256 1.1-1.2x faster.
+//     Strided convolutions: NCHW gathers every window column alone
+//     (im2col2D's strided loop, about 1 ns per float), NHWC still copies
+//     runs (Zen 2, yolov5n's stride-2 convs: NHWC 1.55x faster).
 //   - Pooling: NCHW MaxPool is separable scalar Go, measured about 1.8 ns
 //     per output per kernel row+column; NHWC is 8-wide, 0.14 ns per output
 //     per tap (c64 112x112 3x3 stride 2: 9x faster). AveragePool likewise.
@@ -80,6 +83,7 @@ const (
 	costGemmRunNCHW  = 6.0
 	costGemmRunNHWC  = 4.0
 	costCopyFloat    = 0.25
+	costGatherFloat  = 1.0
 	costNarrowNHWC   = 1.2
 	costDWPlaneFloat = 0.6
 	costDWMacNCHW    = 0.1
@@ -694,8 +698,15 @@ func layoutOpCost(n *ir.Node, nhwc bool) float64 {
 			pointwise = pointwise && p == 0
 		}
 		col := N * OH * OW * C * kk
-		if nhwc && ws[0] < 32 {
+		switch {
+		case nhwc && ws[0] < 16:
 			cost += costNarrowNHWC * col
+		case nhwc && ws[0] < 32:
+			// Narrow only for AVX-512's 6x32 tile: AVX2 and NEON run 6x16
+			// tiles, full at 16 columns. The compiler does not know the
+			// CPU, so a quarter of the penalty (Zen 2: yolov5n's 16- and
+			// 32-channel convs NHWC 18.7 ms against NCHW 29-34 ms).
+			cost += costNarrowNHWC / 4 * col
 		}
 		if pointwise {
 			return cost
@@ -706,6 +717,11 @@ func layoutOpCost(n *ir.Node, nhwc bool) float64 {
 				runs *= float64(ws[3])
 			}
 			return cost + costCopyFloat*col + costGemmRunNHWC*runs
+		}
+		if strides[1] != 1 {
+			// Strided: NCHW gathers each window column alone (im2col2D),
+			// NHWC still copies runs of kw*C floats.
+			return costGatherFloat*col + costGemmRunNCHW*N*C*kk*OH
 		}
 		return costCopyFloat*col + costGemmRunNCHW*N*C*kk*OH
 	case isOp(n, "MaxPool") || isOp(n, "AveragePool"):
