@@ -13,7 +13,7 @@ import (
 func init() {
 	reg(inferPRelu, "PRelu")
 	reg(inferCuvilElementwise, "cuvil::Elementwise")
-	reg(inferUnary, "cuvil::Swish", "cuvil::HardSwish", "cuvil::Mish", "cuvil::RoundHalf")
+	reg(inferUnary, "cuvil::Swish", "cuvil::HardSwish", "cuvil::Mish", "cuvil::RoundHalf", "cuvil::ChannelShuffle")
 }
 
 // inferCuvilElementwise gives every output of a fused element-wise group

@@ -1,0 +1,80 @@
+package templates
+
+// CuvilChannelShuffle is cuvil::ChannelShuffle (passes/shuffle.go):
+// axis's C channels viewed as [groups, C/groups] and transposed, so output
+// channel c*groups + j is input channel j*(C/groups) + c; Y has X's
+// shape. As a walk: output [outer, C/g, g, inner] (contiguous) reads input
+// strides [C*inner, inner, (C/g)*inner, 1]. float32 runs its own loops:
+// NCHW (inner = H*W) copies runs of inner floats, NHWC (inner = 1) gathers
+// each pixel's channels.
+func CuvilChannelShuffle(n *Node) error {
+	x, err := ewIn0(n)
+	if err != nil {
+		return err
+	}
+	r := len(x.Shape)
+	axis := int(n.Attrs.Int("axis", 1))
+	if axis < 0 {
+		axis += r
+	}
+	if axis < 0 || axis >= r {
+		return n.Errorf("axis %d outside rank %d", n.Attrs.Int("axis", 1), r)
+	}
+	g := int(n.Attrs.Int("groups", 0))
+	C := x.Shape[axis]
+	if g <= 0 || C%g != 0 {
+		return n.Errorf("groups %d does not divide %d channels", g, C)
+	}
+	outer, inner := 1, 1
+	for _, d := range x.Shape[:axis] {
+		outer *= d
+	}
+	for _, d := range x.Shape[axis+1:] {
+		inner *= d
+	}
+	out := n.Out[0]
+	out.Resize(x.DType, x.Shape...)
+	cg := C / g
+	if xf, ok := x.Data.([]float32); ok {
+		shuffleF32(out.F32(), xf, outer, g, cg, inner)
+		return nil
+	}
+	var w ewWalk
+	w.rank, w.nops = 4, 2
+	w.dims = [ewMaxRank]int{outer, cg, g, inner}
+	ewContig(&w.st[0], w.dims[:4])
+	w.st[1][0], w.st[1][1], w.st[1][2], w.st[1][3] = C*inner, inner, cg*inner, 1
+	w.coalesce()
+	ewCopyWalkAny(&w, out.Data, x.Data)
+	return nil
+}
+
+// shuffleF32 is the float32 shuffle of [outer, g, cg, inner] into
+// [outer, cg, g, inner].
+func shuffleF32(dst, src []float32, outer, g, cg, inner int) {
+	C := g * cg
+	for o := 0; o < outer; o++ {
+		s, d := src[o*C*inner:(o+1)*C*inner], dst[o*C*inner:(o+1)*C*inner]
+		if inner == 1 {
+			if g == 2 {
+				a, b := s[:cg], s[cg:2*cg]
+				d = d[:2*cg]
+				for c := range a {
+					d[2*c], d[2*c+1] = a[c], b[c]
+				}
+				continue
+			}
+			for j := 0; j < g; j++ {
+				for c := 0; c < cg; c++ {
+					d[c*g+j] = s[j*cg+c]
+				}
+			}
+			continue
+		}
+		for c := 0; c < cg; c++ {
+			for j := 0; j < g; j++ {
+				copy(d[(c*g+j)*inner:(c*g+j+1)*inner], s[(j*cg+c)*inner:(j*cg+c+1)*inner])
+			}
+		}
+	}
+}
