@@ -53,17 +53,14 @@ func CuvilChannelShuffle(n *Node) error {
 // [outer, cg, g, inner].
 func shuffleF32(dst, src []float32, outer, g, cg, inner int) {
 	C := g * cg
+	if inner == 1 && g == 2 {
+		// NHWC, ShuffleNet's two groups: each pixel's halves interleave.
+		shuffle2F32(dst[:outer*C], src[:outer*C], C, cg)
+		return
+	}
 	for o := 0; o < outer; o++ {
 		s, d := src[o*C*inner:(o+1)*C*inner], dst[o*C*inner:(o+1)*C*inner]
 		if inner == 1 {
-			if g == 2 {
-				a, b := s[:cg], s[cg:2*cg]
-				d = d[:2*cg]
-				for c := range a {
-					d[2*c], d[2*c+1] = a[c], b[c]
-				}
-				continue
-			}
 			for j := 0; j < g; j++ {
 				for c := 0; c < cg; c++ {
 					d[c*g+j] = s[j*cg+c]
@@ -75,6 +72,20 @@ func shuffleF32(dst, src []float32, outer, g, cg, inner int) {
 			for j := 0; j < g; j++ {
 				copy(d[(c*g+j)*inner:(c*g+j+1)*inner], s[(j*cg+c)*inner:(j*cg+c+1)*inner])
 			}
+		}
+	}
+}
+
+// shuffle2F32 interleaves each pixel's two channel halves (NHWC, groups 2)
+// for all pixels of src (len a multiple of C = 2*cg), written so that the
+// inner loop has no bounds checks.
+func shuffle2F32(dst, src []float32, C, cg int) {
+	for p := 0; p+C <= len(src) && p+C <= len(dst); p += C {
+		a, b, d := src[p:p+cg], src[p+cg:p+C], dst[p:p+C]
+		b = b[:len(a)]
+		for c, v := range a {
+			q := d[2*c : 2*c+2]
+			q[0], q[1] = v, b[c]
 		}
 	}
 }
