@@ -1,5 +1,10 @@
 package templates
 
+import (
+	"math"
+	"unsafe"
+)
+
 // CuvilChannelShuffle is cuvil::ChannelShuffle (passes/shuffle.go):
 // axis's C channels viewed as [groups, C/groups] and transposed, so output
 // channel c*groups + j is input channel j*(C/groups) + c; Y has X's
@@ -77,9 +82,25 @@ func shuffleF32(dst, src []float32, outer, g, cg, inner int) {
 }
 
 // shuffle2F32 interleaves each pixel's two channel halves (NHWC, groups 2)
-// for all pixels of src (len a multiple of C = 2*cg), written so that the
-// inner loop has no bounds checks.
+// for all pixels of src (len a multiple of C = 2*cg). On a little-endian
+// machine with dst 8-byte aligned (C is even, so every pixel is) one
+// 64-bit store writes a pair (a[c] low, b[c] high); else pairs of float
+// stores, written so that the inner loop has no bounds checks.
 func shuffle2F32(dst, src []float32, C, cg int) {
+	if len(dst) == 0 {
+		return
+	}
+	if shuffleLittleEndian && uintptr(unsafe.Pointer(&dst[0]))%8 == 0 {
+		d64 := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(dst)/2)
+		for p := 0; p+C <= len(src) && p/2+cg <= len(d64); p += C {
+			a, b, d := src[p:p+cg], src[p+cg:p+C], d64[p/2:p/2+cg]
+			b, d = b[:len(a)], d[:len(a)]
+			for c, v := range a {
+				d[c] = uint64(math.Float32bits(v)) | uint64(math.Float32bits(b[c]))<<32
+			}
+		}
+		return
+	}
 	for p := 0; p+C <= len(src) && p+C <= len(dst); p += C {
 		a, b, d := src[p:p+cg], src[p+cg:p+C], dst[p:p+C]
 		b = b[:len(a)]
@@ -89,3 +110,6 @@ func shuffle2F32(dst, src []float32, C, cg int) {
 		}
 	}
 }
+
+// shuffleLittleEndian: a uint64 stores its low 32 bits first.
+var shuffleLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()

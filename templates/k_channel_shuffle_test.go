@@ -108,3 +108,31 @@ func sameElem(a any, i int, b any, j int) bool {
 	}
 	return false
 }
+
+// TestShuffle2F32Unaligned runs the groups-2 interleave on a dst that is
+// not 8-byte aligned (the per-float path) and an aligned one (64-bit
+// stores), against the index rule.
+func TestShuffle2F32Unaligned(t *testing.T) {
+	for _, cg := range []int{1, 3, 58} {
+		C, pixels := 2*cg, 7
+		src := make([]float32, pixels*C)
+		for i := range src {
+			src[i] = float32(i) + 0.5
+		}
+		buf := make([]float32, pixels*C+1)
+		for _, off := range []int{0, 1} {
+			dst := buf[off : off+pixels*C]
+			clear(dst)
+			shuffle2F32(dst, src, C, cg)
+			for p := 0; p < pixels; p++ {
+				for c := 0; c < cg; c++ {
+					for j := 0; j < 2; j++ {
+						if got, want := dst[p*C+2*c+j], src[p*C+j*cg+c]; got != want {
+							t.Fatalf("cg %d offset %d: pixel %d out %d = %g, want %g", cg, off, p, 2*c+j, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
