@@ -382,9 +382,15 @@ func layoutKindOf(n *ir.Node) layoutKind {
 			return lkChannelAxis
 		}
 	case cuvil && n.Op == "ChannelShuffle":
-		if ax := n.AttrInt("axis", 1); (ax == 1 || ax == -3) && is4DF32(n.Inputs[0]) {
-			return lkChannelAxis
+		if ax := n.AttrInt("axis", 1); ax != 1 && ax != -3 {
+			return lkNone
 		}
+		for _, v := range n.Inputs {
+			if v == nil || v.IsConst() || !is4DF32(v) {
+				return lkNone
+			}
+		}
+		return lkChannelAxis
 	case n.Op == "RoundHalf" && n.Domain == ir.CuvilDomain:
 		// An fp16 model's input rounding (widen-half): it stays NCHW,
 		// so that the first conv reads its output in place (in_layout

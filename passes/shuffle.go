@@ -9,7 +9,9 @@ import (
 // FuseChannelShuffle rewrites ShuffleNet's channel shuffle,
 // Reshape [N,C,H,W] -> [N,g,C/g,H,W], Transpose perm [0,2,1,3,4], Reshape
 // back to [N,C,H,W], into one cuvil::ChannelShuffle {axis=1, groups=g}
-// (templates/k_channel_shuffle.go): one copy instead of three ops, and one
+// (templates/k_channel_shuffle.go); a Concat along the channels that only
+// the first Reshape reads goes in too (the shuffle reads its inputs). One
+// copy instead of three or four ops, and one
 // node the layout pass can run channels-last (axis 3) inside a chain,
 // where the 5-D Transpose would cut it. Only exactly that form: constant
 // shapes, a 4-D input, the intermediate values read by the next op alone
@@ -27,17 +29,40 @@ var FuseChannelShuffle = &Pass{
 					continue
 				}
 				useCuvil(m)
+				ins, from := []*ir.Value{r1.Inputs[0]}, []*ir.Node{r1, t, n}
+				if c := r1.Inputs[0].Def; shuffleConcat(r, c, r1) {
+					ins, from = slices.Clone(c.Inputs), append(from, c)
+				}
 				s := &ir.Node{Name: t.Name, Op: "ChannelShuffle", Domain: ir.CuvilDomain, Version: ir.CuvilOpset,
-					Inputs: []*ir.Value{r1.Inputs[0]}, Outputs: []*ir.Value{n.Outputs[0]}}
+					Inputs: ins, Outputs: []*ir.Value{n.Outputs[0]}}
 				s.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 1})
 				s.SetAttr(&ir.Attr{Name: "groups", Kind: ir.AttrInt, I: groups})
 				n.Outputs[0].Def = s
-				r.fuse(s, n, r1, t, n)
+				r.fuse(s, n, from...)
 			}
 			r.sweep()
 			return nil
 		})
 	},
+}
+
+// shuffleConcat reports whether c is a Concat along the channels (axis 1
+// of its 4-D output) that only r1 reads, with no missing input: the
+// shuffle then reads its inputs itself (two NHWC halves interleave
+// without the concatenation, templates/k_channel_shuffle.go).
+func shuffleConcat(r *rewriter, c, r1 *ir.Node) bool {
+	if !isOp(c, "Concat") || r.dead[c] || r.only(c.Outputs[0]) != r1 || len(c.Inputs) == 0 {
+		return false
+	}
+	if ax := c.AttrInt("axis", 1); ax != 1 && ax != -3 || c.Outputs[0].Type.Rank() != 4 {
+		return false
+	}
+	for _, v := range c.Inputs {
+		if v == nil || !v.Type.Known() || v.Type.DType != c.Outputs[0].Type.DType {
+			return false
+		}
+	}
+	return true
 }
 
 // shuffleTriple matches n as the last Reshape of a channel shuffle and

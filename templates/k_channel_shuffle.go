@@ -5,17 +5,22 @@ import (
 	"unsafe"
 )
 
-// CuvilChannelShuffle is cuvil::ChannelShuffle (passes/shuffle.go):
-// axis's C channels viewed as [groups, C/groups] and transposed, so output
-// channel c*groups + j is input channel j*(C/groups) + c; Y has X's
-// shape. As a walk: output [outer, C/g, g, inner] (contiguous) reads input
-// strides [C*inner, inner, (C/g)*inner, 1]. float32 runs its own loops:
-// NCHW (inner = H*W) copies runs of inner floats, NHWC (inner = 1) gathers
-// each pixel's channels.
+// CuvilChannelShuffle is cuvil::ChannelShuffle (passes/shuffle.go): its
+// inputs concatenated along axis (one input: itself), then axis's C
+// channels viewed as [groups, C/groups] and transposed, so output channel
+// c*groups + j is channel j*(C/groups) + c of the concatenation. As a
+// walk: output [outer, C/g, g, inner] (contiguous) reads input strides
+// [C*inner, inner, (C/g)*inner, 1]. float32 runs its own loops: NCHW
+// (inner = H*W) copies runs of inner floats, NHWC (inner = 1) gathers
+// each pixel's channels; two NHWC inputs of C/2 channels each and groups 2
+// (ShuffleNet's Concat and shuffle) interleave with no concatenation.
 func CuvilChannelShuffle(n *Node) error {
 	x, err := ewIn0(n)
 	if err != nil {
 		return err
+	}
+	if len(n.In) > 1 {
+		return shuffleConcat(n, x)
 	}
 	r := len(x.Shape)
 	axis := int(n.Attrs.Int("axis", 1))
@@ -113,3 +118,61 @@ func shuffle2F32(dst, src []float32, C, cg int) {
 
 // shuffleLittleEndian: a uint64 stores its low 32 bits first.
 var shuffleLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// shuffleConcat is ChannelShuffle of several inputs: two float32 NHWC
+// halves with groups 2 interleave directly; anything else is concatenated
+// (the Concat kernel) and shuffled.
+func shuffleConcat(n *Node, x *Tensor) error {
+	r := len(x.Shape)
+	axis := int(n.Attrs.Int("axis", 1))
+	if axis < 0 {
+		axis += r
+	}
+	if y := n.In[len(n.In)-1]; len(n.In) == 2 && axis == r-1 && n.Attrs.Int("groups", 0) == 2 && y != nil &&
+		x.DType == F32 && y.DType == F32 && len(y.Shape) == r && shuffleSameShape(x.Shape, y.Shape) {
+		out := n.Out[0]
+		shape := append([]int(nil), x.Shape...)
+		shape[axis] *= 2
+		out.Resize(F32, shape...)
+		shuffle2F32From(out.F32(), x.F32(), y.F32())
+		return nil
+	}
+	cat := &Node{Name: n.Name, Op: "Concat", Version: 13, Attrs: Attrs{"axis": int64(axis)}, In: n.In, Out: []*Tensor{{}}}
+	if err := Concat(cat); err != nil {
+		return err
+	}
+	one := &Node{Name: n.Name, Op: n.Op, Version: n.Version, Attrs: n.Attrs, In: cat.Out, Out: n.Out}
+	return CuvilChannelShuffle(one)
+}
+
+func shuffleSameShape(a, b []int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// shuffle2F32From interleaves two NHWC maps of C/2 channels each, pixel by
+// pixel: dst's pixel p is a[p,0], b[p,0], a[p,1], b[p,1], ... (Concat of
+// a and b along the channels, then the groups-2 shuffle), with one 64-bit
+// store per pair where it can, as shuffle2F32.
+func shuffle2F32From(dst, a, b []float32) {
+	if len(dst) == 0 || len(a) != len(b) || len(dst) != 2*len(a) {
+		return
+	}
+	if shuffleLittleEndian && uintptr(unsafe.Pointer(&dst[0]))%8 == 0 {
+		d := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(a))
+		b = b[:len(a)]
+		for i, v := range a {
+			d[i] = uint64(math.Float32bits(v)) | uint64(math.Float32bits(b[i]))<<32
+		}
+		return
+	}
+	b = b[:len(a)]
+	for i, v := range a {
+		q := dst[2*i : 2*i+2]
+		q[0], q[1] = v, b[i]
+	}
+}

@@ -136,3 +136,62 @@ func TestShuffle2F32Unaligned(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelShuffleConcat runs cuvil::ChannelShuffle of several inputs
+// (the concatenation along axis, then the shuffle) against the Concat
+// kernel followed by the one-input shuffle: two equal NHWC float32 halves
+// with groups 2 (the direct interleave, dst aligned and not), uneven
+// parts, NCHW, and a u8 map.
+func TestChannelShuffleConcat(t *testing.T) {
+	rng := rand.New(rand.NewSource(22))
+	cases := []struct {
+		shape   []int // of each part but the axis
+		axis, g int
+		parts   []int
+		dt      DType
+	}{
+		{[]int{1, 5, 7, 0}, 3, 2, []int{3, 3}, F32}, {[]int{2, 3, 1, 0}, 3, 2, []int{58, 58}, F32},
+		{[]int{1, 3, 5, 0}, 3, 3, []int{4, 5}, F32}, {[]int{1, 0, 5, 7}, 1, 2, []int{6, 6}, F32},
+		{[]int{1, 4, 3, 0}, 3, 2, []int{5, 5}, U8}, {[]int{1, 0, 2, 3}, 1, 4, []int{2, 3, 3}, F32},
+	}
+	for _, tc := range cases {
+		var in []*Tensor
+		for _, c := range tc.parts {
+			sh := append([]int(nil), tc.shape...)
+			sh[tc.axis] = c
+			x := &Tensor{}
+			x.Resize(tc.dt, sh...)
+			for i := 0; i < x.Len(); i++ {
+				switch d := x.Data.(type) {
+				case []float32:
+					d[i] = float32(rng.NormFloat64())
+				case []uint8:
+					d[i] = uint8(rng.Intn(256))
+				}
+			}
+			in = append(in, x)
+		}
+		attrs := Attrs{"axis": int64(tc.axis), "groups": int64(tc.g)}
+		s := &Node{Name: "t", Op: "ChannelShuffle", Version: 1, Attrs: attrs, In: in, Out: []*Tensor{{}}}
+		if err := CuvilChannelShuffle(s); err != nil {
+			t.Fatal(err)
+		}
+		cat := tewNode("Concat", 13, Attrs{"axis": int64(tc.axis)}, in...)
+		tewRun(t, cat)
+		one := &Node{Name: "t", Op: "ChannelShuffle", Version: 1, Attrs: attrs, In: cat.Out, Out: []*Tensor{{}}}
+		if err := CuvilChannelShuffle(one); err != nil {
+			t.Fatal(err)
+		}
+		tewEqual(t, "ChannelShuffle of parts vs Concat then ChannelShuffle", s.Out[0], one.Out[0])
+		if len(in) == 2 && tc.dt == F32 && tc.axis == 3 && tc.parts[0] == tc.parts[1] && tc.g == 2 {
+			buf := make([]float32, 2*in[0].Len()+1)
+			dst := buf[1:]
+			shuffle2F32From(dst, in[0].F32(), in[1].F32())
+			for i, v := range one.Out[0].F32() {
+				if dst[i] != v {
+					t.Fatalf("%v: unaligned interleave: out[%d] = %g, want %g", tc.parts, i, dst[i], v)
+				}
+			}
+		}
+	}
+}
