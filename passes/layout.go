@@ -21,7 +21,10 @@ import (
 // they broadcast alike), one-element constants or per-channel constants
 // (which become [C], broadcasting along the last axis), Concat along
 // the channels (axis 3), Pad with constant pads and Resize/Upsample with
-// constant roi, scales and sizes (permuted like the axes). A value a chain reads from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
+// constant roi, scales and sizes (permuted like the axes), Slice of the
+// channels only (constant starts, ends and axes, steps 1), Split along the
+// channels (every output in the chain) and cuvil::ChannelShuffle (axis 1
+// becomes 3 on each; ShuffleNet runs as one chain). A value a chain reads from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
 // chain that reads it; a chain value read outside (or a graph output)
 // keeps its name and NCHW type and is defined by a Transpose back (perm
 // [0,3,1,2]) right after its producer, shared by all outside readers; the
