@@ -121,6 +121,9 @@ var cuvilOpDefs = []opDef{
 	{"QConv", "1", "X:T1 X_scale:F X_zero:T1? W:T2 W_scale:F W_zero:T2? bias:I? Y_scale:F? Y_zero:T3?", "Y:T4", "T1=u8,i8 T2=i8,u8 T3=u8,i8 T4=u8,i8,f32 F=f32 I=i32",
 		"auto_pad:string=NOTSET dilations:ints group:int=1 kernel_shape:ints pads:ints strides:ints activation:string= activation_params:floats f32_multiplier:int=0 layout:string=NCHW " + qgemmPackedAttrs, "",
 		"Integer 2-D convolution (group 1) of X [N,C,H,W] by W [M,C,kh,kw] into Y [N,M,OH,OW] with the Conv attributes (layout NHWC, set by the layout pass: X [N,H,W,C], W [M,kh,kw,C], Y [N,OH,OW,M]); W_scale, W_zero and bias per output channel or per tensor; the rest as QGemm (the GEMM's columns are the output channels).", nil},
+	// The channel shuffle fuse-channel-shuffle makes (passes/shuffle.go).
+	{"ChannelShuffle", "1", "X:T...", "Y:T", "T=$bc", "axis:int=1 groups:int!", "",
+		"ShuffleNet's channel shuffle of the inputs' concatenation along axis (one input: X itself): its C channels (a multiple of groups g) viewed as [g, C/g] and transposed, so output channel c'*g + j is channel j*(C/g) + c' of the concatenation; Y has the concatenation's shape. The same as Concat -> Reshape [..., g, C/g, ...] -> Transpose of those two axes -> Reshape back (axis 1 for NCHW, 3 for the layout pass's NHWC).", nil},
 	// The layout pass's pooling (passes/layout.go).
 	{"PoolNHWC", "1", "X:T", "Y:T", "T=f32",
 		"auto_pad:string=NOTSET ceil_mode:int=0 count_include_pad:int=0 dilations:ints kernel_shape:ints mode:string! pads:ints strides:ints", "",

@@ -21,7 +21,10 @@ import (
 // they broadcast alike), one-element constants or per-channel constants
 // (which become [C], broadcasting along the last axis), Concat along
 // the channels (axis 3), Pad with constant pads and Resize/Upsample with
-// constant roi, scales and sizes (permuted like the axes). A value a chain reads from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
+// constant roi, scales and sizes (permuted like the axes), Slice of the
+// channels only (constant starts, ends and axes, steps 1), Split along the
+// channels (every output in the chain) and cuvil::ChannelShuffle (axis 1
+// becomes 3 on each; ShuffleNet runs as one chain). A value a chain reads from outside gets one Transpose to NHWC (perm [0,2,3,1]), shared by every
 // chain that reads it; a chain value read outside (or a graph output)
 // keeps its name and NCHW type and is defined by a Transpose back (perm
 // [0,3,1,2]) right after its producer, shared by all outside readers; the
@@ -111,6 +114,7 @@ const (
 	lkResize
 	lkReduceFlat
 	lkQConv
+	lkChannelAxis // Slice, Split and cuvil::ChannelShuffle of the channels: axis 1 becomes 3
 )
 
 func layout(m *ir.Model) error {
@@ -297,7 +301,7 @@ func layoutKindOf(n *ir.Node) layoutKind {
 		return lkNone
 	}
 	for _, v := range n.Outputs[1:] {
-		if v != nil {
+		if v != nil && !isOp(n, "Split") {
 			return lkNone // MaxPool's Indices
 		}
 	}
@@ -372,6 +376,24 @@ func layoutKindOf(n *ir.Node) layoutKind {
 			}
 		}
 		return lkConcat
+	case isOp(n, "Slice"):
+		if is4DF32(n.Inputs[0]) && layoutSliceAxes(n) != nil {
+			return lkChannelAxis
+		}
+	case isOp(n, "Split"):
+		if layoutSplits(n) {
+			return lkChannelAxis
+		}
+	case cuvil && n.Op == "ChannelShuffle":
+		if ax := n.AttrInt("axis", 1); ax != 1 && ax != -3 {
+			return lkNone
+		}
+		for _, v := range n.Inputs {
+			if v == nil || v.IsConst() || !is4DF32(v) {
+				return lkNone
+			}
+		}
+		return lkChannelAxis
 	case n.Op == "RoundHalf" && n.Domain == ir.CuvilDomain:
 		// An fp16 model's input rounding (widen-half): it stays NCHW,
 		// so that the first conv reads its output in place (in_layout
@@ -538,6 +560,66 @@ func layoutPads(n *ir.Node) []int64 {
 	return pads
 }
 
+// layoutSliceAxes returns the axes of a Slice of a 4-D value that cuts
+// only the channels (axis 1 or -3), with constant starts and ends, axes
+// given (attribute before opset 10, a constant input from 10) and steps
+// absent or 1; nil for any other Slice. In NHWC the axis is 3 and the
+// rest is the same (ShuffleNet's two channel halves).
+func layoutSliceAxes(n *ir.Node) []int64 {
+	var axes []int64
+	if n.Version >= 10 {
+		for i := 1; i <= 2; i++ {
+			if v := n.Input(i); v == nil || !v.IsConst() {
+				return nil
+			}
+		}
+		a := n.Input(3)
+		if a == nil || !a.IsConst() || a.Const.DType != ir.I64 && a.Const.DType != ir.I32 {
+			return nil
+		}
+		axes = a.Const.Int64s()
+		if st := n.Input(4); st != nil {
+			if !st.IsConst() {
+				return nil
+			}
+			for _, k := range st.Const.Int64s() {
+				if k != 1 {
+					return nil
+				}
+			}
+		}
+	} else {
+		axes = n.AttrInts("axes", nil)
+	}
+	if len(axes) == 0 {
+		return nil
+	}
+	for _, a := range axes {
+		if a != 1 && a != -3 {
+			return nil
+		}
+	}
+	return axes
+}
+
+// layoutSplits reports whether n is a Split of a 4-D float32 value along
+// the channels (axis 1 or -3) into 4-D float32 outputs, with its split
+// sizes (if any) constant: in NHWC it is the same Split along axis 3.
+func layoutSplits(n *ir.Node) bool {
+	if ax := n.AttrInt("axis", 0); ax != 1 && ax != -3 || !is4DF32(n.Inputs[0]) {
+		return false
+	}
+	if v := n.Input(1); v != nil && !v.IsConst() {
+		return false
+	}
+	for _, y := range n.Outputs {
+		if !is4DF32(y) {
+			return false
+		}
+	}
+	return len(n.Outputs) > 0
+}
+
 // is4DF32 reports whether v is a float32 tensor of rank 4 with a known
 // shape.
 func is4DF32(v *ir.Value) bool {
@@ -570,13 +652,17 @@ func layoutGain(r *rewriter, members []*ir.Node, in map[*ir.Node]bool) float64 {
 				entries[v] = true
 			}
 		}
-		y := n.Outputs[0]
-		exit := r.outs[y]
-		for _, u := range r.uses[y] {
-			exit = exit || !in[u]
-		}
-		if exit && !layoutPermutedBack(r, y, in) {
-			gain -= costTransFloat * elems(y)
+		for _, y := range n.Outputs {
+			if y == nil || y != n.Outputs[0] && !isOp(n, "Split") {
+				continue
+			}
+			exit := r.outs[y]
+			for _, u := range r.uses[y] {
+				exit = exit || !in[u]
+			}
+			if exit && !layoutPermutedBack(r, y, in) {
+				gain -= costTransFloat * elems(y)
+			}
 		}
 	}
 	for v := range entries {
@@ -613,7 +699,7 @@ func layoutDataInput(n *ir.Node, v *ir.Value) bool {
 	if isOp(n, "Conv") || n.Op == "FusedConv" {
 		return v == n.Inputs[0] || len(n.Inputs) > 3 && v == n.Inputs[3]
 	}
-	if n.Op == "ScaleShift" || n.Op == "QConv" || isOp(n, "Pad") || isOp(n, "Resize") || isOp(n, "Upsample") ||
+	if n.Op == "ScaleShift" || n.Op == "QConv" || isOp(n, "Pad") || isOp(n, "Resize") || isOp(n, "Upsample") || isOp(n, "Slice") || isOp(n, "Split") ||
 		isOp(n, "QuantizeLinear") || isOp(n, "DequantizeLinear") {
 		return v == n.Inputs[0]
 	}
@@ -743,6 +829,7 @@ type layoutRewrite struct {
 	nhwc   map[*ir.Node]bool
 	toNHWC map[*ir.Value]*ir.Value // outside value -> its NHWC Transpose
 	inner  map[*ir.Value]*ir.Value // chain value (NCHW, original) -> NHWC value
+	axes   map[*ir.Value]*ir.Value // a Slice's axes constant -> its NHWC one, shared
 }
 
 var (
@@ -814,8 +901,15 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		y.Def = flat
 		return append(nodes, pool, flat)
 	}
-	yn := &ir.Value{Name: w.r.fresh(y.Name + "_nhwc"), Type: permuted(y.Type, permToNHWC)}
-	w.inner[y] = yn
+	// The NHWC outputs: Outputs[0], and every output of a Split.
+	outs := append([]*ir.Value(nil), n.Outputs...)
+	for i, v := range outs {
+		if v == nil || i > 0 && !isOp(n, "Split") {
+			continue
+		}
+		outs[i] = &ir.Value{Name: w.r.fresh(v.Name + "_nhwc"), Type: permuted(v.Type, permToNHWC)}
+		w.inner[v] = outs[i]
+	}
 	out := n
 	switch kind {
 	case lkConv:
@@ -858,6 +952,33 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 3})
 	case lkResize:
 		w.resizeConsts(n, ins)
+	case lkChannelAxis:
+		axes := layoutSliceAxes(n)
+		switch {
+		case isOp(n, "Slice") && n.Version >= 10:
+			if c, ok := w.axes[n.Inputs[3]]; ok {
+				ins[3] = c
+				break
+			}
+			a := n.Inputs[3].Const
+			raw := make([]byte, len(a.Raw))
+			for i := range axes {
+				if a.DType == ir.I32 {
+					binary.LittleEndian.PutUint32(raw[4*i:], 3)
+				} else {
+					binary.LittleEndian.PutUint64(raw[8*i:], 3)
+				}
+			}
+			ins[3] = w.r.constant(n.Inputs[3].Name+"_nhwc", &ir.Tensor{DType: a.DType, Shape: append([]int64(nil), a.Shape...), Raw: raw})
+			if w.axes == nil {
+				w.axes = map[*ir.Value]*ir.Value{}
+			}
+			w.axes[n.Inputs[3]] = ins[3]
+		case isOp(n, "Slice"):
+			n.SetAttr(&ir.Attr{Name: "axes", Kind: ir.AttrInts, Ints: slices.Repeat([]int64{3}, len(axes))})
+		default: // Split, cuvil::ChannelShuffle
+			n.SetAttr(&ir.Attr{Name: "axis", Kind: ir.AttrInt, I: 3})
+		}
 	case lkPad:
 		old := layoutPads(n)
 		pads := make([]int64, 8)
@@ -878,16 +999,26 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 	// imported nodes (inspect -graph boxes them).
 	out.Fused = n.Fused
 	out.Inputs = ins
-	out.Outputs = append([]*ir.Value{yn}, n.Outputs[1:]...)
-	yn.Def = out
+	orig := n.Outputs
+	out.Outputs = outs
 	nodes = append(nodes, out)
-	exit := w.r.outs[y]
-	for _, u := range w.r.uses[y] {
-		exit = exit || !w.nhwc[u]
-	}
-	if exit {
-		// y keeps its name and NCHW type for the outside readers.
-		nodes = append(nodes, w.transpose(yn, y, permToNCHW))
+	for i, yn := range outs {
+		if yn == nil {
+			continue
+		}
+		yn.Def = out
+		y := orig[i]
+		if w.inner[y] != yn {
+			continue // MaxPool's Indices: none in a chain
+		}
+		exit := w.r.outs[y]
+		for _, u := range w.r.uses[y] {
+			exit = exit || !w.nhwc[u]
+		}
+		if exit {
+			// y keeps its name and NCHW type for the outside readers.
+			nodes = append(nodes, w.transpose(yn, y, permToNCHW))
+		}
 	}
 	return nodes
 }

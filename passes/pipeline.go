@@ -39,6 +39,11 @@ var Pipeline = []*Pass{
 	FoldReshape,
 	// ...and no Transpose pairs that cancel or compose.
 	FoldTranspose,
+	// ...and ShuffleNet's Reshape/Transpose/Reshape channel shuffle as one
+	// cuvil::ChannelShuffle: after fold-reshape and fold-transpose (one
+	// Reshape each side, no stray Transpose pair) and before layout, which
+	// runs it channels-last inside a convolution chain.
+	FuseChannelShuffle,
 	// ...one node per activation exporters write out (x*Sigmoid(x),
 	// x*Clip(x+3,0,6)/6, x*Tanh(Softplus(x))): after CSE (the two reads of
 	// x are one value), before fold-affine (it would fold HardSigmoid's
@@ -143,6 +148,8 @@ var passOrder = []struct {
 	{CanonOps, CSE, "the chains' Adds merge like any other"},
 	{RemoveIdentity, FoldBatchNorm, "patterns must not see Identity/Dropout between a Conv and its BN"},
 	{RemoveIdentity, FuseConv, "patterns must not see Identity/Dropout between a Conv and its Relu"},
+	{FoldReshape, FuseChannelShuffle, "the shuffle matches one Reshape on each side of its Transpose, not a chain"},
+	{FuseChannelShuffle, Layout, "layout runs the shuffle NHWC as one node; the 5-D Transpose would cut the chain"},
 	{FoldReshape, FuseAttention, "attention's heads form matches one Reshape, not a chain"},
 	{FoldBatchNorm, FoldAffine, "fold-affine folds the Mul+Add BN leaves"},
 	{CSE, FuseActivation, "x*Sigmoid(x) and its kin match when both reads of x are one value"},

@@ -14,6 +14,7 @@ func init() {
 	reg(inferPRelu, "PRelu")
 	reg(inferCuvilElementwise, "cuvil::Elementwise")
 	reg(inferUnary, "cuvil::Swish", "cuvil::HardSwish", "cuvil::Mish", "cuvil::RoundHalf")
+	reg(inferChannelShuffle, "cuvil::ChannelShuffle")
 }
 
 // inferCuvilElementwise gives every output of a fused element-wise group
@@ -50,4 +51,44 @@ func inferPRelu(x *inferer, n *ir.Node) error {
 		}
 	}
 	return inferBroadcast(x, n)
+}
+
+// inferChannelShuffle: the inputs' concatenation along axis (one input:
+// its shape), whose channel count groups divides.
+func inferChannelShuffle(x *inferer, n *ir.Node) error {
+	first, err := x.in(n, 0)
+	if err != nil {
+		return err
+	}
+	r := len(first.Shape)
+	axis, err := normAxis(n.IntAttr("axis"), r)
+	if err != nil {
+		return err
+	}
+	out := cloneShape(first.Shape)
+	var along []ir.Dim
+	for i := range n.Inputs {
+		t, err := x.inRank(n, i, r, r)
+		if err != nil {
+			return err
+		}
+		if t.DType != first.DType {
+			return fmt.Errorf("input %d is %s, input 0 %s", i, t.DType, first.DType)
+		}
+		for j := range out {
+			if j == axis {
+				continue
+			}
+			if out[j], err = sameDim(out[j], t.Shape[j]); err != nil {
+				return fmt.Errorf("input %d: %w", i, err)
+			}
+		}
+		along = append(along, t.Shape[axis])
+	}
+	out[axis] = x.sumDims(along)
+	if g := n.IntAttr("groups"); g <= 0 || out[axis].IsConst() && out[axis].Size%g != 0 {
+		return fmt.Errorf("groups %d does not divide %s channels", g, out[axis])
+	}
+	x.setOut(n, 0, first.DType, out)
+	return nil
 }

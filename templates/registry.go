@@ -228,6 +228,7 @@ var Kernels = map[string]Kernel{
 	"ai.onnx.preview.training::Momentum": Momentum,
 	"ai.onnx.preview::FlexAttention":     FlexAttention,
 	"cuvil::Attention":                   CuvilAttention,
+	"cuvil::ChannelShuffle":              CuvilChannelShuffle,
 	"cuvil::Elementwise":                 CuvilElementwise,
 	"cuvil::FusedConv":                   FusedConv,
 	"cuvil::FusedConvChain":              FusedConvChain,
