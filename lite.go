@@ -22,7 +22,7 @@ const ProfileLite = "lite"
 // into cuvil ops, layout and weight packing, whose ops only the full
 // runtime's kernels run. The canonicalisations and folds (BatchNorm and
 // affine ops into Conv/Gemm weights) stay.
-var litePassesOff = []string{"fuse-activation", "fuse-gelu", "fuse-layernorm", "fuse-attention", "fuse-conv", "fuse-gemm",
+var litePassesOff = []string{"widen-half", "fuse-channel-shuffle", "fuse-activation", "fuse-gelu", "fuse-layernorm", "fuse-attention", "fuse-conv", "fuse-gemm",
 	"fuse-quant", "fuse-scaleshift", "precision", "layout", "fuse-conv-chain", "concat-into", "fuse-se-gate", "fuse-elementwise",
 	"compile-trees", "prepack"}
 
