@@ -9,6 +9,8 @@ package main
 //go:generate go run . -pkg templates -out ../../../templates/asm_vec_amd64.s -stubs ../../../templates/asm_vec_amd64.go
 
 import (
+	"fmt"
+
 	"math"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -43,8 +45,8 @@ func main() {
 	normAffine(false)
 	ln512()
 	dot4()
-	gemvRows512()
-	gemvRows256()
+	gemvRows(true)
+	gemvRows(false)
 	lstmGates()
 	Generate()
 }
@@ -670,19 +672,28 @@ func dot4() {
 	RET()
 }
 
-// gemvRows512 emits y[j] += x . a[j*lda:] for n rows of a, four rows at a
+// gemvRows emits y[j] += x . a[j*lda:] for n rows of a, four rows at a
 // time, summed in float32 (an LSTM/GRU step's recurrent product h * R^T:
 // R is [gates*hs, hs] and stays in L2 across the steps, so unlike dot4 the
 // loop is bound by the FMAs and the horizontal sums, not by memory). Each
-// row keeps two accumulators (even and odd 16-float chunks); the four
-// rows' sums are reduced together by VHADDPS into one XMM.
-func gemvRows512() {
-	TEXT("gemvRowsAVX512", NOSPLIT, "func(y, x, a *float32, lda, n, k int)")
+// row keeps two accumulators (even and odd chunks of a vector); the four
+// rows' sums are reduced together by VHADDPS into one XMM. wide: on ZMMs
+// (gemvRowsAVX512, 16-float chunks), else on YMMs for CPUs without
+// AVX-512 (gemvRowsAVX2, 8-float chunks; the AVX2 fallback before it,
+// dot4AVX2, widens to float64: twice the instructions per element).
+func gemvRows(wide bool) {
+	name, lab, lanes, req := "gemvRowsAVX2", "gr2", 8, "Requires: AVX, FMA"
+	vec := func() VecVirtual { return YMM() }
+	if wide {
+		name, lab, lanes, req = "gemvRowsAVX512", "gr", 16, "Requires: AVX512F"
+		vec = func() VecVirtual { return ZMM() }
+	}
+	TEXT(name, NOSPLIT, "func(y, x, a *float32, lda, n, k int)")
 	Doc(
-		"gemvRowsAVX512 adds sum_p x[p]*a[j*lda+p] (p in [0, k)) to y[j] for j in",
-		"[0, n), n a multiple of 4, k a multiple of 16, summed in float32.",
+		name+" adds sum_p x[p]*a[j*lda+p] (p in [0, k)) to y[j] for j in",
+		fmt.Sprintf("[0, n), n a multiple of 4, k a multiple of %d, summed in float32.", lanes),
 		"",
-		"Requires: AVX512F",
+		req,
 	)
 	Pragma("noescape")
 	y := Load(Param("y"), GP64())
@@ -692,55 +703,61 @@ func gemvRows512() {
 	n := Load(Param("n"), GP64())
 	k := Load(Param("k"), GP64())
 	SHLQ(U8(2), lda)
-	k32 := GP64()
-	MOVQ(k, k32)
-	ANDQ(I32(-32), k32)
+	k2 := GP64()
+	MOVQ(k, k2)
+	ANDQ(I32(-2*lanes), k2)
 	r1, r2, r3 := GP64(), GP64(), GP64()
-	Label("gr_rows")
+	Label(lab + "_rows")
 	CMPQ(n, U8(4))
-	JL(LabelRef("gr_done"))
+	JL(LabelRef(lab + "_done"))
 	LEAQ(Mem{Base: r0, Index: lda, Scale: 1}, r1)
 	LEAQ(Mem{Base: r1, Index: lda, Scale: 1}, r2)
 	LEAQ(Mem{Base: r2, Index: lda, Scale: 1}, r3)
 	rows := []Register{r0, r1, r2, r3}
 	acc := make([]VecVirtual, 8)
 	for j := range acc {
-		acc[j] = ZMM()
+		acc[j] = vec()
 		VXORPS(acc[j], acc[j], acc[j])
 	}
 	i := GP64()
 	XORQ(i, i)
-	Label("gr_loop32")
-	CMPQ(i, k32)
-	JGE(LabelRef("gr_tail"))
-	x0, x1 := ZMM(), ZMM()
+	loop := fmt.Sprintf("%s_loop%d", lab, 2*lanes)
+	Label(loop)
+	CMPQ(i, k2)
+	JGE(LabelRef(lab + "_tail"))
+	x0, x1 := vec(), vec()
 	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, x0)
-	VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: 64}, x1)
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: 4 * lanes}, x1)
 	for r, row := range rows {
 		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4}, x0, acc[r])
-		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4, Disp: 64}, x1, acc[4+r])
+		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4, Disp: 4 * lanes}, x1, acc[4+r])
 	}
-	ADDQ(U8(32), i)
-	JMP(LabelRef("gr_loop32"))
-	Label("gr_tail")
+	ADDQ(U8(2*lanes), i)
+	JMP(LabelRef(loop))
+	Label(lab + "_tail")
 	CMPQ(i, k)
-	JGE(LabelRef("gr_sum"))
-	xt := ZMM()
+	JGE(LabelRef(lab + "_sum"))
+	xt := vec()
 	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, xt)
 	for r, row := range rows {
 		VFMADD231PS(Mem{Base: row, Index: i, Scale: 4}, xt, acc[r])
 	}
-	Label("gr_sum")
-	half := make([]VecVirtual, 4)
+	Label(lab + "_sum")
+	sums := acc[:4] // each row's sum as one YMM
+	if wide {
+		sums = make([]VecVirtual, 4)
+	}
 	for r := range rows {
 		VADDPS(acc[4+r], acc[r], acc[r])
-		half[r] = YMM()
-		VEXTRACTF64X4(U8(1), acc[r], half[r])
-		VADDPS(half[r], acc[r].AsY(), half[r])
+		if wide {
+			sums[r] = YMM()
+			VEXTRACTF64X4(U8(1), acc[r], sums[r])
+			VADDPS(sums[r], acc[r].AsY(), sums[r])
+		}
 	}
 	t01, t23 := YMM(), YMM()
-	VHADDPS(half[1], half[0], t01)
-	VHADDPS(half[3], half[2], t23)
+	VHADDPS(sums[1], sums[0], t01)
+	VHADDPS(sums[3], sums[2], t23)
 	VHADDPS(t23, t01, t01) // lane q of each 128-bit half: row q's partial sum
 	hi := XMM()
 	VEXTRACTF128(U8(1), t01, hi)
@@ -750,8 +767,8 @@ func gemvRows512() {
 	ADDQ(U8(16), y)
 	LEAQ(Mem{Base: r3, Index: lda, Scale: 1}, r0)
 	SUBQ(U8(4), n)
-	JMP(LabelRef("gr_rows"))
-	Label("gr_done")
+	JMP(LabelRef(lab + "_rows"))
+	Label(lab + "_done")
 	VZEROUPPER()
 	RET()
 }
