@@ -222,13 +222,17 @@ func headViewOf(r *rewriter, v *ir.Value, reader *ir.Node, kt bool) (headView, b
 	eq := func(p []int64, q ...int64) bool { return slicesEqual(p, q) }
 	switch {
 	case len(rt) == 3 && (!kt && eq(perm, 1, 0, 2) || kt && eq(perm, 1, 2, 0)):
-		// [S, B, W] -> [S, B*H, D] -> [B*H, S, D]
-		if rt[0] != xt[0] || !xt[1].IsConst() || !rt[1].IsConst() || !rt[2].IsConst() || rt[2].Size <= 0 || w%rt[2].Size != 0 {
+		// [S, B, W] -> [S, B*H, D] -> [B*H, S, D]. With a symbolic
+		// batch (PyTorch's dynamic-batch export) the reshaped dim is a
+		// symbol of its own; a Reshape keeps the element count, so with S
+		// and D the same it is B*W/D = B*H. A constant there under a
+		// symbolic B holds for one batch size only: not matched.
+		if rt[0] != xt[0] || !rt[2].IsConst() || rt[2].Size <= 0 || w%rt[2].Size != 0 || !xt[1].IsConst() && rt[1].IsConst() {
 			return hv, false
 		}
 		hv.d = rt[2].Size
 		hv.heads = w / hv.d
-		if rt[1].Size != xt[1].Size*hv.heads {
+		if xt[1].IsConst() && rt[1].IsConst() && rt[1].Size != xt[1].Size*hv.heads {
 			return hv, false
 		}
 		hv.s, hv.b, hv.seqFirst = xt[0], xt[1], true
