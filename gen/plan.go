@@ -13,7 +13,9 @@ import (
 // Run; a value captured by a subgraph lives until the control node runs),
 // and an elementwise kernel writes its output over an input that dies at
 // it when both have the same dtype and size (its kernel reads element i
-// before writing element i). Otherwise a node's outputs never overlap its
+// before writing element i), and a Reshape/Flatten/Squeeze/Unsqueeze is
+// a view of its input that dies at it (the kernel copies nothing).
+// Otherwise a node's outputs never overlap its
 // own inputs, so kernels need not support aliasing. Values whose size
 // depends on symbolic dims own their memory, grown by Tensor.Resize on the
 // first run at a shape.

@@ -141,6 +141,12 @@ var inPlaceOps = map[string]bool{
 	"Tan": true, "Tanh": true, "ThresholdedRelu": true,
 }
 
+// viewOps keep their data input's elements in order and change only its
+// shape (templates' ewReshaped): the output may be the input's memory
+// (the kernel then copies nothing). Only input 0: the others are shapes
+// or axes.
+var viewOps = map[string]bool{"Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true}
+
 // inPlaceInputs returns the inputs of n whose memory its output may take
 // (one that dies at n with the output's dtype and size): any input of an
 // inPlaceOps kernel; the Into input of a FusedConv the concat-into pass
@@ -152,6 +158,11 @@ func inPlaceInputs(n *ir.Node) []*ir.Value {
 	}
 	if n.Domain == ir.CuvilDomain && n.Op == "FusedConv" && n.Input(4) != nil {
 		return n.Inputs[4:5]
+	}
+	if n.Domain == "" || n.Domain == "ai.onnx" {
+		if viewOps[n.Op] {
+			return n.Inputs[:min(1, len(n.Inputs))]
+		}
 	}
 	if (n.Domain != "" && n.Domain != "ai.onnx") || !inPlaceOps[n.Op] {
 		return nil

@@ -40,8 +40,49 @@ func ewReshaped(n *Node, x *Tensor, shape []int) error {
 		return nil
 	}
 	out.Resize(x.DType, shape...)
-	ewCopyData(out.Data, x.Data)
+	if !ewSameStart(out.Data, x.Data) {
+		// The memory plan puts a view over its input where the input
+		// dies here (passes.inPlaceInputs): then there is nothing to copy.
+		ewCopyData(out.Data, x.Data)
+	}
 	return nil
+}
+
+// ewSameStart reports whether slices a and b (of one element type) start
+// at the same element.
+func ewSameStart(a, b any) bool {
+	switch a := a.(type) {
+	case []float32:
+		return sameStart(a, b)
+	case []float64:
+		return sameStart(a, b)
+	case []uint16:
+		return sameStart(a, b)
+	case []int8:
+		return sameStart(a, b)
+	case []uint8:
+		return sameStart(a, b)
+	case []int16:
+		return sameStart(a, b)
+	case []int32:
+		return sameStart(a, b)
+	case []int64:
+		return sameStart(a, b)
+	case []uint32:
+		return sameStart(a, b)
+	case []uint64:
+		return sameStart(a, b)
+	case []bool:
+		return sameStart(a, b)
+	case []string:
+		return sameStart(a, b)
+	}
+	return false
+}
+
+func sameStart[T any](a []T, b any) bool {
+	c, ok := b.([]T)
+	return ok && len(a) > 0 && len(c) > 0 && &a[0] == &c[0]
 }
 
 func ewIn0(n *Node) (*Tensor, error) {
