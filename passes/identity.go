@@ -2,14 +2,15 @@ package passes
 
 import "github.com/cuvil/cuvil/ir"
 
-// RemoveIdentity drops Identity nodes and inference-mode Dropout: readers
+// RemoveIdentity drops Identity nodes, inference-mode Dropout, Pads of 0
+// and Slices of a whole tensor: readers
 // of their output read the input instead. A removed node's output that is
 // a graph output passes its name to the input's defining node, so the
 // model's interface stays; when it cannot (the input is a graph input, a
 // constant, or another output) the node stays.
 var RemoveIdentity = &Pass{
 	Name: "remove-identity",
-	Doc:  "remove Identity and inference Dropout nodes",
+	Doc:  "remove Identity, inference Dropout, zero Pad and whole-tensor Slice nodes",
 	Run: func(m *ir.Model) error {
 		return forGraphs(m, func(g *ir.Graph) error {
 			r := newRewriter(m, g)
@@ -61,6 +62,69 @@ func isIdentity(n *ir.Node, read func(*ir.Value) bool) bool {
 		// Before version 7, is_test=0 asks for training; an inference
 		// compiler treats it as identity all the same, like ONNX Runtime.
 		return true
+	case isOp(n, "Pad"):
+		return noPadding(n)
+	case isOp(n, "Slice"):
+		return fullSlice(n)
 	}
 	return false
+}
+
+// noPadding reports whether Pad n pads nothing: its pads (the attribute
+// before opset 11, a constant input after) are all 0. Swin exports pad
+// every window stage to a multiple of the window, by 0 where it divides.
+func noPadding(n *ir.Node) bool {
+	var pads []int64
+	if n.Version < 11 {
+		a := n.Attr("pads")
+		if a == nil {
+			return false
+		}
+		pads = a.Ints
+	} else {
+		var ok bool
+		if pads, ok = intsConst(n.Input(1)); !ok {
+			return false
+		}
+	}
+	for _, p := range pads {
+		if p != 0 {
+			return false
+		}
+	}
+	return sameStaticShape(n.Inputs[0], n.Outputs[0])
+}
+
+// fullSlice reports whether Slice n keeps its whole input: every step 1
+// (or none given) and the output's static shape the input's. With step 1
+// a range as long as the dim starts at 0.
+func fullSlice(n *ir.Node) bool {
+	if n.Version >= 10 {
+		if st := n.Input(4); st != nil {
+			steps, ok := intsConst(st)
+			if !ok {
+				return false
+			}
+			for _, s := range steps {
+				if s != 1 {
+					return false
+				}
+			}
+		}
+	}
+	return sameStaticShape(n.Inputs[0], n.Outputs[0])
+}
+
+// sameStaticShape reports whether x and y have one dtype and the same
+// shape of constant dims.
+func sameStaticShape(x, y *ir.Value) bool {
+	if x == nil || y == nil || !x.Type.Known() || !y.Type.Known() || x.Type.DType != y.Type.DType || len(x.Type.Shape) != len(y.Type.Shape) {
+		return false
+	}
+	for i, d := range x.Type.Shape {
+		if !d.IsConst() || d != y.Type.Shape[i] {
+			return false
+		}
+	}
+	return true
 }
