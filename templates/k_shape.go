@@ -261,24 +261,38 @@ func Transpose(n *Node) error {
 	}
 	out := n.Out[0]
 	out.Resize(x.DType, os.s()...)
-	if xf, ok := x.Data.([]float32); ok && r == 4 && perm != nil {
-		// NHWC <-> NCHW (the layout pass's conversions): one 2-D
-		// transpose per image, in tiles.
-		switch {
-		case perm[0] == 0 && perm[1] == 2 && perm[2] == 3 && perm[3] == 1:
-			transpose2D32(out.F32(), xf, x.Shape[0], x.Shape[1], x.Shape[2]*x.Shape[3])
-			return nil
-		case perm[0] == 0 && perm[1] == 3 && perm[2] == 1 && perm[3] == 2:
-			transpose2D32(out.F32(), xf, x.Shape[0], x.Shape[1]*x.Shape[2], x.Shape[3])
-			return nil
-		}
-	}
 	w.rank, w.nops = r, 2
 	copy(w.dims[:], os.s())
 	ewContig(&w.st[0], os.s())
 	w.coalesce()
+	if xf, ok := x.Data.([]float32); ok && transposeBlocks32(&w, out.F32(), xf) {
+		return nil
+	}
 	ewCopyWalkAny(&w, out.Data, x.Data)
 	return nil
+}
+
+// transposeBlocks32 runs a coalesced float32 walk whose two inner dims
+// (m, n) swap between contiguous blocks, x's [n, m] into y's [m, n]
+// (NHWC <-> NCHW conversions, attention's K^T, batched matrix
+// transposes), as a tiled 2-D transpose per block. It reports false for
+// other walks.
+func transposeBlocks32(w *ewWalk, y, x []float32) bool {
+	j := w.rank - 1
+	if j < 1 {
+		return false
+	}
+	n, m := w.dims[j], w.dims[j-1]
+	if w.st[0][j] != 1 || w.st[0][j-1] != n || w.st[1][j-1] != 1 || w.st[1][j] != m {
+		return false
+	}
+	ow := *w
+	ow.rank--
+	for it := ow.iter(); it.next(); {
+		o, i := it.off[0], it.off[1]
+		transpose2D32(y[o:o+m*n], x[i:i+m*n], 1, n, m)
+	}
+	return true
 }
 
 // Concat joins its inputs along axis (default 1 in opset 1).
@@ -835,7 +849,7 @@ func ewPadMap(k, n int, mode string) int {
 // transpose2D32 sets y = x^T per batch entry for float32 matrices x
 // [rows, cols] (y [cols, rows]), batch after batch, in 32x32 tiles so
 // both sides are read and written in cache lines: NHWC <-> NCHW
-// conversions (perms [0,2,3,1] and [0,3,1,2]).
+// conversions and other block transposes (transposeBlocks32).
 func transpose2D32(y, x []float32, batch, rows, cols int) {
 	const tile = 32
 	for b := 0; b < batch; b++ {
