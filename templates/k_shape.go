@@ -265,34 +265,78 @@ func Transpose(n *Node) error {
 	copy(w.dims[:], os.s())
 	ewContig(&w.st[0], os.s())
 	w.coalesce()
-	if xf, ok := x.Data.([]float32); ok && transposeBlocks32(&w, out.F32(), xf) {
-		return nil
-	}
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
 // transposeBlocks32 runs a coalesced float32 walk whose two inner dims
-// (m, n) swap between contiguous blocks, x's [n, m] into y's [m, n]
-// (NHWC <-> NCHW conversions, attention's K^T, batched matrix
-// transposes), as a tiled 2-D transpose per block. It reports false for
-// other walks.
+// (m, n) swap, x's [n, m] (row stride ldx) into y's [m, n] (row stride
+// ldy), as a tiled 2-D transpose per block: NHWC <-> NCHW conversions,
+// attention's K^T, batched matrix transposes, and the column ranges of
+// them that shapeCopy's parts take. It reports false for other walks.
 func transposeBlocks32(w *ewWalk, y, x []float32) bool {
 	j := w.rank - 1
-	if j < 1 {
+	if j < 1 || w.st[0][j] != 1 || w.st[1][j-1] != 1 {
 		return false
 	}
 	n, m := w.dims[j], w.dims[j-1]
-	if w.st[0][j] != 1 || w.st[0][j-1] != n || w.st[1][j-1] != 1 || w.st[1][j] != m {
+	ldy, ldx := w.st[0][j-1], w.st[1][j]
+	if ldy < n || ldx < m {
 		return false
 	}
 	ow := *w
 	ow.rank--
 	for it := ow.iter(); it.next(); {
 		o, i := it.off[0], it.off[1]
-		transpose2D32(y[o:o+m*n], x[i:i+m*n], 1, n, m)
+		transpose2D32(y[o:o+(m-1)*ldy+n], x[i:i+(n-1)*ldx+m], n, m, ldx, ldy)
 	}
 	return true
+}
+
+// copyParMin is the least number of elements a copy walk splits between
+// threads for: below it waking a thread costs more than the copy.
+const copyParMin = 1 << 16
+
+// shapeCopy runs a coalesced walk of dst = src moves (transposeBlocks32
+// where it applies, else ewCopyWalkAny), split between the pool's threads
+// along the walk's outermost dim when it moves elems >= copyParMin
+// elements.
+func shapeCopy(n *Node, w *ewWalk, dst, src any, elems int) {
+	threads := n.Pool.Threads()
+	if threads < 2 || elems < copyParMin || w.dims[0] < 2 {
+		shapeCopyRange(w, dst, src)
+		return
+	}
+	t := parTaskOf[shapeCopyTask](n)
+	*t = shapeCopyTask{w: *w, dst: dst, src: src}
+	n.Pool.Run(min(threads, w.dims[0]), t)
+	*t = shapeCopyTask{}
+}
+
+func shapeCopyRange(w *ewWalk, dst, src any) {
+	if xf, ok := src.([]float32); ok && transposeBlocks32(w, dst.([]float32), xf) {
+		return
+	}
+	ewCopyWalkAny(w, dst, src)
+}
+
+// shapeCopyTask is shapeCopy's walk with its outermost dim split.
+type shapeCopyTask struct {
+	w        ewWalk // by value: a pointer would move the caller's walk to the heap
+	dst, src any
+}
+
+func (t *shapeCopyTask) runPart(i, parts int) {
+	lo, hi := parSplit(t.w.dims[0], parts, i, 1)
+	if lo >= hi {
+		return
+	}
+	sub := t.w
+	sub.dims[0] = hi - lo
+	for k := 0; k < sub.nops; k++ {
+		sub.base[k] += lo * sub.st[k][0]
+	}
+	shapeCopyRange(&sub, t.dst, t.src)
 }
 
 // Concat joins its inputs along axis (default 1 in opset 1).
@@ -462,7 +506,7 @@ func Split(n *Node) error {
 		w.base[1] = at * ist[ax]
 		at += split[i]
 		w.coalesce()
-		ewCopyWalkAny(&w, out.Data, x.Data)
+		shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	}
 	return nil
 }
@@ -553,7 +597,7 @@ func Slice(n *Node) error {
 		w.base[1] += st[i] * ist[i]
 	}
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -575,7 +619,7 @@ func Expand(n *Node) error {
 	out.Resize(x.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), x.Shape)
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -632,7 +676,7 @@ func Tile(n *Node) error {
 	}
 	ewContig(&w.st[0], w.dims[:2*r])
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -662,7 +706,7 @@ func DepthToSpace(n *Node) error {
 		w.st[1] = [ewMaxRank]int{C * hw, hw, W, b * c * hw, 1, c * hw}
 	}
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -685,7 +729,7 @@ func SpaceToDepth(n *Node) error {
 	ewContig(&w.st[0], w.dims[:6])
 	w.st[1] = [ewMaxRank]int{C * H * W, W, 1, H * W, b * W, b}
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -783,7 +827,7 @@ func Pad(n *Node) error {
 			w.base[1] += lo[i] * ist[i]
 		}
 		w.coalesce()
-		ewCopyWalkAny(&w, out.Data, x.Data)
+		shapeCopy(n, &w, out.Data, x.Data, ewSize(ln[:r]))
 		return nil
 	case "reflect", "edge", "wrap":
 	default:
@@ -846,35 +890,31 @@ func ewPadMap(k, n int, mode string) int {
 	return k
 }
 
-// transpose2D32 sets y = x^T per batch entry for float32 matrices x
-// [rows, cols] (y [cols, rows]), batch after batch, in 32x32 tiles so
-// both sides are read and written in cache lines: NHWC <-> NCHW
-// conversions and other block transposes (transposeBlocks32).
-func transpose2D32(y, x []float32, batch, rows, cols int) {
+// transpose2D32 sets y = x^T for a float32 matrix x [rows, cols] (row
+// stride ldx) into y [cols, rows] (row stride ldy), in 32x32 tiles so
+// both sides are read and written in cache lines.
+func transpose2D32(y, x []float32, rows, cols, ldx, ldy int) {
 	const tile = 32
-	for b := 0; b < batch; b++ {
-		xb, yb := x[b*rows*cols:(b+1)*rows*cols], y[b*rows*cols:(b+1)*rows*cols]
-		for i0 := 0; i0 < rows; i0 += tile {
-			i1 := min(i0+tile, rows)
-			for j0 := 0; j0 < cols; j0 += tile {
-				j1 := min(j0+tile, cols)
-				i := i0
-				for ; i+4 <= i1; i += 4 {
-					// Four source rows at a time: four adjacent stores.
-					x0 := xb[i*cols+j0 : i*cols+j1]
-					x1 := xb[(i+1)*cols+j0 : (i+1)*cols+j1][:len(x0)]
-					x2 := xb[(i+2)*cols+j0 : (i+2)*cols+j1][:len(x0)]
-					x3 := xb[(i+3)*cols+j0 : (i+3)*cols+j1][:len(x0)]
-					for j, v := range x0 {
-						d := yb[(j0+j)*rows+i : (j0+j)*rows+i+4]
-						d[0], d[1], d[2], d[3] = v, x1[j], x2[j], x3[j]
-					}
+	for i0 := 0; i0 < rows; i0 += tile {
+		i1 := min(i0+tile, rows)
+		for j0 := 0; j0 < cols; j0 += tile {
+			j1 := min(j0+tile, cols)
+			i := i0
+			for ; i+4 <= i1; i += 4 {
+				// Four source rows at a time: four adjacent stores.
+				x0 := x[i*ldx+j0 : i*ldx+j1]
+				x1 := x[(i+1)*ldx+j0 : (i+1)*ldx+j1][:len(x0)]
+				x2 := x[(i+2)*ldx+j0 : (i+2)*ldx+j1][:len(x0)]
+				x3 := x[(i+3)*ldx+j0 : (i+3)*ldx+j1][:len(x0)]
+				for j, v := range x0 {
+					d := y[(j0+j)*ldy+i : (j0+j)*ldy+i+4]
+					d[0], d[1], d[2], d[3] = v, x1[j], x2[j], x3[j]
 				}
-				for ; i < i1; i++ {
-					xr := xb[i*cols+j0 : i*cols+j1]
-					for j, v := range xr {
-						yb[(j0+j)*rows+i] = v
-					}
+			}
+			for ; i < i1; i++ {
+				xr := x[i*ldx+j0 : i*ldx+j1]
+				for j, v := range xr {
+					y[(j0+j)*ldy+i] = v
 				}
 			}
 		}
