@@ -9,8 +9,9 @@ import (
 // FoldTranspose sinks a Transpose below the element-wise op that alone
 // reads it (Transpose then Relu becomes Relu then Transpose), so that
 // Transposes on both sides of element-wise ops meet; then it composes a
-// Transpose of a Transpose into one, and removes a Transpose (composed or
-// not) whose permutation is the identity.
+// Transpose of a Transpose into one (also through a Reshape that splits
+// or merges dims: composeThroughReshape), and removes a Transpose
+// (composed or not) whose permutation is the identity.
 var FoldTranspose = &Pass{
 	Name: "fold-transpose",
 	Doc:  "sink Transposes through element-wise ops, compose Transpose pairs into one Transpose; drop identity permutations",
@@ -57,6 +58,9 @@ func composeTransposes(m *ir.Model, r *rewriter) {
 				}
 			}
 		}
+		if p := n.Inputs[0].Def; isOp(p, "Reshape") && !r.dead[p] && composeThroughReshape(m, r, n, p, perm) {
+			continue
+		}
 		identity := true
 		for i, j := range perm {
 			identity = identity && int64(i) == j
@@ -65,6 +69,102 @@ func composeTransposes(m *ir.Model, r *rewriter) {
 			r.kill(n)
 		}
 	}
+}
+
+// composeThroughReshape rewrites t2 = Transpose(Reshape(Transpose(x, p1)),
+// p2), where each intermediate has one reader, as Reshape(Transpose(
+// Reshape(x), p)): one data movement instead of two (the Reshapes are
+// views). It works on the refinement of the Reshape's two shapes (their
+// dims split into common factors: [255, 80, 80] and [3, 85, 80, 80] have
+// [3, 85, 80, 80]): p1 and p2 become permutations of those factors, and x
+// is reshaped to its own refined shape. A YOLO head's exit to NCHW and its
+// permute to [1, 3, 80, 80, 85] become one Transpose with runs of 85; a
+// ViT's patch embedding's NCHW exit and its [1, 768, 196] -> [1, 196,
+// 768] permute cancel into Reshapes. Shapes must be static; a Reshape that
+// is not a split/merge of dims (its shapes have no common refinement)
+// stays. It reports whether it rewrote.
+func composeThroughReshape(m *ir.Model, r *rewriter, t2, rs *ir.Node, p2 []int64) bool {
+	a := rs.Inputs[0]
+	t1 := a.Def
+	version, ok := onnxVersion(m, "Reshape")
+	if !ok || version < 5 || !isOp(t1, "Transpose") || r.dead[t1] || t1.Inputs[0] == nil ||
+		r.only(a) != rs || r.only(rs.Outputs[0]) != t2 || r.outs[a] || r.outs[rs.Outputs[0]] {
+		return false
+	}
+	x, b, y := t1.Inputs[0], rs.Outputs[0], t2.Outputs[0]
+	xs, ok1 := x.Type.Shape.Consts()
+	s1, ok2 := a.Type.Shape.Consts()
+	s2, ok3 := b.Type.Shape.Consts()
+	ys, ok4 := y.Type.Shape.Consts()
+	p1, ok5 := transposePerm(t1)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !x.Type.Known() || len(p1) != len(xs) || len(p2) != len(s2) ||
+		slicesContains(s1, 0) || slicesContains(s2, 0) {
+		return false
+	}
+	f, g1, g2, ok := refineShapes(s1, s2)
+	if !ok {
+		return false
+	}
+	// x's refined dims, in x's order: dim d of x is dim i of a with
+	// p1[i] = d, so it splits into a's group i.
+	var xorder []int
+	for d := range xs {
+		for i, q := range p1 {
+			if int(q) == d {
+				xorder = append(xorder, g1[i]...)
+			}
+		}
+	}
+	// y's refined dims, in y's order: dim k of y is dim p2[k] of b.
+	var yorder []int
+	for _, q := range p2 {
+		yorder = append(yorder, g2[q]...)
+	}
+	if len(xorder) != len(f) || len(yorder) != len(f) {
+		return false
+	}
+	posInX := make([]int, len(f))
+	for pos, fi := range xorder {
+		posInX[fi] = pos
+	}
+	perm := make([]int64, len(f))
+	xref := make([]int64, len(f))
+	identity := true
+	for q, fi := range yorder {
+		perm[q] = int64(posInX[fi])
+		identity = identity && perm[q] == int64(q)
+	}
+	for pos, fi := range xorder {
+		xref[pos] = f[fi]
+	}
+	shapeConst := func(name string, s []int64) *ir.Value {
+		return r.constant(name+"_shape", ir.NewTensorInt64([]int64{int64(len(s))}, s))
+	}
+	dt, tv := y.Type.DType, t1.Version
+	// t2 becomes the final Reshape to y's shape.
+	t2.Op, t2.Version, t2.Attrs = "Reshape", version, nil
+	if identity {
+		// The permutations cancel: x's data is y's.
+		t2.Inputs = []*ir.Value{x, shapeConst(t2.Name, ys)}
+		r.kill(rs, t1)
+		r.refresh()
+		return true
+	}
+	// t1 reshapes x to its refinement, rs permutes the factors.
+	a.Type = ir.TensorType(dt, ir.ShapeOf(xref...))
+	t1.Op, t1.Version, t1.Attrs = "Reshape", version, nil
+	t1.Inputs = []*ir.Value{x, shapeConst(t1.Name, xref)}
+	yref := make([]int64, len(f))
+	for q, fi := range yorder {
+		yref[q] = f[fi]
+	}
+	b.Type = ir.TensorType(dt, ir.ShapeOf(yref...))
+	rs.Op, rs.Version = "Transpose", tv
+	rs.Attrs = []*ir.Attr{{Name: "perm", Kind: ir.AttrInts, Ints: perm}}
+	rs.Inputs = []*ir.Value{a}
+	t2.Inputs = []*ir.Value{b, shapeConst(t2.Name, ys)}
+	r.refresh()
+	return true
 }
 
 // transposePerm returns n's permutation (the reversal when it has none).
@@ -152,4 +252,46 @@ func sinksThrough(n *ir.Node) bool {
 		}
 	}
 	return true
+}
+
+// refineShapes splits the dims of a and b (shapes of one element count)
+// into their common factors f, in order, and says which factors make up
+// each dim of a (ga) and of b (gb); dims of 1 take none. It fails when a
+// dim boundary of one falls inside a factor of the other that it does
+// not divide ([6, 4] and [4, 6]).
+func refineShapes(a, b []int64) (f []int64, ga, gb [][]int, ok bool) {
+	ga, gb = make([][]int, len(a)), make([][]int, len(b))
+	i, j := 0, 0
+	var ra, rb int64 // what is left of a[i] and b[j] (0: move on)
+	for {
+		for ra == 0 && i < len(a) {
+			if a[i] == 1 {
+				i++
+			} else {
+				ra = a[i]
+			}
+		}
+		for rb == 0 && j < len(b) {
+			if b[j] == 1 {
+				j++
+			} else {
+				rb = b[j]
+			}
+		}
+		if ra == 0 || rb == 0 {
+			return f, ga, gb, ra == 0 && rb == 0
+		}
+		k := min(ra, rb)
+		if ra%k != 0 || rb%k != 0 {
+			return nil, nil, nil, false
+		}
+		ga[i], gb[j] = append(ga[i], len(f)), append(gb[j], len(f))
+		f = append(f, k)
+		if ra /= k; ra == 1 {
+			ra, i = 0, i+1
+		}
+		if rb /= k; rb == 1 {
+			rb, j = 0, j+1
+		}
+	}
 }
