@@ -14,7 +14,7 @@ import (
 // (composed or not) whose permutation is the identity.
 var FoldTranspose = &Pass{
 	Name: "fold-transpose",
-	Doc:  "sink Transposes through element-wise ops, compose Transpose pairs into one Transpose; drop identity permutations",
+	Doc:  "sink Transposes through element-wise ops, compose Transpose pairs (also through a split/merge Reshape) into one Transpose; drop identity permutations; make unit-dim moves Reshapes",
 	Run: func(m *ir.Model) error {
 		return forGraphs(m, func(g *ir.Graph) error {
 			r := newRewriter(m, g)
@@ -27,8 +27,9 @@ var FoldTranspose = &Pass{
 	},
 }
 
-// composeTransposes composes each Transpose of a Transpose into one and
-// removes a Transpose whose permutation is the identity (fold-transpose's
+// composeTransposes composes each Transpose of a Transpose into one,
+// removes a Transpose whose permutation is the identity and makes one that
+// only moves dims of 1 a Reshape (fold-transpose's
 // last step; layout runs it too, where its exit Transposes meet a model's
 // own NHWC permutes). The caller sweeps.
 func composeTransposes(m *ir.Model, r *rewriter) {
@@ -67,8 +68,54 @@ func composeTransposes(m *ir.Model, r *rewriter) {
 		}
 		if identity && r.redirect(n.Outputs[0], n.Inputs[0]) {
 			r.kill(n)
+			continue
+		}
+		if !identity {
+			unitMovesToReshape(m, r, n, perm)
 		}
 	}
+}
+
+// unitMovesToReshape makes Transpose n a Reshape when it only moves dims
+// of size 1 (the others keep their order: [1, S, 256] -> [S, 1, 256]), so
+// the memory plan makes it a view instead of a copy. The Reshape's target
+// is the output shape with -1 for its one symbolic dim; with more than one
+// the Transpose stays.
+func unitMovesToReshape(m *ir.Model, r *rewriter, n *ir.Node, perm []int64) {
+	version, ok := onnxVersion(m, "Reshape")
+	x, y := n.Inputs[0], n.Outputs[0]
+	if !ok || version < 5 || !x.Type.Known() || !y.Type.Known() || len(x.Type.Shape) != len(perm) {
+		return
+	}
+	last := int64(-1)
+	for _, p := range perm {
+		if d := x.Type.Shape[p]; d.IsConst() && d.Size == 1 {
+			continue
+		}
+		if p < last {
+			return
+		}
+		last = p
+	}
+	target := make([]int64, len(y.Type.Shape))
+	sym := 0
+	for i, d := range y.Type.Shape {
+		switch {
+		case !d.IsConst():
+			target[i], sym = -1, sym+1
+		case d.Size == 0:
+			return // a 0 in the target would copy the input's dim
+		default:
+			target[i] = d.Size
+		}
+	}
+	if sym > 1 {
+		return
+	}
+	c := r.constant(n.Name+"_shape", ir.NewTensorInt64([]int64{int64(len(target))}, target))
+	n.Op, n.Version, n.Attrs = "Reshape", version, nil
+	n.Inputs = []*ir.Value{x, c}
+	r.refresh()
 }
 
 // composeThroughReshape rewrites t2 = Transpose(Reshape(Transpose(x, p1)),
