@@ -49,6 +49,7 @@ func scaleOf(n *ir.Node) (*ir.Value, float64, bool) {
 }
 
 func fuseAttentionAt(r *rewriter, sm *ir.Node) {
+	mergeReshapedMask(r, sm)
 	x, p := sm.Inputs[0], sm.Outputs[0]
 	t := x.Type
 	if !t.Known() || t.DType != ir.F32 || len(t.Shape) < 2 || len(sm.Outputs) != 1 {
@@ -404,4 +405,123 @@ func maskBroadcasts(m, s *ir.Value) bool {
 		}
 	}
 	return true
+}
+
+// mergeReshapedMask rewrites Softmax(Reshape(Add(Reshape(Add(s, B)), M)))
+// as Softmax(Add(s, B')) when B and M are constants and the second
+// Reshape gives back s's static shape: B' = B + M, both broadcast to
+// their Add's shape and laid out as s. Swin's shifted windows add the
+// relative position bias per head, then reshape the scores to [1, W, H,
+// 49, 49] to add the window mask per window and reshape back; one
+// constant mask lets fuse-attention take the whole attention. The mask
+// is materialised at s's size (stage 1 of swin_t: 64 windows x 3 heads x
+// 49 x 49 floats, 1.8 MB), so only masks up to 1<<22 elements merge.
+func mergeReshapedMask(r *rewriter, sm *ir.Node) {
+	r2 := sm.Inputs[0].Def
+	if !isOp(r2, "Reshape") || r.only(sm.Inputs[0]) != sm || r.outs[sm.Inputs[0]] {
+		return
+	}
+	outer := r2.Inputs[0].Def
+	if !isOp(outer, "Add") || r.only(r2.Inputs[0]) != r2 || r.outs[r2.Inputs[0]] {
+		return
+	}
+	var u, mk *ir.Value
+	for i := 0; i < 2; i++ {
+		if c := outer.Inputs[1-i]; c.IsConst() && c.Const.DType == ir.F32 && isOp(outer.Inputs[i].Def, "Reshape") {
+			u, mk = outer.Inputs[i], c
+		}
+	}
+	if u == nil || r.only(u) != outer || r.outs[u] {
+		return
+	}
+	r1 := u.Def
+	inner := r1.Inputs[0].Def
+	if !isOp(inner, "Add") || r.only(r1.Inputs[0]) != r1 || r.outs[r1.Inputs[0]] {
+		return
+	}
+	var sc, b *ir.Value
+	for i := 0; i < 2; i++ {
+		if c := inner.Inputs[1-i]; c.IsConst() && c.Const.DType == ir.F32 && !inner.Inputs[i].IsConst() {
+			sc, b = inner.Inputs[i], c
+		}
+	}
+	if sc == nil {
+		return
+	}
+	ss, ok1 := sc.Type.Shape.Consts()
+	us, ok2 := u.Type.Shape.Consts()
+	xs, ok3 := sm.Inputs[0].Type.Shape.Consts()
+	is, ok4 := inner.Outputs[0].Type.Shape.Consts()
+	if !ok1 || !ok2 || !ok3 || !ok4 || !slicesEqual(ss, xs) || !slicesEqual(ss, is) || sc.Type.DType != ir.F32 {
+		return
+	}
+	n := int64(1)
+	for _, d := range ss {
+		n *= d
+	}
+	if n <= 0 || n > 1<<22 {
+		return
+	}
+	// B broadcast to s's shape, then M broadcast to u's shape added in
+	// u's order, which is s's order (a Reshape keeps the element order).
+	bb, ok5 := broadcastF32(b.Const, ss)
+	mb, ok6 := broadcastF32(mk.Const, us)
+	if !ok5 || !ok6 || len(mb) != len(bb) {
+		return
+	}
+	for i := range bb {
+		bb[i] += mb[i]
+	}
+	merged := r.constant(b.Name+"_masked", ir.NewTensorF32(ss, bb))
+	for i, in := range inner.Inputs {
+		if in == b {
+			inner.Inputs[i] = merged
+		}
+	}
+	sm.Inputs[0] = inner.Outputs[0]
+	r.kill(r1, outer, r2)
+	for _, d := range []*ir.Node{r1, outer, r2} {
+		d.Inputs = nil // so that the readers left are the live ones
+	}
+	r.refresh()
+}
+
+// broadcastF32 returns the values of f32 constant t broadcast (numpy
+// rules) to shape, or false when it does not broadcast.
+func broadcastF32(t *ir.Tensor, shape []int64) ([]float32, bool) {
+	ts := t.Shape
+	if len(ts) > len(shape) {
+		return nil, false
+	}
+	off := len(shape) - len(ts)
+	st := make([]int64, len(shape))
+	acc := int64(1)
+	for j := len(ts) - 1; j >= 0; j-- {
+		switch {
+		case ts[j] == shape[off+j]:
+			st[off+j] = acc
+		case ts[j] == 1:
+			st[off+j] = 0
+		default:
+			return nil, false
+		}
+		acc *= ts[j]
+	}
+	src := t.Float64s()
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	out := make([]float32, n)
+	idx := make([]int64, len(shape))
+	for o := range out {
+		rem, at := int64(o), int64(0)
+		for j := len(shape) - 1; j >= 0; j-- {
+			idx[j] = rem % shape[j]
+			rem /= shape[j]
+			at += idx[j] * st[j]
+		}
+		out[o] = float32(src[at])
+	}
+	return out, true
 }

@@ -153,3 +153,58 @@ func evalMoves(g *ir.Graph, xs []int64) []int {
 	}
 	return vals[g.Outputs[0]]
 }
+
+// TestMergeReshapedMaskValues checks the mask fuse-attention merges from
+// swin's bias + reshaped window mask: element [w, h, i, j] must be
+// B[0, h, i, j] + M[0, w, 0, i, j].
+func TestMergeReshapedMaskValues(t *testing.T) {
+	const W, H, L = 3, 2, 4
+	bv := make([]float32, H*L*L)
+	mv := make([]float32, W*L*L)
+	for i := range bv {
+		bv[i] = float32(i) / 8
+	}
+	for i := range mv {
+		mv[i] = -float32(100 * (i % 3))
+	}
+	b := newBuilder(t, 13)
+	q := b.input("q", ir.F32, W, H, L, 8)
+	kt := b.input("kt", ir.F32, W, H, 8, L)
+	v := b.input("v", ir.F32, W, H, L, 8)
+	bias := b.constant("bias", ir.NewTensorF32([]int64{1, H, L, L}, bv))
+	mask := b.constant("mask", ir.NewTensorF32([]int64{1, W, 1, L, L}, mv))
+	s := b.out("MatMul", "s", []*ir.Value{q, kt})
+	sb := b.out("Add", "sb", []*ir.Value{s, bias})
+	r1 := b.out("Reshape", "r1", []*ir.Value{sb, b.ints("s5", 1, W, H, L, L)})
+	sm := b.out("Add", "sm", []*ir.Value{r1, mask})
+	r2 := b.out("Reshape", "r2", []*ir.Value{sm, b.ints("s4", W, H, L, L)})
+	p := b.out("Softmax", "p", []*ir.Value{r2}, aInt("axis", -1))
+	y := b.out("MatMul", "y", []*ir.Value{p, v})
+	b.g.Outputs = []*ir.Value{y}
+	if err := Shapes.Run(b.m); err != nil {
+		t.Fatal(err)
+	}
+	if err := FuseAttention.Run(b.m); err != nil {
+		t.Fatal(err)
+	}
+	var att *ir.Node
+	for _, n := range b.g.Nodes {
+		if n.Op == "Attention" {
+			att = n
+		}
+	}
+	if att == nil || len(att.Inputs) != 4 || !att.Inputs[3].IsConst() {
+		t.Fatalf("no cuvil.Attention with a constant mask: %v", b.g.Nodes)
+	}
+	got := att.Inputs[3].Const.Float64s()
+	for w := 0; w < W; w++ {
+		for h := 0; h < H; h++ {
+			for ij := 0; ij < L*L; ij++ {
+				want := float64(bv[h*L*L+ij] + mv[w*L*L+ij])
+				if g := got[(w*H+h)*L*L+ij]; g != want {
+					t.Fatalf("mask[%d,%d,%d] = %v, want %v", w, h, ij, g, want)
+				}
+			}
+		}
+	}
+}
