@@ -32,16 +32,19 @@ func TestWinogradUsefulNHWC(t *testing.T) {
 }
 
 // TestWinogradF4Accurate pins the accuracy rules: NHWC F(4x4) on maps up
-// to 64x64 (not inception_v3's 73x73 and 147x147 stem maps); NCHW on maps
+// to 32x32, or 64x64 with at most 16 channels in (not inception_v3's
+// 35x35 96-channel layers, yolov5n_like's 32-channel 40x40 ones or any
+// 73x73 and 147x147 stem map); NCHW on maps
 // up to 32x32, and up to 64x64 from 64 input channels (not yolov5n_like's
 // 32-channel 40x40 ones).
 func TestWinogradF4Accurate(t *testing.T) {
 	for _, c := range []struct {
-		H, W int
-		want bool
-	}{{56, 56, true}, {64, 64, true}, {35, 35, true}, {73, 73, false}, {147, 147, false}, {65, 64, false}} {
-		if got := winogradF4AccurateNHWC(c.H, c.W); got != c.want {
-			t.Errorf("winogradF4AccurateNHWC(%dx%d) = %v, want %v", c.H, c.W, got, c.want)
+		C, H, W int
+		want    bool
+	}{{64, 56, 56, false}, {16, 56, 56, true}, {16, 64, 64, true}, {96, 35, 35, false}, {32, 40, 40, false},
+		{256, 32, 32, true}, {512, 7, 7, true}, {16, 73, 73, false}, {8, 147, 147, false}, {16, 65, 64, false}} {
+		if got := winogradF4AccurateNHWC(c.C, c.H, c.W); got != c.want {
+			t.Errorf("winogradF4AccurateNHWC(C=%d, %dx%d) = %v, want %v", c.C, c.H, c.W, got, c.want)
 		}
 	}
 	for _, c := range []struct {
