@@ -1,9 +1,12 @@
 package templates
 
 // Shape kernels: views and copies that move elements without computing on
-// them. Most are one strided walk (ewCopyWalkAny): Transpose permutes
-// source strides, Slice steps them, Expand and Tile repeat with stride 0,
-// Concat and Split place each piece at an offset of the larger tensor.
+// them. Most are one strided walk (shapeCopy: ewCopyWalkAny, or tiled
+// block transposes where the inner two dims swap; split between threads
+// over 64K elements): Transpose permutes source strides, Slice steps
+// them, Expand and Tile repeat with stride 0, Concat and Split place each
+// piece at an offset of the larger tensor. Reshape, Flatten, Squeeze and
+// Unsqueeze copy nothing when the memory plan put them over their input.
 
 // ewIntList reads an integer list from attribute attr before opset
 // inputSince and from input in from then on, into scratch slot.
