@@ -1,0 +1,178 @@
+package templates
+
+import "math"
+
+// The direct kernel of grouped NHWC convolutions with narrow groups
+// (ResNeXt's 32x4d layer1: 4 channels a group; RegNet's 8): each group as
+// its own GEMM (nhwcConvTask.runGroups) runs tiles 16 or more columns wide
+// on Mg = 4 or 8 columns and pays a call per group and chunk. Here the
+// vector lanes span the output channels of several groups: output channel
+// m of group m/G reads the input channels of its group, the G channels at
+// the same offset rounded down to G, so a tap is G broadcasts (lane c of
+// each group of G lanes) and FMAs per output vector, over the taps of one
+// window list (nhwcGeom.pixelTaps: interior pixels share one, border
+// pixels drop the taps in the padding), with no gathering and no per-group
+// calls. asm_nhwc_amd64.s has the AVX2 kernels (asmgen/amd64/nhwc,
+// grpTaps); nhwcGrpTapsGo is their twin and runs under -tags purego and on
+// other architectures.
+//
+// The cost rule (nhwcGrpDirect): G input = G output channels a group, G 2,
+// 4 or 8, and a multiple of 8 channels in all. Wider groups (16, 32: the
+// later ResNeXt stages) fill the GEMM tiles' columns, where the tiles
+// reuse each broadcast over 16 or more columns instead of 8; other shapes
+// (Cg != Mg, odd widths) stay on the per-group GEMM too. The layout of the
+// packed weights depends on the shape only (not the CPU), as prepacking
+// at compile time needs.
+
+// nhwcGrpDirect reports whether a grouped convolution with ONNX weight
+// shape ws and group groups runs on the direct kernel (see above).
+func nhwcGrpDirect(ws []int, group int) bool {
+	if len(ws) != 4 || group <= 1 {
+		return false
+	}
+	G := ws[1]
+	return (G == 2 || G == 4 || G == 8) && ws[0] == G*group && ws[0]%8 == 0
+}
+
+// nhwcPackGroupedDirect returns W (ONNX [M, G, kh, kw]) in the direct
+// kernel's layout, in dst when it has room: [tap][m/8][c][m%8], so that
+// a tap's weights for output vector m/8 and input channel c are 8
+// contiguous floats.
+func nhwcPackGroupedDirect(dst, w []float32, ws []int) []float32 {
+	M, G, kk := ws[0], ws[1], ws[2]*ws[3]
+	dst = nnGrow(dst, M*G*kk)
+	for m := 0; m < M; m++ {
+		for c := 0; c < G; c++ {
+			for t := 0; t < kk; t++ {
+				dst[t*M*G+(m/8)*8*G+c*8+m%8] = w[(m*G+c)*kk+t]
+			}
+		}
+	}
+	return dst
+}
+
+// nhwcGrpTapsGo is the twin of the nhwcGrp<G>AVX2 kernels, for channels
+// [0, nv) (nv a multiple of 8) of npix output pixels sharing one tap list
+// (pairs (x offset, w offset) in elements; pixel p reads x at p*xstep
+// beyond them and writes y[p*ldy+j]):
+//
+//	y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<G} x[p*xstep+xo_t+(j/G)*G+c] * w[wo_t+(j/8)*8*G+8c+j%8], lo), hi)
+//
+// summed in the order (t, c), as the assembly does.
+func nhwcGrpTapsGo(G int, y, x []float32, taps []int, w, bias []float32, nv, npix, xstep, ldy int, lo, hi float32) {
+	nt := len(taps) / 2
+	for p := 0; p < npix; p++ {
+		yp := y[p*ldy : p*ldy+nv]
+		xp := x[p*xstep:]
+		copy(yp, bias[:nv])
+		for t := 0; t < nt; t++ {
+			xo, wo := taps[2*t], taps[2*t+1]
+			for j0 := 0; j0 < nv; j0 += 8 {
+				wb := w[wo+j0*G : wo+j0*G+8*G]
+				ya := yp[j0 : j0+8]
+				for c := 0; c < G; c++ {
+					wc := wb[8*c : 8*c+8]
+					for l := range ya {
+						ya[l] += xp[xo+(j0+l)/G*G+c] * wc[l]
+					}
+				}
+			}
+		}
+		for j, v := range yp {
+			yp[j] = min(max(v, lo), hi)
+		}
+	}
+}
+
+// nhwcGrpCheck panics unless every access of an nhwcGrpTaps call with
+// these arguments is in bounds (the assembly reads through raw pointers).
+func nhwcGrpCheck(G int, y, x []float32, taps []int, w, bias []float32, nv, npix, xstep, ldy int) {
+	ok := len(taps)%2 == 0 && npix >= 1 && nv%8 == 0 && (npix-1)*ldy+nv <= len(y) && xstep >= 0 && nv <= len(bias)
+	for t := 0; ok && t < len(taps); t += 2 {
+		ok = taps[t] >= 0 && taps[t]+(npix-1)*xstep+nv <= len(x) && taps[t+1] >= 0 && taps[t+1]+nv*G <= len(w)
+	}
+	if !ok {
+		panic("templates: grouped NHWC kernel out of bounds")
+	}
+}
+
+// nhwcGrpTask is a grouped convolution on the direct kernel, split over
+// output rows; each part has 2*kh*kw ints of taps scratch. A clamp
+// activation without residual is in the kernel; otherwise FusedConv's
+// epilogue (residual z, activation) follows each row. Y's pixels are ldy
+// apart (a channel slice of a wider output, see nhwcOutput).
+type nhwcGrpTask struct {
+	g             nhwcGeom
+	G, M, ldy     int
+	x, w, bias, y []float32
+	z             []float32
+	taps          []int
+	after         bool
+	act           fusedAct
+	epilogue      bool
+	lo, hi        float32
+}
+
+func (t *nhwcGrpTask) runPart(i, parts int) {
+	g := &t.g
+	r0, r1 := parSplit(g.N*g.OH, parts, i, 1)
+	taps := t.taps[i*2*g.kh*g.kw : (i+1)*2*g.kh*g.kw]
+	M, ldy := t.M, t.ldy
+	for r := r0; r < r1; r++ {
+		b, oh := r/g.OH, r%g.OH
+		ybase := r * g.OW * ldy
+		for ow := 0; ow < g.OW; {
+			np := 1
+			if ow == g.lo && g.hi > g.lo {
+				np = g.hi - g.lo
+			}
+			nt := g.pixelTaps(b, oh, ow, taps)
+			for k := 0; k < nt; k++ {
+				taps[2*k+1] *= t.G // tap index times M*G, not times C
+			}
+			yp := t.y[ybase+ow*ldy : ybase+(ow+np-1)*ldy+M]
+			nhwcGrpTaps(t.G, yp, t.x, taps[:2*nt], t.w, t.bias, M, np, g.sw*g.C, ldy, t.lo, t.hi)
+			ow += np
+		}
+		if !t.epilogue {
+			continue
+		}
+		if ldy == M {
+			var z []float32
+			if t.z != nil {
+				z = t.z[r*g.OW*M : (r+1)*g.OW*M]
+			}
+			fusedEpilogue32(t.y[ybase:ybase+g.OW*M], 0, nil, 0, z, t.after, t.act)
+			continue
+		}
+		for p := 0; p < g.OW; p++ {
+			// A channel slice has no residual (nhwcOutput).
+			fusedEpilogue32(t.y[ybase+p*ldy:ybase+p*ldy+M], 0, nil, 0, nil, t.after, t.act)
+		}
+	}
+}
+
+// nhwcRunGrouped runs the grouped convolution of G channels a group on the
+// direct kernel over n's pool: one part per thread (output rows) when the
+// multiply-adds are worth it.
+func nhwcRunGrouped(n *Node, g nhwcGeom, G, M, ldy int, x, w, bias, y, z []float32, after bool, act fusedAct) {
+	if bias == nil {
+		bias = nnBuf[float32](n, 3, M)
+		clear(bias)
+	}
+	t := parTaskOf[nhwcGrpTask](n)
+	*t = nhwcGrpTask{g: g, G: G, M: M, ldy: ldy, x: x, w: w, bias: bias, y: y, z: z,
+		after: after, act: act, epilogue: z != nil || act.kind != fusedActNone}
+	if lo, hi, clamp := fusedClampOf(act); clamp && z == nil {
+		t.lo, t.hi, t.epilogue = lo, hi, false
+	} else {
+		t.lo, t.hi = float32(math.Inf(-1)), float32(math.Inf(1))
+	}
+	parts := 1
+	if g.N*g.OH*g.OW*M*G*g.kh*g.kw >= parMinFlops/2 {
+		parts = min(n.Pool.Threads(), g.N*g.OH)
+	}
+	t.taps = nnBuf[int](n, 2, parts*2*g.kh*g.kw)
+	n.Pool.Run(parts, t)
+	*t = nhwcGrpTask{}
+}
