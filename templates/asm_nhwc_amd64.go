@@ -95,3 +95,23 @@ func nhwcGrp4AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias
 //
 //go:noescape
 func nhwcGrp8AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+
+// nhwcGrp16AVX2 sets y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<16}
+// x[p*xstep+taps[2t]+(j/16)*16+c] * w[taps[2t+1]+(j/8)*128+8c+j%8], lo), hi)
+// for p in [0, npix) and j in [0, nv), nv a multiple of 8: a grouped NHWC
+// convolution with 16 input and 16 output channels a group.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func nhwcGrp16AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+
+// nhwcGrp32AVX2 sets y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<32}
+// x[p*xstep+taps[2t]+(j/32)*32+c] * w[taps[2t+1]+(j/8)*256+8c+j%8], lo), hi)
+// for p in [0, npix) and j in [0, nv), nv a multiple of 8: a grouped NHWC
+// convolution with 32 input and 32 output channels a group.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func nhwcGrp32AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)

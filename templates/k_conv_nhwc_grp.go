@@ -31,8 +31,13 @@ func nhwcGrpDirect(ws []int, group int) bool {
 		return false
 	}
 	G := ws[1]
-	return (G == 2 || G == 4 || G == 8) && ws[0] == G*group && ws[0]%8 == 0
+	return (G == 2 || G == 4 || G == 8 || G == 16 || G == 32) && G <= nhwcGrpWidest && ws[0] == G*group && ws[0]%8 == 0
 }
+
+// nhwcGrpWidest is the widest group the direct kernel takes: a variable
+// so that BenchmarkGroupedNHWC can time the per-group GEMM on the same
+// shapes (never changed otherwise).
+var nhwcGrpWidest = 32
 
 // nhwcPackGroupedDirect returns W (ONNX [M, G, kh, kw]) in the direct
 // kernel's layout, in dst when it has room: [tap][m/8][c][m%8], so that
@@ -87,7 +92,7 @@ func nhwcGrpTapsGo(G int, y, x []float32, taps []int, w, bias []float32, nv, npi
 // nhwcGrpCheck panics unless every access of an nhwcGrpTaps call with
 // these arguments is in bounds (the assembly reads through raw pointers).
 func nhwcGrpCheck(G int, y, x []float32, taps []int, w, bias []float32, nv, npix, xstep, ldy int) {
-	ok := len(taps)%2 == 0 && npix >= 1 && nv%8 == 0 && (npix-1)*ldy+nv <= len(y) && xstep >= 0 && nv <= len(bias)
+	ok := len(taps)%2 == 0 && npix >= 1 && nv%8 == 0 && (G < 16 || nv%G == 0) && (npix-1)*ldy+nv <= len(y) && xstep >= 0 && nv <= len(bias)
 	for t := 0; ok && t < len(taps); t += 2 {
 		ok = taps[t] >= 0 && taps[t]+(npix-1)*xstep+nv <= len(x) && taps[t+1] >= 0 && taps[t+1]+nv*G <= len(w)
 	}
@@ -97,13 +102,18 @@ func nhwcGrpCheck(G int, y, x []float32, taps []int, w, bias []float32, nv, npix
 }
 
 // nhwcGrpTask is a grouped convolution on the direct kernel, split over
-// output rows; each part has 2*kh*kw ints of taps scratch. A clamp
-// activation without residual is in the kernel; otherwise FusedConv's
-// epilogue (residual z, activation) follows each row. Y's pixels are ldy
-// apart (a channel slice of a wider output, see nhwcOutput).
+// units of (channel block, output row); each part has 2*kh*kw ints of
+// taps scratch. The kernel streams the weights of its channels for every
+// pixel group, so channels go in blocks whose weights stay in L2 (bw
+// channels, nb blocks; one block for all but the widest layers:
+// ResNeXt's layer4 has 1.2 MB of weights). A clamp activation without
+// residual is in the kernel; otherwise FusedConv's epilogue (residual z,
+// activation) follows each unit. Y's pixels are ldy apart (a channel
+// slice of a wider output, see nhwcOutput).
 type nhwcGrpTask struct {
 	g             nhwcGeom
 	G, M, ldy     int
+	bw, nb        int
 	x, w, bias, y []float32
 	z             []float32
 	taps          []int
@@ -113,14 +123,21 @@ type nhwcGrpTask struct {
 	lo, hi        float32
 }
 
+// nhwcGrpBlockFloats bounds a channel block's weights (128 KB: a quarter
+// of a Zen 2 L2, with room for the windows and the output rows).
+const nhwcGrpBlockFloats = 32 << 10
+
 func (t *nhwcGrpTask) runPart(i, parts int) {
 	g := &t.g
-	r0, r1 := parSplit(g.N*g.OH, parts, i, 1)
+	rows := g.N * g.OH
+	u0, u1 := parSplit(t.nb*rows, parts, i, 1)
 	taps := t.taps[i*2*g.kh*g.kw : (i+1)*2*g.kh*g.kw]
-	M, ldy := t.M, t.ldy
-	for r := r0; r < r1; r++ {
+	M, ldy, G := t.M, t.ldy, t.G
+	for u := u0; u < u1; u++ {
+		j0, r := u/rows*t.bw, u%rows
+		nv := min(t.bw, M-j0)
 		b, oh := r/g.OH, r%g.OH
-		ybase := r * g.OW * ldy
+		ybase := r*g.OW*ldy + j0
 		for ow := 0; ow < g.OW; {
 			np := 1
 			if ow == g.lo && g.hi > g.lo {
@@ -128,16 +145,18 @@ func (t *nhwcGrpTask) runPart(i, parts int) {
 			}
 			nt := g.pixelTaps(b, oh, ow, taps)
 			for k := 0; k < nt; k++ {
-				taps[2*k+1] *= t.G // tap index times M*G, not times C
+				taps[2*k+1] *= G // tap index times M*G, not times C
 			}
-			yp := t.y[ybase+ow*ldy : ybase+(ow+np-1)*ldy+M]
-			nhwcGrpTaps(t.G, yp, t.x, taps[:2*nt], t.w, t.bias, M, np, g.sw*g.C, ldy, t.lo, t.hi)
+			// Channels [j0, j0+nv): the kernel's pointers shifted by j0
+			// (a multiple of G and of 8).
+			yp := t.y[ybase+ow*ldy : ybase+(ow+np-1)*ldy+nv]
+			nhwcGrpTaps(G, yp, t.x[j0:], taps[:2*nt], t.w[j0*G:], t.bias[j0:], nv, np, g.sw*g.C, ldy, t.lo, t.hi)
 			ow += np
 		}
 		if !t.epilogue {
 			continue
 		}
-		if ldy == M {
+		if ldy == M && nv == M {
 			var z []float32
 			if t.z != nil {
 				z = t.z[r*g.OW*M : (r+1)*g.OW*M]
@@ -146,14 +165,17 @@ func (t *nhwcGrpTask) runPart(i, parts int) {
 			continue
 		}
 		for p := 0; p < g.OW; p++ {
-			// A channel slice has no residual (nhwcOutput).
-			fusedEpilogue32(t.y[ybase+p*ldy:ybase+p*ldy+M], 0, nil, 0, nil, t.after, t.act)
+			var z []float32
+			if t.z != nil {
+				z = t.z[(r*g.OW+p)*M+j0 : (r*g.OW+p)*M+j0+nv]
+			}
+			fusedEpilogue32(t.y[ybase+p*ldy:ybase+p*ldy+nv], 0, nil, 0, z, t.after, t.act)
 		}
 	}
 }
 
-// nhwcRunGrouped runs the grouped convolution of G channels a group on the
-// direct kernel over n's pool: one part per thread (output rows) when the
+// nhwcRunGrouped runs the grouped convolution of G channels a group on
+// the direct kernel over n's pool: one part per thread when the
 // multiply-adds are worth it.
 func nhwcRunGrouped(n *Node, g nhwcGeom, G, M, ldy int, x, w, bias, y, z []float32, after bool, act fusedAct) {
 	if bias == nil {
@@ -168,9 +190,17 @@ func nhwcRunGrouped(n *Node, g nhwcGeom, G, M, ldy int, x, w, bias, y, z []float
 	} else {
 		t.lo, t.hi = float32(math.Inf(-1)), float32(math.Inf(1))
 	}
+	// Channel blocks: multiples of 8 and of G, the weights of each within
+	// nhwcGrpBlockFloats, balanced.
+	unit := max(8, G)
+	per := G * g.kh * g.kw // weights per channel
+	most := max(unit, nhwcGrpBlockFloats/per/unit*unit)
+	t.nb = (M + most - 1) / most
+	t.bw = ((M+t.nb-1)/t.nb + unit - 1) / unit * unit
+	t.nb = (M + t.bw - 1) / t.bw
 	parts := 1
 	if g.N*g.OH*g.OW*M*G*g.kh*g.kw >= parMinFlops/2 {
-		parts = min(n.Pool.Threads(), g.N*g.OH)
+		parts = min(n.Pool.Threads(), t.nb*g.N*g.OH)
 	}
 	t.taps = nnBuf[int](n, 2, parts*2*g.kh*g.kw)
 	n.Pool.Run(parts, t)

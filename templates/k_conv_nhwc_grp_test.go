@@ -36,7 +36,7 @@ func TestFusedConvNHWCGrouped(t *testing.T) {
 		{"5x3_s3_bigpad", 10, 7, []int{5, 3}, Attrs{"strides": []int64{3, 1}, "pads": []int64{5, 1, 4, 2}}},
 		{"3x3_7x7", 7, 7, []int{3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
 	}
-	for _, G := range []int{1, 2, 3, 4, 5, 8, 12, 16} {
+	for _, G := range []int{1, 2, 3, 4, 5, 8, 12, 16, 32, 64} {
 		for gi, ge := range geoms {
 			groups := []int{2, 3, 5, 13}[gi%4]
 			if G*groups%8 != 0 && (G == 2 || G == 4) {
@@ -45,7 +45,7 @@ func TestFusedConvNHWCGrouped(t *testing.T) {
 			N := 1 + gi%2
 			C := G * groups
 			cases = append(cases, tc{fmt.Sprintf("g%dx%d_%s", G, groups, ge.name),
-				[]int{N, C, ge.h, ge.w}, []int{C, G, ge.k[0], ge.k[1]}, ge.attrs, G != 1 && G <= 8 && G != 3 && G != 5})
+				[]int{N, C, ge.h, ge.w}, []int{C, G, ge.k[0], ge.k[1]}, ge.attrs, G == 2 || G == 4 || G == 8 || G == 16 || G == 32})
 		}
 	}
 	// Cg != Mg: the per-group GEMM.
@@ -111,11 +111,14 @@ func TestFusedConvNHWCGrouped(t *testing.T) {
 // TestNHWCGrpTaps compares the grouped direct kernels (the assembly where
 // the CPU has it) and their Go twin with a float64 sum, on random tap
 // lists (none, one, several), pixel counts 1-13 (every pixel grouping),
-// 8 to 40 channels and row strides wider than the channels.
+// 8 to 96 channels (multiples of G from 16) and row strides wider than the channels.
 func TestNHWCGrpTaps(t *testing.T) {
 	r := rand.New(rand.NewSource(34))
-	for _, G := range []int{2, 4, 8} {
-		for _, nv := range []int{8, 16, 24, 40} {
+	for _, G := range []int{2, 4, 8, 16, 32} {
+		for _, nv := range []int{8, 16, 24, 32, 40, 64, 96} {
+			if G >= 16 && nv%G != 0 {
+				continue
+			}
 			for _, npix := range []int{1, 2, 3, 5, 6, 7, 12, 13} {
 				for _, nt := range []int{0, 1, 4} {
 					xstep, ldy := nv+3*(npix%2), nv+5*(nt%2)

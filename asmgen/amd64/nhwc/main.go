@@ -25,7 +25,7 @@ func main() {
 	taps("nhwcMaxAVX512", modeMax, 16)
 	taps("nhwcAvgAVX512", modeAvg, 16)
 	biasClampRows()
-	for _, G := range []int{2, 4, 8} {
+	for _, G := range []int{2, 4, 8, 16, 32} {
 		grpTaps(fmt.Sprintf("nhwcGrp%dAVX2", G), G)
 	}
 	Generate()
@@ -317,9 +317,9 @@ func biasClampRows() {
 }
 
 // grpTaps emits the direct kernel of a grouped NHWC convolution whose
-// groups have G input and G output channels (G 2, 4 or 8: ResNeXt's and
-// RegNet's narrow groups), with vector lanes spanning the output channels
-// of 8/G groups. For each of npix output pixels p and channels j in
+// groups have G input and G output channels (G 2, 4, 8, 16 or 32:
+// ResNeXt's and RegNet's groups), with vector lanes spanning the output
+// channels of 8/G groups (G < 8) or a group spanning G/8 vectors. For each of npix output pixels p and channels j in
 // [0, nv) (nv a multiple of 8) it sums over the taps t, pairs (x offset,
 // w offset) in elements, and the group's input channels c < G:
 //
@@ -328,10 +328,11 @@ func biasClampRows() {
 // (W packed [tap][j/8][c][8], templates.nhwcPackGroupedDirect). Output
 // channel j reads the input vector at its own channel offset (the group's
 // base is j rounded down to G): with G = 8 each vector is one group and
-// lane c is a broadcast from memory; with G = 2 or 4, VPERMILPS with an
-// immediate broadcasts lane c of each group of G lanes within each 128-bit
-// half, straight from memory. Pixels go in groups of 6, 4, 2, then 1, and
-// channels 2 vectors at a time, then 1: np x vecs accumulators stay in
+// lane c is a broadcast from memory, with G >= 16 one broadcast for the
+// two vectors of 16 channels of a group (nv a multiple of G); with G = 2
+// or 4, VPERMILPS with an immediate broadcasts lane c of each group of G
+// lanes within each 128-bit half, straight from memory. Pixels go in
+// groups of 6, 4, 2, then 1, and channels 2 vectors at a time, then 1: np x vecs accumulators stay in
 // registers over all taps, and each (tap, c) weight vector is loaded once
 // for the np pixels. Sums are in the order (t, c), the Go twin's
 // (nhwcGrpTapsGo), so results do not depend on the grouping.
@@ -366,9 +367,10 @@ func grpTaps(name string, G int) {
 		return U8(imm)
 	}
 
-	// body sums the taps for channels [j, j+8*vecs) of np pixels.
-	body := func(vecs, np int) {
-		label := fmt.Sprintf("%s_p%dv%d", name, np, vecs)
+	// body sums the taps for channels [j, j+8*vecs) of np pixels; with G
+	// >= 16 they are the 16 channels h*16.. of their group.
+	body := func(vecs, np, h int) {
+		label := fmt.Sprintf("%s_p%dv%dh%d", name, np, vecs, h)
 		acc := make([][]VecVirtual, np)
 		bias := GP64()
 		MOVQ(paramAddr("bias"), bias)
@@ -413,11 +415,19 @@ func grpTaps(name string, G int) {
 				VMOVUPS(Mem{Base: wj, Index: wi, Scale: 4, Disp: 4 * (8*G*v + 8*c)}, wv[v])
 			}
 			for p := 0; p < np; p++ {
+				var b VecVirtual
 				for v := 0; v < vecs; v++ {
-					b := YMM()
-					if G == 8 {
+					switch {
+					case G >= 16 && v > 0:
+						// Both vectors are one group's: one broadcast.
+					case G >= 16:
+						b = YMM()
+						VBROADCASTSS(pix(p, 4*(c-16*h)), b)
+					case G == 8:
+						b = YMM()
 						VBROADCASTSS(pix(p, 4*(8*v+c)), b)
-					} else {
+					default:
+						b = YMM()
 						VPERMILPS(perm(c), pix(p, 32*v), b)
 					}
 					VFMADD231PS(wv[v], b, acc[p][v])
@@ -452,6 +462,25 @@ func grpTaps(name string, G int) {
 	channels := func(np int) {
 		XORQ(j, j)
 		MOVQ(paramAddr("w"), wj)
+		if G >= 16 {
+			// A group at a time (nv a multiple of G), 16 channels at a
+			// time.
+			label := fmt.Sprintf("%s_ch%d", name, np)
+			Label(label)
+			last := GP64()
+			MOVQ(paramAddr("nv"), last)
+			SUBQ(U32(G), last)
+			CMPQ(j, last)
+			JG(LabelRef(label + "_end"))
+			for h := 0; h < G/16; h++ {
+				body(2, np, h)
+				ADDQ(U32(16), j)
+				ADDQ(U32(4*16*G), wj)
+			}
+			JMP(LabelRef(label))
+			Label(label + "_end")
+			return
+		}
 		for _, vecs := range []int{2, 1} {
 			label := fmt.Sprintf("%s_ch%dv%d", name, np, vecs)
 			Label(label)
@@ -460,7 +489,7 @@ func grpTaps(name string, G int) {
 			SUBQ(U32(8*vecs), last)
 			CMPQ(j, last)
 			JG(LabelRef(label + "_end"))
-			body(vecs, np)
+			body(vecs, np, 0)
 			ADDQ(U32(8*vecs), j)
 			ADDQ(U32(4*8*G*vecs), wj)
 			JMP(LabelRef(label))
