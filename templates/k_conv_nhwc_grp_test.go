@@ -35,6 +35,9 @@ func TestFusedConvNHWCGrouped(t *testing.T) {
 		{"1x1", 7, 9, []int{1, 1}, nil},
 		{"5x3_s3_bigpad", 10, 7, []int{5, 3}, Attrs{"strides": []int64{3, 1}, "pads": []int64{5, 1, 4, 2}}},
 		{"3x3_7x7", 7, 7, []int{3, 3}, Attrs{"pads": []int64{1, 1, 1, 1}}},
+		// Short rows, stride 1: virtual rows for G >= 16 (runVirtual).
+		{"3x3_6x8_pad02", 6, 8, []int{3, 3}, Attrs{"pads": []int64{0, 1, 2, 1}}},
+		{"1x1_5x5", 5, 5, []int{1, 1}, nil},
 	}
 	for _, G := range []int{1, 2, 3, 4, 5, 8, 12, 16, 32, 64} {
 		for gi, ge := range geoms {
