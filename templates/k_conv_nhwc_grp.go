@@ -75,10 +75,22 @@ func nhwcGrpTapsGo(G int, y, x []float32, taps []int, w, bias []float32, nv, npi
 			for j0 := 0; j0 < nv; j0 += 8 {
 				wb := w[wo+j0*G : wo+j0*G+8*G]
 				ya := yp[j0 : j0+8]
+				if G >= 8 {
+					// The 8 channels are one group's: x broadcast.
+					g0 := xo + j0 - j0%G
+					for c, xv := range xp[g0 : g0+G] {
+						wc := wb[8*c : 8*c+8]
+						for l := range ya {
+							ya[l] += xv * wc[l]
+						}
+					}
+					continue
+				}
+				xg := xp[xo+j0 : xo+j0+8]
 				for c := 0; c < G; c++ {
 					wc := wb[8*c : 8*c+8]
 					for l := range ya {
-						ya[l] += xp[xo+(j0+l)/G*G+c] * wc[l]
+						ya[l] += xg[l/G*G+c] * wc[l]
 					}
 				}
 			}
