@@ -24,8 +24,10 @@ func nhwcLayout(n *Node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC
 // ws = [M, C/group, kH, kW]) in the layout FusedConv with layout=NHWC
 // reads, in dst when it has room: depthwise (group == C == M), the
 // transpose [kH*kW, C]; group 1, the GEMM operand W'[(kh, kw, c), m]
-// packed by sgemmPackB; other groups (M a multiple of group), each
-// group's W'_g [(kh, kw, c), m] packed so, one after the other. It
+// packed by sgemmPackB; groups the direct kernel runs (nhwcGrpDirect:
+// 2, 4 or 8 channels a group), its layout (nhwcPackGroupedDirect); other
+// groups (M a multiple of group), each group's W'_g [(kh, kw, c), m]
+// packed so, one after the other. It
 // reports false for other shapes.
 func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]float32, []float32, bool) {
 	if len(ws) != 4 || len(w) != nnProd(ws) {
@@ -41,6 +43,9 @@ func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]fl
 			}
 		}
 		return dst, tmp, true
+	case nhwcGrpDirect(ws, group):
+		// Narrow groups: the direct kernel's layout (k_conv_nhwc_grp.go).
+		return nhwcPackGroupedDirect(dst, w, ws), tmp, true
 	case group > 1 && M%group == 0:
 		// Grouped: group after group, its W'_g [(kh, kw, c), m] packed by
 		// sgemmPackB (nhwcConvTask.runGroups).
@@ -91,6 +96,8 @@ func nhwcPackedLen(ws []int, group int) int {
 	switch {
 	case ws[1] == 1 && group == ws[0] && group > 1:
 		return ws[0] * kk
+	case nhwcGrpDirect(ws, group):
+		return ws[0] * ws[1] * kk
 	case group > 1 && ws[0]%group == 0:
 		return group * sgemmPackedBSize(ws[1]*kk, ws[0]/group)
 	}
@@ -254,7 +261,11 @@ func fusedConvNHWC(n *Node) error {
 	x := X.F32()
 	var scale []float32
 	if S := n.Input(5); S != nil {
-		// A squeeze-excitation gate folded in (passes/segate.go).
+		// A squeeze-excitation gate folded in (passes/segate.go), on group
+		// 1 only (the grouped paths' weights are not sgemmPackB's).
+		if grouped {
+			return n.Errorf("input Scale needs a group-1 pointwise convolution")
+		}
 		if wp, scale, err = nhwcInScale(n, S, wp, N, H*Wd, C, M, win, dw || inNCHW); err != nil {
 			return err
 		}
@@ -273,6 +284,10 @@ func fusedConvNHWC(n *Node) error {
 		}
 		nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
 		*t = nhwcWinTask{}
+		return nil
+	}
+	if grouped && nhwcGrpDirect(ws, group) {
+		nhwcRunGrouped(n, g, ws[1], M, ldy, x, wp, bias, y, z, after, act)
 		return nil
 	}
 	K := C * g.kh * g.kw

@@ -25,6 +25,9 @@ func main() {
 	taps("nhwcMaxAVX512", modeMax, 16)
 	taps("nhwcAvgAVX512", modeAvg, 16)
 	biasClampRows()
+	for _, G := range []int{2, 4, 8, 16, 32} {
+		grpTaps(fmt.Sprintf("nhwcGrp%dAVX2", G), G)
+	}
 	Generate()
 }
 
@@ -309,6 +312,209 @@ func biasClampRows() {
 	DECQ(rows)
 	JMP(LabelRef("bc_row"))
 	Label("bc_done")
+	VZEROUPPER()
+	RET()
+}
+
+// grpTaps emits the direct kernel of a grouped NHWC convolution whose
+// groups have G input and G output channels (G 2, 4, 8, 16 or 32:
+// ResNeXt's and RegNet's groups), with vector lanes spanning the output
+// channels of 8/G groups (G < 8) or a group spanning G/8 vectors. For each of npix output pixels p and channels j in
+// [0, nv) (nv a multiple of 8) it sums over the taps t, pairs (x offset,
+// w offset) in elements, and the group's input channels c < G:
+//
+//	y[p*ldy+j] = min(max(bias[j] + sum_t sum_c x[p*xstep+xo_t+(j/G)*G+c] * w[wo_t+(j/8)*8*G+8c+j%8], lo), hi)
+//
+// (W packed [tap][j/8][c][8], templates.nhwcPackGroupedDirect). Output
+// channel j reads the input vector at its own channel offset (the group's
+// base is j rounded down to G): with G = 8 each vector is one group and
+// lane c is a broadcast from memory, with G >= 16 one broadcast for the
+// two vectors of 16 channels of a group (nv a multiple of G); with G = 2
+// or 4, VPERMILPS with an immediate broadcasts lane c of each group of G
+// lanes within each 128-bit half, straight from memory. Pixels go in
+// groups of 6, 4, 2, then 1, and channels 2 vectors at a time, then 1: np x vecs accumulators stay in
+// registers over all taps, and each (tap, c) weight vector is loaded once
+// for the np pixels. Sums are in the order (t, c), the Go twin's
+// (nhwcGrpTapsGo), so results do not depend on the grouping.
+func grpTaps(name string, G int) {
+	TEXT(name, NOSPLIT, "func(y, x *float32, taps *int, ntaps int, w, bias *float32, nv, npix, xstep, ldy int, lo, hi float32)")
+	Doc(
+		fmt.Sprintf("%s sets y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<%d}", name, G),
+		fmt.Sprintf("x[p*xstep+taps[2t]+(j/%d)*%d+c] * w[taps[2t+1]+(j/8)*%d+8c+j%%8], lo), hi)", G, G, 8*G),
+		"for p in [0, npix) and j in [0, nv), nv a multiple of 8: a grouped NHWC",
+		fmt.Sprintf("convolution with %d input and %d output channels a group.", G, G),
+		"",
+		"Requires: AVX, FMA",
+	)
+	Pragma("noescape")
+	x := Load(Param("x"), GP64())
+	tend := Load(Param("ntaps"), GP64())
+	SHLQ(U8(4), tend)
+	ADDQ(paramAddr("taps"), tend) // end of the tap list
+	y := Load(Param("y"), GP64())
+	npix := Load(Param("npix"), GP64())
+	xs := Load(Param("xstep"), GP64())
+	SHLQ(U8(2), xs) // bytes
+	j, wj, tp := GP64(), GP64(), GP64()
+
+	// perm is VPERMILPS's immediate that broadcasts lane c of each group
+	// of G lanes (G < 8) within a 128-bit half.
+	perm := func(c int) U8 {
+		imm := 0
+		for l := 0; l < 4; l++ {
+			imm |= ((l/G)*G + c) << (2 * l)
+		}
+		return U8(imm)
+	}
+
+	// body sums the taps for channels [j, j+8*vecs) of np pixels; with G
+	// >= 16 they are the 16 channels h*16.. of their group.
+	body := func(vecs, np, h int) {
+		label := fmt.Sprintf("%s_p%dv%dh%d", name, np, vecs, h)
+		acc := make([][]VecVirtual, np)
+		bias := GP64()
+		MOVQ(paramAddr("bias"), bias)
+		for p := range acc {
+			acc[p] = make([]VecVirtual, vecs)
+			for v := range acc[p] {
+				acc[p][v] = YMM()
+				VMOVUPS(Mem{Base: bias, Index: j, Scale: 4, Disp: 32 * v}, acc[p][v])
+			}
+		}
+		MOVQ(paramAddr("taps"), tp)
+		Label(label)
+		CMPQ(tp, tend)
+		JGE(LabelRef(label + "_end"))
+		// ra: pixel 0's x at this tap and channel j; rb: pixel 3's.
+		ra, rb, wi := GP64(), GP64(), GP64()
+		MOVQ(Mem{Base: tp}, ra)
+		ADDQ(j, ra)
+		LEAQ(Mem{Base: x, Index: ra, Scale: 4}, ra)
+		if np > 3 {
+			LEAQ(Mem{Base: ra, Index: xs, Scale: 2}, rb)
+			ADDQ(xs, rb)
+		}
+		pix := func(p, disp int) Mem {
+			base := ra
+			if p >= 3 {
+				base, p = rb, p-3
+			}
+			switch p {
+			case 0:
+				return Mem{Base: base, Disp: disp}
+			case 1:
+				return Mem{Base: base, Index: xs, Scale: 1, Disp: disp}
+			}
+			return Mem{Base: base, Index: xs, Scale: 2, Disp: disp}
+		}
+		MOVQ(Mem{Base: tp, Disp: 8}, wi)
+		for c := 0; c < G; c++ {
+			wv := make([]VecVirtual, vecs)
+			for v := range wv {
+				wv[v] = YMM()
+				VMOVUPS(Mem{Base: wj, Index: wi, Scale: 4, Disp: 4 * (8*G*v + 8*c)}, wv[v])
+			}
+			for p := 0; p < np; p++ {
+				var b VecVirtual
+				for v := 0; v < vecs; v++ {
+					switch {
+					case G >= 16 && v > 0:
+						// Both vectors are one group's: one broadcast.
+					case G >= 16:
+						b = YMM()
+						VBROADCASTSS(pix(p, 4*(c-16*h)), b)
+					case G == 8:
+						b = YMM()
+						VBROADCASTSS(pix(p, 4*(8*v+c)), b)
+					default:
+						b = YMM()
+						VPERMILPS(perm(c), pix(p, 32*v), b)
+					}
+					VFMADD231PS(wv[v], b, acc[p][v])
+				}
+			}
+		}
+		ADDQ(U8(16), tp)
+		JMP(LabelRef(label))
+		Label(label + "_end")
+		lo, hi := YMM(), YMM()
+		VBROADCASTSS(paramAddr("lo"), lo)
+		VBROADCASTSS(paramAddr("hi"), hi)
+		yp, ld := GP64(), GP64()
+		LEAQ(Mem{Base: y, Index: j, Scale: 4}, yp)
+		MOVQ(paramAddr("ldy"), ld)
+		SHLQ(U8(2), ld)
+		for p := range acc {
+			if p > 0 {
+				ADDQ(ld, yp)
+			}
+			for v := range acc[p] {
+				// The value as the second source: NaN passes through.
+				VMAXPS(acc[p][v], lo, acc[p][v])
+				VMINPS(acc[p][v], hi, acc[p][v])
+				VMOVUPS(acc[p][v], Mem{Base: yp, Disp: 32 * v})
+			}
+		}
+	}
+
+	// channels runs body over all nv channels of np pixels: 2 vectors at
+	// a time, then 1; wj is W at channel j's vector block.
+	channels := func(np int) {
+		XORQ(j, j)
+		MOVQ(paramAddr("w"), wj)
+		if G >= 16 {
+			// A group at a time (nv a multiple of G), 16 channels at a
+			// time.
+			label := fmt.Sprintf("%s_ch%d", name, np)
+			Label(label)
+			last := GP64()
+			MOVQ(paramAddr("nv"), last)
+			SUBQ(U32(G), last)
+			CMPQ(j, last)
+			JG(LabelRef(label + "_end"))
+			for h := 0; h < G/16; h++ {
+				body(2, np, h)
+				ADDQ(U32(16), j)
+				ADDQ(U32(4*16*G), wj)
+			}
+			JMP(LabelRef(label))
+			Label(label + "_end")
+			return
+		}
+		for _, vecs := range []int{2, 1} {
+			label := fmt.Sprintf("%s_ch%dv%d", name, np, vecs)
+			Label(label)
+			last := GP64()
+			MOVQ(paramAddr("nv"), last)
+			SUBQ(U32(8*vecs), last)
+			CMPQ(j, last)
+			JG(LabelRef(label + "_end"))
+			body(vecs, np, 0)
+			ADDQ(U32(8*vecs), j)
+			ADDQ(U32(4*8*G*vecs), wj)
+			JMP(LabelRef(label))
+			Label(label + "_end")
+		}
+	}
+
+	for _, pg := range []int{6, 4, 2, 1} {
+		label := fmt.Sprintf("%s_px%d", name, pg)
+		Comment(fmt.Sprintf("Groups of %d pixels.", pg))
+		Label(label)
+		CMPQ(npix, U8(pg))
+		JL(LabelRef(label + "_end"))
+		channels(pg)
+		// On by pg pixels: xstep elements of x and ldy of y each.
+		ld := GP64()
+		MOVQ(paramAddr("ldy"), ld)
+		for p := 0; p < pg; p++ {
+			ADDQ(xs, x)
+			LEAQ(Mem{Base: y, Index: ld, Scale: 4}, y)
+		}
+		SUBQ(U8(pg), npix)
+		JMP(LabelRef(label))
+		Label(label + "_end")
+	}
 	VZEROUPPER()
 	RET()
 }

@@ -67,3 +67,53 @@ func nhwcAvgAVX512(y *float32, x *float32, taps *int, ntaps int, nv int, npix in
 //
 //go:noescape
 func nhwcBiasClampAVX(y *float32, bias *float32, rows int, nv int, ldy int, lo float32, hi float32)
+
+// nhwcGrp2AVX2 sets y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<2}
+// x[p*xstep+taps[2t]+(j/2)*2+c] * w[taps[2t+1]+(j/8)*16+8c+j%8], lo), hi)
+// for p in [0, npix) and j in [0, nv), nv a multiple of 8: a grouped NHWC
+// convolution with 2 input and 2 output channels a group.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func nhwcGrp2AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+
+// nhwcGrp4AVX2 sets y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<4}
+// x[p*xstep+taps[2t]+(j/4)*4+c] * w[taps[2t+1]+(j/8)*32+8c+j%8], lo), hi)
+// for p in [0, npix) and j in [0, nv), nv a multiple of 8: a grouped NHWC
+// convolution with 4 input and 4 output channels a group.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func nhwcGrp4AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+
+// nhwcGrp8AVX2 sets y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<8}
+// x[p*xstep+taps[2t]+(j/8)*8+c] * w[taps[2t+1]+(j/8)*64+8c+j%8], lo), hi)
+// for p in [0, npix) and j in [0, nv), nv a multiple of 8: a grouped NHWC
+// convolution with 8 input and 8 output channels a group.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func nhwcGrp8AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+
+// nhwcGrp16AVX2 sets y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<16}
+// x[p*xstep+taps[2t]+(j/16)*16+c] * w[taps[2t+1]+(j/8)*128+8c+j%8], lo), hi)
+// for p in [0, npix) and j in [0, nv), nv a multiple of 8: a grouped NHWC
+// convolution with 16 input and 16 output channels a group.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func nhwcGrp16AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+
+// nhwcGrp32AVX2 sets y[p*ldy+j] = min(max(bias[j] + sum_t sum_{c<32}
+// x[p*xstep+taps[2t]+(j/32)*32+c] * w[taps[2t+1]+(j/8)*256+8c+j%8], lo), hi)
+// for p in [0, npix) and j in [0, nv), nv a multiple of 8: a grouped NHWC
+// convolution with 32 input and 32 output channels a group.
+//
+// Requires: AVX, FMA
+//
+//go:noescape
+func nhwcGrp32AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)

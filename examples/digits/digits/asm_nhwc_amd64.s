@@ -1884,3 +1884,7377 @@ bc_next:
 bc_done:
 	VZEROUPPER
 	RET
+
+// func nhwcGrp2AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+// Requires: AVX, FMA3
+TEXT ·nhwcGrp2AVX2(SB), NOSPLIT, $0-88
+	MOVQ x+8(FP), AX
+	MOVQ ntaps+24(FP), CX
+	SHLQ $0x04, CX
+	ADDQ taps+16(FP), CX
+	MOVQ y+0(FP), DX
+	MOVQ npix+56(FP), BX
+	MOVQ xstep+64(FP), SI
+	SHLQ $0x02, SI
+
+	// Groups of 6 pixels.
+nhwcGrp2AVX2_px6:
+	CMPQ BX, $0x06
+	JL   nhwcGrp2AVX2_px6_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp2AVX2_ch6v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp2AVX2_ch6v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	VMOVUPS (R9)(DI*4), Y8
+	VMOVUPS 32(R9)(DI*4), Y9
+	VMOVUPS (R9)(DI*4), Y10
+	VMOVUPS 32(R9)(DI*4), Y11
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp2AVX2_p6v2h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp2AVX2_p6v2h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	LEAQ        (R10)(SI*2), R11
+	ADDQ        SI, R11
+	MOVQ        8(R9), R12
+	VMOVUPS     (R8)(R12*4), Y12
+	VMOVUPS     64(R8)(R12*4), Y13
+	VPERMILPS   $0xa0, (R10), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VPERMILPS   $0xa0, 32(R10), Y14
+	VFMADD231PS Y13, Y14, Y1
+	VPERMILPS   $0xa0, (R10)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VPERMILPS   $0xa0, 32(R10)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y3
+	VPERMILPS   $0xa0, (R10)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VPERMILPS   $0xa0, 32(R10)(SI*2), Y14
+	VFMADD231PS Y13, Y14, Y5
+	VPERMILPS   $0xa0, (R11), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VPERMILPS   $0xa0, 32(R11), Y14
+	VFMADD231PS Y13, Y14, Y7
+	VPERMILPS   $0xa0, (R11)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VPERMILPS   $0xa0, 32(R11)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y9
+	VPERMILPS   $0xa0, (R11)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VPERMILPS   $0xa0, 32(R11)(SI*2), Y12
+	VFMADD231PS Y13, Y12, Y11
+	VMOVUPS     32(R8)(R12*4), Y12
+	VMOVUPS     96(R8)(R12*4), Y13
+	VPERMILPS   $0xf5, (R10), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VPERMILPS   $0xf5, 32(R10), Y14
+	VFMADD231PS Y13, Y14, Y1
+	VPERMILPS   $0xf5, (R10)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VPERMILPS   $0xf5, 32(R10)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y3
+	VPERMILPS   $0xf5, (R10)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VPERMILPS   $0xf5, 32(R10)(SI*2), Y14
+	VFMADD231PS Y13, Y14, Y5
+	VPERMILPS   $0xf5, (R11), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VPERMILPS   $0xf5, 32(R11), Y14
+	VFMADD231PS Y13, Y14, Y7
+	VPERMILPS   $0xf5, (R11)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VPERMILPS   $0xf5, 32(R11)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y9
+	VPERMILPS   $0xf5, (R11)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VPERMILPS   $0xf5, 32(R11)(SI*2), Y12
+	VFMADD231PS Y13, Y12, Y11
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp2AVX2_p6v2h0
+
+nhwcGrp2AVX2_p6v2h0_end:
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y12, Y0
+	VMINPS       Y0, Y13, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y12, Y1
+	VMINPS       Y1, Y13, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y12, Y2
+	VMINPS       Y2, Y13, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y12, Y3
+	VMINPS       Y3, Y13, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y12, Y4
+	VMINPS       Y4, Y13, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y12, Y5
+	VMINPS       Y5, Y13, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y12, Y6
+	VMINPS       Y6, Y13, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y12, Y7
+	VMINPS       Y7, Y13, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y8, Y12, Y8
+	VMINPS       Y8, Y13, Y8
+	VMOVUPS      Y8, (R9)
+	VMAXPS       Y9, Y12, Y9
+	VMINPS       Y9, Y13, Y9
+	VMOVUPS      Y9, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y10, Y12, Y10
+	VMINPS       Y10, Y13, Y10
+	VMOVUPS      Y10, (R9)
+	VMAXPS       Y11, Y12, Y11
+	VMINPS       Y11, Y13, Y11
+	VMOVUPS      Y11, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000080, R8
+	JMP          nhwcGrp2AVX2_ch6v2
+
+nhwcGrp2AVX2_ch6v2_end:
+nhwcGrp2AVX2_ch6v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp2AVX2_ch6v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS (R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS (R9)(DI*4), Y5
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp2AVX2_p6v1h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp2AVX2_p6v1h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	LEAQ        (R10)(SI*2), R11
+	ADDQ        SI, R11
+	MOVQ        8(R9), R12
+	VMOVUPS     (R8)(R12*4), Y6
+	VPERMILPS   $0xa0, (R10), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VPERMILPS   $0xa0, (R10)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VPERMILPS   $0xa0, (R10)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VPERMILPS   $0xa0, (R11), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VPERMILPS   $0xa0, (R11)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VPERMILPS   $0xa0, (R11)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y5
+	VMOVUPS     32(R8)(R12*4), Y6
+	VPERMILPS   $0xf5, (R10), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VPERMILPS   $0xf5, (R10)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VPERMILPS   $0xf5, (R10)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VPERMILPS   $0xf5, (R11), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VPERMILPS   $0xf5, (R11)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VPERMILPS   $0xf5, (R11)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y5
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp2AVX2_p6v1h0
+
+nhwcGrp2AVX2_p6v1h0_end:
+	VBROADCASTSS lo+80(FP), Y6
+	VBROADCASTSS hi+84(FP), Y7
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y6, Y0
+	VMINPS       Y0, Y7, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y6, Y1
+	VMINPS       Y1, Y7, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y6, Y2
+	VMINPS       Y2, Y7, Y2
+	VMOVUPS      Y2, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y3, Y6, Y3
+	VMINPS       Y3, Y7, Y3
+	VMOVUPS      Y3, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y6, Y4
+	VMINPS       Y4, Y7, Y4
+	VMOVUPS      Y4, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y5, Y6, Y5
+	VMINPS       Y5, Y7, Y5
+	VMOVUPS      Y5, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000040, R8
+	JMP          nhwcGrp2AVX2_ch6v1
+
+nhwcGrp2AVX2_ch6v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x06, BX
+	JMP  nhwcGrp2AVX2_px6
+
+nhwcGrp2AVX2_px6_end:
+	// Groups of 4 pixels.
+nhwcGrp2AVX2_px4:
+	CMPQ BX, $0x04
+	JL   nhwcGrp2AVX2_px4_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp2AVX2_ch4v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp2AVX2_ch4v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp2AVX2_p4v2h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp2AVX2_p4v2h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	LEAQ        (R10)(SI*2), R11
+	ADDQ        SI, R11
+	MOVQ        8(R9), R12
+	VMOVUPS     (R8)(R12*4), Y8
+	VMOVUPS     64(R8)(R12*4), Y9
+	VPERMILPS   $0xa0, (R10), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VPERMILPS   $0xa0, 32(R10), Y10
+	VFMADD231PS Y9, Y10, Y1
+	VPERMILPS   $0xa0, (R10)(SI*1), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VPERMILPS   $0xa0, 32(R10)(SI*1), Y10
+	VFMADD231PS Y9, Y10, Y3
+	VPERMILPS   $0xa0, (R10)(SI*2), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VPERMILPS   $0xa0, 32(R10)(SI*2), Y10
+	VFMADD231PS Y9, Y10, Y5
+	VPERMILPS   $0xa0, (R11), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VPERMILPS   $0xa0, 32(R11), Y8
+	VFMADD231PS Y9, Y8, Y7
+	VMOVUPS     32(R8)(R12*4), Y8
+	VMOVUPS     96(R8)(R12*4), Y9
+	VPERMILPS   $0xf5, (R10), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VPERMILPS   $0xf5, 32(R10), Y10
+	VFMADD231PS Y9, Y10, Y1
+	VPERMILPS   $0xf5, (R10)(SI*1), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VPERMILPS   $0xf5, 32(R10)(SI*1), Y10
+	VFMADD231PS Y9, Y10, Y3
+	VPERMILPS   $0xf5, (R10)(SI*2), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VPERMILPS   $0xf5, 32(R10)(SI*2), Y10
+	VFMADD231PS Y9, Y10, Y5
+	VPERMILPS   $0xf5, (R11), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VPERMILPS   $0xf5, 32(R11), Y8
+	VFMADD231PS Y9, Y8, Y7
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp2AVX2_p4v2h0
+
+nhwcGrp2AVX2_p4v2h0_end:
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y8, Y0
+	VMINPS       Y0, Y9, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y8, Y1
+	VMINPS       Y1, Y9, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y8, Y2
+	VMINPS       Y2, Y9, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y8, Y3
+	VMINPS       Y3, Y9, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y8, Y4
+	VMINPS       Y4, Y9, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y8, Y5
+	VMINPS       Y5, Y9, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y8, Y6
+	VMINPS       Y6, Y9, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y8, Y7
+	VMINPS       Y7, Y9, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000080, R8
+	JMP          nhwcGrp2AVX2_ch4v2
+
+nhwcGrp2AVX2_ch4v2_end:
+nhwcGrp2AVX2_ch4v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp2AVX2_ch4v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS (R9)(DI*4), Y3
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp2AVX2_p4v1h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp2AVX2_p4v1h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	LEAQ        (R10)(SI*2), R11
+	ADDQ        SI, R11
+	MOVQ        8(R9), R12
+	VMOVUPS     (R8)(R12*4), Y4
+	VPERMILPS   $0xa0, (R10), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VPERMILPS   $0xa0, (R10)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VPERMILPS   $0xa0, (R10)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VPERMILPS   $0xa0, (R11), Y5
+	VFMADD231PS Y4, Y5, Y3
+	VMOVUPS     32(R8)(R12*4), Y4
+	VPERMILPS   $0xf5, (R10), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VPERMILPS   $0xf5, (R10)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VPERMILPS   $0xf5, (R10)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VPERMILPS   $0xf5, (R11), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp2AVX2_p4v1h0
+
+nhwcGrp2AVX2_p4v1h0_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000040, R8
+	JMP          nhwcGrp2AVX2_ch4v1
+
+nhwcGrp2AVX2_ch4v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x04, BX
+	JMP  nhwcGrp2AVX2_px4
+
+nhwcGrp2AVX2_px4_end:
+	// Groups of 2 pixels.
+nhwcGrp2AVX2_px2:
+	CMPQ BX, $0x02
+	JL   nhwcGrp2AVX2_px2_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp2AVX2_ch2v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp2AVX2_ch2v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp2AVX2_p2v2h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp2AVX2_p2v2h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	MOVQ        8(R9), R11
+	VMOVUPS     (R8)(R11*4), Y4
+	VMOVUPS     64(R8)(R11*4), Y5
+	VPERMILPS   $0xa0, (R10), Y6
+	VFMADD231PS Y4, Y6, Y0
+	VPERMILPS   $0xa0, 32(R10), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VPERMILPS   $0xa0, (R10)(SI*1), Y6
+	VFMADD231PS Y4, Y6, Y2
+	VPERMILPS   $0xa0, 32(R10)(SI*1), Y4
+	VFMADD231PS Y5, Y4, Y3
+	VMOVUPS     32(R8)(R11*4), Y4
+	VMOVUPS     96(R8)(R11*4), Y5
+	VPERMILPS   $0xf5, (R10), Y6
+	VFMADD231PS Y4, Y6, Y0
+	VPERMILPS   $0xf5, 32(R10), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VPERMILPS   $0xf5, (R10)(SI*1), Y6
+	VFMADD231PS Y4, Y6, Y2
+	VPERMILPS   $0xf5, 32(R10)(SI*1), Y4
+	VFMADD231PS Y5, Y4, Y3
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp2AVX2_p2v2h0
+
+nhwcGrp2AVX2_p2v2h0_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000080, R8
+	JMP          nhwcGrp2AVX2_ch2v2
+
+nhwcGrp2AVX2_ch2v2_end:
+nhwcGrp2AVX2_ch2v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp2AVX2_ch2v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp2AVX2_p2v1h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp2AVX2_p2v1h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	MOVQ        8(R9), R11
+	VMOVUPS     (R8)(R11*4), Y2
+	VPERMILPS   $0xa0, (R10), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VPERMILPS   $0xa0, (R10)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	VMOVUPS     32(R8)(R11*4), Y2
+	VPERMILPS   $0xf5, (R10), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VPERMILPS   $0xf5, (R10)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp2AVX2_p2v1h0
+
+nhwcGrp2AVX2_p2v1h0_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000040, R8
+	JMP          nhwcGrp2AVX2_ch2v1
+
+nhwcGrp2AVX2_ch2v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x02, BX
+	JMP  nhwcGrp2AVX2_px2
+
+nhwcGrp2AVX2_px2_end:
+	// Groups of 1 pixels.
+nhwcGrp2AVX2_px1:
+	CMPQ BX, $0x01
+	JL   nhwcGrp2AVX2_px1_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp2AVX2_ch1v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp2AVX2_ch1v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp2AVX2_p1v2h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp2AVX2_p1v2h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	MOVQ        8(R9), R11
+	VMOVUPS     (R8)(R11*4), Y2
+	VMOVUPS     64(R8)(R11*4), Y3
+	VPERMILPS   $0xa0, (R10), Y4
+	VFMADD231PS Y2, Y4, Y0
+	VPERMILPS   $0xa0, 32(R10), Y2
+	VFMADD231PS Y3, Y2, Y1
+	VMOVUPS     32(R8)(R11*4), Y2
+	VMOVUPS     96(R8)(R11*4), Y3
+	VPERMILPS   $0xf5, (R10), Y4
+	VFMADD231PS Y2, Y4, Y0
+	VPERMILPS   $0xf5, 32(R10), Y2
+	VFMADD231PS Y3, Y2, Y1
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp2AVX2_p1v2h0
+
+nhwcGrp2AVX2_p1v2h0_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000080, R8
+	JMP          nhwcGrp2AVX2_ch1v2
+
+nhwcGrp2AVX2_ch1v2_end:
+nhwcGrp2AVX2_ch1v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp2AVX2_ch1v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp2AVX2_p1v1h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp2AVX2_p1v1h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	MOVQ        8(R9), R11
+	VMOVUPS     (R8)(R11*4), Y1
+	VPERMILPS   $0xa0, (R10), Y2
+	VFMADD231PS Y1, Y2, Y0
+	VMOVUPS     32(R8)(R11*4), Y1
+	VPERMILPS   $0xf5, (R10), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp2AVX2_p1v1h0
+
+nhwcGrp2AVX2_p1v1h0_end:
+	VBROADCASTSS lo+80(FP), Y1
+	VBROADCASTSS hi+84(FP), Y2
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000040, R8
+	JMP          nhwcGrp2AVX2_ch1v1
+
+nhwcGrp2AVX2_ch1v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x01, BX
+	JMP  nhwcGrp2AVX2_px1
+
+nhwcGrp2AVX2_px1_end:
+	VZEROUPPER
+	RET
+
+// func nhwcGrp4AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+// Requires: AVX, FMA3
+TEXT ·nhwcGrp4AVX2(SB), NOSPLIT, $0-88
+	MOVQ x+8(FP), AX
+	MOVQ ntaps+24(FP), CX
+	SHLQ $0x04, CX
+	ADDQ taps+16(FP), CX
+	MOVQ y+0(FP), DX
+	MOVQ npix+56(FP), BX
+	MOVQ xstep+64(FP), SI
+	SHLQ $0x02, SI
+
+	// Groups of 6 pixels.
+nhwcGrp4AVX2_px6:
+	CMPQ BX, $0x06
+	JL   nhwcGrp4AVX2_px6_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp4AVX2_ch6v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp4AVX2_ch6v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	VMOVUPS (R9)(DI*4), Y8
+	VMOVUPS 32(R9)(DI*4), Y9
+	VMOVUPS (R9)(DI*4), Y10
+	VMOVUPS 32(R9)(DI*4), Y11
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp4AVX2_p6v2h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp4AVX2_p6v2h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	LEAQ        (R10)(SI*2), R11
+	ADDQ        SI, R11
+	MOVQ        8(R9), R12
+	VMOVUPS     (R8)(R12*4), Y12
+	VMOVUPS     128(R8)(R12*4), Y13
+	VPERMILPS   $0x00, (R10), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VPERMILPS   $0x00, 32(R10), Y14
+	VFMADD231PS Y13, Y14, Y1
+	VPERMILPS   $0x00, (R10)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VPERMILPS   $0x00, 32(R10)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y3
+	VPERMILPS   $0x00, (R10)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VPERMILPS   $0x00, 32(R10)(SI*2), Y14
+	VFMADD231PS Y13, Y14, Y5
+	VPERMILPS   $0x00, (R11), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VPERMILPS   $0x00, 32(R11), Y14
+	VFMADD231PS Y13, Y14, Y7
+	VPERMILPS   $0x00, (R11)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VPERMILPS   $0x00, 32(R11)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y9
+	VPERMILPS   $0x00, (R11)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VPERMILPS   $0x00, 32(R11)(SI*2), Y12
+	VFMADD231PS Y13, Y12, Y11
+	VMOVUPS     32(R8)(R12*4), Y12
+	VMOVUPS     160(R8)(R12*4), Y13
+	VPERMILPS   $0x55, (R10), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VPERMILPS   $0x55, 32(R10), Y14
+	VFMADD231PS Y13, Y14, Y1
+	VPERMILPS   $0x55, (R10)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VPERMILPS   $0x55, 32(R10)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y3
+	VPERMILPS   $0x55, (R10)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VPERMILPS   $0x55, 32(R10)(SI*2), Y14
+	VFMADD231PS Y13, Y14, Y5
+	VPERMILPS   $0x55, (R11), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VPERMILPS   $0x55, 32(R11), Y14
+	VFMADD231PS Y13, Y14, Y7
+	VPERMILPS   $0x55, (R11)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VPERMILPS   $0x55, 32(R11)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y9
+	VPERMILPS   $0x55, (R11)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VPERMILPS   $0x55, 32(R11)(SI*2), Y12
+	VFMADD231PS Y13, Y12, Y11
+	VMOVUPS     64(R8)(R12*4), Y12
+	VMOVUPS     192(R8)(R12*4), Y13
+	VPERMILPS   $0xaa, (R10), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VPERMILPS   $0xaa, 32(R10), Y14
+	VFMADD231PS Y13, Y14, Y1
+	VPERMILPS   $0xaa, (R10)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VPERMILPS   $0xaa, 32(R10)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y3
+	VPERMILPS   $0xaa, (R10)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VPERMILPS   $0xaa, 32(R10)(SI*2), Y14
+	VFMADD231PS Y13, Y14, Y5
+	VPERMILPS   $0xaa, (R11), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VPERMILPS   $0xaa, 32(R11), Y14
+	VFMADD231PS Y13, Y14, Y7
+	VPERMILPS   $0xaa, (R11)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VPERMILPS   $0xaa, 32(R11)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y9
+	VPERMILPS   $0xaa, (R11)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VPERMILPS   $0xaa, 32(R11)(SI*2), Y12
+	VFMADD231PS Y13, Y12, Y11
+	VMOVUPS     96(R8)(R12*4), Y12
+	VMOVUPS     224(R8)(R12*4), Y13
+	VPERMILPS   $0xff, (R10), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VPERMILPS   $0xff, 32(R10), Y14
+	VFMADD231PS Y13, Y14, Y1
+	VPERMILPS   $0xff, (R10)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VPERMILPS   $0xff, 32(R10)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y3
+	VPERMILPS   $0xff, (R10)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VPERMILPS   $0xff, 32(R10)(SI*2), Y14
+	VFMADD231PS Y13, Y14, Y5
+	VPERMILPS   $0xff, (R11), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VPERMILPS   $0xff, 32(R11), Y14
+	VFMADD231PS Y13, Y14, Y7
+	VPERMILPS   $0xff, (R11)(SI*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VPERMILPS   $0xff, 32(R11)(SI*1), Y14
+	VFMADD231PS Y13, Y14, Y9
+	VPERMILPS   $0xff, (R11)(SI*2), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VPERMILPS   $0xff, 32(R11)(SI*2), Y12
+	VFMADD231PS Y13, Y12, Y11
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp4AVX2_p6v2h0
+
+nhwcGrp4AVX2_p6v2h0_end:
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y12, Y0
+	VMINPS       Y0, Y13, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y12, Y1
+	VMINPS       Y1, Y13, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y12, Y2
+	VMINPS       Y2, Y13, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y12, Y3
+	VMINPS       Y3, Y13, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y12, Y4
+	VMINPS       Y4, Y13, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y12, Y5
+	VMINPS       Y5, Y13, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y12, Y6
+	VMINPS       Y6, Y13, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y12, Y7
+	VMINPS       Y7, Y13, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y8, Y12, Y8
+	VMINPS       Y8, Y13, Y8
+	VMOVUPS      Y8, (R9)
+	VMAXPS       Y9, Y12, Y9
+	VMINPS       Y9, Y13, Y9
+	VMOVUPS      Y9, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y10, Y12, Y10
+	VMINPS       Y10, Y13, Y10
+	VMOVUPS      Y10, (R9)
+	VMAXPS       Y11, Y12, Y11
+	VMINPS       Y11, Y13, Y11
+	VMOVUPS      Y11, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000100, R8
+	JMP          nhwcGrp4AVX2_ch6v2
+
+nhwcGrp4AVX2_ch6v2_end:
+nhwcGrp4AVX2_ch6v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp4AVX2_ch6v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS (R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS (R9)(DI*4), Y5
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp4AVX2_p6v1h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp4AVX2_p6v1h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	LEAQ        (R10)(SI*2), R11
+	ADDQ        SI, R11
+	MOVQ        8(R9), R12
+	VMOVUPS     (R8)(R12*4), Y6
+	VPERMILPS   $0x00, (R10), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VPERMILPS   $0x00, (R10)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VPERMILPS   $0x00, (R10)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VPERMILPS   $0x00, (R11), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VPERMILPS   $0x00, (R11)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VPERMILPS   $0x00, (R11)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y5
+	VMOVUPS     32(R8)(R12*4), Y6
+	VPERMILPS   $0x55, (R10), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VPERMILPS   $0x55, (R10)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VPERMILPS   $0x55, (R10)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VPERMILPS   $0x55, (R11), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VPERMILPS   $0x55, (R11)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VPERMILPS   $0x55, (R11)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y5
+	VMOVUPS     64(R8)(R12*4), Y6
+	VPERMILPS   $0xaa, (R10), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VPERMILPS   $0xaa, (R10)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VPERMILPS   $0xaa, (R10)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VPERMILPS   $0xaa, (R11), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VPERMILPS   $0xaa, (R11)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VPERMILPS   $0xaa, (R11)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y5
+	VMOVUPS     96(R8)(R12*4), Y6
+	VPERMILPS   $0xff, (R10), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VPERMILPS   $0xff, (R10)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VPERMILPS   $0xff, (R10)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VPERMILPS   $0xff, (R11), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VPERMILPS   $0xff, (R11)(SI*1), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VPERMILPS   $0xff, (R11)(SI*2), Y7
+	VFMADD231PS Y6, Y7, Y5
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp4AVX2_p6v1h0
+
+nhwcGrp4AVX2_p6v1h0_end:
+	VBROADCASTSS lo+80(FP), Y6
+	VBROADCASTSS hi+84(FP), Y7
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y6, Y0
+	VMINPS       Y0, Y7, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y6, Y1
+	VMINPS       Y1, Y7, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y6, Y2
+	VMINPS       Y2, Y7, Y2
+	VMOVUPS      Y2, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y3, Y6, Y3
+	VMINPS       Y3, Y7, Y3
+	VMOVUPS      Y3, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y6, Y4
+	VMINPS       Y4, Y7, Y4
+	VMOVUPS      Y4, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y5, Y6, Y5
+	VMINPS       Y5, Y7, Y5
+	VMOVUPS      Y5, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000080, R8
+	JMP          nhwcGrp4AVX2_ch6v1
+
+nhwcGrp4AVX2_ch6v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x06, BX
+	JMP  nhwcGrp4AVX2_px6
+
+nhwcGrp4AVX2_px6_end:
+	// Groups of 4 pixels.
+nhwcGrp4AVX2_px4:
+	CMPQ BX, $0x04
+	JL   nhwcGrp4AVX2_px4_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp4AVX2_ch4v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp4AVX2_ch4v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp4AVX2_p4v2h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp4AVX2_p4v2h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	LEAQ        (R10)(SI*2), R11
+	ADDQ        SI, R11
+	MOVQ        8(R9), R12
+	VMOVUPS     (R8)(R12*4), Y8
+	VMOVUPS     128(R8)(R12*4), Y9
+	VPERMILPS   $0x00, (R10), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VPERMILPS   $0x00, 32(R10), Y10
+	VFMADD231PS Y9, Y10, Y1
+	VPERMILPS   $0x00, (R10)(SI*1), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VPERMILPS   $0x00, 32(R10)(SI*1), Y10
+	VFMADD231PS Y9, Y10, Y3
+	VPERMILPS   $0x00, (R10)(SI*2), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VPERMILPS   $0x00, 32(R10)(SI*2), Y10
+	VFMADD231PS Y9, Y10, Y5
+	VPERMILPS   $0x00, (R11), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VPERMILPS   $0x00, 32(R11), Y8
+	VFMADD231PS Y9, Y8, Y7
+	VMOVUPS     32(R8)(R12*4), Y8
+	VMOVUPS     160(R8)(R12*4), Y9
+	VPERMILPS   $0x55, (R10), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VPERMILPS   $0x55, 32(R10), Y10
+	VFMADD231PS Y9, Y10, Y1
+	VPERMILPS   $0x55, (R10)(SI*1), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VPERMILPS   $0x55, 32(R10)(SI*1), Y10
+	VFMADD231PS Y9, Y10, Y3
+	VPERMILPS   $0x55, (R10)(SI*2), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VPERMILPS   $0x55, 32(R10)(SI*2), Y10
+	VFMADD231PS Y9, Y10, Y5
+	VPERMILPS   $0x55, (R11), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VPERMILPS   $0x55, 32(R11), Y8
+	VFMADD231PS Y9, Y8, Y7
+	VMOVUPS     64(R8)(R12*4), Y8
+	VMOVUPS     192(R8)(R12*4), Y9
+	VPERMILPS   $0xaa, (R10), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VPERMILPS   $0xaa, 32(R10), Y10
+	VFMADD231PS Y9, Y10, Y1
+	VPERMILPS   $0xaa, (R10)(SI*1), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VPERMILPS   $0xaa, 32(R10)(SI*1), Y10
+	VFMADD231PS Y9, Y10, Y3
+	VPERMILPS   $0xaa, (R10)(SI*2), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VPERMILPS   $0xaa, 32(R10)(SI*2), Y10
+	VFMADD231PS Y9, Y10, Y5
+	VPERMILPS   $0xaa, (R11), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VPERMILPS   $0xaa, 32(R11), Y8
+	VFMADD231PS Y9, Y8, Y7
+	VMOVUPS     96(R8)(R12*4), Y8
+	VMOVUPS     224(R8)(R12*4), Y9
+	VPERMILPS   $0xff, (R10), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VPERMILPS   $0xff, 32(R10), Y10
+	VFMADD231PS Y9, Y10, Y1
+	VPERMILPS   $0xff, (R10)(SI*1), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VPERMILPS   $0xff, 32(R10)(SI*1), Y10
+	VFMADD231PS Y9, Y10, Y3
+	VPERMILPS   $0xff, (R10)(SI*2), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VPERMILPS   $0xff, 32(R10)(SI*2), Y10
+	VFMADD231PS Y9, Y10, Y5
+	VPERMILPS   $0xff, (R11), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VPERMILPS   $0xff, 32(R11), Y8
+	VFMADD231PS Y9, Y8, Y7
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp4AVX2_p4v2h0
+
+nhwcGrp4AVX2_p4v2h0_end:
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y8, Y0
+	VMINPS       Y0, Y9, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y8, Y1
+	VMINPS       Y1, Y9, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y8, Y2
+	VMINPS       Y2, Y9, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y8, Y3
+	VMINPS       Y3, Y9, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y8, Y4
+	VMINPS       Y4, Y9, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y8, Y5
+	VMINPS       Y5, Y9, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y8, Y6
+	VMINPS       Y6, Y9, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y8, Y7
+	VMINPS       Y7, Y9, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000100, R8
+	JMP          nhwcGrp4AVX2_ch4v2
+
+nhwcGrp4AVX2_ch4v2_end:
+nhwcGrp4AVX2_ch4v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp4AVX2_ch4v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS (R9)(DI*4), Y3
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp4AVX2_p4v1h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp4AVX2_p4v1h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	LEAQ        (R10)(SI*2), R11
+	ADDQ        SI, R11
+	MOVQ        8(R9), R12
+	VMOVUPS     (R8)(R12*4), Y4
+	VPERMILPS   $0x00, (R10), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VPERMILPS   $0x00, (R10)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VPERMILPS   $0x00, (R10)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VPERMILPS   $0x00, (R11), Y5
+	VFMADD231PS Y4, Y5, Y3
+	VMOVUPS     32(R8)(R12*4), Y4
+	VPERMILPS   $0x55, (R10), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VPERMILPS   $0x55, (R10)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VPERMILPS   $0x55, (R10)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VPERMILPS   $0x55, (R11), Y5
+	VFMADD231PS Y4, Y5, Y3
+	VMOVUPS     64(R8)(R12*4), Y4
+	VPERMILPS   $0xaa, (R10), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VPERMILPS   $0xaa, (R10)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VPERMILPS   $0xaa, (R10)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VPERMILPS   $0xaa, (R11), Y5
+	VFMADD231PS Y4, Y5, Y3
+	VMOVUPS     96(R8)(R12*4), Y4
+	VPERMILPS   $0xff, (R10), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VPERMILPS   $0xff, (R10)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VPERMILPS   $0xff, (R10)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VPERMILPS   $0xff, (R11), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp4AVX2_p4v1h0
+
+nhwcGrp4AVX2_p4v1h0_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000080, R8
+	JMP          nhwcGrp4AVX2_ch4v1
+
+nhwcGrp4AVX2_ch4v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x04, BX
+	JMP  nhwcGrp4AVX2_px4
+
+nhwcGrp4AVX2_px4_end:
+	// Groups of 2 pixels.
+nhwcGrp4AVX2_px2:
+	CMPQ BX, $0x02
+	JL   nhwcGrp4AVX2_px2_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp4AVX2_ch2v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp4AVX2_ch2v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp4AVX2_p2v2h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp4AVX2_p2v2h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	MOVQ        8(R9), R11
+	VMOVUPS     (R8)(R11*4), Y4
+	VMOVUPS     128(R8)(R11*4), Y5
+	VPERMILPS   $0x00, (R10), Y6
+	VFMADD231PS Y4, Y6, Y0
+	VPERMILPS   $0x00, 32(R10), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VPERMILPS   $0x00, (R10)(SI*1), Y6
+	VFMADD231PS Y4, Y6, Y2
+	VPERMILPS   $0x00, 32(R10)(SI*1), Y4
+	VFMADD231PS Y5, Y4, Y3
+	VMOVUPS     32(R8)(R11*4), Y4
+	VMOVUPS     160(R8)(R11*4), Y5
+	VPERMILPS   $0x55, (R10), Y6
+	VFMADD231PS Y4, Y6, Y0
+	VPERMILPS   $0x55, 32(R10), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VPERMILPS   $0x55, (R10)(SI*1), Y6
+	VFMADD231PS Y4, Y6, Y2
+	VPERMILPS   $0x55, 32(R10)(SI*1), Y4
+	VFMADD231PS Y5, Y4, Y3
+	VMOVUPS     64(R8)(R11*4), Y4
+	VMOVUPS     192(R8)(R11*4), Y5
+	VPERMILPS   $0xaa, (R10), Y6
+	VFMADD231PS Y4, Y6, Y0
+	VPERMILPS   $0xaa, 32(R10), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VPERMILPS   $0xaa, (R10)(SI*1), Y6
+	VFMADD231PS Y4, Y6, Y2
+	VPERMILPS   $0xaa, 32(R10)(SI*1), Y4
+	VFMADD231PS Y5, Y4, Y3
+	VMOVUPS     96(R8)(R11*4), Y4
+	VMOVUPS     224(R8)(R11*4), Y5
+	VPERMILPS   $0xff, (R10), Y6
+	VFMADD231PS Y4, Y6, Y0
+	VPERMILPS   $0xff, 32(R10), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VPERMILPS   $0xff, (R10)(SI*1), Y6
+	VFMADD231PS Y4, Y6, Y2
+	VPERMILPS   $0xff, 32(R10)(SI*1), Y4
+	VFMADD231PS Y5, Y4, Y3
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp4AVX2_p2v2h0
+
+nhwcGrp4AVX2_p2v2h0_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000100, R8
+	JMP          nhwcGrp4AVX2_ch2v2
+
+nhwcGrp4AVX2_ch2v2_end:
+nhwcGrp4AVX2_ch2v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp4AVX2_ch2v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp4AVX2_p2v1h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp4AVX2_p2v1h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	MOVQ        8(R9), R11
+	VMOVUPS     (R8)(R11*4), Y2
+	VPERMILPS   $0x00, (R10), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VPERMILPS   $0x00, (R10)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	VMOVUPS     32(R8)(R11*4), Y2
+	VPERMILPS   $0x55, (R10), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VPERMILPS   $0x55, (R10)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	VMOVUPS     64(R8)(R11*4), Y2
+	VPERMILPS   $0xaa, (R10), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VPERMILPS   $0xaa, (R10)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	VMOVUPS     96(R8)(R11*4), Y2
+	VPERMILPS   $0xff, (R10), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VPERMILPS   $0xff, (R10)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp4AVX2_p2v1h0
+
+nhwcGrp4AVX2_p2v1h0_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000080, R8
+	JMP          nhwcGrp4AVX2_ch2v1
+
+nhwcGrp4AVX2_ch2v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x02, BX
+	JMP  nhwcGrp4AVX2_px2
+
+nhwcGrp4AVX2_px2_end:
+	// Groups of 1 pixels.
+nhwcGrp4AVX2_px1:
+	CMPQ BX, $0x01
+	JL   nhwcGrp4AVX2_px1_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp4AVX2_ch1v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp4AVX2_ch1v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp4AVX2_p1v2h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp4AVX2_p1v2h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	MOVQ        8(R9), R11
+	VMOVUPS     (R8)(R11*4), Y2
+	VMOVUPS     128(R8)(R11*4), Y3
+	VPERMILPS   $0x00, (R10), Y4
+	VFMADD231PS Y2, Y4, Y0
+	VPERMILPS   $0x00, 32(R10), Y2
+	VFMADD231PS Y3, Y2, Y1
+	VMOVUPS     32(R8)(R11*4), Y2
+	VMOVUPS     160(R8)(R11*4), Y3
+	VPERMILPS   $0x55, (R10), Y4
+	VFMADD231PS Y2, Y4, Y0
+	VPERMILPS   $0x55, 32(R10), Y2
+	VFMADD231PS Y3, Y2, Y1
+	VMOVUPS     64(R8)(R11*4), Y2
+	VMOVUPS     192(R8)(R11*4), Y3
+	VPERMILPS   $0xaa, (R10), Y4
+	VFMADD231PS Y2, Y4, Y0
+	VPERMILPS   $0xaa, 32(R10), Y2
+	VFMADD231PS Y3, Y2, Y1
+	VMOVUPS     96(R8)(R11*4), Y2
+	VMOVUPS     224(R8)(R11*4), Y3
+	VPERMILPS   $0xff, (R10), Y4
+	VFMADD231PS Y2, Y4, Y0
+	VPERMILPS   $0xff, 32(R10), Y2
+	VFMADD231PS Y3, Y2, Y1
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp4AVX2_p1v2h0
+
+nhwcGrp4AVX2_p1v2h0_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000100, R8
+	JMP          nhwcGrp4AVX2_ch1v2
+
+nhwcGrp4AVX2_ch1v2_end:
+nhwcGrp4AVX2_ch1v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp4AVX2_ch1v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp4AVX2_p1v1h0:
+	CMPQ        R9, CX
+	JGE         nhwcGrp4AVX2_p1v1h0_end
+	MOVQ        (R9), R10
+	ADDQ        DI, R10
+	LEAQ        (AX)(R10*4), R10
+	MOVQ        8(R9), R11
+	VMOVUPS     (R8)(R11*4), Y1
+	VPERMILPS   $0x00, (R10), Y2
+	VFMADD231PS Y1, Y2, Y0
+	VMOVUPS     32(R8)(R11*4), Y1
+	VPERMILPS   $0x55, (R10), Y2
+	VFMADD231PS Y1, Y2, Y0
+	VMOVUPS     64(R8)(R11*4), Y1
+	VPERMILPS   $0xaa, (R10), Y2
+	VFMADD231PS Y1, Y2, Y0
+	VMOVUPS     96(R8)(R11*4), Y1
+	VPERMILPS   $0xff, (R10), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x10, R9
+	JMP         nhwcGrp4AVX2_p1v1h0
+
+nhwcGrp4AVX2_p1v1h0_end:
+	VBROADCASTSS lo+80(FP), Y1
+	VBROADCASTSS hi+84(FP), Y2
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000080, R8
+	JMP          nhwcGrp4AVX2_ch1v1
+
+nhwcGrp4AVX2_ch1v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x01, BX
+	JMP  nhwcGrp4AVX2_px1
+
+nhwcGrp4AVX2_px1_end:
+	VZEROUPPER
+	RET
+
+// func nhwcGrp8AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+// Requires: AVX, FMA3
+TEXT ·nhwcGrp8AVX2(SB), NOSPLIT, $0-88
+	MOVQ x+8(FP), AX
+	MOVQ ntaps+24(FP), CX
+	SHLQ $0x04, CX
+	ADDQ taps+16(FP), CX
+	MOVQ y+0(FP), DX
+	MOVQ npix+56(FP), BX
+	MOVQ xstep+64(FP), SI
+	SHLQ $0x02, SI
+
+	// Groups of 6 pixels.
+nhwcGrp8AVX2_px6:
+	CMPQ BX, $0x06
+	JL   nhwcGrp8AVX2_px6_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp8AVX2_ch6v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp8AVX2_ch6v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	VMOVUPS (R9)(DI*4), Y8
+	VMOVUPS 32(R9)(DI*4), Y9
+	VMOVUPS (R9)(DI*4), Y10
+	VMOVUPS 32(R9)(DI*4), Y11
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp8AVX2_p6v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp8AVX2_p6v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y12
+	VMOVUPS      256(R8)(R12*4), Y13
+	VBROADCASTSS (R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VBROADCASTSS 32(R10), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VBROADCASTSS 32(R10)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS (R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VBROADCASTSS 32(R10)(SI*2), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VBROADCASTSS 32(R11), Y14
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS (R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VBROADCASTSS 32(R11)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VBROADCASTSS 32(R11)(SI*2), Y12
+	VFMADD231PS  Y13, Y12, Y11
+	VMOVUPS      32(R8)(R12*4), Y12
+	VMOVUPS      288(R8)(R12*4), Y13
+	VBROADCASTSS 4(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VBROADCASTSS 36(R10), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VBROADCASTSS 36(R10)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 4(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VBROADCASTSS 36(R10)(SI*2), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 4(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VBROADCASTSS 36(R11), Y14
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 4(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VBROADCASTSS 36(R11)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 4(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VBROADCASTSS 36(R11)(SI*2), Y12
+	VFMADD231PS  Y13, Y12, Y11
+	VMOVUPS      64(R8)(R12*4), Y12
+	VMOVUPS      320(R8)(R12*4), Y13
+	VBROADCASTSS 8(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VBROADCASTSS 40(R10), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VBROADCASTSS 40(R10)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 8(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VBROADCASTSS 40(R10)(SI*2), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 8(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VBROADCASTSS 40(R11), Y14
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 8(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VBROADCASTSS 40(R11)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 8(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VBROADCASTSS 40(R11)(SI*2), Y12
+	VFMADD231PS  Y13, Y12, Y11
+	VMOVUPS      96(R8)(R12*4), Y12
+	VMOVUPS      352(R8)(R12*4), Y13
+	VBROADCASTSS 12(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VBROADCASTSS 44(R10), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VBROADCASTSS 44(R10)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 12(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VBROADCASTSS 44(R10)(SI*2), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VBROADCASTSS 44(R11), Y14
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 12(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VBROADCASTSS 44(R11)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 12(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VBROADCASTSS 44(R11)(SI*2), Y12
+	VFMADD231PS  Y13, Y12, Y11
+	VMOVUPS      128(R8)(R12*4), Y12
+	VMOVUPS      384(R8)(R12*4), Y13
+	VBROADCASTSS 16(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VBROADCASTSS 48(R10), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VBROADCASTSS 48(R10)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 16(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VBROADCASTSS 48(R10)(SI*2), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 16(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VBROADCASTSS 48(R11), Y14
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 16(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VBROADCASTSS 48(R11)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 16(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VBROADCASTSS 48(R11)(SI*2), Y12
+	VFMADD231PS  Y13, Y12, Y11
+	VMOVUPS      160(R8)(R12*4), Y12
+	VMOVUPS      416(R8)(R12*4), Y13
+	VBROADCASTSS 20(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VBROADCASTSS 52(R10), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VBROADCASTSS 52(R10)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 20(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VBROADCASTSS 52(R10)(SI*2), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 20(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VBROADCASTSS 52(R11), Y14
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 20(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VBROADCASTSS 52(R11)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 20(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VBROADCASTSS 52(R11)(SI*2), Y12
+	VFMADD231PS  Y13, Y12, Y11
+	VMOVUPS      192(R8)(R12*4), Y12
+	VMOVUPS      448(R8)(R12*4), Y13
+	VBROADCASTSS 24(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VBROADCASTSS 56(R10), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VBROADCASTSS 56(R10)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 24(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VBROADCASTSS 56(R10)(SI*2), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 24(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VBROADCASTSS 56(R11), Y14
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 24(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VBROADCASTSS 56(R11)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 24(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VBROADCASTSS 56(R11)(SI*2), Y12
+	VFMADD231PS  Y13, Y12, Y11
+	VMOVUPS      224(R8)(R12*4), Y12
+	VMOVUPS      480(R8)(R12*4), Y13
+	VBROADCASTSS 28(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VBROADCASTSS 60(R10), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VBROADCASTSS 60(R10)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 28(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VBROADCASTSS 60(R10)(SI*2), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 28(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VBROADCASTSS 60(R11), Y14
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 28(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VBROADCASTSS 60(R11)(SI*1), Y14
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 28(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VBROADCASTSS 60(R11)(SI*2), Y12
+	VFMADD231PS  Y13, Y12, Y11
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp8AVX2_p6v2h0
+
+nhwcGrp8AVX2_p6v2h0_end:
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y12, Y0
+	VMINPS       Y0, Y13, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y12, Y1
+	VMINPS       Y1, Y13, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y12, Y2
+	VMINPS       Y2, Y13, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y12, Y3
+	VMINPS       Y3, Y13, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y12, Y4
+	VMINPS       Y4, Y13, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y12, Y5
+	VMINPS       Y5, Y13, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y12, Y6
+	VMINPS       Y6, Y13, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y12, Y7
+	VMINPS       Y7, Y13, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y8, Y12, Y8
+	VMINPS       Y8, Y13, Y8
+	VMOVUPS      Y8, (R9)
+	VMAXPS       Y9, Y12, Y9
+	VMINPS       Y9, Y13, Y9
+	VMOVUPS      Y9, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y10, Y12, Y10
+	VMINPS       Y10, Y13, Y10
+	VMOVUPS      Y10, (R9)
+	VMAXPS       Y11, Y12, Y11
+	VMINPS       Y11, Y13, Y11
+	VMOVUPS      Y11, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000200, R8
+	JMP          nhwcGrp8AVX2_ch6v2
+
+nhwcGrp8AVX2_ch6v2_end:
+nhwcGrp8AVX2_ch6v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp8AVX2_ch6v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS (R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS (R9)(DI*4), Y5
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp8AVX2_p6v1h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp8AVX2_p6v1h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y6
+	VBROADCASTSS (R10), Y7
+	VFMADD231PS  Y6, Y7, Y0
+	VBROADCASTSS (R10)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y1
+	VBROADCASTSS (R10)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y2
+	VBROADCASTSS (R11), Y7
+	VFMADD231PS  Y6, Y7, Y3
+	VBROADCASTSS (R11)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y4
+	VBROADCASTSS (R11)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y5
+	VMOVUPS      32(R8)(R12*4), Y6
+	VBROADCASTSS 4(R10), Y7
+	VFMADD231PS  Y6, Y7, Y0
+	VBROADCASTSS 4(R10)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y1
+	VBROADCASTSS 4(R10)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y2
+	VBROADCASTSS 4(R11), Y7
+	VFMADD231PS  Y6, Y7, Y3
+	VBROADCASTSS 4(R11)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y4
+	VBROADCASTSS 4(R11)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y5
+	VMOVUPS      64(R8)(R12*4), Y6
+	VBROADCASTSS 8(R10), Y7
+	VFMADD231PS  Y6, Y7, Y0
+	VBROADCASTSS 8(R10)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y1
+	VBROADCASTSS 8(R10)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y2
+	VBROADCASTSS 8(R11), Y7
+	VFMADD231PS  Y6, Y7, Y3
+	VBROADCASTSS 8(R11)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y4
+	VBROADCASTSS 8(R11)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y5
+	VMOVUPS      96(R8)(R12*4), Y6
+	VBROADCASTSS 12(R10), Y7
+	VFMADD231PS  Y6, Y7, Y0
+	VBROADCASTSS 12(R10)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y1
+	VBROADCASTSS 12(R10)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y2
+	VBROADCASTSS 12(R11), Y7
+	VFMADD231PS  Y6, Y7, Y3
+	VBROADCASTSS 12(R11)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y4
+	VBROADCASTSS 12(R11)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y5
+	VMOVUPS      128(R8)(R12*4), Y6
+	VBROADCASTSS 16(R10), Y7
+	VFMADD231PS  Y6, Y7, Y0
+	VBROADCASTSS 16(R10)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y1
+	VBROADCASTSS 16(R10)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y2
+	VBROADCASTSS 16(R11), Y7
+	VFMADD231PS  Y6, Y7, Y3
+	VBROADCASTSS 16(R11)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y4
+	VBROADCASTSS 16(R11)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y5
+	VMOVUPS      160(R8)(R12*4), Y6
+	VBROADCASTSS 20(R10), Y7
+	VFMADD231PS  Y6, Y7, Y0
+	VBROADCASTSS 20(R10)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y1
+	VBROADCASTSS 20(R10)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y2
+	VBROADCASTSS 20(R11), Y7
+	VFMADD231PS  Y6, Y7, Y3
+	VBROADCASTSS 20(R11)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y4
+	VBROADCASTSS 20(R11)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y5
+	VMOVUPS      192(R8)(R12*4), Y6
+	VBROADCASTSS 24(R10), Y7
+	VFMADD231PS  Y6, Y7, Y0
+	VBROADCASTSS 24(R10)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y1
+	VBROADCASTSS 24(R10)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y2
+	VBROADCASTSS 24(R11), Y7
+	VFMADD231PS  Y6, Y7, Y3
+	VBROADCASTSS 24(R11)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y4
+	VBROADCASTSS 24(R11)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y5
+	VMOVUPS      224(R8)(R12*4), Y6
+	VBROADCASTSS 28(R10), Y7
+	VFMADD231PS  Y6, Y7, Y0
+	VBROADCASTSS 28(R10)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y1
+	VBROADCASTSS 28(R10)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y2
+	VBROADCASTSS 28(R11), Y7
+	VFMADD231PS  Y6, Y7, Y3
+	VBROADCASTSS 28(R11)(SI*1), Y7
+	VFMADD231PS  Y6, Y7, Y4
+	VBROADCASTSS 28(R11)(SI*2), Y7
+	VFMADD231PS  Y6, Y7, Y5
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp8AVX2_p6v1h0
+
+nhwcGrp8AVX2_p6v1h0_end:
+	VBROADCASTSS lo+80(FP), Y6
+	VBROADCASTSS hi+84(FP), Y7
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y6, Y0
+	VMINPS       Y0, Y7, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y6, Y1
+	VMINPS       Y1, Y7, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y6, Y2
+	VMINPS       Y2, Y7, Y2
+	VMOVUPS      Y2, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y3, Y6, Y3
+	VMINPS       Y3, Y7, Y3
+	VMOVUPS      Y3, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y6, Y4
+	VMINPS       Y4, Y7, Y4
+	VMOVUPS      Y4, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y5, Y6, Y5
+	VMINPS       Y5, Y7, Y5
+	VMOVUPS      Y5, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000100, R8
+	JMP          nhwcGrp8AVX2_ch6v1
+
+nhwcGrp8AVX2_ch6v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x06, BX
+	JMP  nhwcGrp8AVX2_px6
+
+nhwcGrp8AVX2_px6_end:
+	// Groups of 4 pixels.
+nhwcGrp8AVX2_px4:
+	CMPQ BX, $0x04
+	JL   nhwcGrp8AVX2_px4_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp8AVX2_ch4v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp8AVX2_ch4v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp8AVX2_p4v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp8AVX2_p4v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y8
+	VMOVUPS      256(R8)(R12*4), Y9
+	VBROADCASTSS (R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 32(R10), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS 32(R10)(SI*1), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS (R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS 32(R10)(SI*2), Y10
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS (R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VBROADCASTSS 32(R11), Y8
+	VFMADD231PS  Y9, Y8, Y7
+	VMOVUPS      32(R8)(R12*4), Y8
+	VMOVUPS      288(R8)(R12*4), Y9
+	VBROADCASTSS 4(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 36(R10), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS 36(R10)(SI*1), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 4(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS 36(R10)(SI*2), Y10
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 4(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VBROADCASTSS 36(R11), Y8
+	VFMADD231PS  Y9, Y8, Y7
+	VMOVUPS      64(R8)(R12*4), Y8
+	VMOVUPS      320(R8)(R12*4), Y9
+	VBROADCASTSS 8(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 40(R10), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS 40(R10)(SI*1), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 8(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS 40(R10)(SI*2), Y10
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 8(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VBROADCASTSS 40(R11), Y8
+	VFMADD231PS  Y9, Y8, Y7
+	VMOVUPS      96(R8)(R12*4), Y8
+	VMOVUPS      352(R8)(R12*4), Y9
+	VBROADCASTSS 12(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 44(R10), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS 44(R10)(SI*1), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 12(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS 44(R10)(SI*2), Y10
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 12(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VBROADCASTSS 44(R11), Y8
+	VFMADD231PS  Y9, Y8, Y7
+	VMOVUPS      128(R8)(R12*4), Y8
+	VMOVUPS      384(R8)(R12*4), Y9
+	VBROADCASTSS 16(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 48(R10), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS 48(R10)(SI*1), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 16(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS 48(R10)(SI*2), Y10
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 16(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VBROADCASTSS 48(R11), Y8
+	VFMADD231PS  Y9, Y8, Y7
+	VMOVUPS      160(R8)(R12*4), Y8
+	VMOVUPS      416(R8)(R12*4), Y9
+	VBROADCASTSS 20(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 52(R10), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS 52(R10)(SI*1), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 20(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS 52(R10)(SI*2), Y10
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 20(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VBROADCASTSS 52(R11), Y8
+	VFMADD231PS  Y9, Y8, Y7
+	VMOVUPS      192(R8)(R12*4), Y8
+	VMOVUPS      448(R8)(R12*4), Y9
+	VBROADCASTSS 24(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 56(R10), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS 56(R10)(SI*1), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 24(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS 56(R10)(SI*2), Y10
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 24(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VBROADCASTSS 56(R11), Y8
+	VFMADD231PS  Y9, Y8, Y7
+	VMOVUPS      224(R8)(R12*4), Y8
+	VMOVUPS      480(R8)(R12*4), Y9
+	VBROADCASTSS 28(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 60(R10), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS 60(R10)(SI*1), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 28(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS 60(R10)(SI*2), Y10
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 28(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VBROADCASTSS 60(R11), Y8
+	VFMADD231PS  Y9, Y8, Y7
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp8AVX2_p4v2h0
+
+nhwcGrp8AVX2_p4v2h0_end:
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y8, Y0
+	VMINPS       Y0, Y9, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y8, Y1
+	VMINPS       Y1, Y9, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y8, Y2
+	VMINPS       Y2, Y9, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y8, Y3
+	VMINPS       Y3, Y9, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y8, Y4
+	VMINPS       Y4, Y9, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y8, Y5
+	VMINPS       Y5, Y9, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y8, Y6
+	VMINPS       Y6, Y9, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y8, Y7
+	VMINPS       Y7, Y9, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000200, R8
+	JMP          nhwcGrp8AVX2_ch4v2
+
+nhwcGrp8AVX2_ch4v2_end:
+nhwcGrp8AVX2_ch4v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp8AVX2_ch4v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS (R9)(DI*4), Y3
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp8AVX2_p4v1h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp8AVX2_p4v1h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y4
+	VBROADCASTSS (R10), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS (R10)(SI*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS (R10)(SI*2), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS (R11), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      32(R8)(R12*4), Y4
+	VBROADCASTSS 4(R10), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS 4(R10)(SI*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS 4(R10)(SI*2), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS 4(R11), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      64(R8)(R12*4), Y4
+	VBROADCASTSS 8(R10), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS 8(R10)(SI*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS 8(R10)(SI*2), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS 8(R11), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      96(R8)(R12*4), Y4
+	VBROADCASTSS 12(R10), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS 12(R10)(SI*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS 12(R10)(SI*2), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS 12(R11), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      128(R8)(R12*4), Y4
+	VBROADCASTSS 16(R10), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS 16(R10)(SI*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS 16(R10)(SI*2), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS 16(R11), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      160(R8)(R12*4), Y4
+	VBROADCASTSS 20(R10), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS 20(R10)(SI*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS 20(R10)(SI*2), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS 20(R11), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      192(R8)(R12*4), Y4
+	VBROADCASTSS 24(R10), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS 24(R10)(SI*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS 24(R10)(SI*2), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS 24(R11), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      224(R8)(R12*4), Y4
+	VBROADCASTSS 28(R10), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS 28(R10)(SI*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS 28(R10)(SI*2), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS 28(R11), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp8AVX2_p4v1h0
+
+nhwcGrp8AVX2_p4v1h0_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000100, R8
+	JMP          nhwcGrp8AVX2_ch4v1
+
+nhwcGrp8AVX2_ch4v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x04, BX
+	JMP  nhwcGrp8AVX2_px4
+
+nhwcGrp8AVX2_px4_end:
+	// Groups of 2 pixels.
+nhwcGrp8AVX2_px2:
+	CMPQ BX, $0x02
+	JL   nhwcGrp8AVX2_px2_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp8AVX2_ch2v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp8AVX2_ch2v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp8AVX2_p2v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp8AVX2_p2v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y4
+	VMOVUPS      256(R8)(R11*4), Y5
+	VBROADCASTSS (R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VBROADCASTSS 32(R10), Y6
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS (R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VBROADCASTSS 32(R10)(SI*1), Y4
+	VFMADD231PS  Y5, Y4, Y3
+	VMOVUPS      32(R8)(R11*4), Y4
+	VMOVUPS      288(R8)(R11*4), Y5
+	VBROADCASTSS 4(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VBROADCASTSS 36(R10), Y6
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VBROADCASTSS 36(R10)(SI*1), Y4
+	VFMADD231PS  Y5, Y4, Y3
+	VMOVUPS      64(R8)(R11*4), Y4
+	VMOVUPS      320(R8)(R11*4), Y5
+	VBROADCASTSS 8(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VBROADCASTSS 40(R10), Y6
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VBROADCASTSS 40(R10)(SI*1), Y4
+	VFMADD231PS  Y5, Y4, Y3
+	VMOVUPS      96(R8)(R11*4), Y4
+	VMOVUPS      352(R8)(R11*4), Y5
+	VBROADCASTSS 12(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VBROADCASTSS 44(R10), Y6
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VBROADCASTSS 44(R10)(SI*1), Y4
+	VFMADD231PS  Y5, Y4, Y3
+	VMOVUPS      128(R8)(R11*4), Y4
+	VMOVUPS      384(R8)(R11*4), Y5
+	VBROADCASTSS 16(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VBROADCASTSS 48(R10), Y6
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VBROADCASTSS 48(R10)(SI*1), Y4
+	VFMADD231PS  Y5, Y4, Y3
+	VMOVUPS      160(R8)(R11*4), Y4
+	VMOVUPS      416(R8)(R11*4), Y5
+	VBROADCASTSS 20(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VBROADCASTSS 52(R10), Y6
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VBROADCASTSS 52(R10)(SI*1), Y4
+	VFMADD231PS  Y5, Y4, Y3
+	VMOVUPS      192(R8)(R11*4), Y4
+	VMOVUPS      448(R8)(R11*4), Y5
+	VBROADCASTSS 24(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VBROADCASTSS 56(R10), Y6
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VBROADCASTSS 56(R10)(SI*1), Y4
+	VFMADD231PS  Y5, Y4, Y3
+	VMOVUPS      224(R8)(R11*4), Y4
+	VMOVUPS      480(R8)(R11*4), Y5
+	VBROADCASTSS 28(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VBROADCASTSS 60(R10), Y6
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VBROADCASTSS 60(R10)(SI*1), Y4
+	VFMADD231PS  Y5, Y4, Y3
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp8AVX2_p2v2h0
+
+nhwcGrp8AVX2_p2v2h0_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000200, R8
+	JMP          nhwcGrp8AVX2_ch2v2
+
+nhwcGrp8AVX2_ch2v2_end:
+nhwcGrp8AVX2_ch2v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp8AVX2_ch2v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS (R9)(DI*4), Y1
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp8AVX2_p2v1h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp8AVX2_p2v1h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y2
+	VBROADCASTSS (R10), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS (R10)(SI*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	VMOVUPS      32(R8)(R11*4), Y2
+	VBROADCASTSS 4(R10), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS 4(R10)(SI*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	VMOVUPS      64(R8)(R11*4), Y2
+	VBROADCASTSS 8(R10), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS 8(R10)(SI*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	VMOVUPS      96(R8)(R11*4), Y2
+	VBROADCASTSS 12(R10), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS 12(R10)(SI*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	VMOVUPS      128(R8)(R11*4), Y2
+	VBROADCASTSS 16(R10), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS 16(R10)(SI*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	VMOVUPS      160(R8)(R11*4), Y2
+	VBROADCASTSS 20(R10), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS 20(R10)(SI*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	VMOVUPS      192(R8)(R11*4), Y2
+	VBROADCASTSS 24(R10), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS 24(R10)(SI*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	VMOVUPS      224(R8)(R11*4), Y2
+	VBROADCASTSS 28(R10), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS 28(R10)(SI*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp8AVX2_p2v1h0
+
+nhwcGrp8AVX2_p2v1h0_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         R10, R9
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000100, R8
+	JMP          nhwcGrp8AVX2_ch2v1
+
+nhwcGrp8AVX2_ch2v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x02, BX
+	JMP  nhwcGrp8AVX2_px2
+
+nhwcGrp8AVX2_px2_end:
+	// Groups of 1 pixels.
+nhwcGrp8AVX2_px1:
+	CMPQ BX, $0x01
+	JL   nhwcGrp8AVX2_px1_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp8AVX2_ch1v2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp8AVX2_ch1v2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp8AVX2_p1v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp8AVX2_p1v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y2
+	VMOVUPS      256(R8)(R11*4), Y3
+	VBROADCASTSS (R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VBROADCASTSS 32(R10), Y2
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      32(R8)(R11*4), Y2
+	VMOVUPS      288(R8)(R11*4), Y3
+	VBROADCASTSS 4(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VBROADCASTSS 36(R10), Y2
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      64(R8)(R11*4), Y2
+	VMOVUPS      320(R8)(R11*4), Y3
+	VBROADCASTSS 8(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VBROADCASTSS 40(R10), Y2
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      96(R8)(R11*4), Y2
+	VMOVUPS      352(R8)(R11*4), Y3
+	VBROADCASTSS 12(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VBROADCASTSS 44(R10), Y2
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      128(R8)(R11*4), Y2
+	VMOVUPS      384(R8)(R11*4), Y3
+	VBROADCASTSS 16(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VBROADCASTSS 48(R10), Y2
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      160(R8)(R11*4), Y2
+	VMOVUPS      416(R8)(R11*4), Y3
+	VBROADCASTSS 20(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VBROADCASTSS 52(R10), Y2
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      192(R8)(R11*4), Y2
+	VMOVUPS      448(R8)(R11*4), Y3
+	VBROADCASTSS 24(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VBROADCASTSS 56(R10), Y2
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      224(R8)(R11*4), Y2
+	VMOVUPS      480(R8)(R11*4), Y3
+	VBROADCASTSS 28(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VBROADCASTSS 60(R10), Y2
+	VFMADD231PS  Y3, Y2, Y1
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp8AVX2_p1v2h0
+
+nhwcGrp8AVX2_p1v2h0_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000200, R8
+	JMP          nhwcGrp8AVX2_ch1v2
+
+nhwcGrp8AVX2_ch1v2_end:
+nhwcGrp8AVX2_ch1v1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000008, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp8AVX2_ch1v1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp8AVX2_p1v1h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp8AVX2_p1v1h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y1
+	VBROADCASTSS (R10), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	VMOVUPS      32(R8)(R11*4), Y1
+	VBROADCASTSS 4(R10), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	VMOVUPS      64(R8)(R11*4), Y1
+	VBROADCASTSS 8(R10), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	VMOVUPS      96(R8)(R11*4), Y1
+	VBROADCASTSS 12(R10), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	VMOVUPS      128(R8)(R11*4), Y1
+	VBROADCASTSS 16(R10), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	VMOVUPS      160(R8)(R11*4), Y1
+	VBROADCASTSS 20(R10), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	VMOVUPS      192(R8)(R11*4), Y1
+	VBROADCASTSS 24(R10), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	VMOVUPS      224(R8)(R11*4), Y1
+	VBROADCASTSS 28(R10), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp8AVX2_p1v1h0
+
+nhwcGrp8AVX2_p1v1h0_end:
+	VBROADCASTSS lo+80(FP), Y1
+	VBROADCASTSS hi+84(FP), Y2
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMOVUPS      Y0, (R9)
+	ADDQ         $0x00000008, DI
+	ADDQ         $0x00000100, R8
+	JMP          nhwcGrp8AVX2_ch1v1
+
+nhwcGrp8AVX2_ch1v1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x01, BX
+	JMP  nhwcGrp8AVX2_px1
+
+nhwcGrp8AVX2_px1_end:
+	VZEROUPPER
+	RET
+
+// func nhwcGrp16AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+// Requires: AVX, FMA3
+TEXT ·nhwcGrp16AVX2(SB), NOSPLIT, $0-88
+	MOVQ x+8(FP), AX
+	MOVQ ntaps+24(FP), CX
+	SHLQ $0x04, CX
+	ADDQ taps+16(FP), CX
+	MOVQ y+0(FP), DX
+	MOVQ npix+56(FP), BX
+	MOVQ xstep+64(FP), SI
+	SHLQ $0x02, SI
+
+	// Groups of 6 pixels.
+nhwcGrp16AVX2_px6:
+	CMPQ BX, $0x06
+	JL   nhwcGrp16AVX2_px6_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp16AVX2_ch6:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp16AVX2_ch6_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	VMOVUPS (R9)(DI*4), Y8
+	VMOVUPS 32(R9)(DI*4), Y9
+	VMOVUPS (R9)(DI*4), Y10
+	VMOVUPS 32(R9)(DI*4), Y11
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp16AVX2_p6v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp16AVX2_p6v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y12
+	VMOVUPS      512(R8)(R12*4), Y13
+	VBROADCASTSS (R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS (R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS (R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      32(R8)(R12*4), Y12
+	VMOVUPS      544(R8)(R12*4), Y13
+	VBROADCASTSS 4(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 4(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 4(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 4(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 4(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      64(R8)(R12*4), Y12
+	VMOVUPS      576(R8)(R12*4), Y13
+	VBROADCASTSS 8(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 8(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 8(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 8(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 8(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      96(R8)(R12*4), Y12
+	VMOVUPS      608(R8)(R12*4), Y13
+	VBROADCASTSS 12(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 12(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 12(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 12(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      128(R8)(R12*4), Y12
+	VMOVUPS      640(R8)(R12*4), Y13
+	VBROADCASTSS 16(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 16(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 16(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 16(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 16(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      160(R8)(R12*4), Y12
+	VMOVUPS      672(R8)(R12*4), Y13
+	VBROADCASTSS 20(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 20(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 20(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 20(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 20(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      192(R8)(R12*4), Y12
+	VMOVUPS      704(R8)(R12*4), Y13
+	VBROADCASTSS 24(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 24(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 24(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 24(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 24(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      224(R8)(R12*4), Y12
+	VMOVUPS      736(R8)(R12*4), Y13
+	VBROADCASTSS 28(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 28(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 28(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 28(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 28(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      256(R8)(R12*4), Y12
+	VMOVUPS      768(R8)(R12*4), Y13
+	VBROADCASTSS 32(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 32(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 32(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 32(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 32(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      288(R8)(R12*4), Y12
+	VMOVUPS      800(R8)(R12*4), Y13
+	VBROADCASTSS 36(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 36(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 36(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 36(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 36(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      320(R8)(R12*4), Y12
+	VMOVUPS      832(R8)(R12*4), Y13
+	VBROADCASTSS 40(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 40(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 40(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 40(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 40(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      352(R8)(R12*4), Y12
+	VMOVUPS      864(R8)(R12*4), Y13
+	VBROADCASTSS 44(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 44(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 44(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 44(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 44(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      384(R8)(R12*4), Y12
+	VMOVUPS      896(R8)(R12*4), Y13
+	VBROADCASTSS 48(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 48(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 48(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 48(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 48(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      416(R8)(R12*4), Y12
+	VMOVUPS      928(R8)(R12*4), Y13
+	VBROADCASTSS 52(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 52(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 52(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 52(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 52(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      448(R8)(R12*4), Y12
+	VMOVUPS      960(R8)(R12*4), Y13
+	VBROADCASTSS 56(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 56(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 56(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 56(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 56(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      480(R8)(R12*4), Y12
+	VMOVUPS      992(R8)(R12*4), Y13
+	VBROADCASTSS 60(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 60(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 60(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 60(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 60(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp16AVX2_p6v2h0
+
+nhwcGrp16AVX2_p6v2h0_end:
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y12, Y0
+	VMINPS       Y0, Y13, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y12, Y1
+	VMINPS       Y1, Y13, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y12, Y2
+	VMINPS       Y2, Y13, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y12, Y3
+	VMINPS       Y3, Y13, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y12, Y4
+	VMINPS       Y4, Y13, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y12, Y5
+	VMINPS       Y5, Y13, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y12, Y6
+	VMINPS       Y6, Y13, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y12, Y7
+	VMINPS       Y7, Y13, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y8, Y12, Y8
+	VMINPS       Y8, Y13, Y8
+	VMOVUPS      Y8, (R9)
+	VMAXPS       Y9, Y12, Y9
+	VMINPS       Y9, Y13, Y9
+	VMOVUPS      Y9, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y10, Y12, Y10
+	VMINPS       Y10, Y13, Y10
+	VMOVUPS      Y10, (R9)
+	VMAXPS       Y11, Y12, Y11
+	VMINPS       Y11, Y13, Y11
+	VMOVUPS      Y11, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000400, R8
+	JMP          nhwcGrp16AVX2_ch6
+
+nhwcGrp16AVX2_ch6_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x06, BX
+	JMP  nhwcGrp16AVX2_px6
+
+nhwcGrp16AVX2_px6_end:
+	// Groups of 4 pixels.
+nhwcGrp16AVX2_px4:
+	CMPQ BX, $0x04
+	JL   nhwcGrp16AVX2_px4_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp16AVX2_ch4:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp16AVX2_ch4_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp16AVX2_p4v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp16AVX2_p4v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y8
+	VMOVUPS      512(R8)(R12*4), Y9
+	VBROADCASTSS (R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS (R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS (R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      32(R8)(R12*4), Y8
+	VMOVUPS      544(R8)(R12*4), Y9
+	VBROADCASTSS 4(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 4(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 4(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      64(R8)(R12*4), Y8
+	VMOVUPS      576(R8)(R12*4), Y9
+	VBROADCASTSS 8(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 8(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 8(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      96(R8)(R12*4), Y8
+	VMOVUPS      608(R8)(R12*4), Y9
+	VBROADCASTSS 12(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 12(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 12(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      128(R8)(R12*4), Y8
+	VMOVUPS      640(R8)(R12*4), Y9
+	VBROADCASTSS 16(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 16(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 16(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      160(R8)(R12*4), Y8
+	VMOVUPS      672(R8)(R12*4), Y9
+	VBROADCASTSS 20(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 20(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 20(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      192(R8)(R12*4), Y8
+	VMOVUPS      704(R8)(R12*4), Y9
+	VBROADCASTSS 24(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 24(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 24(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      224(R8)(R12*4), Y8
+	VMOVUPS      736(R8)(R12*4), Y9
+	VBROADCASTSS 28(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 28(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 28(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      256(R8)(R12*4), Y8
+	VMOVUPS      768(R8)(R12*4), Y9
+	VBROADCASTSS 32(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 32(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 32(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      288(R8)(R12*4), Y8
+	VMOVUPS      800(R8)(R12*4), Y9
+	VBROADCASTSS 36(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 36(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 36(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      320(R8)(R12*4), Y8
+	VMOVUPS      832(R8)(R12*4), Y9
+	VBROADCASTSS 40(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 40(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 40(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      352(R8)(R12*4), Y8
+	VMOVUPS      864(R8)(R12*4), Y9
+	VBROADCASTSS 44(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 44(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 44(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      384(R8)(R12*4), Y8
+	VMOVUPS      896(R8)(R12*4), Y9
+	VBROADCASTSS 48(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 48(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 48(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      416(R8)(R12*4), Y8
+	VMOVUPS      928(R8)(R12*4), Y9
+	VBROADCASTSS 52(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 52(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 52(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      448(R8)(R12*4), Y8
+	VMOVUPS      960(R8)(R12*4), Y9
+	VBROADCASTSS 56(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 56(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 56(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      480(R8)(R12*4), Y8
+	VMOVUPS      992(R8)(R12*4), Y9
+	VBROADCASTSS 60(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 60(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 60(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp16AVX2_p4v2h0
+
+nhwcGrp16AVX2_p4v2h0_end:
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y8, Y0
+	VMINPS       Y0, Y9, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y8, Y1
+	VMINPS       Y1, Y9, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y8, Y2
+	VMINPS       Y2, Y9, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y8, Y3
+	VMINPS       Y3, Y9, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y8, Y4
+	VMINPS       Y4, Y9, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y8, Y5
+	VMINPS       Y5, Y9, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y8, Y6
+	VMINPS       Y6, Y9, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y8, Y7
+	VMINPS       Y7, Y9, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000400, R8
+	JMP          nhwcGrp16AVX2_ch4
+
+nhwcGrp16AVX2_ch4_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x04, BX
+	JMP  nhwcGrp16AVX2_px4
+
+nhwcGrp16AVX2_px4_end:
+	// Groups of 2 pixels.
+nhwcGrp16AVX2_px2:
+	CMPQ BX, $0x02
+	JL   nhwcGrp16AVX2_px2_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp16AVX2_ch2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp16AVX2_ch2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp16AVX2_p2v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp16AVX2_p2v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y4
+	VMOVUPS      512(R8)(R11*4), Y5
+	VBROADCASTSS (R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS (R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      32(R8)(R11*4), Y4
+	VMOVUPS      544(R8)(R11*4), Y5
+	VBROADCASTSS 4(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      64(R8)(R11*4), Y4
+	VMOVUPS      576(R8)(R11*4), Y5
+	VBROADCASTSS 8(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      96(R8)(R11*4), Y4
+	VMOVUPS      608(R8)(R11*4), Y5
+	VBROADCASTSS 12(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      128(R8)(R11*4), Y4
+	VMOVUPS      640(R8)(R11*4), Y5
+	VBROADCASTSS 16(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      160(R8)(R11*4), Y4
+	VMOVUPS      672(R8)(R11*4), Y5
+	VBROADCASTSS 20(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      192(R8)(R11*4), Y4
+	VMOVUPS      704(R8)(R11*4), Y5
+	VBROADCASTSS 24(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      224(R8)(R11*4), Y4
+	VMOVUPS      736(R8)(R11*4), Y5
+	VBROADCASTSS 28(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      256(R8)(R11*4), Y4
+	VMOVUPS      768(R8)(R11*4), Y5
+	VBROADCASTSS 32(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      288(R8)(R11*4), Y4
+	VMOVUPS      800(R8)(R11*4), Y5
+	VBROADCASTSS 36(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      320(R8)(R11*4), Y4
+	VMOVUPS      832(R8)(R11*4), Y5
+	VBROADCASTSS 40(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      352(R8)(R11*4), Y4
+	VMOVUPS      864(R8)(R11*4), Y5
+	VBROADCASTSS 44(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      384(R8)(R11*4), Y4
+	VMOVUPS      896(R8)(R11*4), Y5
+	VBROADCASTSS 48(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      416(R8)(R11*4), Y4
+	VMOVUPS      928(R8)(R11*4), Y5
+	VBROADCASTSS 52(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      448(R8)(R11*4), Y4
+	VMOVUPS      960(R8)(R11*4), Y5
+	VBROADCASTSS 56(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      480(R8)(R11*4), Y4
+	VMOVUPS      992(R8)(R11*4), Y5
+	VBROADCASTSS 60(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp16AVX2_p2v2h0
+
+nhwcGrp16AVX2_p2v2h0_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000400, R8
+	JMP          nhwcGrp16AVX2_ch2
+
+nhwcGrp16AVX2_ch2_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x02, BX
+	JMP  nhwcGrp16AVX2_px2
+
+nhwcGrp16AVX2_px2_end:
+	// Groups of 1 pixels.
+nhwcGrp16AVX2_px1:
+	CMPQ BX, $0x01
+	JL   nhwcGrp16AVX2_px1_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp16AVX2_ch1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000010, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp16AVX2_ch1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp16AVX2_p1v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp16AVX2_p1v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y2
+	VMOVUPS      512(R8)(R11*4), Y3
+	VBROADCASTSS (R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      32(R8)(R11*4), Y2
+	VMOVUPS      544(R8)(R11*4), Y3
+	VBROADCASTSS 4(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      64(R8)(R11*4), Y2
+	VMOVUPS      576(R8)(R11*4), Y3
+	VBROADCASTSS 8(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      96(R8)(R11*4), Y2
+	VMOVUPS      608(R8)(R11*4), Y3
+	VBROADCASTSS 12(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      128(R8)(R11*4), Y2
+	VMOVUPS      640(R8)(R11*4), Y3
+	VBROADCASTSS 16(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      160(R8)(R11*4), Y2
+	VMOVUPS      672(R8)(R11*4), Y3
+	VBROADCASTSS 20(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      192(R8)(R11*4), Y2
+	VMOVUPS      704(R8)(R11*4), Y3
+	VBROADCASTSS 24(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      224(R8)(R11*4), Y2
+	VMOVUPS      736(R8)(R11*4), Y3
+	VBROADCASTSS 28(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      256(R8)(R11*4), Y2
+	VMOVUPS      768(R8)(R11*4), Y3
+	VBROADCASTSS 32(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      288(R8)(R11*4), Y2
+	VMOVUPS      800(R8)(R11*4), Y3
+	VBROADCASTSS 36(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      320(R8)(R11*4), Y2
+	VMOVUPS      832(R8)(R11*4), Y3
+	VBROADCASTSS 40(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      352(R8)(R11*4), Y2
+	VMOVUPS      864(R8)(R11*4), Y3
+	VBROADCASTSS 44(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      384(R8)(R11*4), Y2
+	VMOVUPS      896(R8)(R11*4), Y3
+	VBROADCASTSS 48(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      416(R8)(R11*4), Y2
+	VMOVUPS      928(R8)(R11*4), Y3
+	VBROADCASTSS 52(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      448(R8)(R11*4), Y2
+	VMOVUPS      960(R8)(R11*4), Y3
+	VBROADCASTSS 56(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      480(R8)(R11*4), Y2
+	VMOVUPS      992(R8)(R11*4), Y3
+	VBROADCASTSS 60(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp16AVX2_p1v2h0
+
+nhwcGrp16AVX2_p1v2h0_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000400, R8
+	JMP          nhwcGrp16AVX2_ch1
+
+nhwcGrp16AVX2_ch1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x01, BX
+	JMP  nhwcGrp16AVX2_px1
+
+nhwcGrp16AVX2_px1_end:
+	VZEROUPPER
+	RET
+
+// func nhwcGrp32AVX2(y *float32, x *float32, taps *int, ntaps int, w *float32, bias *float32, nv int, npix int, xstep int, ldy int, lo float32, hi float32)
+// Requires: AVX, FMA3
+TEXT ·nhwcGrp32AVX2(SB), NOSPLIT, $0-88
+	MOVQ x+8(FP), AX
+	MOVQ ntaps+24(FP), CX
+	SHLQ $0x04, CX
+	ADDQ taps+16(FP), CX
+	MOVQ y+0(FP), DX
+	MOVQ npix+56(FP), BX
+	MOVQ xstep+64(FP), SI
+	SHLQ $0x02, SI
+
+	// Groups of 6 pixels.
+nhwcGrp32AVX2_px6:
+	CMPQ BX, $0x06
+	JL   nhwcGrp32AVX2_px6_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp32AVX2_ch6:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000020, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp32AVX2_ch6_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	VMOVUPS (R9)(DI*4), Y8
+	VMOVUPS 32(R9)(DI*4), Y9
+	VMOVUPS (R9)(DI*4), Y10
+	VMOVUPS 32(R9)(DI*4), Y11
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp32AVX2_p6v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp32AVX2_p6v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y12
+	VMOVUPS      1024(R8)(R12*4), Y13
+	VBROADCASTSS (R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS (R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS (R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      32(R8)(R12*4), Y12
+	VMOVUPS      1056(R8)(R12*4), Y13
+	VBROADCASTSS 4(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 4(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 4(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 4(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 4(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      64(R8)(R12*4), Y12
+	VMOVUPS      1088(R8)(R12*4), Y13
+	VBROADCASTSS 8(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 8(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 8(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 8(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 8(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      96(R8)(R12*4), Y12
+	VMOVUPS      1120(R8)(R12*4), Y13
+	VBROADCASTSS 12(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 12(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 12(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 12(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      128(R8)(R12*4), Y12
+	VMOVUPS      1152(R8)(R12*4), Y13
+	VBROADCASTSS 16(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 16(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 16(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 16(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 16(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      160(R8)(R12*4), Y12
+	VMOVUPS      1184(R8)(R12*4), Y13
+	VBROADCASTSS 20(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 20(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 20(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 20(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 20(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      192(R8)(R12*4), Y12
+	VMOVUPS      1216(R8)(R12*4), Y13
+	VBROADCASTSS 24(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 24(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 24(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 24(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 24(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      224(R8)(R12*4), Y12
+	VMOVUPS      1248(R8)(R12*4), Y13
+	VBROADCASTSS 28(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 28(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 28(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 28(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 28(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      256(R8)(R12*4), Y12
+	VMOVUPS      1280(R8)(R12*4), Y13
+	VBROADCASTSS 32(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 32(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 32(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 32(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 32(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      288(R8)(R12*4), Y12
+	VMOVUPS      1312(R8)(R12*4), Y13
+	VBROADCASTSS 36(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 36(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 36(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 36(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 36(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      320(R8)(R12*4), Y12
+	VMOVUPS      1344(R8)(R12*4), Y13
+	VBROADCASTSS 40(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 40(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 40(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 40(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 40(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      352(R8)(R12*4), Y12
+	VMOVUPS      1376(R8)(R12*4), Y13
+	VBROADCASTSS 44(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 44(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 44(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 44(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 44(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      384(R8)(R12*4), Y12
+	VMOVUPS      1408(R8)(R12*4), Y13
+	VBROADCASTSS 48(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 48(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 48(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 48(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 48(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      416(R8)(R12*4), Y12
+	VMOVUPS      1440(R8)(R12*4), Y13
+	VBROADCASTSS 52(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 52(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 52(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 52(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 52(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      448(R8)(R12*4), Y12
+	VMOVUPS      1472(R8)(R12*4), Y13
+	VBROADCASTSS 56(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 56(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 56(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 56(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 56(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      480(R8)(R12*4), Y12
+	VMOVUPS      1504(R8)(R12*4), Y13
+	VBROADCASTSS 60(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 60(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 60(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 60(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 60(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      512(R8)(R12*4), Y12
+	VMOVUPS      1536(R8)(R12*4), Y13
+	VBROADCASTSS 64(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 64(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 64(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 64(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 64(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 64(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      544(R8)(R12*4), Y12
+	VMOVUPS      1568(R8)(R12*4), Y13
+	VBROADCASTSS 68(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 68(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 68(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 68(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 68(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 68(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      576(R8)(R12*4), Y12
+	VMOVUPS      1600(R8)(R12*4), Y13
+	VBROADCASTSS 72(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 72(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 72(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 72(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 72(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 72(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      608(R8)(R12*4), Y12
+	VMOVUPS      1632(R8)(R12*4), Y13
+	VBROADCASTSS 76(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 76(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 76(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 76(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 76(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 76(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      640(R8)(R12*4), Y12
+	VMOVUPS      1664(R8)(R12*4), Y13
+	VBROADCASTSS 80(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 80(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 80(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 80(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 80(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 80(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      672(R8)(R12*4), Y12
+	VMOVUPS      1696(R8)(R12*4), Y13
+	VBROADCASTSS 84(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 84(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 84(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 84(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 84(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 84(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      704(R8)(R12*4), Y12
+	VMOVUPS      1728(R8)(R12*4), Y13
+	VBROADCASTSS 88(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 88(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 88(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 88(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 88(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 88(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      736(R8)(R12*4), Y12
+	VMOVUPS      1760(R8)(R12*4), Y13
+	VBROADCASTSS 92(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 92(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 92(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 92(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 92(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 92(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      768(R8)(R12*4), Y12
+	VMOVUPS      1792(R8)(R12*4), Y13
+	VBROADCASTSS 96(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 96(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 96(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 96(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 96(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 96(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      800(R8)(R12*4), Y12
+	VMOVUPS      1824(R8)(R12*4), Y13
+	VBROADCASTSS 100(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 100(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 100(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 100(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 100(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 100(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      832(R8)(R12*4), Y12
+	VMOVUPS      1856(R8)(R12*4), Y13
+	VBROADCASTSS 104(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 104(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 104(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 104(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 104(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 104(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      864(R8)(R12*4), Y12
+	VMOVUPS      1888(R8)(R12*4), Y13
+	VBROADCASTSS 108(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 108(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 108(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 108(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 108(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 108(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      896(R8)(R12*4), Y12
+	VMOVUPS      1920(R8)(R12*4), Y13
+	VBROADCASTSS 112(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 112(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 112(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 112(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 112(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 112(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      928(R8)(R12*4), Y12
+	VMOVUPS      1952(R8)(R12*4), Y13
+	VBROADCASTSS 116(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 116(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 116(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 116(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 116(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 116(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      960(R8)(R12*4), Y12
+	VMOVUPS      1984(R8)(R12*4), Y13
+	VBROADCASTSS 120(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 120(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 120(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 120(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 120(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 120(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      992(R8)(R12*4), Y12
+	VMOVUPS      2016(R8)(R12*4), Y13
+	VBROADCASTSS 124(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 124(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 124(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 124(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 124(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 124(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp32AVX2_p6v2h0
+
+nhwcGrp32AVX2_p6v2h0_end:
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y12, Y0
+	VMINPS       Y0, Y13, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y12, Y1
+	VMINPS       Y1, Y13, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y12, Y2
+	VMINPS       Y2, Y13, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y12, Y3
+	VMINPS       Y3, Y13, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y12, Y4
+	VMINPS       Y4, Y13, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y12, Y5
+	VMINPS       Y5, Y13, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y12, Y6
+	VMINPS       Y6, Y13, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y12, Y7
+	VMINPS       Y7, Y13, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y8, Y12, Y8
+	VMINPS       Y8, Y13, Y8
+	VMOVUPS      Y8, (R9)
+	VMAXPS       Y9, Y12, Y9
+	VMINPS       Y9, Y13, Y9
+	VMOVUPS      Y9, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y10, Y12, Y10
+	VMINPS       Y10, Y13, Y10
+	VMOVUPS      Y10, (R9)
+	VMAXPS       Y11, Y12, Y11
+	VMINPS       Y11, Y13, Y11
+	VMOVUPS      Y11, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000800, R8
+	MOVQ         bias+40(FP), R9
+	VMOVUPS      (R9)(DI*4), Y0
+	VMOVUPS      32(R9)(DI*4), Y1
+	VMOVUPS      (R9)(DI*4), Y2
+	VMOVUPS      32(R9)(DI*4), Y3
+	VMOVUPS      (R9)(DI*4), Y4
+	VMOVUPS      32(R9)(DI*4), Y5
+	VMOVUPS      (R9)(DI*4), Y6
+	VMOVUPS      32(R9)(DI*4), Y7
+	VMOVUPS      (R9)(DI*4), Y8
+	VMOVUPS      32(R9)(DI*4), Y9
+	VMOVUPS      (R9)(DI*4), Y10
+	VMOVUPS      32(R9)(DI*4), Y11
+	MOVQ         taps+16(FP), R9
+
+nhwcGrp32AVX2_p6v2h1:
+	CMPQ         R9, CX
+	JGE          nhwcGrp32AVX2_p6v2h1_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y12
+	VMOVUPS      1024(R8)(R12*4), Y13
+	VBROADCASTSS -64(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -64(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -64(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -64(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -64(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -64(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      32(R8)(R12*4), Y12
+	VMOVUPS      1056(R8)(R12*4), Y13
+	VBROADCASTSS -60(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -60(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -60(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -60(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -60(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -60(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      64(R8)(R12*4), Y12
+	VMOVUPS      1088(R8)(R12*4), Y13
+	VBROADCASTSS -56(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -56(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -56(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -56(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -56(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -56(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      96(R8)(R12*4), Y12
+	VMOVUPS      1120(R8)(R12*4), Y13
+	VBROADCASTSS -52(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -52(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -52(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -52(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -52(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -52(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      128(R8)(R12*4), Y12
+	VMOVUPS      1152(R8)(R12*4), Y13
+	VBROADCASTSS -48(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -48(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -48(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -48(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -48(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -48(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      160(R8)(R12*4), Y12
+	VMOVUPS      1184(R8)(R12*4), Y13
+	VBROADCASTSS -44(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -44(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -44(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -44(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -44(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -44(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      192(R8)(R12*4), Y12
+	VMOVUPS      1216(R8)(R12*4), Y13
+	VBROADCASTSS -40(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -40(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -40(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -40(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -40(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -40(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      224(R8)(R12*4), Y12
+	VMOVUPS      1248(R8)(R12*4), Y13
+	VBROADCASTSS -36(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -36(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -36(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -36(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -36(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -36(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      256(R8)(R12*4), Y12
+	VMOVUPS      1280(R8)(R12*4), Y13
+	VBROADCASTSS -32(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -32(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -32(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -32(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -32(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -32(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      288(R8)(R12*4), Y12
+	VMOVUPS      1312(R8)(R12*4), Y13
+	VBROADCASTSS -28(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -28(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -28(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -28(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -28(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -28(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      320(R8)(R12*4), Y12
+	VMOVUPS      1344(R8)(R12*4), Y13
+	VBROADCASTSS -24(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -24(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -24(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -24(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -24(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -24(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      352(R8)(R12*4), Y12
+	VMOVUPS      1376(R8)(R12*4), Y13
+	VBROADCASTSS -20(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -20(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -20(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -20(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -20(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -20(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      384(R8)(R12*4), Y12
+	VMOVUPS      1408(R8)(R12*4), Y13
+	VBROADCASTSS -16(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -16(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -16(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -16(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -16(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -16(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      416(R8)(R12*4), Y12
+	VMOVUPS      1440(R8)(R12*4), Y13
+	VBROADCASTSS -12(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -12(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -12(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -12(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -12(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -12(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      448(R8)(R12*4), Y12
+	VMOVUPS      1472(R8)(R12*4), Y13
+	VBROADCASTSS -8(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -8(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -8(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -8(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -8(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -8(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      480(R8)(R12*4), Y12
+	VMOVUPS      1504(R8)(R12*4), Y13
+	VBROADCASTSS -4(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS -4(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS -4(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS -4(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS -4(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS -4(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      512(R8)(R12*4), Y12
+	VMOVUPS      1536(R8)(R12*4), Y13
+	VBROADCASTSS (R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS (R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS (R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      544(R8)(R12*4), Y12
+	VMOVUPS      1568(R8)(R12*4), Y13
+	VBROADCASTSS 4(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 4(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 4(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 4(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 4(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      576(R8)(R12*4), Y12
+	VMOVUPS      1600(R8)(R12*4), Y13
+	VBROADCASTSS 8(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 8(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 8(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 8(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 8(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      608(R8)(R12*4), Y12
+	VMOVUPS      1632(R8)(R12*4), Y13
+	VBROADCASTSS 12(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 12(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 12(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 12(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      640(R8)(R12*4), Y12
+	VMOVUPS      1664(R8)(R12*4), Y13
+	VBROADCASTSS 16(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 16(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 16(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 16(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 16(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      672(R8)(R12*4), Y12
+	VMOVUPS      1696(R8)(R12*4), Y13
+	VBROADCASTSS 20(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 20(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 20(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 20(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 20(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      704(R8)(R12*4), Y12
+	VMOVUPS      1728(R8)(R12*4), Y13
+	VBROADCASTSS 24(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 24(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 24(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 24(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 24(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      736(R8)(R12*4), Y12
+	VMOVUPS      1760(R8)(R12*4), Y13
+	VBROADCASTSS 28(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 28(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 28(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 28(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 28(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      768(R8)(R12*4), Y12
+	VMOVUPS      1792(R8)(R12*4), Y13
+	VBROADCASTSS 32(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 32(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 32(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 32(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 32(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      800(R8)(R12*4), Y12
+	VMOVUPS      1824(R8)(R12*4), Y13
+	VBROADCASTSS 36(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 36(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 36(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 36(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 36(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      832(R8)(R12*4), Y12
+	VMOVUPS      1856(R8)(R12*4), Y13
+	VBROADCASTSS 40(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 40(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 40(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 40(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 40(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      864(R8)(R12*4), Y12
+	VMOVUPS      1888(R8)(R12*4), Y13
+	VBROADCASTSS 44(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 44(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 44(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 44(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 44(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      896(R8)(R12*4), Y12
+	VMOVUPS      1920(R8)(R12*4), Y13
+	VBROADCASTSS 48(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 48(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 48(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 48(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 48(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      928(R8)(R12*4), Y12
+	VMOVUPS      1952(R8)(R12*4), Y13
+	VBROADCASTSS 52(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 52(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 52(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 52(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 52(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      960(R8)(R12*4), Y12
+	VMOVUPS      1984(R8)(R12*4), Y13
+	VBROADCASTSS 56(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 56(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 56(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 56(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 56(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	VMOVUPS      992(R8)(R12*4), Y12
+	VMOVUPS      2016(R8)(R12*4), Y13
+	VBROADCASTSS 60(R10), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 60(R10)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 60(R11), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 60(R11)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 60(R11)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp32AVX2_p6v2h1
+
+nhwcGrp32AVX2_p6v2h1_end:
+	VBROADCASTSS lo+80(FP), Y12
+	VBROADCASTSS hi+84(FP), Y13
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y12, Y0
+	VMINPS       Y0, Y13, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y12, Y1
+	VMINPS       Y1, Y13, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y12, Y2
+	VMINPS       Y2, Y13, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y12, Y3
+	VMINPS       Y3, Y13, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y12, Y4
+	VMINPS       Y4, Y13, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y12, Y5
+	VMINPS       Y5, Y13, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y12, Y6
+	VMINPS       Y6, Y13, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y12, Y7
+	VMINPS       Y7, Y13, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y8, Y12, Y8
+	VMINPS       Y8, Y13, Y8
+	VMOVUPS      Y8, (R9)
+	VMAXPS       Y9, Y12, Y9
+	VMINPS       Y9, Y13, Y9
+	VMOVUPS      Y9, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y10, Y12, Y10
+	VMINPS       Y10, Y13, Y10
+	VMOVUPS      Y10, (R9)
+	VMAXPS       Y11, Y12, Y11
+	VMINPS       Y11, Y13, Y11
+	VMOVUPS      Y11, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000800, R8
+	JMP          nhwcGrp32AVX2_ch6
+
+nhwcGrp32AVX2_ch6_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x06, BX
+	JMP  nhwcGrp32AVX2_px6
+
+nhwcGrp32AVX2_px6_end:
+	// Groups of 4 pixels.
+nhwcGrp32AVX2_px4:
+	CMPQ BX, $0x04
+	JL   nhwcGrp32AVX2_px4_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp32AVX2_ch4:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000020, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp32AVX2_ch4_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	VMOVUPS (R9)(DI*4), Y4
+	VMOVUPS 32(R9)(DI*4), Y5
+	VMOVUPS (R9)(DI*4), Y6
+	VMOVUPS 32(R9)(DI*4), Y7
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp32AVX2_p4v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp32AVX2_p4v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y8
+	VMOVUPS      1024(R8)(R12*4), Y9
+	VBROADCASTSS (R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS (R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS (R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      32(R8)(R12*4), Y8
+	VMOVUPS      1056(R8)(R12*4), Y9
+	VBROADCASTSS 4(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 4(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 4(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      64(R8)(R12*4), Y8
+	VMOVUPS      1088(R8)(R12*4), Y9
+	VBROADCASTSS 8(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 8(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 8(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      96(R8)(R12*4), Y8
+	VMOVUPS      1120(R8)(R12*4), Y9
+	VBROADCASTSS 12(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 12(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 12(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      128(R8)(R12*4), Y8
+	VMOVUPS      1152(R8)(R12*4), Y9
+	VBROADCASTSS 16(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 16(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 16(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      160(R8)(R12*4), Y8
+	VMOVUPS      1184(R8)(R12*4), Y9
+	VBROADCASTSS 20(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 20(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 20(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      192(R8)(R12*4), Y8
+	VMOVUPS      1216(R8)(R12*4), Y9
+	VBROADCASTSS 24(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 24(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 24(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      224(R8)(R12*4), Y8
+	VMOVUPS      1248(R8)(R12*4), Y9
+	VBROADCASTSS 28(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 28(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 28(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      256(R8)(R12*4), Y8
+	VMOVUPS      1280(R8)(R12*4), Y9
+	VBROADCASTSS 32(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 32(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 32(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      288(R8)(R12*4), Y8
+	VMOVUPS      1312(R8)(R12*4), Y9
+	VBROADCASTSS 36(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 36(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 36(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      320(R8)(R12*4), Y8
+	VMOVUPS      1344(R8)(R12*4), Y9
+	VBROADCASTSS 40(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 40(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 40(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      352(R8)(R12*4), Y8
+	VMOVUPS      1376(R8)(R12*4), Y9
+	VBROADCASTSS 44(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 44(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 44(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      384(R8)(R12*4), Y8
+	VMOVUPS      1408(R8)(R12*4), Y9
+	VBROADCASTSS 48(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 48(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 48(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      416(R8)(R12*4), Y8
+	VMOVUPS      1440(R8)(R12*4), Y9
+	VBROADCASTSS 52(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 52(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 52(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      448(R8)(R12*4), Y8
+	VMOVUPS      1472(R8)(R12*4), Y9
+	VBROADCASTSS 56(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 56(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 56(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      480(R8)(R12*4), Y8
+	VMOVUPS      1504(R8)(R12*4), Y9
+	VBROADCASTSS 60(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 60(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 60(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      512(R8)(R12*4), Y8
+	VMOVUPS      1536(R8)(R12*4), Y9
+	VBROADCASTSS 64(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 64(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 64(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 64(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      544(R8)(R12*4), Y8
+	VMOVUPS      1568(R8)(R12*4), Y9
+	VBROADCASTSS 68(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 68(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 68(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 68(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      576(R8)(R12*4), Y8
+	VMOVUPS      1600(R8)(R12*4), Y9
+	VBROADCASTSS 72(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 72(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 72(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 72(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      608(R8)(R12*4), Y8
+	VMOVUPS      1632(R8)(R12*4), Y9
+	VBROADCASTSS 76(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 76(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 76(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 76(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      640(R8)(R12*4), Y8
+	VMOVUPS      1664(R8)(R12*4), Y9
+	VBROADCASTSS 80(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 80(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 80(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 80(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      672(R8)(R12*4), Y8
+	VMOVUPS      1696(R8)(R12*4), Y9
+	VBROADCASTSS 84(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 84(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 84(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 84(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      704(R8)(R12*4), Y8
+	VMOVUPS      1728(R8)(R12*4), Y9
+	VBROADCASTSS 88(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 88(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 88(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 88(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      736(R8)(R12*4), Y8
+	VMOVUPS      1760(R8)(R12*4), Y9
+	VBROADCASTSS 92(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 92(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 92(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 92(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      768(R8)(R12*4), Y8
+	VMOVUPS      1792(R8)(R12*4), Y9
+	VBROADCASTSS 96(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 96(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 96(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 96(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      800(R8)(R12*4), Y8
+	VMOVUPS      1824(R8)(R12*4), Y9
+	VBROADCASTSS 100(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 100(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 100(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 100(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      832(R8)(R12*4), Y8
+	VMOVUPS      1856(R8)(R12*4), Y9
+	VBROADCASTSS 104(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 104(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 104(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 104(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      864(R8)(R12*4), Y8
+	VMOVUPS      1888(R8)(R12*4), Y9
+	VBROADCASTSS 108(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 108(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 108(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 108(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      896(R8)(R12*4), Y8
+	VMOVUPS      1920(R8)(R12*4), Y9
+	VBROADCASTSS 112(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 112(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 112(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 112(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      928(R8)(R12*4), Y8
+	VMOVUPS      1952(R8)(R12*4), Y9
+	VBROADCASTSS 116(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 116(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 116(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 116(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      960(R8)(R12*4), Y8
+	VMOVUPS      1984(R8)(R12*4), Y9
+	VBROADCASTSS 120(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 120(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 120(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 120(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      992(R8)(R12*4), Y8
+	VMOVUPS      2016(R8)(R12*4), Y9
+	VBROADCASTSS 124(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 124(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 124(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 124(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp32AVX2_p4v2h0
+
+nhwcGrp32AVX2_p4v2h0_end:
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y8, Y0
+	VMINPS       Y0, Y9, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y8, Y1
+	VMINPS       Y1, Y9, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y8, Y2
+	VMINPS       Y2, Y9, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y8, Y3
+	VMINPS       Y3, Y9, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y8, Y4
+	VMINPS       Y4, Y9, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y8, Y5
+	VMINPS       Y5, Y9, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y8, Y6
+	VMINPS       Y6, Y9, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y8, Y7
+	VMINPS       Y7, Y9, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000800, R8
+	MOVQ         bias+40(FP), R9
+	VMOVUPS      (R9)(DI*4), Y0
+	VMOVUPS      32(R9)(DI*4), Y1
+	VMOVUPS      (R9)(DI*4), Y2
+	VMOVUPS      32(R9)(DI*4), Y3
+	VMOVUPS      (R9)(DI*4), Y4
+	VMOVUPS      32(R9)(DI*4), Y5
+	VMOVUPS      (R9)(DI*4), Y6
+	VMOVUPS      32(R9)(DI*4), Y7
+	MOVQ         taps+16(FP), R9
+
+nhwcGrp32AVX2_p4v2h1:
+	CMPQ         R9, CX
+	JGE          nhwcGrp32AVX2_p4v2h1_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	LEAQ         (R10)(SI*2), R11
+	ADDQ         SI, R11
+	MOVQ         8(R9), R12
+	VMOVUPS      (R8)(R12*4), Y8
+	VMOVUPS      1024(R8)(R12*4), Y9
+	VBROADCASTSS -64(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -64(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -64(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -64(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      32(R8)(R12*4), Y8
+	VMOVUPS      1056(R8)(R12*4), Y9
+	VBROADCASTSS -60(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -60(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -60(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -60(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      64(R8)(R12*4), Y8
+	VMOVUPS      1088(R8)(R12*4), Y9
+	VBROADCASTSS -56(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -56(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -56(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -56(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      96(R8)(R12*4), Y8
+	VMOVUPS      1120(R8)(R12*4), Y9
+	VBROADCASTSS -52(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -52(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -52(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -52(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      128(R8)(R12*4), Y8
+	VMOVUPS      1152(R8)(R12*4), Y9
+	VBROADCASTSS -48(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -48(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -48(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -48(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      160(R8)(R12*4), Y8
+	VMOVUPS      1184(R8)(R12*4), Y9
+	VBROADCASTSS -44(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -44(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -44(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -44(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      192(R8)(R12*4), Y8
+	VMOVUPS      1216(R8)(R12*4), Y9
+	VBROADCASTSS -40(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -40(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -40(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -40(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      224(R8)(R12*4), Y8
+	VMOVUPS      1248(R8)(R12*4), Y9
+	VBROADCASTSS -36(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -36(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -36(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -36(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      256(R8)(R12*4), Y8
+	VMOVUPS      1280(R8)(R12*4), Y9
+	VBROADCASTSS -32(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -32(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -32(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -32(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      288(R8)(R12*4), Y8
+	VMOVUPS      1312(R8)(R12*4), Y9
+	VBROADCASTSS -28(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -28(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -28(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -28(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      320(R8)(R12*4), Y8
+	VMOVUPS      1344(R8)(R12*4), Y9
+	VBROADCASTSS -24(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -24(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -24(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -24(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      352(R8)(R12*4), Y8
+	VMOVUPS      1376(R8)(R12*4), Y9
+	VBROADCASTSS -20(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -20(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -20(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -20(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      384(R8)(R12*4), Y8
+	VMOVUPS      1408(R8)(R12*4), Y9
+	VBROADCASTSS -16(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -16(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -16(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -16(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      416(R8)(R12*4), Y8
+	VMOVUPS      1440(R8)(R12*4), Y9
+	VBROADCASTSS -12(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -12(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -12(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -12(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      448(R8)(R12*4), Y8
+	VMOVUPS      1472(R8)(R12*4), Y9
+	VBROADCASTSS -8(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -8(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -8(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -8(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      480(R8)(R12*4), Y8
+	VMOVUPS      1504(R8)(R12*4), Y9
+	VBROADCASTSS -4(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS -4(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS -4(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS -4(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      512(R8)(R12*4), Y8
+	VMOVUPS      1536(R8)(R12*4), Y9
+	VBROADCASTSS (R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS (R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS (R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      544(R8)(R12*4), Y8
+	VMOVUPS      1568(R8)(R12*4), Y9
+	VBROADCASTSS 4(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 4(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 4(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      576(R8)(R12*4), Y8
+	VMOVUPS      1600(R8)(R12*4), Y9
+	VBROADCASTSS 8(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 8(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 8(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      608(R8)(R12*4), Y8
+	VMOVUPS      1632(R8)(R12*4), Y9
+	VBROADCASTSS 12(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 12(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 12(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      640(R8)(R12*4), Y8
+	VMOVUPS      1664(R8)(R12*4), Y9
+	VBROADCASTSS 16(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 16(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 16(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      672(R8)(R12*4), Y8
+	VMOVUPS      1696(R8)(R12*4), Y9
+	VBROADCASTSS 20(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 20(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 20(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      704(R8)(R12*4), Y8
+	VMOVUPS      1728(R8)(R12*4), Y9
+	VBROADCASTSS 24(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 24(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 24(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      736(R8)(R12*4), Y8
+	VMOVUPS      1760(R8)(R12*4), Y9
+	VBROADCASTSS 28(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 28(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 28(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      768(R8)(R12*4), Y8
+	VMOVUPS      1792(R8)(R12*4), Y9
+	VBROADCASTSS 32(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 32(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 32(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      800(R8)(R12*4), Y8
+	VMOVUPS      1824(R8)(R12*4), Y9
+	VBROADCASTSS 36(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 36(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 36(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      832(R8)(R12*4), Y8
+	VMOVUPS      1856(R8)(R12*4), Y9
+	VBROADCASTSS 40(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 40(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 40(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      864(R8)(R12*4), Y8
+	VMOVUPS      1888(R8)(R12*4), Y9
+	VBROADCASTSS 44(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 44(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 44(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      896(R8)(R12*4), Y8
+	VMOVUPS      1920(R8)(R12*4), Y9
+	VBROADCASTSS 48(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 48(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 48(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      928(R8)(R12*4), Y8
+	VMOVUPS      1952(R8)(R12*4), Y9
+	VBROADCASTSS 52(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 52(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 52(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      960(R8)(R12*4), Y8
+	VMOVUPS      1984(R8)(R12*4), Y9
+	VBROADCASTSS 56(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 56(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 56(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	VMOVUPS      992(R8)(R12*4), Y8
+	VMOVUPS      2016(R8)(R12*4), Y9
+	VBROADCASTSS 60(R10), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS 60(R10)(SI*2), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS 60(R11), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp32AVX2_p4v2h1
+
+nhwcGrp32AVX2_p4v2h1_end:
+	VBROADCASTSS lo+80(FP), Y8
+	VBROADCASTSS hi+84(FP), Y9
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y8, Y0
+	VMINPS       Y0, Y9, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y8, Y1
+	VMINPS       Y1, Y9, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y8, Y2
+	VMINPS       Y2, Y9, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y8, Y3
+	VMINPS       Y3, Y9, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y4, Y8, Y4
+	VMINPS       Y4, Y9, Y4
+	VMOVUPS      Y4, (R9)
+	VMAXPS       Y5, Y8, Y5
+	VMINPS       Y5, Y9, Y5
+	VMOVUPS      Y5, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y6, Y8, Y6
+	VMINPS       Y6, Y9, Y6
+	VMOVUPS      Y6, (R9)
+	VMAXPS       Y7, Y8, Y7
+	VMINPS       Y7, Y9, Y7
+	VMOVUPS      Y7, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000800, R8
+	JMP          nhwcGrp32AVX2_ch4
+
+nhwcGrp32AVX2_ch4_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x04, BX
+	JMP  nhwcGrp32AVX2_px4
+
+nhwcGrp32AVX2_px4_end:
+	// Groups of 2 pixels.
+nhwcGrp32AVX2_px2:
+	CMPQ BX, $0x02
+	JL   nhwcGrp32AVX2_px2_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp32AVX2_ch2:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000020, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp32AVX2_ch2_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	VMOVUPS (R9)(DI*4), Y2
+	VMOVUPS 32(R9)(DI*4), Y3
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp32AVX2_p2v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp32AVX2_p2v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y4
+	VMOVUPS      1024(R8)(R11*4), Y5
+	VBROADCASTSS (R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS (R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      32(R8)(R11*4), Y4
+	VMOVUPS      1056(R8)(R11*4), Y5
+	VBROADCASTSS 4(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      64(R8)(R11*4), Y4
+	VMOVUPS      1088(R8)(R11*4), Y5
+	VBROADCASTSS 8(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      96(R8)(R11*4), Y4
+	VMOVUPS      1120(R8)(R11*4), Y5
+	VBROADCASTSS 12(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      128(R8)(R11*4), Y4
+	VMOVUPS      1152(R8)(R11*4), Y5
+	VBROADCASTSS 16(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      160(R8)(R11*4), Y4
+	VMOVUPS      1184(R8)(R11*4), Y5
+	VBROADCASTSS 20(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      192(R8)(R11*4), Y4
+	VMOVUPS      1216(R8)(R11*4), Y5
+	VBROADCASTSS 24(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      224(R8)(R11*4), Y4
+	VMOVUPS      1248(R8)(R11*4), Y5
+	VBROADCASTSS 28(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      256(R8)(R11*4), Y4
+	VMOVUPS      1280(R8)(R11*4), Y5
+	VBROADCASTSS 32(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      288(R8)(R11*4), Y4
+	VMOVUPS      1312(R8)(R11*4), Y5
+	VBROADCASTSS 36(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      320(R8)(R11*4), Y4
+	VMOVUPS      1344(R8)(R11*4), Y5
+	VBROADCASTSS 40(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      352(R8)(R11*4), Y4
+	VMOVUPS      1376(R8)(R11*4), Y5
+	VBROADCASTSS 44(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      384(R8)(R11*4), Y4
+	VMOVUPS      1408(R8)(R11*4), Y5
+	VBROADCASTSS 48(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      416(R8)(R11*4), Y4
+	VMOVUPS      1440(R8)(R11*4), Y5
+	VBROADCASTSS 52(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      448(R8)(R11*4), Y4
+	VMOVUPS      1472(R8)(R11*4), Y5
+	VBROADCASTSS 56(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      480(R8)(R11*4), Y4
+	VMOVUPS      1504(R8)(R11*4), Y5
+	VBROADCASTSS 60(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      512(R8)(R11*4), Y4
+	VMOVUPS      1536(R8)(R11*4), Y5
+	VBROADCASTSS 64(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 64(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      544(R8)(R11*4), Y4
+	VMOVUPS      1568(R8)(R11*4), Y5
+	VBROADCASTSS 68(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 68(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      576(R8)(R11*4), Y4
+	VMOVUPS      1600(R8)(R11*4), Y5
+	VBROADCASTSS 72(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 72(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      608(R8)(R11*4), Y4
+	VMOVUPS      1632(R8)(R11*4), Y5
+	VBROADCASTSS 76(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 76(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      640(R8)(R11*4), Y4
+	VMOVUPS      1664(R8)(R11*4), Y5
+	VBROADCASTSS 80(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 80(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      672(R8)(R11*4), Y4
+	VMOVUPS      1696(R8)(R11*4), Y5
+	VBROADCASTSS 84(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 84(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      704(R8)(R11*4), Y4
+	VMOVUPS      1728(R8)(R11*4), Y5
+	VBROADCASTSS 88(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 88(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      736(R8)(R11*4), Y4
+	VMOVUPS      1760(R8)(R11*4), Y5
+	VBROADCASTSS 92(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 92(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      768(R8)(R11*4), Y4
+	VMOVUPS      1792(R8)(R11*4), Y5
+	VBROADCASTSS 96(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 96(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      800(R8)(R11*4), Y4
+	VMOVUPS      1824(R8)(R11*4), Y5
+	VBROADCASTSS 100(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 100(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      832(R8)(R11*4), Y4
+	VMOVUPS      1856(R8)(R11*4), Y5
+	VBROADCASTSS 104(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 104(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      864(R8)(R11*4), Y4
+	VMOVUPS      1888(R8)(R11*4), Y5
+	VBROADCASTSS 108(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 108(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      896(R8)(R11*4), Y4
+	VMOVUPS      1920(R8)(R11*4), Y5
+	VBROADCASTSS 112(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 112(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      928(R8)(R11*4), Y4
+	VMOVUPS      1952(R8)(R11*4), Y5
+	VBROADCASTSS 116(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 116(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      960(R8)(R11*4), Y4
+	VMOVUPS      1984(R8)(R11*4), Y5
+	VBROADCASTSS 120(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 120(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      992(R8)(R11*4), Y4
+	VMOVUPS      2016(R8)(R11*4), Y5
+	VBROADCASTSS 124(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 124(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp32AVX2_p2v2h0
+
+nhwcGrp32AVX2_p2v2h0_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000800, R8
+	MOVQ         bias+40(FP), R9
+	VMOVUPS      (R9)(DI*4), Y0
+	VMOVUPS      32(R9)(DI*4), Y1
+	VMOVUPS      (R9)(DI*4), Y2
+	VMOVUPS      32(R9)(DI*4), Y3
+	MOVQ         taps+16(FP), R9
+
+nhwcGrp32AVX2_p2v2h1:
+	CMPQ         R9, CX
+	JGE          nhwcGrp32AVX2_p2v2h1_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y4
+	VMOVUPS      1024(R8)(R11*4), Y5
+	VBROADCASTSS -64(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -64(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      32(R8)(R11*4), Y4
+	VMOVUPS      1056(R8)(R11*4), Y5
+	VBROADCASTSS -60(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -60(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      64(R8)(R11*4), Y4
+	VMOVUPS      1088(R8)(R11*4), Y5
+	VBROADCASTSS -56(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -56(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      96(R8)(R11*4), Y4
+	VMOVUPS      1120(R8)(R11*4), Y5
+	VBROADCASTSS -52(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -52(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      128(R8)(R11*4), Y4
+	VMOVUPS      1152(R8)(R11*4), Y5
+	VBROADCASTSS -48(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -48(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      160(R8)(R11*4), Y4
+	VMOVUPS      1184(R8)(R11*4), Y5
+	VBROADCASTSS -44(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -44(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      192(R8)(R11*4), Y4
+	VMOVUPS      1216(R8)(R11*4), Y5
+	VBROADCASTSS -40(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -40(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      224(R8)(R11*4), Y4
+	VMOVUPS      1248(R8)(R11*4), Y5
+	VBROADCASTSS -36(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -36(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      256(R8)(R11*4), Y4
+	VMOVUPS      1280(R8)(R11*4), Y5
+	VBROADCASTSS -32(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -32(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      288(R8)(R11*4), Y4
+	VMOVUPS      1312(R8)(R11*4), Y5
+	VBROADCASTSS -28(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -28(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      320(R8)(R11*4), Y4
+	VMOVUPS      1344(R8)(R11*4), Y5
+	VBROADCASTSS -24(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -24(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      352(R8)(R11*4), Y4
+	VMOVUPS      1376(R8)(R11*4), Y5
+	VBROADCASTSS -20(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -20(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      384(R8)(R11*4), Y4
+	VMOVUPS      1408(R8)(R11*4), Y5
+	VBROADCASTSS -16(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -16(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      416(R8)(R11*4), Y4
+	VMOVUPS      1440(R8)(R11*4), Y5
+	VBROADCASTSS -12(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -12(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      448(R8)(R11*4), Y4
+	VMOVUPS      1472(R8)(R11*4), Y5
+	VBROADCASTSS -8(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -8(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      480(R8)(R11*4), Y4
+	VMOVUPS      1504(R8)(R11*4), Y5
+	VBROADCASTSS -4(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS -4(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      512(R8)(R11*4), Y4
+	VMOVUPS      1536(R8)(R11*4), Y5
+	VBROADCASTSS (R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS (R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      544(R8)(R11*4), Y4
+	VMOVUPS      1568(R8)(R11*4), Y5
+	VBROADCASTSS 4(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 4(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      576(R8)(R11*4), Y4
+	VMOVUPS      1600(R8)(R11*4), Y5
+	VBROADCASTSS 8(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 8(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      608(R8)(R11*4), Y4
+	VMOVUPS      1632(R8)(R11*4), Y5
+	VBROADCASTSS 12(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 12(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      640(R8)(R11*4), Y4
+	VMOVUPS      1664(R8)(R11*4), Y5
+	VBROADCASTSS 16(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 16(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      672(R8)(R11*4), Y4
+	VMOVUPS      1696(R8)(R11*4), Y5
+	VBROADCASTSS 20(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 20(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      704(R8)(R11*4), Y4
+	VMOVUPS      1728(R8)(R11*4), Y5
+	VBROADCASTSS 24(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 24(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      736(R8)(R11*4), Y4
+	VMOVUPS      1760(R8)(R11*4), Y5
+	VBROADCASTSS 28(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 28(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      768(R8)(R11*4), Y4
+	VMOVUPS      1792(R8)(R11*4), Y5
+	VBROADCASTSS 32(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 32(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      800(R8)(R11*4), Y4
+	VMOVUPS      1824(R8)(R11*4), Y5
+	VBROADCASTSS 36(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 36(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      832(R8)(R11*4), Y4
+	VMOVUPS      1856(R8)(R11*4), Y5
+	VBROADCASTSS 40(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 40(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      864(R8)(R11*4), Y4
+	VMOVUPS      1888(R8)(R11*4), Y5
+	VBROADCASTSS 44(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 44(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      896(R8)(R11*4), Y4
+	VMOVUPS      1920(R8)(R11*4), Y5
+	VBROADCASTSS 48(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 48(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      928(R8)(R11*4), Y4
+	VMOVUPS      1952(R8)(R11*4), Y5
+	VBROADCASTSS 52(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 52(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      960(R8)(R11*4), Y4
+	VMOVUPS      1984(R8)(R11*4), Y5
+	VBROADCASTSS 56(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 56(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	VMOVUPS      992(R8)(R11*4), Y4
+	VMOVUPS      2016(R8)(R11*4), Y5
+	VBROADCASTSS 60(R10), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS 60(R10)(SI*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp32AVX2_p2v2h1
+
+nhwcGrp32AVX2_p2v2h1_end:
+	VBROADCASTSS lo+80(FP), Y4
+	VBROADCASTSS hi+84(FP), Y5
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y4, Y0
+	VMINPS       Y0, Y5, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y4, Y1
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         R10, R9
+	VMAXPS       Y2, Y4, Y2
+	VMINPS       Y2, Y5, Y2
+	VMOVUPS      Y2, (R9)
+	VMAXPS       Y3, Y4, Y3
+	VMINPS       Y3, Y5, Y3
+	VMOVUPS      Y3, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000800, R8
+	JMP          nhwcGrp32AVX2_ch2
+
+nhwcGrp32AVX2_ch2_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x02, BX
+	JMP  nhwcGrp32AVX2_px2
+
+nhwcGrp32AVX2_px2_end:
+	// Groups of 1 pixels.
+nhwcGrp32AVX2_px1:
+	CMPQ BX, $0x01
+	JL   nhwcGrp32AVX2_px1_end
+	XORQ DI, DI
+	MOVQ w+32(FP), R8
+
+nhwcGrp32AVX2_ch1:
+	MOVQ    nv+48(FP), R9
+	SUBQ    $0x00000020, R9
+	CMPQ    DI, R9
+	JG      nhwcGrp32AVX2_ch1_end
+	MOVQ    bias+40(FP), R9
+	VMOVUPS (R9)(DI*4), Y0
+	VMOVUPS 32(R9)(DI*4), Y1
+	MOVQ    taps+16(FP), R9
+
+nhwcGrp32AVX2_p1v2h0:
+	CMPQ         R9, CX
+	JGE          nhwcGrp32AVX2_p1v2h0_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y2
+	VMOVUPS      1024(R8)(R11*4), Y3
+	VBROADCASTSS (R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      32(R8)(R11*4), Y2
+	VMOVUPS      1056(R8)(R11*4), Y3
+	VBROADCASTSS 4(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      64(R8)(R11*4), Y2
+	VMOVUPS      1088(R8)(R11*4), Y3
+	VBROADCASTSS 8(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      96(R8)(R11*4), Y2
+	VMOVUPS      1120(R8)(R11*4), Y3
+	VBROADCASTSS 12(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      128(R8)(R11*4), Y2
+	VMOVUPS      1152(R8)(R11*4), Y3
+	VBROADCASTSS 16(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      160(R8)(R11*4), Y2
+	VMOVUPS      1184(R8)(R11*4), Y3
+	VBROADCASTSS 20(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      192(R8)(R11*4), Y2
+	VMOVUPS      1216(R8)(R11*4), Y3
+	VBROADCASTSS 24(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      224(R8)(R11*4), Y2
+	VMOVUPS      1248(R8)(R11*4), Y3
+	VBROADCASTSS 28(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      256(R8)(R11*4), Y2
+	VMOVUPS      1280(R8)(R11*4), Y3
+	VBROADCASTSS 32(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      288(R8)(R11*4), Y2
+	VMOVUPS      1312(R8)(R11*4), Y3
+	VBROADCASTSS 36(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      320(R8)(R11*4), Y2
+	VMOVUPS      1344(R8)(R11*4), Y3
+	VBROADCASTSS 40(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      352(R8)(R11*4), Y2
+	VMOVUPS      1376(R8)(R11*4), Y3
+	VBROADCASTSS 44(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      384(R8)(R11*4), Y2
+	VMOVUPS      1408(R8)(R11*4), Y3
+	VBROADCASTSS 48(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      416(R8)(R11*4), Y2
+	VMOVUPS      1440(R8)(R11*4), Y3
+	VBROADCASTSS 52(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      448(R8)(R11*4), Y2
+	VMOVUPS      1472(R8)(R11*4), Y3
+	VBROADCASTSS 56(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      480(R8)(R11*4), Y2
+	VMOVUPS      1504(R8)(R11*4), Y3
+	VBROADCASTSS 60(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      512(R8)(R11*4), Y2
+	VMOVUPS      1536(R8)(R11*4), Y3
+	VBROADCASTSS 64(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      544(R8)(R11*4), Y2
+	VMOVUPS      1568(R8)(R11*4), Y3
+	VBROADCASTSS 68(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      576(R8)(R11*4), Y2
+	VMOVUPS      1600(R8)(R11*4), Y3
+	VBROADCASTSS 72(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      608(R8)(R11*4), Y2
+	VMOVUPS      1632(R8)(R11*4), Y3
+	VBROADCASTSS 76(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      640(R8)(R11*4), Y2
+	VMOVUPS      1664(R8)(R11*4), Y3
+	VBROADCASTSS 80(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      672(R8)(R11*4), Y2
+	VMOVUPS      1696(R8)(R11*4), Y3
+	VBROADCASTSS 84(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      704(R8)(R11*4), Y2
+	VMOVUPS      1728(R8)(R11*4), Y3
+	VBROADCASTSS 88(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      736(R8)(R11*4), Y2
+	VMOVUPS      1760(R8)(R11*4), Y3
+	VBROADCASTSS 92(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      768(R8)(R11*4), Y2
+	VMOVUPS      1792(R8)(R11*4), Y3
+	VBROADCASTSS 96(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      800(R8)(R11*4), Y2
+	VMOVUPS      1824(R8)(R11*4), Y3
+	VBROADCASTSS 100(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      832(R8)(R11*4), Y2
+	VMOVUPS      1856(R8)(R11*4), Y3
+	VBROADCASTSS 104(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      864(R8)(R11*4), Y2
+	VMOVUPS      1888(R8)(R11*4), Y3
+	VBROADCASTSS 108(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      896(R8)(R11*4), Y2
+	VMOVUPS      1920(R8)(R11*4), Y3
+	VBROADCASTSS 112(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      928(R8)(R11*4), Y2
+	VMOVUPS      1952(R8)(R11*4), Y3
+	VBROADCASTSS 116(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      960(R8)(R11*4), Y2
+	VMOVUPS      1984(R8)(R11*4), Y3
+	VBROADCASTSS 120(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      992(R8)(R11*4), Y2
+	VMOVUPS      2016(R8)(R11*4), Y3
+	VBROADCASTSS 124(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp32AVX2_p1v2h0
+
+nhwcGrp32AVX2_p1v2h0_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000800, R8
+	MOVQ         bias+40(FP), R9
+	VMOVUPS      (R9)(DI*4), Y0
+	VMOVUPS      32(R9)(DI*4), Y1
+	MOVQ         taps+16(FP), R9
+
+nhwcGrp32AVX2_p1v2h1:
+	CMPQ         R9, CX
+	JGE          nhwcGrp32AVX2_p1v2h1_end
+	MOVQ         (R9), R10
+	ADDQ         DI, R10
+	LEAQ         (AX)(R10*4), R10
+	MOVQ         8(R9), R11
+	VMOVUPS      (R8)(R11*4), Y2
+	VMOVUPS      1024(R8)(R11*4), Y3
+	VBROADCASTSS -64(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      32(R8)(R11*4), Y2
+	VMOVUPS      1056(R8)(R11*4), Y3
+	VBROADCASTSS -60(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      64(R8)(R11*4), Y2
+	VMOVUPS      1088(R8)(R11*4), Y3
+	VBROADCASTSS -56(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      96(R8)(R11*4), Y2
+	VMOVUPS      1120(R8)(R11*4), Y3
+	VBROADCASTSS -52(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      128(R8)(R11*4), Y2
+	VMOVUPS      1152(R8)(R11*4), Y3
+	VBROADCASTSS -48(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      160(R8)(R11*4), Y2
+	VMOVUPS      1184(R8)(R11*4), Y3
+	VBROADCASTSS -44(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      192(R8)(R11*4), Y2
+	VMOVUPS      1216(R8)(R11*4), Y3
+	VBROADCASTSS -40(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      224(R8)(R11*4), Y2
+	VMOVUPS      1248(R8)(R11*4), Y3
+	VBROADCASTSS -36(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      256(R8)(R11*4), Y2
+	VMOVUPS      1280(R8)(R11*4), Y3
+	VBROADCASTSS -32(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      288(R8)(R11*4), Y2
+	VMOVUPS      1312(R8)(R11*4), Y3
+	VBROADCASTSS -28(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      320(R8)(R11*4), Y2
+	VMOVUPS      1344(R8)(R11*4), Y3
+	VBROADCASTSS -24(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      352(R8)(R11*4), Y2
+	VMOVUPS      1376(R8)(R11*4), Y3
+	VBROADCASTSS -20(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      384(R8)(R11*4), Y2
+	VMOVUPS      1408(R8)(R11*4), Y3
+	VBROADCASTSS -16(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      416(R8)(R11*4), Y2
+	VMOVUPS      1440(R8)(R11*4), Y3
+	VBROADCASTSS -12(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      448(R8)(R11*4), Y2
+	VMOVUPS      1472(R8)(R11*4), Y3
+	VBROADCASTSS -8(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      480(R8)(R11*4), Y2
+	VMOVUPS      1504(R8)(R11*4), Y3
+	VBROADCASTSS -4(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      512(R8)(R11*4), Y2
+	VMOVUPS      1536(R8)(R11*4), Y3
+	VBROADCASTSS (R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      544(R8)(R11*4), Y2
+	VMOVUPS      1568(R8)(R11*4), Y3
+	VBROADCASTSS 4(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      576(R8)(R11*4), Y2
+	VMOVUPS      1600(R8)(R11*4), Y3
+	VBROADCASTSS 8(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      608(R8)(R11*4), Y2
+	VMOVUPS      1632(R8)(R11*4), Y3
+	VBROADCASTSS 12(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      640(R8)(R11*4), Y2
+	VMOVUPS      1664(R8)(R11*4), Y3
+	VBROADCASTSS 16(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      672(R8)(R11*4), Y2
+	VMOVUPS      1696(R8)(R11*4), Y3
+	VBROADCASTSS 20(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      704(R8)(R11*4), Y2
+	VMOVUPS      1728(R8)(R11*4), Y3
+	VBROADCASTSS 24(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      736(R8)(R11*4), Y2
+	VMOVUPS      1760(R8)(R11*4), Y3
+	VBROADCASTSS 28(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      768(R8)(R11*4), Y2
+	VMOVUPS      1792(R8)(R11*4), Y3
+	VBROADCASTSS 32(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      800(R8)(R11*4), Y2
+	VMOVUPS      1824(R8)(R11*4), Y3
+	VBROADCASTSS 36(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      832(R8)(R11*4), Y2
+	VMOVUPS      1856(R8)(R11*4), Y3
+	VBROADCASTSS 40(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      864(R8)(R11*4), Y2
+	VMOVUPS      1888(R8)(R11*4), Y3
+	VBROADCASTSS 44(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      896(R8)(R11*4), Y2
+	VMOVUPS      1920(R8)(R11*4), Y3
+	VBROADCASTSS 48(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      928(R8)(R11*4), Y2
+	VMOVUPS      1952(R8)(R11*4), Y3
+	VBROADCASTSS 52(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      960(R8)(R11*4), Y2
+	VMOVUPS      1984(R8)(R11*4), Y3
+	VBROADCASTSS 56(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	VMOVUPS      992(R8)(R11*4), Y2
+	VMOVUPS      2016(R8)(R11*4), Y3
+	VBROADCASTSS 60(R10), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	ADDQ         $0x10, R9
+	JMP          nhwcGrp32AVX2_p1v2h1
+
+nhwcGrp32AVX2_p1v2h1_end:
+	VBROADCASTSS lo+80(FP), Y2
+	VBROADCASTSS hi+84(FP), Y3
+	LEAQ         (DX)(DI*4), R9
+	MOVQ         ldy+72(FP), R10
+	SHLQ         $0x02, R10
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (R9)
+	VMAXPS       Y1, Y2, Y1
+	VMINPS       Y1, Y3, Y1
+	VMOVUPS      Y1, 32(R9)
+	ADDQ         $0x00000010, DI
+	ADDQ         $0x00000800, R8
+	JMP          nhwcGrp32AVX2_ch1
+
+nhwcGrp32AVX2_ch1_end:
+	MOVQ ldy+72(FP), DI
+	ADDQ SI, AX
+	LEAQ (DX)(DI*4), DX
+	SUBQ $0x01, BX
+	JMP  nhwcGrp32AVX2_px1
+
+nhwcGrp32AVX2_px1_end:
+	VZEROUPPER
+	RET
