@@ -3,9 +3,12 @@
 package digits
 
 // Shape kernels: views and copies that move elements without computing on
-// them. Most are one strided walk (ewCopyWalkAny): Transpose permutes
-// source strides, Slice steps them, Expand and Tile repeat with stride 0,
-// Concat and Split place each piece at an offset of the larger tensor.
+// them. Most are one strided walk (shapeCopy: ewCopyWalkAny, or tiled
+// block transposes where the inner two dims swap; split between threads
+// over 64K elements): Transpose permutes source strides, Slice steps
+// them, Expand and Tile repeat with stride 0, Concat and Split place each
+// piece at an offset of the larger tensor. Reshape, Flatten, Squeeze and
+// Unsqueeze copy nothing when the memory plan put them over their input.
 
 // ewIntList reads an integer list from attribute attr before opset
 // inputSince and from input in from then on, into scratch slot.
@@ -42,8 +45,49 @@ func ewReshaped(n *node, x *Tensor, shape []int) error {
 		return nil
 	}
 	out.Resize(x.DType, shape...)
-	ewCopyData(out.Data, x.Data)
+	if !ewSameStart(out.Data, x.Data) {
+		// The memory plan puts a view over its input where the input
+		// dies here (passes.inPlaceInputs): then there is nothing to copy.
+		ewCopyData(out.Data, x.Data)
+	}
 	return nil
+}
+
+// ewSameStart reports whether slices a and b (of one element type) start
+// at the same element.
+func ewSameStart(a, b any) bool {
+	switch a := a.(type) {
+	case []float32:
+		return sameStart(a, b)
+	case []float64:
+		return sameStart(a, b)
+	case []uint16:
+		return sameStart(a, b)
+	case []int8:
+		return sameStart(a, b)
+	case []uint8:
+		return sameStart(a, b)
+	case []int16:
+		return sameStart(a, b)
+	case []int32:
+		return sameStart(a, b)
+	case []int64:
+		return sameStart(a, b)
+	case []uint32:
+		return sameStart(a, b)
+	case []uint64:
+		return sameStart(a, b)
+	case []bool:
+		return sameStart(a, b)
+	case []string:
+		return sameStart(a, b)
+	}
+	return false
+}
+
+func sameStart[T any](a []T, b any) bool {
+	c, ok := b.([]T)
+	return ok && len(a) > 0 && len(c) > 0 && &a[0] == &c[0]
 }
 
 func ewIn0(n *node) (*Tensor, error) {
@@ -222,24 +266,82 @@ func transpose(n *node) error {
 	}
 	out := n.Out[0]
 	out.Resize(x.DType, os.s()...)
-	if xf, ok := x.Data.([]float32); ok && r == 4 && perm != nil {
-		// NHWC <-> NCHW (the layout pass's conversions): one 2-D
-		// transpose per image, in tiles.
-		switch {
-		case perm[0] == 0 && perm[1] == 2 && perm[2] == 3 && perm[3] == 1:
-			transpose2D32(out.F32(), xf, x.Shape[0], x.Shape[1], x.Shape[2]*x.Shape[3])
-			return nil
-		case perm[0] == 0 && perm[1] == 3 && perm[2] == 1 && perm[3] == 2:
-			transpose2D32(out.F32(), xf, x.Shape[0], x.Shape[1]*x.Shape[2], x.Shape[3])
-			return nil
-		}
-	}
 	w.rank, w.nops = r, 2
 	copy(w.dims[:], os.s())
 	ewContig(&w.st[0], os.s())
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
+}
+
+// transposeBlocks32 runs a coalesced float32 walk whose two inner dims
+// (m, n) swap, x's [n, m] (row stride ldx) into y's [m, n] (row stride
+// ldy), as a tiled 2-D transpose per block: NHWC <-> NCHW conversions,
+// attention's K^T, batched matrix transposes, and the column ranges of
+// them that shapeCopy's parts take. It reports false for other walks.
+func transposeBlocks32(w *ewWalk, y, x []float32) bool {
+	j := w.rank - 1
+	if j < 1 || w.st[0][j] != 1 || w.st[1][j-1] != 1 {
+		return false
+	}
+	n, m := w.dims[j], w.dims[j-1]
+	ldy, ldx := w.st[0][j-1], w.st[1][j]
+	if ldy < n || ldx < m {
+		return false
+	}
+	ow := *w
+	ow.rank--
+	for it := ow.iter(); it.next(); {
+		o, i := it.off[0], it.off[1]
+		transpose2D32(y[o:o+(m-1)*ldy+n], x[i:i+(n-1)*ldx+m], n, m, ldx, ldy)
+	}
+	return true
+}
+
+// copyParMin is the least number of elements a copy walk splits between
+// threads for: below it waking a thread costs more than the copy.
+const copyParMin = 1 << 16
+
+// shapeCopy runs a coalesced walk of dst = src moves (transposeBlocks32
+// where it applies, else ewCopyWalkAny), split between the pool's threads
+// along the walk's outermost dim when it moves elems >= copyParMin
+// elements.
+func shapeCopy(n *node, w *ewWalk, dst, src any, elems int) {
+	threads := n.Pool.Threads()
+	if threads < 2 || elems < copyParMin || w.dims[0] < 2 {
+		shapeCopyRange(w, dst, src)
+		return
+	}
+	t := parTaskOf[shapeCopyTask](n)
+	*t = shapeCopyTask{w: *w, dst: dst, src: src}
+	n.Pool.Run(min(threads, w.dims[0]), t)
+	*t = shapeCopyTask{}
+}
+
+func shapeCopyRange(w *ewWalk, dst, src any) {
+	if xf, ok := src.([]float32); ok && transposeBlocks32(w, dst.([]float32), xf) {
+		return
+	}
+	ewCopyWalkAny(w, dst, src)
+}
+
+// shapeCopyTask is shapeCopy's walk with its outermost dim split.
+type shapeCopyTask struct {
+	w        ewWalk // by value: a pointer would move the caller's walk to the heap
+	dst, src any
+}
+
+func (t *shapeCopyTask) runPart(i, parts int) {
+	lo, hi := parSplit(t.w.dims[0], parts, i, 1)
+	if lo >= hi {
+		return
+	}
+	sub := t.w
+	sub.dims[0] = hi - lo
+	for k := 0; k < sub.nops; k++ {
+		sub.base[k] += lo * sub.st[k][0]
+	}
+	shapeCopyRange(&sub, t.dst, t.src)
 }
 
 // Concat joins its inputs along axis (default 1 in opset 1).
@@ -409,7 +511,7 @@ func xSplit(n *node) error {
 		w.base[1] = at * ist[ax]
 		at += split[i]
 		w.coalesce()
-		ewCopyWalkAny(&w, out.Data, x.Data)
+		shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	}
 	return nil
 }
@@ -500,7 +602,7 @@ func xSlice(n *node) error {
 		w.base[1] += st[i] * ist[i]
 	}
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -522,7 +624,7 @@ func expand(n *node) error {
 	out.Resize(x.DType, os.s()...)
 	var w ewWalk
 	w.initBroadcast(os.s(), x.Shape)
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -579,7 +681,7 @@ func xTile(n *node) error {
 	}
 	ewContig(&w.st[0], w.dims[:2*r])
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -609,7 +711,7 @@ func depthToSpace(n *node) error {
 		w.st[1] = [ewMaxRank]int{C * hw, hw, W, b * c * hw, 1, c * hw}
 	}
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -632,7 +734,7 @@ func spaceToDepth(n *node) error {
 	ewContig(&w.st[0], w.dims[:6])
 	w.st[1] = [ewMaxRank]int{C * H * W, W, 1, H * W, b * W, b}
 	w.coalesce()
-	ewCopyWalkAny(&w, out.Data, x.Data)
+	shapeCopy(n, &w, out.Data, x.Data, out.Len())
 	return nil
 }
 
@@ -730,7 +832,7 @@ func xPad(n *node) error {
 			w.base[1] += lo[i] * ist[i]
 		}
 		w.coalesce()
-		ewCopyWalkAny(&w, out.Data, x.Data)
+		shapeCopy(n, &w, out.Data, x.Data, ewSize(ln[:r]))
 		return nil
 	case "reflect", "edge", "wrap":
 	default:
@@ -793,35 +895,31 @@ func ewPadMap(k, n int, mode string) int {
 	return k
 }
 
-// transpose2D32 sets y = x^T per batch entry for float32 matrices x
-// [rows, cols] (y [cols, rows]), batch after batch, in 32x32 tiles so
-// both sides are read and written in cache lines: NHWC <-> NCHW
-// conversions (perms [0,2,3,1] and [0,3,1,2]).
-func transpose2D32(y, x []float32, batch, rows, cols int) {
+// transpose2D32 sets y = x^T for a float32 matrix x [rows, cols] (row
+// stride ldx) into y [cols, rows] (row stride ldy), in 32x32 tiles so
+// both sides are read and written in cache lines.
+func transpose2D32(y, x []float32, rows, cols, ldx, ldy int) {
 	const tile = 32
-	for b := 0; b < batch; b++ {
-		xb, yb := x[b*rows*cols:(b+1)*rows*cols], y[b*rows*cols:(b+1)*rows*cols]
-		for i0 := 0; i0 < rows; i0 += tile {
-			i1 := min(i0+tile, rows)
-			for j0 := 0; j0 < cols; j0 += tile {
-				j1 := min(j0+tile, cols)
-				i := i0
-				for ; i+4 <= i1; i += 4 {
-					// Four source rows at a time: four adjacent stores.
-					x0 := xb[i*cols+j0 : i*cols+j1]
-					x1 := xb[(i+1)*cols+j0 : (i+1)*cols+j1][:len(x0)]
-					x2 := xb[(i+2)*cols+j0 : (i+2)*cols+j1][:len(x0)]
-					x3 := xb[(i+3)*cols+j0 : (i+3)*cols+j1][:len(x0)]
-					for j, v := range x0 {
-						d := yb[(j0+j)*rows+i : (j0+j)*rows+i+4]
-						d[0], d[1], d[2], d[3] = v, x1[j], x2[j], x3[j]
-					}
+	for i0 := 0; i0 < rows; i0 += tile {
+		i1 := min(i0+tile, rows)
+		for j0 := 0; j0 < cols; j0 += tile {
+			j1 := min(j0+tile, cols)
+			i := i0
+			for ; i+4 <= i1; i += 4 {
+				// Four source rows at a time: four adjacent stores.
+				x0 := x[i*ldx+j0 : i*ldx+j1]
+				x1 := x[(i+1)*ldx+j0 : (i+1)*ldx+j1][:len(x0)]
+				x2 := x[(i+2)*ldx+j0 : (i+2)*ldx+j1][:len(x0)]
+				x3 := x[(i+3)*ldx+j0 : (i+3)*ldx+j1][:len(x0)]
+				for j, v := range x0 {
+					d := y[(j0+j)*ldy+i : (j0+j)*ldy+i+4]
+					d[0], d[1], d[2], d[3] = v, x1[j], x2[j], x3[j]
 				}
-				for ; i < i1; i++ {
-					xr := xb[i*cols+j0 : i*cols+j1]
-					for j, v := range xr {
-						yb[(j0+j)*rows+i] = v
-					}
+			}
+			for ; i < i1; i++ {
+				xr := x[i*ldx+j0 : i*ldx+j1]
+				for j, v := range xr {
+					y[(j0+j)*ldy+i] = v
 				}
 			}
 		}

@@ -205,6 +205,22 @@ func (it *ewIter) next() bool {
 // ewCopyWalk copies operand 1 into operand 0 along a two-operand walk.
 func ewCopyWalk[T any](w *ewWalk, dst, src []T) {
 	n, sd, ss, _, _ := w.inner()
+	if sd == 1 && ss == 1 && w.rank >= 2 {
+		// Contiguous runs: visit blocks of the two inner dims and copy
+		// their runs in a loop (a permute that keeps the last dim, such
+		// as a head split: one iterator step per block, not per run).
+		j := w.rank - 2
+		m, md, ms := w.dims[j], w.st[0][j], w.st[1][j]
+		ow := *w
+		ow.rank--
+		for it := ow.iter(); it.next(); {
+			o, i := it.off[0], it.off[1]
+			for a := 0; a < m; a++ {
+				copy(dst[o+a*md:o+a*md+n], src[i+a*ms:i+a*ms+n])
+			}
+		}
+		return
+	}
 	for it := w.iter(); it.next(); {
 		o, i := it.off[0], it.off[1]
 		if sd == 1 && ss == 1 {

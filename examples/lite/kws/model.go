@@ -112,8 +112,7 @@ func (s *Session) Run() {
 	unary(a[8000:16000], a[8000:16000], opRelu, float32(0), float32(0))                                                                         // Relu "/features/features.23/Relu"
 	conv2d(a[0:8000], a[8000:16000], cuvilWeights[70656:87040], cuvilWeights[87040:87296], 1, 64, 25, 5, 64, 1, 1, 25, 5, 1, 1, 1, 1, 0, 0, 1)  // Conv "/features/features.24/Conv"
 	unary(a[0:8000], a[0:8000], opRelu, float32(0), float32(0))                                                                                 // Relu "/features/features.26/Relu"
-	// Pad "/pool/Pad": its output is its input's buffer
-	pool2d(a[8000:8064], a[0:8000], true, false, 64, 25, 5, 1, 1, 25, 5, 25, 5, 1, 1, 0, 0, 25, 5) // AveragePool "/pool/AveragePool"
+	pool2d(a[8000:8064], a[0:8000], true, false, 64, 25, 5, 1, 1, 25, 5, 25, 5, 1, 1, 0, 0, 25, 5)                                              // AveragePool "/pool/AveragePool"
 	// Flatten "/Flatten": its output is its input's buffer
 	gemm(a[0:12], a[8000:8064], cuvilWeights[87296:90368], cuvilWeights[90368:90416], 1, 64, 12, false, true, float32(1), float32(1), 2) // Gemm "/fc/Gemm"
 }

@@ -90,10 +90,10 @@ var cuvilViewTable = [...]cuvilViewDesc{
 	{val: 1, arena: 0, dtype: F32, shape: []int{1, 24, 24, 64}, off: 21632, n: 36864},
 	{val: 2, arena: 0, dtype: F32, shape: []int{1, 12, 12, 64}, off: 0, n: 9216},
 	{val: 3, arena: 0, dtype: F32, shape: []int{1, 64, 12, 12}, off: 9216, n: 9216},
-	{val: 4, arena: 0, dtype: F32, shape: []int{1, 9216}, off: 0, n: 9216},
-	{val: 5, arena: 0, dtype: F32, shape: []int{1, 128}, off: 9216, n: 128},
-	{val: 6, arena: 0, dtype: F32, shape: []int{1, 10}, off: 0, n: 10},
-	{val: 7, arena: 0, dtype: F32, shape: []int{1, 10}, off: 16, n: 10},
+	{val: 4, arena: 0, dtype: F32, shape: []int{1, 9216}, off: 9216, n: 9216},
+	{val: 5, arena: 0, dtype: F32, shape: []int{1, 128}, off: 0, n: 128},
+	{val: 6, arena: 0, dtype: F32, shape: []int{1, 10}, off: 128, n: 10},
+	{val: 7, arena: 0, dtype: F32, shape: []int{1, 10}, off: 0, n: 10},
 }
 
 // Model is the compiled model: its weights. It is immutable after
