@@ -644,8 +644,9 @@ func is5DF32(v *ir.Value) bool {
 }
 
 // layoutKind5D says whether n, with one 5-D float32 output, runs channels
-// last (NDHWC; templates/k_conv_nhwc_3d.go): group-1 Conv and FusedConv
-// with a 5-D X (and residual), and element-wise ops whose operands are
+// last (NDHWC; templates/k_conv_nhwc_3d.go): Conv and FusedConv with a 5-D
+// X (and residual), any group but depthwise (C/group = 1, which keeps
+// NCDHW), and element-wise ops whose operands are
 // 5-D values broadcasting axis by axis, one-element constants or
 // per-channel constants. Pooling and the other 4-D members stay NCDHW.
 func layoutKind5D(n *ir.Node) layoutKind {
@@ -656,10 +657,15 @@ func layoutKind5D(n *ir.Node) layoutKind {
 	}
 	if isOp(n, "Conv") || n.Domain == ir.CuvilDomain && n.Op == "FusedConv" {
 		if n.AttrString("layout", "NCHW") != "NCHW" || len(n.Inputs) < 2 || !is5DF32(n.Inputs[0]) || !is5DF32(n.Inputs[1]) ||
-			n.AttrInt("group", 1) != 1 || len(n.Inputs) > 3 && n.Inputs[3] != nil && !is5DF32(n.Inputs[3]) || len(n.Inputs) > 4 {
+			len(n.Inputs) > 3 && n.Inputs[3] != nil && !is5DF32(n.Inputs[3]) || len(n.Inputs) > 4 {
 			return lkNone
 		}
-		return lkConv
+		ws, _ := n.Inputs[1].Type.Shape.Consts()
+		C, group := n.Inputs[0].Type.Shape[1].Size, n.AttrInt("group", 1)
+		if group == 1 || group > 1 && ws[1] > 1 && C%group == 0 && ws[0]%group == 0 && ws[1]*group == C {
+			return lkConv // grouped: per-group GEMMs (templates/k_conv_nhwc.go runGroups); not depthwise
+		}
+		return lkNone
 	}
 	s := ir.LookupOp(n.Domain, n.Op)
 	if s == nil || !s.Elementwise || n.Attr("axis") != nil || n.Attr("broadcast") != nil || n.Domain == ir.CuvilDomain && n.Op == "RoundHalf" {
@@ -877,12 +883,12 @@ func layoutOpCost(n *ir.Node, nhwc bool) float64 {
 	return 0
 }
 
-// layoutConvCost3D is layoutOpCost for a group-1 3-D convolution (X xs
+// layoutConvCost3D is layoutOpCost for a 3-D convolution (X xs
 // [N,C,T,H,W], Y ys): NCDHW gathers its im2col one value at a time
 // (templates/k_conv.go im2colND, as strided 2-D windows do: costGatherFloat
 // per value), NDHWC copies runs of kw*C values per output pixel, kernel
 // row and time tap, and a pointwise one (1x1x1, unit strides, no pads)
-// copies nothing in either. The GEMM is the same. (NDHWC also runs the 3x3
+// copies nothing in either. The GEMM (per group) is the same. (NDHWC also runs the 3x3
 // spatial kernels Winograd, not counted: the gain is positive without it.)
 // mc3_18 1 thread, NCDHW 674 ms against NDHWC (docs/performance.md).
 func layoutConvCost3D(n *ir.Node, xs, ys []int64, nhwc bool) float64 {

@@ -28,15 +28,17 @@ func nhwcLayout(n *Node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC
 // group's W'_g [(kh, kw, c), m] packed so, one after the other. It
 // reports false for other shapes.
 //
-// A 3-D convolution (ws = [M, C, kT, kH, kW], group 1) packs the same way
-// with the taps (kt, kh, kw) in that order: W'[(kt, kh, kw, c), m], the
-// order nhwcConvTask.im2col gathers a window of frames in.
+// A 3-D convolution (ws = [M, C/group, kT, kH, kW], not depthwise) packs
+// the same way with the taps (kt, kh, kw) in that order: W'[(kt, kh, kw,
+// c), m], the order nhwcConvTask.im2col gathers a window of frames in.
 func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]float32, []float32, bool) {
-	if len(ws) != 4 && (len(ws) != 5 || group != 1) || len(w) != nnProd(ws) {
+	if len(ws) != 4 && len(ws) != 5 || len(w) != nnProd(ws) {
 		return nil, tmp, false
 	}
 	M, Cg, kk := ws[0], ws[1], nnProd(ws[2:])
 	switch {
+	case Cg == 1 && group == M && group > 1 && len(ws) == 5:
+		return nil, tmp, false // 3-D depthwise: no NDHWC kernel
 	case Cg == 1 && group == M && group > 1:
 		dst = nnGrow(dst, M*kk)
 		for c := 0; c < M; c++ {
@@ -313,7 +315,7 @@ func nhwcConvGemm(n *Node, g nhwcGeom, x, wp []float32, wh []uint16, bias, z, y 
 	if grouped {
 		t.groups, t.Cg, t.Mg = group, C/group, M/group
 		t.goffs = nnBuf[int](n, 2, K/group)
-		for s := 0; s < g.kh*g.kw; s++ {
+		for s := 0; s < K/C; s++ { // taps: kh*kw (kt*kh*kw in 3-D)
 			for c := 0; c < t.Cg; c++ {
 				t.goffs[s*t.Cg+c] = 4 * (s*C + c)
 			}

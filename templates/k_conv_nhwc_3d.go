@@ -13,6 +13,8 @@ package templates
 // strides run Winograd with the kt frames' transformed windows side by
 // side in V (convWinogradNHWCT): one GEMM per point with K = kt*C, the
 // epilogue (bias, residual, activation) after the sum over all taps.
+// Grouped convolutions (not depthwise) run nhwcConvTask.runGroups's
+// per-group GEMMs on the same gathered rows.
 
 // nhwcSpatial returns window w3 (time, height, width) without its time
 // axis.
@@ -28,19 +30,22 @@ func nhwcFlatTime(w3 nnWin) bool {
 }
 
 // fusedConvNHWC3D is fusedConvNHWC for X [N,T,H,W,C] and W of ONNX shape
-// ws [M, C, kT, kH, kW] (packed by nhwcPackWeights when packed); sc holds
-// 24 ints. Group 1 only (the layout pass takes no other).
+// ws [M, C/group, kT, kH, kW] (packed by nhwcPackWeights when packed); sc
+// holds 24 ints. Any group but depthwise (the grouped GEMMs of
+// nhwcConvTask.runGroups on the gathered frames' windows).
 func fusedConvNHWC3D(n *Node, X, W, B, Z *Tensor, act fusedAct, ws []int, packed bool, sc []int) error {
 	N, T, H, Wd, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3], X.Shape[4]
 	M := ws[0]
-	if W.DType != F32 || n.Attrs.Int("group", 1) != 1 || ws[1] != C {
-		return n.Errorf("3-D NHWC convolutions take float32 W and group 1: X %v, W %v, group %d", X.ShapeString(), ws, n.Attrs.Int("group", 1))
+	group := int(n.Attrs.Int("group", 1))
+	dw := group == C && M == C && ws[1] == 1 && group > 1
+	if W.DType != F32 || dw || group < 1 || C%group != 0 || M%group != 0 || ws[1]*group != C {
+		return n.Errorf("3-D NHWC convolutions take float32 W and any group but depthwise: X %v, W %v, group %d", X.ShapeString(), ws, group)
 	}
 	if n.Attrs.String("in_layout", "NHWC") != "NHWC" || n.Input(5) != nil || n.Attrs.Int("out_channels", 0) != 0 {
 		return n.Errorf("in_layout, input Scale and out_channels need a 2-D convolution")
 	}
-	if packed && W.Len() != nhwcPackedLen(ws, 1) {
-		return n.Errorf("prepacked W has %d values, want %d for shape %v", W.Len(), nhwcPackedLen(ws, 1), ws)
+	if packed && W.Len() != nhwcPackedLen(ws, group) {
+		return n.Errorf("prepacked W has %d values, want %d for shape %v", W.Len(), nhwcPackedLen(ws, group), ws)
 	}
 	if B != nil && B.Len() != M {
 		return n.Errorf("B %v must have %d values", B.ShapeString(), M)
@@ -60,7 +65,7 @@ func fusedConvNHWC3D(n *Node, X, W, B, Z *Tensor, act fusedAct, ws []int, packed
 		c := nnCacheOf(n)
 		dst, _ := c.slots[1].([]float32)
 		tmp, _ := c.slots[4].([]float32)
-		wp, tmp, _ = nhwcPackWeights(dst, wp, ws, 1, tmp)
+		wp, tmp, _ = nhwcPackWeights(dst, wp, ws, group, tmp)
 		c.slots[1], c.slots[4] = wp, tmp
 	}
 	g := nhwcGeomOf(N*T, H, Wd, C, nhwcSpatial(w3))
@@ -69,7 +74,7 @@ func fusedConvNHWC3D(n *Node, X, W, B, Z *Tensor, act fusedAct, ws []int, packed
 		g.kt, g.st, g.dt, g.pt, g.T, g.OT = w3.k[0], w3.s[0], w3.d[0], w3.pb[0], T, w3.out[0]
 	}
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
-	nhwcConvGemm(n, g, X.F32(), wp, nil, bias, z, y, ldy, M, 1, false, false, after, act, nil)
+	nhwcConvGemm(n, g, X.F32(), wp, nil, bias, z, y, ldy, M, group, group > 1, false, after, act, nil)
 	return nil
 }
 

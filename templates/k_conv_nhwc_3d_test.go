@@ -45,6 +45,11 @@ var conv3DCases = []struct {
 	{"3x1x1_dil2", []int{1, 12, 9, 5, 4}, []int{11, 12, 3, 1, 1}, Attrs{"dilations": []int64{2, 1, 1}, "pads": []int64{2, 0, 0, 2, 0, 0}}},
 	{"3x3x3_dil2_s2", []int{1, 6, 9, 11, 10}, []int{7, 6, 3, 3, 3}, Attrs{"dilations": []int64{2, 2, 2}, "strides": []int64{2, 2, 2}, "pads": []int64{2, 1, 2, 1, 2, 3}}},
 	{"2x5x2", []int{1, 4, 5, 9, 6}, []int{13, 4, 2, 5, 2}, Attrs{"pads": []int64{0, 2, 1, 1, 2, 0}}},
+	// Grouped (not depthwise): per-group GEMMs on the gathered frames.
+	{"g2_3x3x3", []int{1, 10, 4, 7, 6}, []int{6, 5, 3, 3, 3}, Attrs{"group": int64(2), "pads": []int64{1, 1, 0, 1, 1, 2}}},
+	{"g4_1x1x1", []int{1, 12, 3, 5, 4}, []int{20, 3, 1, 1, 1}, Attrs{"group": int64(4)}},
+	{"g3_1x3x3_s122", []int{2, 9, 2, 9, 8}, []int{21, 3, 1, 3, 3}, Attrs{"group": int64(3), "strides": []int64{1, 2, 2}, "pads": []int64{0, 1, 1, 0, 1, 1}}},
+	{"g8_3x1x1_s2", []int{1, 64, 7, 4, 5}, []int{64, 8, 3, 1, 1}, Attrs{"group": int64(8), "strides": []int64{2, 1, 1}, "pads": []int64{1, 0, 0, 1, 0, 0}}},
 	// More output channels than rows: split by columns at 2 threads.
 	{"3x3x3_cols", []int{1, 16, 2, 3, 4}, []int{96, 16, 3, 3, 3}, Attrs{"pads": []int64{1, 1, 1, 1, 1, 1}}},
 	// Several row chunks per part.
@@ -82,7 +87,11 @@ func TestFusedConvNHWC3D(t *testing.T) {
 		Z := nnRand(r, ref.Shape...)
 		act := fusedActCases[ci%len(fusedActCases)]
 		after := ci%3 == 1
-		packed, ok := PrepackConvWeightsNHWC(W.F32(), W.Shape, 1)
+		group := 1
+		if g, ok := c.attrs["group"]; ok {
+			group = int(g.(int64))
+		}
+		packed, ok := PrepackConvWeightsNHWC(W.F32(), W.Shape, group)
 		if !ok {
 			t.Fatalf("%s: not prepackable", c.name)
 		}
@@ -110,13 +119,17 @@ func TestFusedConvNHWC3D(t *testing.T) {
 	}
 	// Bad input is an error naming the node, not a panic.
 	for name, a := range map[string]Attrs{
-		"group":       {"layout": "NHWC", "group": int64(2)},
+		"group":       {"layout": "NHWC", "group": int64(3)},
+		"depthwise":   {"layout": "NHWC", "group": int64(4)},
 		"packed_len":  {"layout": "NHWC", ConvPackedAttr: []int64{4, 4, 3, 3, 3}},
 		"packed_rank": {"layout": "NHWC", ConvPackedAttr: []int64{4, 4, 3, 3}},
 		"pads":        {"layout": "NHWC", "pads": []int64{1, 1, 1, 1}},
 		"in_layout":   {"layout": "NHWC", "in_layout": "NCHW"},
 	} {
 		w := nnRand(r, 4, 4, 3, 3, 3)
+		if name == "depthwise" {
+			w = nnRand(r, 4, 1, 3, 3, 3)
+		}
 		if a[ConvPackedAttr] != nil {
 			w = nnRand(r, 10)
 		}
