@@ -297,6 +297,9 @@ func layoutKindOf(n *ir.Node) layoutKind {
 	if k := layoutQuantKind(n); k != lkNone {
 		return k
 	}
+	if len(n.Outputs) == 1 && is5DF32(n.Outputs[0]) {
+		return layoutKind5D(n)
+	}
 	if len(n.Outputs) == 0 || !is4DF32(n.Outputs[0]) {
 		return lkNone
 	}
@@ -486,7 +489,7 @@ func is4DQ(v *ir.Value) bool {
 // gate [N,C,1,1] times the map [N,C,H,W]. Permuting both the same way
 // keeps the broadcast, so the op runs NHWC as it is.
 func layoutBroadcasts(v, y *ir.Value) bool {
-	if !is4DF32(v) {
+	if !(is4DF32(v) && is4DF32(y) || is5DF32(v) && is5DF32(y)) {
 		return false
 	}
 	vs, _ := v.Type.Shape.Consts()
@@ -630,13 +633,70 @@ func is4DF32(v *ir.Value) bool {
 	return ok
 }
 
-// layoutChannelConst reports whether constant c broadcasts per channel
-// against a 4-D NCHW value (shape [C,1,1] or [1,C,1,1]).
-func layoutChannelConst(c *ir.Value) bool {
-	if len(c.Const.Shape) < 3 || len(c.Const.Shape) > 4 {
+// is5DF32 reports whether v is a float32 tensor of rank 5 with a known
+// shape.
+func is5DF32(v *ir.Value) bool {
+	if v == nil || !v.Type.Known() || v.Type.DType != ir.F32 || v.Type.Rank() != 5 {
 		return false
 	}
-	axis, _, ok := axisVector(c, 4)
+	_, ok := v.Type.Shape.Consts()
+	return ok
+}
+
+// layoutKind5D says whether n, with one 5-D float32 output, runs channels
+// last (NDHWC; templates/k_conv_nhwc_3d.go): Conv and FusedConv with a 5-D
+// X (and residual), any group but depthwise (C/group = 1, which keeps
+// NCDHW), and element-wise ops whose operands are
+// 5-D values broadcasting axis by axis, one-element constants or
+// per-channel constants. Pooling and the other 4-D members stay NCDHW.
+func layoutKind5D(n *ir.Node) layoutKind {
+	for _, a := range n.Attrs {
+		if a.Kind == ir.AttrGraph || a.Kind == ir.AttrGraphs {
+			return lkNone
+		}
+	}
+	if isOp(n, "Conv") || n.Domain == ir.CuvilDomain && n.Op == "FusedConv" {
+		if n.AttrString("layout", "NCHW") != "NCHW" || len(n.Inputs) < 2 || !is5DF32(n.Inputs[0]) || !is5DF32(n.Inputs[1]) ||
+			len(n.Inputs) > 3 && n.Inputs[3] != nil && !is5DF32(n.Inputs[3]) || len(n.Inputs) > 4 {
+			return lkNone
+		}
+		ws, _ := n.Inputs[1].Type.Shape.Consts()
+		C, group := n.Inputs[0].Type.Shape[1].Size, n.AttrInt("group", 1)
+		if group == 1 || group > 1 && ws[1] > 1 && C%group == 0 && ws[0]%group == 0 && ws[1]*group == C {
+			return lkConv // grouped: per-group GEMMs (templates/k_conv_nhwc.go runGroups); not depthwise
+		}
+		return lkNone
+	}
+	s := ir.LookupOp(n.Domain, n.Op)
+	if s == nil || !s.Elementwise || n.Attr("axis") != nil || n.Attr("broadcast") != nil || n.Domain == ir.CuvilDomain && n.Op == "RoundHalf" {
+		return lkNone
+	}
+	y := n.Outputs[0]
+	for _, v := range n.Inputs {
+		switch {
+		case v == nil:
+		case v.IsConst():
+			if v.Const.NumElements() != 1 && !layoutChannelConstOf(v, 5) {
+				return lkNone
+			}
+		case !layoutBroadcasts(v, y):
+			return lkNone
+		}
+	}
+	return lkElementwise
+}
+
+// layoutChannelConst reports whether constant c broadcasts per channel
+// against a 4-D NCHW value (shape [C,1,1] or [1,C,1,1]).
+func layoutChannelConst(c *ir.Value) bool { return layoutChannelConstOf(c, 4) }
+
+// layoutChannelConstOf is layoutChannelConst against a value of rank r
+// (5: [C,1,1,1] or [1,C,1,1,1]).
+func layoutChannelConstOf(c *ir.Value, r int) bool {
+	if len(c.Const.Shape) < r-1 || len(c.Const.Shape) > r {
+		return false
+	}
+	axis, _, ok := axisVector(c, r)
 	return ok && axis == 1
 }
 
@@ -648,7 +708,7 @@ func layoutGain(r *rewriter, members []*ir.Node, in map[*ir.Node]bool) float64 {
 	for _, n := range members {
 		gain += layoutOpCost(n, false) - layoutOpCost(n, true)
 		for _, v := range n.Inputs {
-			if v != nil && !v.IsConst() && (v.Def == nil || !in[v.Def]) && is4DQ(v) && layoutDataInput(n, v) {
+			if v != nil && !v.IsConst() && (v.Def == nil || !in[v.Def]) && (is4DQ(v) || is5DF32(v)) && layoutDataInput(n, v) {
 				entries[v] = true
 			}
 		}
@@ -669,7 +729,7 @@ func layoutGain(r *rewriter, members []*ir.Node, in map[*ir.Node]bool) float64 {
 		if u := r.only(v); u != nil && in[u] && layoutFoldsInput(u, v) {
 			continue // read NCHW by its one reader: no Transpose
 		}
-		if p := v.Def; isOp(p, "Transpose") && slices.Equal(p.AttrInts("perm", nil), permToNCHW) {
+		if p := v.Def; isOp(p, "Transpose") && slices.Equal(p.AttrInts("perm", nil), permToNCHWOf(v.Type.Rank())) {
 			continue // the model's own NHWC -> NCHW permute: the entry Transpose cancels it
 		}
 		gain -= costTransFloat * elems(v)
@@ -686,7 +746,7 @@ func layoutPermutedBack(r *rewriter, y *ir.Value, in map[*ir.Node]bool) bool {
 		return false
 	}
 	for _, u := range r.uses[y] {
-		if !in[u] && !(isOp(u, "Transpose") && slices.Equal(u.AttrInts("perm", nil), permToNHWC)) {
+		if !in[u] && !(isOp(u, "Transpose") && slices.Equal(u.AttrInts("perm", nil), permToNHWCOf(y.Type.Rank()))) {
 			return false
 		}
 	}
@@ -735,6 +795,8 @@ func layoutOpCost(n *ir.Node, nhwc bool) float64 {
 			return 0
 		}
 		return costCopyFloat * col
+	case (isOp(n, "Conv") || n.Op == "FusedConv") && len(xs) == 5:
+		return layoutConvCost3D(n, xs, ys, nhwc)
 	case isOp(n, "Conv") || n.Op == "FusedConv":
 		ws, _ := n.Inputs[1].Type.Shape.Consts()
 		N, C, H, W := float64(xs[0]), float64(xs[1]), float64(xs[2]), float64(xs[3])
@@ -821,6 +883,35 @@ func layoutOpCost(n *ir.Node, nhwc bool) float64 {
 	return 0
 }
 
+// layoutConvCost3D is layoutOpCost for a 3-D convolution (X xs
+// [N,C,T,H,W], Y ys): NCDHW gathers its im2col one value at a time
+// (templates/k_conv.go im2colND, as strided 2-D windows do: costGatherFloat
+// per value), NDHWC copies runs of kw*C values per output pixel, kernel
+// row and time tap, and a pointwise one (1x1x1, unit strides, no pads)
+// copies nothing in either. The GEMM (per group) is the same. (NDHWC also runs the 3x3
+// spatial kernels Winograd, not counted: the gain is positive without it.)
+// mc3_18 1 thread, NCDHW 674 ms against NDHWC (docs/performance.md).
+func layoutConvCost3D(n *ir.Node, xs, ys []int64, nhwc bool) float64 {
+	ws, _ := n.Inputs[1].Type.Shape.Consts()
+	kk := float64(ws[2] * ws[3] * ws[4])
+	pointwise := kk == 1
+	for _, s := range n.AttrInts("strides", nil) {
+		pointwise = pointwise && s == 1
+	}
+	for _, p := range n.AttrInts("pads", nil) {
+		pointwise = pointwise && p == 0
+	}
+	if pointwise {
+		return 0
+	}
+	out := float64(ys[0] * ys[2] * ys[3] * ys[4])
+	col := out * float64(xs[1]) * kk
+	if nhwc {
+		return costCopyFloat*col + costGemmRunNHWC*out*float64(ws[2]*ws[3])
+	}
+	return costGatherFloat * col
+}
+
 // layoutRewrite rewrites the chosen chains' nodes, in graph order.
 type layoutRewrite struct {
 	r      *rewriter
@@ -836,6 +927,23 @@ var (
 	permToNHWC = []int64{0, 2, 3, 1}
 	permToNCHW = []int64{0, 3, 1, 2}
 )
+
+// permToNHWCOf is permToNHWC for a value of rank r (4, or 5: NCDHW to
+// NDHWC, [0,2,3,4,1]).
+func permToNHWCOf(r int) []int64 {
+	if r == 5 {
+		return []int64{0, 2, 3, 4, 1}
+	}
+	return permToNHWC
+}
+
+// permToNCHWOf is permToNCHW for a value of rank r (5: [0,4,1,2,3]).
+func permToNCHWOf(r int) []int64 {
+	if r == 5 {
+		return []int64{0, 4, 1, 2, 3}
+	}
+	return permToNCHW
+}
 
 // permuted is type t [N,C,H,W] as [N,H,W,C] (toNHWC) or back.
 func permuted(t ir.Type, perm []int64) ir.Type {
@@ -878,8 +986,9 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		default:
 			t, ok := w.toNHWC[v]
 			if !ok {
-				t = &ir.Value{Name: w.r.fresh(v.Name + "_nhwc"), Type: permuted(v.Type, permToNHWC)}
-				nodes = append(nodes, w.transpose(v, t, permToNHWC))
+				perm := permToNHWCOf(v.Type.Rank())
+				t = &ir.Value{Name: w.r.fresh(v.Name + "_nhwc"), Type: permuted(v.Type, perm)}
+				nodes = append(nodes, w.transpose(v, t, perm))
 				w.toNHWC[v] = t
 			}
 			ins[i] = t
@@ -907,7 +1016,7 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		if v == nil || i > 0 && !isOp(n, "Split") {
 			continue
 		}
-		outs[i] = &ir.Value{Name: w.r.fresh(v.Name + "_nhwc"), Type: permuted(v.Type, permToNHWC)}
+		outs[i] = &ir.Value{Name: w.r.fresh(v.Name + "_nhwc"), Type: permuted(v.Type, permToNHWCOf(v.Type.Rank()))}
 		w.inner[v] = outs[i]
 	}
 	out := n
@@ -1017,7 +1126,7 @@ func (w *layoutRewrite) node(nodes []*ir.Node, n *ir.Node) []*ir.Node {
 		}
 		if exit {
 			// y keeps its name and NCHW type for the outside readers.
-			nodes = append(nodes, w.transpose(yn, y, permToNCHW))
+			nodes = append(nodes, w.transpose(yn, y, permToNCHWOf(y.Type.Rank())))
 		}
 	}
 	return nodes

@@ -49,6 +49,9 @@ func (m WinogradMode) String() string {
 // 3x3 kernel, group 1, unit strides and dilations, a float32 input of
 // known shape) and mode picks it.
 func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([]float32, bool) {
+	if len(ws) == 5 {
+		return prepackWinograd3D(n, data, ws, mode)
+	}
 	if mode == WinogradOff || len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || n.AttrInt("group", 1) != 1 {
 		return nil, false
 	}
@@ -84,6 +87,40 @@ func prepackWinograd(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([
 	}
 	u, ok := templates.PrepackConvWinograd(data, ws)
 	return u, ok
+}
+
+// prepackWinograd3D is prepackWinograd for a 3-D convolution run NDHWC
+// (FusedConv layout=NHWC on X [N,T,H,W,C], templates/k_conv_nhwc_3d.go):
+// kernel [kT,3,3], group 1, unit strides and dilations in H and W (any in
+// time). Its GEMMs' rows are the tiles of all OT output frames and their K
+// is kT*C, so the speed rules (winogradUsefulNHWC, winogradTileNHWC) see
+// the frames stacked, an (OT*H) x W map with kT*C input channels; the
+// accuracy rule (winogradF4AccurateNHWC) sees one H x W frame and the kT*C
+// products each point's GEMM sums.
+func prepackWinograd3D(n *ir.Node, data []float32, ws []int, mode WinogradMode) ([]float32, bool) {
+	if mode == WinogradOff || ws[3] != 3 || ws[4] != 3 || n.AttrInt("group", 1) != 1 || n.AttrString("layout", "NCHW") != "NHWC" {
+		return nil, false
+	}
+	for _, a := range []string{"strides", "dilations"} {
+		if v := n.AttrInts(a, nil); v != nil && (len(v) != 3 || v[1] != 1 || v[2] != 1) {
+			return nil, false
+		}
+	}
+	x, y := n.Inputs[0], n.Outputs[0]
+	if x == nil || y == nil || !is5DF32(x) || !is5DF32(y) {
+		return nil, false
+	}
+	xs, _ := x.Type.Shape.Consts()
+	ys, _ := y.Type.Shape.Consts()
+	M, K, H, W, OT := ws[0], ws[2]*ws[1], int(xs[2]), int(xs[3]), int(ys[1])
+	if mode == WinogradAuto && !winogradUsefulNHWC(M, K, OT*H, W) {
+		return nil, false
+	}
+	tile := winogradTileNHWC(M, K, OT*H, W)
+	if tile == 4 && !winogradF4AccurateNHWC(K, H, W) {
+		tile = 2
+	}
+	return templates.PrepackConvWinogradNHWC(data, ws, tile)
 }
 
 // winogradUsefulNHWC is winogradUseful for NHWC convolutions

@@ -132,14 +132,18 @@ func inferThroughNCHW(x *inferer, n *ir.Node, op string, f inferFunc, nhwc bool)
 	if !nhwc {
 		return f(x, n)
 	}
-	t, err := x.inRank(n, 0, 4, 4)
+	t, err := x.inRank(n, 0, 4, 5)
 	if err != nil {
 		return err
+	}
+	r := t.Rank() // 5: a 3-D FusedConv, NDHWC
+	if r == 5 && op != "Conv" {
+		return fmt.Errorf("%s with layout NHWC takes rank-4 input, have %v", op, t.Shape)
 	}
 	s := *n
 	s.Op, s.Domain = op, ""
 	s.Inputs = append([]*ir.Value(nil), n.Inputs...)
-	s.Inputs[0] = &ir.Value{Name: n.Inputs[0].Name, Type: permuted(t, permToNCHW)}
+	s.Inputs[0] = &ir.Value{Name: n.Inputs[0].Name, Type: permuted(t, permToNCHWOf(r))}
 	if n.AttrString("in_layout", "NHWC") == "NCHW" {
 		// A FusedConv reading its input NCHW (layout.go's folded entry
 		// Transpose) writes NHWC.
@@ -150,8 +154,8 @@ func inferThroughNCHW(x *inferer, n *ir.Node, op string, f inferFunc, nhwc bool)
 	if err := f(x, &s); err != nil {
 		return err
 	}
-	if out.Type.Kind == ir.TensorKind && !out.Type.Unranked && out.Type.Rank() == 4 {
-		x.set(n.Outputs[0], permuted(out.Type, permToNHWC))
+	if out.Type.Kind == ir.TensorKind && !out.Type.Unranked && out.Type.Rank() == r {
+		x.set(n.Outputs[0], permuted(out.Type, permToNHWCOf(r)))
 	}
 	return nil
 }

@@ -26,7 +26,13 @@ func PrepackConvWinograd(w []float32, ws []int) ([]float32, bool) {
 // cuvil::FusedConv with layout=NHWC reads when the node has
 // ConvWinogradAttr (each [C, M], packed as SGEMM B panels), or false when
 // ws is not such a kernel.
+//
+// A 3-D convolution's ws = [M, C, kT, 3, 3] gives wnPack3D's matrices
+// ([kT*C, M] each, the taps' input channels stacked).
 func PrepackConvWinogradNHWC(w []float32, ws []int, f int) ([]float32, bool) {
+	if len(ws) == 5 && ws[3] == 3 && ws[4] == 3 && ws[0] >= 1 && ws[1] >= 1 && ws[2] >= 1 && len(w) == nnProd(ws) && (f == 2 || f == 4) {
+		return wnPack3D(w, ws[0], ws[1], ws[2], f), true
+	}
 	if len(ws) != 4 || ws[2] != 3 || ws[3] != 3 || ws[0] < 1 || ws[1] < 1 || len(w) != nnProd(ws) || f != 2 && f != 4 {
 		return nil, false
 	}
