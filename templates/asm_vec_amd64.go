@@ -29,6 +29,14 @@ func biasClampAVX(y *float32, n int, bias float32, lo float32, hi float32)
 //go:noescape
 func geluAVX2(y *float32, n int)
 
+// geluBiasAVX2 sets y[i] = gelu(y[i] + b[i]) (the erf form) for i in [0, n), n a
+// multiple of 8.
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func geluBiasAVX2(y *float32, b *float32, n int)
+
 // geluAVX512 sets y[i] = gelu(y[i]) (the erf form, as geluAVX2) for i in
 // [0, n), n a multiple of 32.
 //

@@ -488,65 +488,440 @@ TEXT ·geluAVX2(SB), NOSPLIT, $0-16
 	MOVQ y+0(FP), AX
 	MOVQ n+8(FP), CX
 	XORQ DX, DX
+	MOVQ CX, BX
+	SUBQ $0x18, BX
 
-gelu_loop:
-	CMPQ    DX, CX
-	JGE     gelu_done
+geluAVX2_loop3:
+	CMPQ    DX, BX
+	JG      geluAVX2_loop1
 	VMOVUPS (AX)(DX*4), Y0
-	VANDPS  vecConsts<>+128(SB), Y0, Y1
-	VMULPS  vecConsts<>+96(SB), Y1, Y1
+	VMOVUPS 32(AX)(DX*4), Y3
+	VMOVUPS 64(AX)(DX*4), Y6
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y3, Y3
+	VANDPS  vecConsts<>+128(SB), Y6, Y6
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y3, Y3
+	VMULPS  vecConsts<>+96(SB), Y6, Y6
 
 	// t = 1/(1+z/2)
-	VMOVUPS     vecConsts<>+64(SB), Y2
-	VFMADD213PS vecConsts<>+0(SB), Y1, Y2
-	VMOVUPS     vecConsts<>+0(SB), Y3
-	VDIVPS      Y2, Y3, Y2
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VMOVUPS     vecConsts<>+64(SB), Y4
+	VMOVUPS     vecConsts<>+64(SB), Y7
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VFMADD213PS vecConsts<>+0(SB), Y3, Y4
+	VFMADD213PS vecConsts<>+0(SB), Y6, Y7
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VMOVUPS     vecConsts<>+0(SB), Y5
+	VMOVUPS     vecConsts<>+0(SB), Y8
+	VDIVPS      Y1, Y2, Y1
+	VDIVPS      Y4, Y5, Y4
+	VDIVPS      Y7, Y8, Y7
 
 	// e = -z*z + P(t)
-	VMOVUPS      vecConsts<>+512(SB), Y3
-	VFMADD213PS  vecConsts<>+544(SB), Y2, Y3
-	VFMADD213PS  vecConsts<>+576(SB), Y2, Y3
-	VFMADD213PS  vecConsts<>+608(SB), Y2, Y3
-	VFMADD213PS  vecConsts<>+640(SB), Y2, Y3
-	VFMADD213PS  vecConsts<>+672(SB), Y2, Y3
-	VFMADD213PS  vecConsts<>+704(SB), Y2, Y3
-	VFMADD213PS  vecConsts<>+736(SB), Y2, Y3
-	VFMADD213PS  vecConsts<>+768(SB), Y2, Y3
-	VFMADD213PS  vecConsts<>+800(SB), Y2, Y3
-	VMOVAPS      Y3, Y4
-	VFNMADD231PS Y1, Y1, Y4
-	VMINPS       vecConsts<>+160(SB), Y4, Y4
-	VMAXPS       vecConsts<>+192(SB), Y4, Y4
-	VMULPS       vecConsts<>+224(SB), Y4, Y1
-	VROUNDPS     $0x00, Y1, Y1
-	VFNMADD231PS vecConsts<>+256(SB), Y1, Y4
-	VFNMADD231PS vecConsts<>+288(SB), Y1, Y4
-	VMOVUPS      vecConsts<>+320(SB), Y5
-	VFMADD213PS  vecConsts<>+352(SB), Y4, Y5
-	VFMADD213PS  vecConsts<>+384(SB), Y4, Y5
-	VFMADD213PS  vecConsts<>+416(SB), Y4, Y5
-	VFMADD213PS  vecConsts<>+448(SB), Y4, Y5
-	VFMADD213PS  vecConsts<>+480(SB), Y4, Y5
-	VMULPS       Y4, Y4, Y3
-	VFMADD213PS  Y4, Y3, Y5
-	VADDPS       vecConsts<>+0(SB), Y5, Y5
-	VCVTPS2DQ    Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecConsts<>+0(SB), Y1, Y1
-	VMULPS       Y1, Y5, Y4
+	VMOVUPS      vecConsts<>+512(SB), Y2
+	VMOVUPS      vecConsts<>+512(SB), Y5
+	VMOVUPS      vecConsts<>+512(SB), Y8
+	VFMADD213PS  vecConsts<>+544(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+544(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+544(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+576(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+576(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+576(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+608(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+608(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+608(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+640(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+640(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+640(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+672(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+672(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+672(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+704(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+704(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+704(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+736(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+736(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+736(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+768(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+768(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+768(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+800(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+800(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+800(SB), Y7, Y8
+	VFNMADD231PS Y0, Y0, Y2
+	VFNMADD231PS Y3, Y3, Y5
+	VFNMADD231PS Y6, Y6, Y8
+	VMINPS       vecConsts<>+160(SB), Y2, Y2
+	VMINPS       vecConsts<>+160(SB), Y5, Y5
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y2, Y2
+	VMAXPS       vecConsts<>+192(SB), Y5, Y5
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMULPS       vecConsts<>+224(SB), Y2, Y0
+	VMULPS       vecConsts<>+224(SB), Y5, Y3
+	VMULPS       vecConsts<>+224(SB), Y8, Y6
+	VROUNDPS     $0x00, Y0, Y0
+	VROUNDPS     $0x00, Y3, Y3
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y3, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y6, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y3, Y5
+	VFNMADD231PS vecConsts<>+288(SB), Y6, Y8
+	VMOVUPS      vecConsts<>+320(SB), Y9
+	VMOVUPS      vecConsts<>+320(SB), Y11
+	VMOVUPS      vecConsts<>+320(SB), Y13
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+352(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+384(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+416(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+448(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+480(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y13
+	VMULPS       Y2, Y2, Y10
+	VMULPS       Y5, Y5, Y12
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y2, Y10, Y9
+	VFMADD213PS  Y5, Y12, Y11
+	VFMADD213PS  Y8, Y14, Y13
+	VADDPS       vecConsts<>+0(SB), Y9, Y9
+	VADDPS       vecConsts<>+0(SB), Y11, Y11
+	VADDPS       vecConsts<>+0(SB), Y13, Y13
+	VCVTPS2DQ    Y0, Y0
+	VCVTPS2DQ    Y3, Y3
+	VCVTPS2DQ    Y6, Y6
+	VPSLLD       $0x17, Y0, Y0
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y3, Y3
+	VPADDD       vecConsts<>+0(SB), Y6, Y6
+	VMULPS       Y0, Y9, Y2
+	VMULPS       Y3, Y11, Y5
+	VMULPS       Y6, Y13, Y8
 
 	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
-	VMULPS    Y2, Y4, Y4
-	VMOVUPS   vecConsts<>+32(SB), Y3
-	VSUBPS    Y4, Y3, Y3
-	VBLENDVPS Y0, Y4, Y3, Y3
-	VMULPS    vecConsts<>+64(SB), Y0, Y0
-	VMULPS    Y3, Y0, Y0
-	VMOVUPS   Y0, (AX)(DX*4)
-	ADDQ      $0x08, DX
-	JMP       gelu_loop
+	VMULPS    Y1, Y2, Y2
+	VMULPS    Y4, Y5, Y5
+	VMULPS    Y7, Y8, Y8
+	VMOVUPS   (AX)(DX*4), Y10
+	VMOVUPS   32(AX)(DX*4), Y12
+	VMOVUPS   64(AX)(DX*4), Y14
+	VMOVUPS   vecConsts<>+32(SB), Y9
+	VMOVUPS   vecConsts<>+32(SB), Y11
+	VMOVUPS   vecConsts<>+32(SB), Y13
+	VSUBPS    Y2, Y9, Y9
+	VSUBPS    Y5, Y11, Y11
+	VSUBPS    Y8, Y13, Y13
+	VBLENDVPS Y10, Y2, Y9, Y9
+	VBLENDVPS Y12, Y5, Y11, Y11
+	VBLENDVPS Y14, Y8, Y13, Y13
+	VMULPS    vecConsts<>+64(SB), Y10, Y10
+	VMULPS    vecConsts<>+64(SB), Y12, Y12
+	VMULPS    vecConsts<>+64(SB), Y14, Y14
+	VMULPS    Y9, Y10, Y10
+	VMULPS    Y11, Y12, Y12
+	VMULPS    Y13, Y14, Y14
+	VMOVUPS   Y10, (AX)(DX*4)
+	VMOVUPS   Y12, 32(AX)(DX*4)
+	VMOVUPS   Y14, 64(AX)(DX*4)
+	ADDQ      $0x18, DX
+	JMP       geluAVX2_loop3
 
-gelu_done:
+geluAVX2_loop1:
+	CMPQ    DX, CX
+	JGE     geluAVX2_done
+	VMOVUPS (AX)(DX*4), Y0
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VDIVPS      Y1, Y2, Y1
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y2
+	VFMADD213PS  vecConsts<>+544(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+576(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+608(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+640(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+672(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+704(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+736(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+768(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+800(SB), Y1, Y2
+	VFNMADD231PS Y0, Y0, Y2
+	VMINPS       vecConsts<>+160(SB), Y2, Y2
+	VMAXPS       vecConsts<>+192(SB), Y2, Y2
+	VMULPS       vecConsts<>+224(SB), Y2, Y0
+	VROUNDPS     $0x00, Y0, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y2
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y4
+	VFMADD213PS  Y2, Y4, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VCVTPS2DQ    Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VMULPS       Y0, Y3, Y2
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    Y1, Y2, Y2
+	VMOVUPS   (AX)(DX*4), Y4
+	VMOVUPS   vecConsts<>+32(SB), Y3
+	VSUBPS    Y2, Y3, Y3
+	VBLENDVPS Y4, Y2, Y3, Y3
+	VMULPS    vecConsts<>+64(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VMOVUPS   Y4, (AX)(DX*4)
+	ADDQ      $0x08, DX
+	JMP       geluAVX2_loop1
+
+geluAVX2_done:
+	VZEROUPPER
+	RET
+
+// func geluBiasAVX2(y *float32, b *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·geluBiasAVX2(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ n+16(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	SUBQ $0x18, SI
+
+geluBiasAVX2_loop3:
+	CMPQ    BX, SI
+	JG      geluBiasAVX2_loop1
+	VMOVUPS (AX)(BX*4), Y0
+	VMOVUPS 32(AX)(BX*4), Y3
+	VMOVUPS 64(AX)(BX*4), Y6
+	VADDPS  (CX)(BX*4), Y0, Y0
+	VADDPS  32(CX)(BX*4), Y3, Y3
+	VADDPS  64(CX)(BX*4), Y6, Y6
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y3, Y3
+	VANDPS  vecConsts<>+128(SB), Y6, Y6
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y3, Y3
+	VMULPS  vecConsts<>+96(SB), Y6, Y6
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VMOVUPS     vecConsts<>+64(SB), Y4
+	VMOVUPS     vecConsts<>+64(SB), Y7
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VFMADD213PS vecConsts<>+0(SB), Y3, Y4
+	VFMADD213PS vecConsts<>+0(SB), Y6, Y7
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VMOVUPS     vecConsts<>+0(SB), Y5
+	VMOVUPS     vecConsts<>+0(SB), Y8
+	VDIVPS      Y1, Y2, Y1
+	VDIVPS      Y4, Y5, Y4
+	VDIVPS      Y7, Y8, Y7
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y2
+	VMOVUPS      vecConsts<>+512(SB), Y5
+	VMOVUPS      vecConsts<>+512(SB), Y8
+	VFMADD213PS  vecConsts<>+544(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+544(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+544(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+576(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+576(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+576(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+608(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+608(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+608(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+640(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+640(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+640(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+672(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+672(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+672(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+704(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+704(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+704(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+736(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+736(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+736(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+768(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+768(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+768(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+800(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+800(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+800(SB), Y7, Y8
+	VFNMADD231PS Y0, Y0, Y2
+	VFNMADD231PS Y3, Y3, Y5
+	VFNMADD231PS Y6, Y6, Y8
+	VMINPS       vecConsts<>+160(SB), Y2, Y2
+	VMINPS       vecConsts<>+160(SB), Y5, Y5
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y2, Y2
+	VMAXPS       vecConsts<>+192(SB), Y5, Y5
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMULPS       vecConsts<>+224(SB), Y2, Y0
+	VMULPS       vecConsts<>+224(SB), Y5, Y3
+	VMULPS       vecConsts<>+224(SB), Y8, Y6
+	VROUNDPS     $0x00, Y0, Y0
+	VROUNDPS     $0x00, Y3, Y3
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y3, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y6, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y3, Y5
+	VFNMADD231PS vecConsts<>+288(SB), Y6, Y8
+	VMOVUPS      vecConsts<>+320(SB), Y9
+	VMOVUPS      vecConsts<>+320(SB), Y11
+	VMOVUPS      vecConsts<>+320(SB), Y13
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+352(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+384(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+416(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+448(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+480(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y13
+	VMULPS       Y2, Y2, Y10
+	VMULPS       Y5, Y5, Y12
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y2, Y10, Y9
+	VFMADD213PS  Y5, Y12, Y11
+	VFMADD213PS  Y8, Y14, Y13
+	VADDPS       vecConsts<>+0(SB), Y9, Y9
+	VADDPS       vecConsts<>+0(SB), Y11, Y11
+	VADDPS       vecConsts<>+0(SB), Y13, Y13
+	VCVTPS2DQ    Y0, Y0
+	VCVTPS2DQ    Y3, Y3
+	VCVTPS2DQ    Y6, Y6
+	VPSLLD       $0x17, Y0, Y0
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y3, Y3
+	VPADDD       vecConsts<>+0(SB), Y6, Y6
+	VMULPS       Y0, Y9, Y2
+	VMULPS       Y3, Y11, Y5
+	VMULPS       Y6, Y13, Y8
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    Y1, Y2, Y2
+	VMULPS    Y4, Y5, Y5
+	VMULPS    Y7, Y8, Y8
+	VMOVUPS   (AX)(BX*4), Y10
+	VMOVUPS   32(AX)(BX*4), Y12
+	VMOVUPS   64(AX)(BX*4), Y14
+	VADDPS    (CX)(BX*4), Y10, Y10
+	VADDPS    32(CX)(BX*4), Y12, Y12
+	VADDPS    64(CX)(BX*4), Y14, Y14
+	VMOVUPS   vecConsts<>+32(SB), Y9
+	VMOVUPS   vecConsts<>+32(SB), Y11
+	VMOVUPS   vecConsts<>+32(SB), Y13
+	VSUBPS    Y2, Y9, Y9
+	VSUBPS    Y5, Y11, Y11
+	VSUBPS    Y8, Y13, Y13
+	VBLENDVPS Y10, Y2, Y9, Y9
+	VBLENDVPS Y12, Y5, Y11, Y11
+	VBLENDVPS Y14, Y8, Y13, Y13
+	VMULPS    vecConsts<>+64(SB), Y10, Y10
+	VMULPS    vecConsts<>+64(SB), Y12, Y12
+	VMULPS    vecConsts<>+64(SB), Y14, Y14
+	VMULPS    Y9, Y10, Y10
+	VMULPS    Y11, Y12, Y12
+	VMULPS    Y13, Y14, Y14
+	VMOVUPS   Y10, (AX)(BX*4)
+	VMOVUPS   Y12, 32(AX)(BX*4)
+	VMOVUPS   Y14, 64(AX)(BX*4)
+	ADDQ      $0x18, BX
+	JMP       geluBiasAVX2_loop3
+
+geluBiasAVX2_loop1:
+	CMPQ    BX, DX
+	JGE     geluBiasAVX2_done
+	VMOVUPS (AX)(BX*4), Y0
+	VADDPS  (CX)(BX*4), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VDIVPS      Y1, Y2, Y1
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y2
+	VFMADD213PS  vecConsts<>+544(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+576(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+608(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+640(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+672(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+704(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+736(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+768(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+800(SB), Y1, Y2
+	VFNMADD231PS Y0, Y0, Y2
+	VMINPS       vecConsts<>+160(SB), Y2, Y2
+	VMAXPS       vecConsts<>+192(SB), Y2, Y2
+	VMULPS       vecConsts<>+224(SB), Y2, Y0
+	VROUNDPS     $0x00, Y0, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y2
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y4
+	VFMADD213PS  Y2, Y4, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VCVTPS2DQ    Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VMULPS       Y0, Y3, Y2
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    Y1, Y2, Y2
+	VMOVUPS   (AX)(BX*4), Y4
+	VADDPS    (CX)(BX*4), Y4, Y4
+	VMOVUPS   vecConsts<>+32(SB), Y3
+	VSUBPS    Y2, Y3, Y3
+	VBLENDVPS Y4, Y2, Y3, Y3
+	VMULPS    vecConsts<>+64(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VMOVUPS   Y4, (AX)(BX*4)
+	ADDQ      $0x08, BX
+	JMP       geluBiasAVX2_loop1
+
+geluBiasAVX2_done:
 	VZEROUPPER
 	RET
 

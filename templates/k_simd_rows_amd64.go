@@ -58,12 +58,17 @@ func gelu32(y []float32) {
 }
 
 // geluBias32 sets y[i] = gelu(y[i] + b[i]) (b at least as long as y):
-// axpy32 then gelu32's bits, in one pass where the CPU has AVX-512.
+// axpy32 then gelu32's bits, in one pass (geluBiasAVX512 on multiples
+// of 32, geluBiasAVX2 on multiples of 8, the two passes on the rest).
 func geluBias32(y, b []float32) {
 	b = b[:len(y)]
 	if n32 := len(y) &^ 31; cpuHasAVX512 && n32 > 0 {
 		geluBiasAVX512(&y[0], &b[0], n32)
 		y, b = y[n32:], b[n32:]
+	}
+	if nv := len(y) &^ 7; cpuHasAVX2FMA && nv > 0 {
+		geluBiasAVX2(&y[0], &b[0], nv)
+		y, b = y[nv:], b[nv:]
 	}
 	axpy32(y, b, 1)
 	gelu32(y)

@@ -139,3 +139,59 @@ func TestPackBT16(t *testing.T) {
 		}
 	}
 }
+
+// TestGeluAVX2Steps wants geluAVX2's three-vector steps to give its
+// one-vector loop's bits (a row's elements take either by position), and
+// geluBiasAVX2 those of axpyAVX2 then geluAVX2, on lengths that leave 0, 1
+// and 2 single vectors, over [-12, 12) and the special values.
+func TestGeluAVX2Steps(t *testing.T) {
+	if !cpuHasAVX2FMA {
+		t.Skip("no AVX2/FMA")
+	}
+	var x []float32
+	for v := -12.0; v < 12; v += 0.0037 {
+		x = append(x, float32(v))
+	}
+	x = append(x, 0, float32(math.Copysign(0, -1)), 1e-30, -1e-30, 50, -50, float32(math.Inf(1)), float32(math.NaN()))
+	b := make([]float32, len(x)+48)
+	for i := range b {
+		b[i] = float32(0.5 * math.Cos(float64(i)*1.3))
+	}
+	same := func(a, b float32) bool {
+		return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b
+	}
+	for _, extra := range []int{0, 8, 16} {
+		n := (len(x)/24)*24 + extra
+		if n > len(x) {
+			n -= 24
+		}
+		y := append([]float32(nil), x[:n]...)
+		geluAVX2(&y[0], n)
+		yb := append([]float32(nil), x[:n]...)
+		geluBiasAVX2(&yb[0], &b[0], n)
+		for i := 0; i < n; i += 8 {
+			w := append([]float32(nil), x[i:i+8]...)
+			geluAVX2(&w[0], 8)
+			wb := append([]float32(nil), x[i:i+8]...)
+			axpyAVX2(&wb[0], &b[i], 8, 1)
+			geluAVX2(&wb[0], 8)
+			for j := range w {
+				if !same(y[i+j], w[j]) {
+					t.Fatalf("n=%d gelu(%v) = %v in a 3-vector step, %v alone", n, x[i+j], y[i+j], w[j])
+				}
+				if !same(yb[i+j], wb[j]) {
+					t.Fatalf("n=%d gelu(%v + %v) = %v fused, %v by axpy then gelu", n, x[i+j], b[i+j], yb[i+j], wb[j])
+				}
+			}
+		}
+		for i, v := range x[:n] {
+			if math.IsInf(float64(v), 0) || v != v {
+				continue
+			}
+			got, want := float64(y[i]), vecGeluRef(float64(v))
+			if got != want && !(math.Abs(got-want) <= vecGeluTol(float64(v))*math.Abs(want)+1e-30) {
+				t.Fatalf("gelu(%v) = %v, want %v", v, got, want)
+			}
+		}
+	}
+}

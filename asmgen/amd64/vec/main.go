@@ -23,7 +23,8 @@ func main() {
 	constants()
 	dwConv9()
 	biasClamp()
-	gelu()
+	gelu256(false)
+	gelu256(true)
 	gelu512(false)
 	gelu512(true)
 	expSum512()
@@ -247,57 +248,6 @@ func expVec(x VecVirtual) {
 	VPSLLD(U8(23), fx, fx)
 	VPADDD(k("one"), fx, fx) // the bits of 1.0 plus n in the exponent
 	VMULPS(fx, p, x)
-}
-
-// gelu emits y = x/2 * (1 + erf(x/sqrt2)) in place, with
-// 1 + erf(z) = erfc(-z) = 2 - erfc(z), erfc from its exp form, so that
-// the result keeps its relative accuracy for negative x too.
-func gelu() {
-	TEXT("geluAVX2", NOSPLIT, "func(y *float32, n int)")
-	Doc(
-		"geluAVX2 sets y[i] = gelu(y[i]) (the erf form) for i in [0, n), n a",
-		"multiple of 8.",
-		"",
-		"Requires: AVX, AVX2, FMA",
-	)
-	Pragma("noescape")
-	y := Load(Param("y"), GP64())
-	n := Load(Param("n"), GP64())
-	i := GP64()
-	XORQ(i, i)
-	Label("gelu_loop")
-	CMPQ(i, n)
-	JGE(LabelRef("gelu_done"))
-	x, z, t, p, e := YMM(), YMM(), YMM(), YMM(), YMM()
-	VMOVUPS(Mem{Base: y, Index: i, Scale: 4}, x)
-	VANDPS(k("absmask"), x, z)
-	VMULPS(k("rsqrt2"), z, z)
-	Comment("t = 1/(1+z/2)")
-	VMOVUPS(k("half"), t)
-	VFMADD213PS(k("one"), z, t)
-	VMOVUPS(k("one"), p)
-	VDIVPS(t, p, t)
-	Comment("e = -z*z + P(t)")
-	VMOVUPS(k("ec9"), p)
-	for _, c := range []string{"ec8", "ec7", "ec6", "ec5", "ec4", "ec3", "ec2", "ec1", "ec0"} {
-		VFMADD213PS(k(c), t, p)
-	}
-	VMOVAPS(p, e)
-	VFNMADD231PS(z, z, e)
-	expVec(e)
-	Comment("erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc")
-	VMULPS(t, e, e)
-	VMOVUPS(k("two"), p)
-	VSUBPS(e, p, p)
-	VBLENDVPS(x, e, p, p)
-	VMULPS(k("half"), x, x)
-	VMULPS(p, x, x)
-	VMOVUPS(x, Mem{Base: y, Index: i, Scale: 4})
-	ADDQ(U8(8), i)
-	JMP(LabelRef("gelu_loop"))
-	Label("gelu_done")
-	VZEROUPPER()
-	RET()
 }
 
 // expSum emits y = exp(x - sub), returning the sum of y (softmax's
