@@ -245,6 +245,14 @@ func preluAVX2(y *float32, s *float32, n int)
 //go:noescape
 func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
 
+// packBT16AVX2 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
+// [0, kc), kc a multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func packBT16AVX2(kc int, b *float32, ldb int, dst *float32)
+
 // scaleAVX sets y[i] *= a for i in [0, n), n a multiple of 8.
 //
 // Requires: AVX

@@ -4867,6 +4867,132 @@ pbt_done:
 	VZEROUPPER
 	RET
 
+// func packBT16AVX2(kc int, b *float32, ldb int, dst *float32)
+// Requires: AVX
+TEXT ·packBT16AVX2(SB), NOSPLIT, $0-32
+	MOVQ kc+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	MOVQ dst+24(FP), BX
+	SHLQ $0x02, DX
+	MOVQ DX, SI
+	SHLQ $0x03, SI
+	ADDQ CX, SI
+	XORQ DI, DI
+
+pbt8_loop:
+	CMPQ DI, AX
+	JGE  pbt8_done
+
+	// Rows 8h..8h+7 of B, k steps p..p+7.
+	MOVQ       CX, R8
+	VMOVUPS    (R8), Y0
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y1
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y2
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y3
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y4
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y5
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y6
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y0
+	VUNPCKLPS  Y3, Y2, Y1
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VSHUFPS    $0x44, Y1, Y8, Y7
+	VSHUFPS    $0xee, Y1, Y8, Y1
+	VSHUFPS    $0x44, Y2, Y0, Y8
+	VSHUFPS    $0xee, Y2, Y0, Y0
+	VSHUFPS    $0x44, Y5, Y3, Y2
+	VSHUFPS    $0xee, Y5, Y3, Y3
+	VSHUFPS    $0x44, Y6, Y4, Y5
+	VSHUFPS    $0xee, Y6, Y4, Y4
+	VPERM2F128 $0x20, Y2, Y7, Y6
+	VPERM2F128 $0x31, Y2, Y7, Y2
+	VMOVUPS    Y6, (BX)
+	VMOVUPS    Y2, 256(BX)
+	VPERM2F128 $0x20, Y3, Y1, Y2
+	VPERM2F128 $0x31, Y3, Y1, Y1
+	VMOVUPS    Y2, 64(BX)
+	VMOVUPS    Y1, 320(BX)
+	VPERM2F128 $0x20, Y5, Y8, Y1
+	VPERM2F128 $0x31, Y5, Y8, Y2
+	VMOVUPS    Y1, 128(BX)
+	VMOVUPS    Y2, 384(BX)
+	VPERM2F128 $0x20, Y4, Y0, Y1
+	VPERM2F128 $0x31, Y4, Y0, Y0
+	VMOVUPS    Y1, 192(BX)
+	VMOVUPS    Y0, 448(BX)
+
+	// Rows 8h..8h+7 of B, k steps p..p+7.
+	MOVQ       SI, R8
+	VMOVUPS    (R8), Y0
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y1
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y2
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y3
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y4
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y5
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y6
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y0
+	VUNPCKLPS  Y3, Y2, Y1
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VSHUFPS    $0x44, Y1, Y8, Y7
+	VSHUFPS    $0xee, Y1, Y8, Y1
+	VSHUFPS    $0x44, Y2, Y0, Y8
+	VSHUFPS    $0xee, Y2, Y0, Y0
+	VSHUFPS    $0x44, Y5, Y3, Y2
+	VSHUFPS    $0xee, Y5, Y3, Y3
+	VSHUFPS    $0x44, Y6, Y4, Y5
+	VSHUFPS    $0xee, Y6, Y4, Y4
+	VPERM2F128 $0x20, Y2, Y7, Y6
+	VPERM2F128 $0x31, Y2, Y7, Y2
+	VMOVUPS    Y6, 32(BX)
+	VMOVUPS    Y2, 288(BX)
+	VPERM2F128 $0x20, Y3, Y1, Y2
+	VPERM2F128 $0x31, Y3, Y1, Y1
+	VMOVUPS    Y2, 96(BX)
+	VMOVUPS    Y1, 352(BX)
+	VPERM2F128 $0x20, Y5, Y8, Y1
+	VPERM2F128 $0x31, Y5, Y8, Y2
+	VMOVUPS    Y1, 160(BX)
+	VMOVUPS    Y2, 416(BX)
+	VPERM2F128 $0x20, Y4, Y0, Y1
+	VPERM2F128 $0x31, Y4, Y0, Y0
+	VMOVUPS    Y1, 224(BX)
+	VMOVUPS    Y0, 480(BX)
+	ADDQ       $0x08, DI
+	ADDQ       $0x20, CX
+	ADDQ       $0x20, SI
+	ADDQ       $0x00000200, BX
+	JMP        pbt8_loop
+
+pbt8_done:
+	VZEROUPPER
+	RET
+
 // func scaleAVX(y *float32, n int, a float32)
 // Requires: AVX
 TEXT ·scaleAVX(SB), NOSPLIT, $0-20

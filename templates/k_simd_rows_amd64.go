@@ -75,16 +75,23 @@ func geluBias32(y, b []float32) {
 }
 
 // packBT16 sets panel[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
-// [0, kc): the SGEMM B panel of 16 columns of op(B) = B^T.
+// [0, kc): the SGEMM B panel of 16 columns of op(B) = B^T. The AVX-512
+// transpose takes the multiple of 16 k steps, else the AVX2 one the
+// multiple of 8, the Go twin the rest.
 func packBT16(kc int, b []float32, ldb int, panel []float32) {
-	n16 := kc &^ 15
-	if !cpuHasAVX512 || n16 == 0 {
+	n8 := kc &^ 7
+	if !cpuHasAVX2FMA || n8 == 0 {
 		packBT16Go(kc, b, ldb, panel, 0)
 		return
 	}
 	_, _ = b[15*ldb+kc-1], panel[16*kc-1]
-	packBT16AVX512(n16, &b[0], ldb, &panel[0])
-	packBT16Go(kc, b, ldb, panel, n16)
+	if n16 := kc &^ 15; cpuHasAVX512 && n16 > 0 {
+		packBT16AVX512(n16, &b[0], ldb, &panel[0])
+		packBT16Go(kc, b, ldb, panel, n16)
+		return
+	}
+	packBT16AVX2(n8, &b[0], ldb, &panel[0])
+	packBT16Go(kc, b, ldb, panel, n8)
 }
 
 // scale32 sets y[i] *= a.

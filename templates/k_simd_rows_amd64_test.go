@@ -110,10 +110,10 @@ func TestGeluBias32(t *testing.T) {
 }
 
 // TestPackBT16 checks packBT16 (the AVX-512 transpose on multiples of 16
-// k steps, the Go twin on the rest) against the definition, on awkward
-// kc and row strides.
+// k steps or the AVX2 one on multiples of 8, the Go twin on the rest)
+// against the definition, on awkward kc and row strides.
 func TestPackBT16(t *testing.T) {
-	for _, kc := range []int{1, 15, 16, 17, 64, 100, 256} {
+	for _, kc := range []int{1, 7, 8, 9, 15, 16, 17, 24, 64, 100, 256} {
 		for _, ldb := range []int{kc, kc + 3, 768} {
 			b := make([]float32, 15*ldb+kc)
 			for i := range b {

@@ -34,6 +34,7 @@ func main() {
 	act512b()
 	act256()
 	packBT16()
+	packBT16AVX2()
 	scale()
 	maxRow512()
 	expSum()
