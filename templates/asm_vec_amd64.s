@@ -484,10 +484,428 @@ bc_done:
 
 // func geluAVX2(y *float32, n int)
 // Requires: AVX, AVX2, FMA3
-TEXT ·geluAVX2(SB), NOSPLIT, $0-16
+TEXT ·geluAVX2(SB), NOSPLIT, $512-16
 	MOVQ y+0(FP), AX
 	MOVQ n+8(FP), CX
 	XORQ DX, DX
+	MOVQ CX, BX
+	SUBQ $0x40, BX
+
+geluAVX2_loop8:
+	CMPQ    DX, BX
+	JG      geluAVX2_tail
+	VMOVUPS (AX)(DX*4), Y0
+	VMOVUPS 32(AX)(DX*4), Y2
+	VMOVUPS 64(AX)(DX*4), Y4
+	VMOVUPS 96(AX)(DX*4), Y6
+	VMOVUPS 128(AX)(DX*4), Y8
+	VMOVUPS 160(AX)(DX*4), Y10
+	VMOVUPS 192(AX)(DX*4), Y12
+	VMOVUPS 224(AX)(DX*4), Y14
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y2, Y2
+	VANDPS  vecConsts<>+128(SB), Y4, Y4
+	VANDPS  vecConsts<>+128(SB), Y6, Y6
+	VANDPS  vecConsts<>+128(SB), Y8, Y8
+	VANDPS  vecConsts<>+128(SB), Y10, Y10
+	VANDPS  vecConsts<>+128(SB), Y12, Y12
+	VANDPS  vecConsts<>+128(SB), Y14, Y14
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y2, Y2
+	VMULPS  vecConsts<>+96(SB), Y4, Y4
+	VMULPS  vecConsts<>+96(SB), Y6, Y6
+	VMULPS  vecConsts<>+96(SB), Y8, Y8
+	VMULPS  vecConsts<>+96(SB), Y10, Y10
+	VMULPS  vecConsts<>+96(SB), Y12, Y12
+	VMULPS  vecConsts<>+96(SB), Y14, Y14
+	VMOVUPS Y0, (SP)
+	VMOVUPS Y2, 32(SP)
+	VMOVUPS Y4, 64(SP)
+	VMOVUPS Y6, 96(SP)
+	VMOVUPS Y8, 128(SP)
+	VMOVUPS Y10, 160(SP)
+	VMOVUPS Y12, 192(SP)
+	VMOVUPS Y14, 224(SP)
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VMOVUPS     vecConsts<>+64(SB), Y3
+	VMOVUPS     vecConsts<>+64(SB), Y5
+	VMOVUPS     vecConsts<>+64(SB), Y7
+	VMOVUPS     vecConsts<>+64(SB), Y9
+	VMOVUPS     vecConsts<>+64(SB), Y11
+	VMOVUPS     vecConsts<>+64(SB), Y13
+	VMOVUPS     vecConsts<>+64(SB), Y15
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VFMADD213PS vecConsts<>+0(SB), Y2, Y3
+	VFMADD213PS vecConsts<>+0(SB), Y4, Y5
+	VFMADD213PS vecConsts<>+0(SB), Y6, Y7
+	VFMADD213PS vecConsts<>+0(SB), Y8, Y9
+	VFMADD213PS vecConsts<>+0(SB), Y10, Y11
+	VFMADD213PS vecConsts<>+0(SB), Y12, Y13
+	VFMADD213PS vecConsts<>+0(SB), Y14, Y15
+	VMOVUPS     vecConsts<>+0(SB), Y0
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VMOVUPS     vecConsts<>+0(SB), Y4
+	VMOVUPS     vecConsts<>+0(SB), Y6
+	VMOVUPS     vecConsts<>+0(SB), Y8
+	VMOVUPS     vecConsts<>+0(SB), Y10
+	VMOVUPS     vecConsts<>+0(SB), Y12
+	VMOVUPS     vecConsts<>+0(SB), Y14
+	VDIVPS      Y1, Y0, Y0
+	VDIVPS      Y3, Y2, Y2
+	VDIVPS      Y5, Y4, Y4
+	VDIVPS      Y7, Y6, Y6
+	VDIVPS      Y9, Y8, Y8
+	VDIVPS      Y11, Y10, Y10
+	VDIVPS      Y13, Y12, Y12
+	VDIVPS      Y15, Y14, Y14
+	VMOVUPS     Y0, 256(SP)
+	VMOVUPS     Y2, 288(SP)
+	VMOVUPS     Y4, 320(SP)
+	VMOVUPS     Y6, 352(SP)
+	VMOVUPS     Y8, 384(SP)
+	VMOVUPS     Y10, 416(SP)
+	VMOVUPS     Y12, 448(SP)
+	VMOVUPS     Y14, 480(SP)
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y1
+	VMOVUPS      vecConsts<>+512(SB), Y3
+	VMOVUPS      vecConsts<>+512(SB), Y5
+	VMOVUPS      vecConsts<>+512(SB), Y7
+	VMOVUPS      vecConsts<>+512(SB), Y9
+	VMOVUPS      vecConsts<>+512(SB), Y11
+	VMOVUPS      vecConsts<>+512(SB), Y13
+	VMOVUPS      vecConsts<>+512(SB), Y15
+	VFMADD213PS  vecConsts<>+544(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+544(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+544(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+544(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+544(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+544(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+544(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+544(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+576(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+576(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+576(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+576(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+576(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+576(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+576(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+576(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+608(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+608(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+608(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+608(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+608(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+608(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+608(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+608(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+640(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+640(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+640(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+640(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+640(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+640(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+640(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+640(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+672(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+672(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+672(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+672(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+672(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+672(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+672(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+672(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+704(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+704(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+704(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+704(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+704(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+704(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+704(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+704(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+736(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+736(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+736(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+736(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+736(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+736(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+736(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+736(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+768(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+768(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+768(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+768(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+768(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+768(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+768(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+768(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+800(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+800(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+800(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+800(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+800(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+800(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+800(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+800(SB), Y14, Y15
+	VMOVUPS      (SP), Y0
+	VMOVUPS      32(SP), Y2
+	VMOVUPS      64(SP), Y4
+	VMOVUPS      96(SP), Y6
+	VMOVUPS      128(SP), Y8
+	VMOVUPS      160(SP), Y10
+	VMOVUPS      192(SP), Y12
+	VMOVUPS      224(SP), Y14
+	VFNMADD231PS Y0, Y0, Y1
+	VFNMADD231PS Y2, Y2, Y3
+	VFNMADD231PS Y4, Y4, Y5
+	VFNMADD231PS Y6, Y6, Y7
+	VFNMADD231PS Y8, Y8, Y9
+	VFNMADD231PS Y10, Y10, Y11
+	VFNMADD231PS Y12, Y12, Y13
+	VFNMADD231PS Y14, Y14, Y15
+	VMOVUPS      Y1, (SP)
+	VMOVUPS      Y3, 32(SP)
+	VMOVUPS      Y5, 64(SP)
+	VMOVUPS      Y7, 96(SP)
+	VMOVUPS      Y9, 128(SP)
+	VMOVUPS      Y11, 160(SP)
+	VMOVUPS      Y13, 192(SP)
+	VMOVUPS      Y15, 224(SP)
+	VMOVUPS      (SP), Y0
+	VMOVUPS      32(SP), Y4
+	VMOVUPS      64(SP), Y8
+	VMOVUPS      96(SP), Y12
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMINPS       vecConsts<>+160(SB), Y12, Y12
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y12, Y12
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VMULPS       vecConsts<>+224(SB), Y8, Y9
+	VMULPS       vecConsts<>+224(SB), Y12, Y13
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y12
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y12
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y10
+	VMOVUPS      vecConsts<>+320(SB), Y14
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+352(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+384(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+416(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+448(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+480(SB), Y12, Y14
+	VMULPS       Y0, Y0, Y3
+	VMULPS       Y4, Y4, Y7
+	VMULPS       Y8, Y8, Y11
+	VMULPS       Y12, Y12, Y15
+	VFMADD213PS  Y0, Y3, Y2
+	VFMADD213PS  Y4, Y7, Y6
+	VFMADD213PS  Y8, Y11, Y10
+	VFMADD213PS  Y12, Y15, Y14
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VADDPS       vecConsts<>+0(SB), Y6, Y6
+	VADDPS       vecConsts<>+0(SB), Y10, Y10
+	VADDPS       vecConsts<>+0(SB), Y14, Y14
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y9, Y9
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y1, Y2, Y0
+	VMULPS       Y5, Y6, Y4
+	VMULPS       Y9, Y10, Y8
+	VMULPS       Y13, Y14, Y12
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS       256(SP), Y0, Y0
+	VMULPS       288(SP), Y4, Y4
+	VMULPS       320(SP), Y8, Y8
+	VMULPS       352(SP), Y12, Y12
+	VMOVUPS      (AX)(DX*4), Y1
+	VMOVUPS      32(AX)(DX*4), Y5
+	VMOVUPS      64(AX)(DX*4), Y9
+	VMOVUPS      96(AX)(DX*4), Y13
+	VMOVUPS      vecConsts<>+32(SB), Y2
+	VMOVUPS      vecConsts<>+32(SB), Y6
+	VMOVUPS      vecConsts<>+32(SB), Y10
+	VMOVUPS      vecConsts<>+32(SB), Y14
+	VSUBPS       Y0, Y2, Y2
+	VSUBPS       Y4, Y6, Y6
+	VSUBPS       Y8, Y10, Y10
+	VSUBPS       Y12, Y14, Y14
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VBLENDVPS    Y9, Y8, Y10, Y10
+	VBLENDVPS    Y13, Y12, Y14, Y14
+	VMULPS       vecConsts<>+64(SB), Y1, Y1
+	VMULPS       vecConsts<>+64(SB), Y5, Y5
+	VMULPS       vecConsts<>+64(SB), Y9, Y9
+	VMULPS       vecConsts<>+64(SB), Y13, Y13
+	VMULPS       Y2, Y1, Y1
+	VMULPS       Y6, Y5, Y5
+	VMULPS       Y10, Y9, Y9
+	VMULPS       Y14, Y13, Y13
+	VMOVUPS      Y1, (AX)(DX*4)
+	VMOVUPS      Y5, 32(AX)(DX*4)
+	VMOVUPS      Y9, 64(AX)(DX*4)
+	VMOVUPS      Y13, 96(AX)(DX*4)
+	VMOVUPS      128(SP), Y0
+	VMOVUPS      160(SP), Y4
+	VMOVUPS      192(SP), Y8
+	VMOVUPS      224(SP), Y12
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMINPS       vecConsts<>+160(SB), Y12, Y12
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y12, Y12
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VMULPS       vecConsts<>+224(SB), Y8, Y9
+	VMULPS       vecConsts<>+224(SB), Y12, Y13
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y12
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y12
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y10
+	VMOVUPS      vecConsts<>+320(SB), Y14
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+352(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+384(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+416(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+448(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+480(SB), Y12, Y14
+	VMULPS       Y0, Y0, Y3
+	VMULPS       Y4, Y4, Y7
+	VMULPS       Y8, Y8, Y11
+	VMULPS       Y12, Y12, Y15
+	VFMADD213PS  Y0, Y3, Y2
+	VFMADD213PS  Y4, Y7, Y6
+	VFMADD213PS  Y8, Y11, Y10
+	VFMADD213PS  Y12, Y15, Y14
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VADDPS       vecConsts<>+0(SB), Y6, Y6
+	VADDPS       vecConsts<>+0(SB), Y10, Y10
+	VADDPS       vecConsts<>+0(SB), Y14, Y14
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y9, Y9
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y1, Y2, Y0
+	VMULPS       Y5, Y6, Y4
+	VMULPS       Y9, Y10, Y8
+	VMULPS       Y13, Y14, Y12
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    384(SP), Y0, Y0
+	VMULPS    416(SP), Y4, Y4
+	VMULPS    448(SP), Y8, Y8
+	VMULPS    480(SP), Y12, Y12
+	VMOVUPS   128(AX)(DX*4), Y1
+	VMOVUPS   160(AX)(DX*4), Y5
+	VMOVUPS   192(AX)(DX*4), Y9
+	VMOVUPS   224(AX)(DX*4), Y13
+	VMOVUPS   vecConsts<>+32(SB), Y2
+	VMOVUPS   vecConsts<>+32(SB), Y6
+	VMOVUPS   vecConsts<>+32(SB), Y10
+	VMOVUPS   vecConsts<>+32(SB), Y14
+	VSUBPS    Y0, Y2, Y2
+	VSUBPS    Y4, Y6, Y6
+	VSUBPS    Y8, Y10, Y10
+	VSUBPS    Y12, Y14, Y14
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VBLENDVPS Y5, Y4, Y6, Y6
+	VBLENDVPS Y9, Y8, Y10, Y10
+	VBLENDVPS Y13, Y12, Y14, Y14
+	VMULPS    vecConsts<>+64(SB), Y1, Y1
+	VMULPS    vecConsts<>+64(SB), Y5, Y5
+	VMULPS    vecConsts<>+64(SB), Y9, Y9
+	VMULPS    vecConsts<>+64(SB), Y13, Y13
+	VMULPS    Y2, Y1, Y1
+	VMULPS    Y6, Y5, Y5
+	VMULPS    Y10, Y9, Y9
+	VMULPS    Y14, Y13, Y13
+	VMOVUPS   Y1, 128(AX)(DX*4)
+	VMOVUPS   Y5, 160(AX)(DX*4)
+	VMOVUPS   Y9, 192(AX)(DX*4)
+	VMOVUPS   Y13, 224(AX)(DX*4)
+	ADDQ      $0x40, DX
+	JMP       geluAVX2_loop8
+
+geluAVX2_tail:
 	MOVQ CX, BX
 	SUBQ $0x18, BX
 
@@ -701,11 +1119,445 @@ geluAVX2_done:
 
 // func geluBiasAVX2(y *float32, b *float32, n int)
 // Requires: AVX, AVX2, FMA3
-TEXT ·geluBiasAVX2(SB), NOSPLIT, $0-24
+TEXT ·geluBiasAVX2(SB), NOSPLIT, $512-24
 	MOVQ y+0(FP), AX
 	MOVQ b+8(FP), CX
 	MOVQ n+16(FP), DX
 	XORQ BX, BX
+	MOVQ DX, SI
+	SUBQ $0x40, SI
+
+geluBiasAVX2_loop8:
+	CMPQ    BX, SI
+	JG      geluBiasAVX2_tail
+	VMOVUPS (AX)(BX*4), Y0
+	VMOVUPS 32(AX)(BX*4), Y2
+	VMOVUPS 64(AX)(BX*4), Y4
+	VMOVUPS 96(AX)(BX*4), Y6
+	VMOVUPS 128(AX)(BX*4), Y8
+	VMOVUPS 160(AX)(BX*4), Y10
+	VMOVUPS 192(AX)(BX*4), Y12
+	VMOVUPS 224(AX)(BX*4), Y14
+	VADDPS  (CX)(BX*4), Y0, Y0
+	VADDPS  32(CX)(BX*4), Y2, Y2
+	VADDPS  64(CX)(BX*4), Y4, Y4
+	VADDPS  96(CX)(BX*4), Y6, Y6
+	VADDPS  128(CX)(BX*4), Y8, Y8
+	VADDPS  160(CX)(BX*4), Y10, Y10
+	VADDPS  192(CX)(BX*4), Y12, Y12
+	VADDPS  224(CX)(BX*4), Y14, Y14
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y2, Y2
+	VANDPS  vecConsts<>+128(SB), Y4, Y4
+	VANDPS  vecConsts<>+128(SB), Y6, Y6
+	VANDPS  vecConsts<>+128(SB), Y8, Y8
+	VANDPS  vecConsts<>+128(SB), Y10, Y10
+	VANDPS  vecConsts<>+128(SB), Y12, Y12
+	VANDPS  vecConsts<>+128(SB), Y14, Y14
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y2, Y2
+	VMULPS  vecConsts<>+96(SB), Y4, Y4
+	VMULPS  vecConsts<>+96(SB), Y6, Y6
+	VMULPS  vecConsts<>+96(SB), Y8, Y8
+	VMULPS  vecConsts<>+96(SB), Y10, Y10
+	VMULPS  vecConsts<>+96(SB), Y12, Y12
+	VMULPS  vecConsts<>+96(SB), Y14, Y14
+	VMOVUPS Y0, (SP)
+	VMOVUPS Y2, 32(SP)
+	VMOVUPS Y4, 64(SP)
+	VMOVUPS Y6, 96(SP)
+	VMOVUPS Y8, 128(SP)
+	VMOVUPS Y10, 160(SP)
+	VMOVUPS Y12, 192(SP)
+	VMOVUPS Y14, 224(SP)
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VMOVUPS     vecConsts<>+64(SB), Y3
+	VMOVUPS     vecConsts<>+64(SB), Y5
+	VMOVUPS     vecConsts<>+64(SB), Y7
+	VMOVUPS     vecConsts<>+64(SB), Y9
+	VMOVUPS     vecConsts<>+64(SB), Y11
+	VMOVUPS     vecConsts<>+64(SB), Y13
+	VMOVUPS     vecConsts<>+64(SB), Y15
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VFMADD213PS vecConsts<>+0(SB), Y2, Y3
+	VFMADD213PS vecConsts<>+0(SB), Y4, Y5
+	VFMADD213PS vecConsts<>+0(SB), Y6, Y7
+	VFMADD213PS vecConsts<>+0(SB), Y8, Y9
+	VFMADD213PS vecConsts<>+0(SB), Y10, Y11
+	VFMADD213PS vecConsts<>+0(SB), Y12, Y13
+	VFMADD213PS vecConsts<>+0(SB), Y14, Y15
+	VMOVUPS     vecConsts<>+0(SB), Y0
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VMOVUPS     vecConsts<>+0(SB), Y4
+	VMOVUPS     vecConsts<>+0(SB), Y6
+	VMOVUPS     vecConsts<>+0(SB), Y8
+	VMOVUPS     vecConsts<>+0(SB), Y10
+	VMOVUPS     vecConsts<>+0(SB), Y12
+	VMOVUPS     vecConsts<>+0(SB), Y14
+	VDIVPS      Y1, Y0, Y0
+	VDIVPS      Y3, Y2, Y2
+	VDIVPS      Y5, Y4, Y4
+	VDIVPS      Y7, Y6, Y6
+	VDIVPS      Y9, Y8, Y8
+	VDIVPS      Y11, Y10, Y10
+	VDIVPS      Y13, Y12, Y12
+	VDIVPS      Y15, Y14, Y14
+	VMOVUPS     Y0, 256(SP)
+	VMOVUPS     Y2, 288(SP)
+	VMOVUPS     Y4, 320(SP)
+	VMOVUPS     Y6, 352(SP)
+	VMOVUPS     Y8, 384(SP)
+	VMOVUPS     Y10, 416(SP)
+	VMOVUPS     Y12, 448(SP)
+	VMOVUPS     Y14, 480(SP)
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y1
+	VMOVUPS      vecConsts<>+512(SB), Y3
+	VMOVUPS      vecConsts<>+512(SB), Y5
+	VMOVUPS      vecConsts<>+512(SB), Y7
+	VMOVUPS      vecConsts<>+512(SB), Y9
+	VMOVUPS      vecConsts<>+512(SB), Y11
+	VMOVUPS      vecConsts<>+512(SB), Y13
+	VMOVUPS      vecConsts<>+512(SB), Y15
+	VFMADD213PS  vecConsts<>+544(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+544(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+544(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+544(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+544(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+544(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+544(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+544(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+576(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+576(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+576(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+576(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+576(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+576(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+576(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+576(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+608(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+608(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+608(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+608(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+608(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+608(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+608(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+608(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+640(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+640(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+640(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+640(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+640(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+640(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+640(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+640(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+672(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+672(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+672(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+672(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+672(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+672(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+672(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+672(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+704(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+704(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+704(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+704(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+704(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+704(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+704(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+704(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+736(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+736(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+736(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+736(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+736(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+736(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+736(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+736(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+768(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+768(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+768(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+768(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+768(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+768(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+768(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+768(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+800(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+800(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+800(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+800(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+800(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+800(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+800(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+800(SB), Y14, Y15
+	VMOVUPS      (SP), Y0
+	VMOVUPS      32(SP), Y2
+	VMOVUPS      64(SP), Y4
+	VMOVUPS      96(SP), Y6
+	VMOVUPS      128(SP), Y8
+	VMOVUPS      160(SP), Y10
+	VMOVUPS      192(SP), Y12
+	VMOVUPS      224(SP), Y14
+	VFNMADD231PS Y0, Y0, Y1
+	VFNMADD231PS Y2, Y2, Y3
+	VFNMADD231PS Y4, Y4, Y5
+	VFNMADD231PS Y6, Y6, Y7
+	VFNMADD231PS Y8, Y8, Y9
+	VFNMADD231PS Y10, Y10, Y11
+	VFNMADD231PS Y12, Y12, Y13
+	VFNMADD231PS Y14, Y14, Y15
+	VMOVUPS      Y1, (SP)
+	VMOVUPS      Y3, 32(SP)
+	VMOVUPS      Y5, 64(SP)
+	VMOVUPS      Y7, 96(SP)
+	VMOVUPS      Y9, 128(SP)
+	VMOVUPS      Y11, 160(SP)
+	VMOVUPS      Y13, 192(SP)
+	VMOVUPS      Y15, 224(SP)
+	VMOVUPS      (SP), Y0
+	VMOVUPS      32(SP), Y4
+	VMOVUPS      64(SP), Y8
+	VMOVUPS      96(SP), Y12
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMINPS       vecConsts<>+160(SB), Y12, Y12
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y12, Y12
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VMULPS       vecConsts<>+224(SB), Y8, Y9
+	VMULPS       vecConsts<>+224(SB), Y12, Y13
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y12
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y12
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y10
+	VMOVUPS      vecConsts<>+320(SB), Y14
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+352(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+384(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+416(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+448(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+480(SB), Y12, Y14
+	VMULPS       Y0, Y0, Y3
+	VMULPS       Y4, Y4, Y7
+	VMULPS       Y8, Y8, Y11
+	VMULPS       Y12, Y12, Y15
+	VFMADD213PS  Y0, Y3, Y2
+	VFMADD213PS  Y4, Y7, Y6
+	VFMADD213PS  Y8, Y11, Y10
+	VFMADD213PS  Y12, Y15, Y14
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VADDPS       vecConsts<>+0(SB), Y6, Y6
+	VADDPS       vecConsts<>+0(SB), Y10, Y10
+	VADDPS       vecConsts<>+0(SB), Y14, Y14
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y9, Y9
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y1, Y2, Y0
+	VMULPS       Y5, Y6, Y4
+	VMULPS       Y9, Y10, Y8
+	VMULPS       Y13, Y14, Y12
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS       256(SP), Y0, Y0
+	VMULPS       288(SP), Y4, Y4
+	VMULPS       320(SP), Y8, Y8
+	VMULPS       352(SP), Y12, Y12
+	VMOVUPS      (AX)(BX*4), Y1
+	VMOVUPS      32(AX)(BX*4), Y5
+	VMOVUPS      64(AX)(BX*4), Y9
+	VMOVUPS      96(AX)(BX*4), Y13
+	VADDPS       (CX)(BX*4), Y1, Y1
+	VADDPS       32(CX)(BX*4), Y5, Y5
+	VADDPS       64(CX)(BX*4), Y9, Y9
+	VADDPS       96(CX)(BX*4), Y13, Y13
+	VMOVUPS      vecConsts<>+32(SB), Y2
+	VMOVUPS      vecConsts<>+32(SB), Y6
+	VMOVUPS      vecConsts<>+32(SB), Y10
+	VMOVUPS      vecConsts<>+32(SB), Y14
+	VSUBPS       Y0, Y2, Y2
+	VSUBPS       Y4, Y6, Y6
+	VSUBPS       Y8, Y10, Y10
+	VSUBPS       Y12, Y14, Y14
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VBLENDVPS    Y9, Y8, Y10, Y10
+	VBLENDVPS    Y13, Y12, Y14, Y14
+	VMULPS       vecConsts<>+64(SB), Y1, Y1
+	VMULPS       vecConsts<>+64(SB), Y5, Y5
+	VMULPS       vecConsts<>+64(SB), Y9, Y9
+	VMULPS       vecConsts<>+64(SB), Y13, Y13
+	VMULPS       Y2, Y1, Y1
+	VMULPS       Y6, Y5, Y5
+	VMULPS       Y10, Y9, Y9
+	VMULPS       Y14, Y13, Y13
+	VMOVUPS      Y1, (AX)(BX*4)
+	VMOVUPS      Y5, 32(AX)(BX*4)
+	VMOVUPS      Y9, 64(AX)(BX*4)
+	VMOVUPS      Y13, 96(AX)(BX*4)
+	VMOVUPS      128(SP), Y0
+	VMOVUPS      160(SP), Y4
+	VMOVUPS      192(SP), Y8
+	VMOVUPS      224(SP), Y12
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMINPS       vecConsts<>+160(SB), Y12, Y12
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y12, Y12
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VMULPS       vecConsts<>+224(SB), Y8, Y9
+	VMULPS       vecConsts<>+224(SB), Y12, Y13
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y12
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y12
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y10
+	VMOVUPS      vecConsts<>+320(SB), Y14
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+352(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+384(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+416(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+448(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+480(SB), Y12, Y14
+	VMULPS       Y0, Y0, Y3
+	VMULPS       Y4, Y4, Y7
+	VMULPS       Y8, Y8, Y11
+	VMULPS       Y12, Y12, Y15
+	VFMADD213PS  Y0, Y3, Y2
+	VFMADD213PS  Y4, Y7, Y6
+	VFMADD213PS  Y8, Y11, Y10
+	VFMADD213PS  Y12, Y15, Y14
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VADDPS       vecConsts<>+0(SB), Y6, Y6
+	VADDPS       vecConsts<>+0(SB), Y10, Y10
+	VADDPS       vecConsts<>+0(SB), Y14, Y14
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y9, Y9
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y1, Y2, Y0
+	VMULPS       Y5, Y6, Y4
+	VMULPS       Y9, Y10, Y8
+	VMULPS       Y13, Y14, Y12
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    384(SP), Y0, Y0
+	VMULPS    416(SP), Y4, Y4
+	VMULPS    448(SP), Y8, Y8
+	VMULPS    480(SP), Y12, Y12
+	VMOVUPS   128(AX)(BX*4), Y1
+	VMOVUPS   160(AX)(BX*4), Y5
+	VMOVUPS   192(AX)(BX*4), Y9
+	VMOVUPS   224(AX)(BX*4), Y13
+	VADDPS    128(CX)(BX*4), Y1, Y1
+	VADDPS    160(CX)(BX*4), Y5, Y5
+	VADDPS    192(CX)(BX*4), Y9, Y9
+	VADDPS    224(CX)(BX*4), Y13, Y13
+	VMOVUPS   vecConsts<>+32(SB), Y2
+	VMOVUPS   vecConsts<>+32(SB), Y6
+	VMOVUPS   vecConsts<>+32(SB), Y10
+	VMOVUPS   vecConsts<>+32(SB), Y14
+	VSUBPS    Y0, Y2, Y2
+	VSUBPS    Y4, Y6, Y6
+	VSUBPS    Y8, Y10, Y10
+	VSUBPS    Y12, Y14, Y14
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VBLENDVPS Y5, Y4, Y6, Y6
+	VBLENDVPS Y9, Y8, Y10, Y10
+	VBLENDVPS Y13, Y12, Y14, Y14
+	VMULPS    vecConsts<>+64(SB), Y1, Y1
+	VMULPS    vecConsts<>+64(SB), Y5, Y5
+	VMULPS    vecConsts<>+64(SB), Y9, Y9
+	VMULPS    vecConsts<>+64(SB), Y13, Y13
+	VMULPS    Y2, Y1, Y1
+	VMULPS    Y6, Y5, Y5
+	VMULPS    Y10, Y9, Y9
+	VMULPS    Y14, Y13, Y13
+	VMOVUPS   Y1, 128(AX)(BX*4)
+	VMOVUPS   Y5, 160(AX)(BX*4)
+	VMOVUPS   Y9, 192(AX)(BX*4)
+	VMOVUPS   Y13, 224(AX)(BX*4)
+	ADDQ      $0x40, BX
+	JMP       geluBiasAVX2_loop8
+
+geluBiasAVX2_tail:
 	MOVQ DX, SI
 	SUBQ $0x18, SI
 

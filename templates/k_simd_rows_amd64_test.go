@@ -140,10 +140,11 @@ func TestPackBT16(t *testing.T) {
 	}
 }
 
-// TestGeluAVX2Steps wants geluAVX2's three-vector steps to give its
-// one-vector loop's bits (a row's elements take either by position), and
-// geluBiasAVX2 those of axpyAVX2 then geluAVX2, on lengths that leave 0, 1
-// and 2 single vectors, over [-12, 12) and the special values.
+// TestGeluAVX2Steps wants geluAVX2's staged eight-vector and three-vector
+// steps to give its one-vector loop's bits (a row's elements take either
+// by position), and geluBiasAVX2 those of axpyAVX2 then geluAVX2, on
+// lengths that leave every remainder of 64 elements, over [-12, 12) and
+// the special values.
 func TestGeluAVX2Steps(t *testing.T) {
 	if !cpuHasAVX2FMA {
 		t.Skip("no AVX2/FMA")
@@ -160,11 +161,8 @@ func TestGeluAVX2Steps(t *testing.T) {
 	same := func(a, b float32) bool {
 		return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b
 	}
-	for _, extra := range []int{0, 8, 16} {
-		n := (len(x)/24)*24 + extra
-		if n > len(x) {
-			n -= 24
-		}
+	for extra := 0; extra < 64; extra += 8 {
+		n := (len(x)/64-1)*64 + extra
 		y := append([]float32(nil), x[:n]...)
 		geluAVX2(&y[0], n)
 		yb := append([]float32(nil), x[:n]...)

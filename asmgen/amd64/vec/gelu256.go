@@ -17,11 +17,14 @@ import (
 // One vector's GELU is a chain of about 40 dependent operations (a
 // division, ten FMAs of the erfc polynomial, the exp), some 130 cycles:
 // one vector an iteration left the loop latency-bound at 3 ns an element
-// on Zen 2. The main loop runs three vectors a step, each step emitted for
-// the three before the next (the same operations per lane, so the bits
-// of the one-vector loop, which takes the remainder). Three chains of
-// five live registers fill the sixteen YMM registers, so x is loaded
-// (and the bias added) again for the last steps instead of kept.
+// on Zen 2, where two FMA pipes of latency 5 want ten independent chains.
+// The main loop (gelu256Staged) takes eight vectors an iteration in
+// stages through a stack scratch, so that each stage keeps few registers
+// a vector and runs eight (or four) chains; 24 and 8 elements at a time
+// (gelu256Block: three or one chain, each step emitted for all before
+// the next) take the remainder. Every path runs the same operations per
+// lane, so all give the one-vector loop's bits; x is loaded (and the
+// bias added) again for the last steps instead of kept in a register.
 func gelu256(bias bool) {
 	name, sig, pre := "geluAVX2", "func(y *float32, n int)", "y[i] = gelu(y[i])"
 	if bias {
@@ -41,9 +44,19 @@ func gelu256(bias bool) {
 		b = Load(Param("b"), GP64())
 	}
 	n := Load(Param("n"), GP64())
+	scratch := AllocLocal(2 * gelu256Wide * 32)
 	i := GP64()
 	XORQ(i, i)
 	last := GP64()
+	MOVQ(n, last)
+	SUBQ(U8(8*gelu256Wide), last)
+	Label(name + "_loop8")
+	CMPQ(i, last)
+	JG(LabelRef(name + "_tail"))
+	gelu256Staged(y, b, i, scratch)
+	ADDQ(U8(8*gelu256Wide), i)
+	JMP(LabelRef(name + "_loop8"))
+	Label(name + "_tail")
 	MOVQ(n, last)
 	SUBQ(U8(24), last)
 	Label(name + "_loop3")
@@ -124,4 +137,87 @@ func gelu256Block(y, b, i Register, nv int) {
 	each(func(v int) { VMULPS(k("half"), x[v], x[v]) })
 	each(func(v int) { VMULPS(q[v], x[v], x[v]) })
 	each(func(v int) { VMOVUPS(x[v], at(y, v)) })
+}
+
+// gelu256Wide is the vectors gelu256Staged takes an iteration.
+const gelu256Wide = 8
+
+// gelu256Staged emits GELU in place on gelu256Wide vectors at y[i:] (after
+// adding b[i:] unless b is nil), gelu256Block's operations in two stages
+// over a scratch of 2*gelu256Wide vectors (z, then e; and t): first z,
+// t = 1/(1+z/2), the erfc polynomial and e = P(t) - z*z on all eight
+// chains at two registers each, then exp(e) and the result on two groups
+// of four chains at four registers each.
+func gelu256Staged(y, b, i Register, scratch Mem) {
+	const nv = gelu256Wide
+	at := func(r Register, v int) Mem { return Mem{Base: r, Index: i, Scale: 4, Disp: 32 * v} }
+	zs := func(v int) Mem { return scratch.Offset(32 * v) }        // z, then e
+	ts := func(v int) Mem { return scratch.Offset(32 * (nv + v)) } // t
+	each := func(lo, hi int, f func(v int)) {
+		for v := lo; v < hi; v++ {
+			f(v)
+		}
+	}
+	load := func(lo, hi int, x []VecVirtual) {
+		each(lo, hi, func(v int) { VMOVUPS(at(y, v), x[v]) })
+		if b != nil {
+			each(lo, hi, func(v int) { VADDPS(at(b, v), x[v], x[v]) })
+		}
+	}
+	// Stage 1: two registers a chain, r (z, then t) and q (then P(t), e).
+	r, q := make([]VecVirtual, nv), make([]VecVirtual, nv)
+	each(0, nv, func(v int) { r[v], q[v] = YMM(), YMM() })
+	load(0, nv, r)
+	each(0, nv, func(v int) { VANDPS(k("absmask"), r[v], r[v]) })
+	each(0, nv, func(v int) { VMULPS(k("rsqrt2"), r[v], r[v]) })
+	each(0, nv, func(v int) { VMOVUPS(r[v], zs(v)) })
+	Comment("t = 1/(1+z/2)")
+	each(0, nv, func(v int) { VMOVUPS(k("half"), q[v]) })
+	each(0, nv, func(v int) { VFMADD213PS(k("one"), r[v], q[v]) })
+	each(0, nv, func(v int) { VMOVUPS(k("one"), r[v]) })
+	each(0, nv, func(v int) { VDIVPS(q[v], r[v], r[v]) })
+	each(0, nv, func(v int) { VMOVUPS(r[v], ts(v)) })
+	Comment("e = -z*z + P(t)")
+	each(0, nv, func(v int) { VMOVUPS(k("ec9"), q[v]) })
+	for _, c := range []string{"ec8", "ec7", "ec6", "ec5", "ec4", "ec3", "ec2", "ec1", "ec0"} {
+		each(0, nv, func(v int) { VFMADD213PS(k(c), r[v], q[v]) })
+	}
+	each(0, nv, func(v int) { VMOVUPS(zs(v), r[v]) })
+	each(0, nv, func(v int) { VFNMADD231PS(r[v], r[v], q[v]) })
+	each(0, nv, func(v int) { VMOVUPS(q[v], zs(v)) })
+	// Stage 2: expVec on e, then the result, four chains at a time.
+	const g = nv / 2
+	for lo := 0; lo < nv; lo += g {
+		hi := lo + g
+		p, fx, e, sq := make([]VecVirtual, nv), make([]VecVirtual, nv), make([]VecVirtual, nv), make([]VecVirtual, nv)
+		each(lo, hi, func(v int) { p[v], fx[v], e[v], sq[v] = YMM(), YMM(), YMM(), YMM() })
+		each(lo, hi, func(v int) { VMOVUPS(zs(v), p[v]) })
+		each(lo, hi, func(v int) { VMINPS(k("expHi"), p[v], p[v]) })
+		each(lo, hi, func(v int) { VMAXPS(k("expLo"), p[v], p[v]) })
+		each(lo, hi, func(v int) { VMULPS(k("log2e"), p[v], fx[v]) })
+		each(lo, hi, func(v int) { VROUNDPS(U8(0), fx[v], fx[v]) }) // to nearest
+		each(lo, hi, func(v int) { VFNMADD231PS(k("ln2hi"), fx[v], p[v]) })
+		each(lo, hi, func(v int) { VFNMADD231PS(k("ln2lo"), fx[v], p[v]) })
+		each(lo, hi, func(v int) { VMOVUPS(k("ep0"), e[v]) })
+		for _, c := range []string{"ep1", "ep2", "ep3", "ep4", "ep5"} {
+			each(lo, hi, func(v int) { VFMADD213PS(k(c), p[v], e[v]) })
+		}
+		each(lo, hi, func(v int) { VMULPS(p[v], p[v], sq[v]) })
+		each(lo, hi, func(v int) { VFMADD213PS(p[v], sq[v], e[v]) }) // e = e*p*p + p
+		each(lo, hi, func(v int) { VADDPS(k("one"), e[v], e[v]) })
+		each(lo, hi, func(v int) { VCVTPS2DQ(fx[v], fx[v]) })
+		each(lo, hi, func(v int) { VPSLLD(U8(23), fx[v], fx[v]) })
+		each(lo, hi, func(v int) { VPADDD(k("one"), fx[v], fx[v]) }) // the bits of 1.0 plus n in the exponent
+		each(lo, hi, func(v int) { VMULPS(fx[v], e[v], p[v]) })
+		Comment("erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc")
+		each(lo, hi, func(v int) { VMULPS(ts(v), p[v], p[v]) })
+		x := fx // free again
+		load(lo, hi, x)
+		each(lo, hi, func(v int) { VMOVUPS(k("two"), e[v]) })
+		each(lo, hi, func(v int) { VSUBPS(p[v], e[v], e[v]) })
+		each(lo, hi, func(v int) { VBLENDVPS(x[v], p[v], e[v], e[v]) })
+		each(lo, hi, func(v int) { VMULPS(k("half"), x[v], x[v]) })
+		each(lo, hi, func(v int) { VMULPS(e[v], x[v], x[v]) })
+		each(lo, hi, func(v int) { VMOVUPS(x[v], at(y, v)) })
+	}
 }
