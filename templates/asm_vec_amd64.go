@@ -268,7 +268,8 @@ func scaleAVX(y *float32, n int, a float32)
 func maxAVX512(x *float32, n int) float32
 
 // expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of
-// 8, and returns the sum of the y[i] (summed in 8 lanes, then across).
+// 8, and returns the sum of the y[i] (summed in three 8-lane partial
+// sums, then across).
 //
 // Requires: AVX, AVX2, FMA
 //

@@ -5910,38 +5910,119 @@ TEXT ·expSumAVX2(SB), NOSPLIT, $0-36
 	MOVQ         n+16(FP), DX
 	VBROADCASTSS sub+24(FP), Y0
 	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
 	XORQ         BX, BX
+	MOVQ         DX, SI
+	SUBQ         $0x18, SI
 
-es_loop:
+es_loop3:
+	CMPQ         BX, SI
+	JG           es_loop1
+	VMOVUPS      (CX)(BX*4), Y4
+	VMOVUPS      32(CX)(BX*4), Y5
+	VMOVUPS      64(CX)(BX*4), Y6
+	VSUBPS       Y0, Y4, Y4
+	VSUBPS       Y0, Y5, Y5
+	VSUBPS       Y0, Y6, Y6
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y5, Y5
+	VMINPS       vecConsts<>+160(SB), Y6, Y6
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y5, Y5
+	VMAXPS       vecConsts<>+192(SB), Y6, Y6
+	VMULPS       vecConsts<>+224(SB), Y4, Y7
+	VMULPS       vecConsts<>+224(SB), Y5, Y10
+	VMULPS       vecConsts<>+224(SB), Y6, Y13
+	VROUNDPS     $0x00, Y7, Y7
+	VROUNDPS     $0x00, Y10, Y10
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y7, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y10, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y6
+	VFNMADD231PS vecConsts<>+288(SB), Y7, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y10, Y5
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y6
+	VMOVUPS      vecConsts<>+320(SB), Y9
+	VMOVUPS      vecConsts<>+320(SB), Y12
+	VMOVUPS      vecConsts<>+320(SB), Y15
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+352(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+352(SB), Y6, Y15
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+384(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+384(SB), Y6, Y15
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+416(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+416(SB), Y6, Y15
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+448(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+448(SB), Y6, Y15
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+480(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+480(SB), Y6, Y15
+	VMULPS       Y4, Y4, Y8
+	VMULPS       Y5, Y5, Y11
+	VMULPS       Y6, Y6, Y14
+	VFMADD213PS  Y4, Y8, Y9
+	VFMADD213PS  Y5, Y11, Y12
+	VFMADD213PS  Y6, Y14, Y15
+	VADDPS       vecConsts<>+0(SB), Y9, Y9
+	VADDPS       vecConsts<>+0(SB), Y12, Y12
+	VADDPS       vecConsts<>+0(SB), Y15, Y15
+	VCVTPS2DQ    Y7, Y7
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y7, Y7
+	VPSLLD       $0x17, Y10, Y10
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y7, Y7
+	VPADDD       vecConsts<>+0(SB), Y10, Y10
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y7, Y9, Y4
+	VMULPS       Y10, Y12, Y5
+	VMULPS       Y13, Y15, Y6
+	VMOVUPS      Y4, (AX)(BX*4)
+	VADDPS       Y4, Y1, Y1
+	VMOVUPS      Y5, 32(AX)(BX*4)
+	VADDPS       Y5, Y2, Y2
+	VMOVUPS      Y6, 64(AX)(BX*4)
+	VADDPS       Y6, Y3, Y3
+	ADDQ         $0x18, BX
+	JMP          es_loop3
+
+es_loop1:
 	CMPQ         BX, DX
 	JGE          es_done
-	VMOVUPS      (CX)(BX*4), Y2
-	VSUBPS       Y0, Y2, Y2
-	VMINPS       vecConsts<>+160(SB), Y2, Y2
-	VMAXPS       vecConsts<>+192(SB), Y2, Y2
-	VMULPS       vecConsts<>+224(SB), Y2, Y3
-	VROUNDPS     $0x00, Y3, Y3
-	VFNMADD231PS vecConsts<>+256(SB), Y3, Y2
-	VFNMADD231PS vecConsts<>+288(SB), Y3, Y2
-	VMOVUPS      vecConsts<>+320(SB), Y5
-	VFMADD213PS  vecConsts<>+352(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+384(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+416(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+448(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+480(SB), Y2, Y5
-	VMULPS       Y2, Y2, Y4
-	VFMADD213PS  Y2, Y4, Y5
-	VADDPS       vecConsts<>+0(SB), Y5, Y5
-	VCVTPS2DQ    Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VPADDD       vecConsts<>+0(SB), Y3, Y3
-	VMULPS       Y3, Y5, Y2
-	VMOVUPS      Y2, (AX)(BX*4)
-	VADDPS       Y2, Y1, Y1
+	VMOVUPS      (CX)(BX*4), Y4
+	VSUBPS       Y0, Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VMOVUPS      vecConsts<>+320(SB), Y7
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y7
+	VMULPS       Y4, Y4, Y6
+	VFMADD213PS  Y4, Y6, Y7
+	VADDPS       vecConsts<>+0(SB), Y7, Y7
+	VCVTPS2DQ    Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VMULPS       Y5, Y7, Y4
+	VMOVUPS      Y4, (AX)(BX*4)
+	VADDPS       Y4, Y1, Y1
 	ADDQ         $0x08, BX
-	JMP          es_loop
+	JMP          es_loop1
 
 es_done:
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y3, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X1
 	VMOVHLPS     X1, X1, X0

@@ -193,3 +193,38 @@ func TestGeluAVX2Steps(t *testing.T) {
 		}
 	}
 }
+
+// TestExpSumAVX2Steps wants expSumAVX2's three-vector steps to give the
+// one-vector loop's bits for every y[i], and the sum of the y[i] within
+// rounding of a float64 sum, on lengths that leave 0, 1 and 2 single
+// vectors, with softmax-like inputs and the clamped ends.
+func TestExpSumAVX2Steps(t *testing.T) {
+	if !cpuHasAVX2FMA {
+		t.Skip("no AVX2/FMA")
+	}
+	for _, n := range []int{8, 16, 24, 32, 40, 48, 128, 392} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(-30 * math.Abs(math.Sin(float64(i)*1.7)))
+		}
+		x[0], x[n-1], x[n/2] = -100, 0, 95
+		y, w := make([]float32, n), make([]float32, n)
+		s := expSumAVX2(&y[0], &x[0], n, 0.25)
+		var s64 float64
+		for i := 0; i < n; i += 8 {
+			expSumAVX2(&w[i], &x[i], 8, 0.25)
+		}
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(w[i]) {
+				t.Fatalf("n=%d exp(%v) = %v in a 3-vector step, %v alone", n, x[i]-0.25, y[i], w[i])
+			}
+			if want := math.Exp(float64(x[i] - 0.25)); x[i] > -80 && x[i] < 88 && math.Abs(float64(y[i])-want) > 3e-7*want {
+				t.Fatalf("n=%d exp(%v) = %v, want %v", n, x[i]-0.25, y[i], want)
+			}
+			s64 += float64(y[i])
+		}
+		if d := math.Abs(float64(s) - s64); d > 1e-6*s64 {
+			t.Fatalf("n=%d sum %v, want %v", n, s, s64)
+		}
+	}
+}
