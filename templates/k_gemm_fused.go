@@ -102,7 +102,7 @@ func (t *fusedGemmTask[T]) noEpilogue() bool {
 
 // runBlock runs the GEMM and epilogue on rows [r0, r1) and columns
 // [c0, c1) of the output, a band of rows at a time (one band without an
-// epilogue or when the block has fewer rows than columns; see blocks).
+// epilogue or when the block has fewer rows than columns; see colBlock).
 func (t *fusedGemmTask[T]) runBlock(i, r0, r1, c0, c1 int) {
 	cols := c1 - c0
 	boff := c0
@@ -128,7 +128,7 @@ func (t *fusedGemmTask[T]) runBlock(i, r0, r1, c0, c1 int) {
 			bf16GemmBand(scratchFor(t.p, i), mr, c0, cols, t.k, float32(t.alpha), any(t.a).([]float32)[aoff:], t.lda, t.bh,
 				any(t.y).([]float32)[i0*nn+c0:], nn)
 		} else if t.packed {
-			// Columns c0.. of the packed B: parSplit and blocks keep c0 a
+			// Columns c0.. of the packed B: parSplit and colBlock keep c0 a
 			// multiple of the panel width.
 			sgemmPrepackedBPart(scratchFor(t.p, i).pkBufs(), nn, c0, mr, cols, t.k, float32(t.alpha), t.transA,
 				any(t.a).([]float32)[aoff:], t.lda, any(t.b).([]float32), 0, any(t.y).([]float32)[i0*nn+c0:], nn)
