@@ -245,10 +245,6 @@ func (t *attnTask) runPart(part, parts int) {
 	}
 }
 
-// attnAddRow sets s[j] += m[j].
-func attnAddRow(s, m []float32) {
-	m = m[:len(s)]
-	for j := range s {
-		s[j] += m[j]
-	}
-}
+// attnAddRow sets s[j] += m[j]: axpy32 with a = 1 (s + 1*m rounds once,
+// as the add does, so the bits of the scalar loop it replaces).
+func attnAddRow(s, m []float32) { axpy32(s, m[:len(s)], 1) }

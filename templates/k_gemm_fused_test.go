@@ -87,3 +87,53 @@ func BenchmarkMatMulBiasGelu(b *testing.B) {
 		}
 	})
 }
+
+// TestFusedMatMulColBlocks: parts with fewer rows than columns and more
+// than fusedMMFloats outputs run in column blocks (a language model's
+// head), the last one narrow; with no epilogue in one block. Prepacked and
+// plain B, 1 to 3 threads, against float64.
+func TestFusedMatMulColBlocks(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	m, k, n := 20, 7, 13350 // 20 x 13350 outputs: blocks of 13088 and 262 columns
+	if 20*13088 > fusedMMFloats || 20*13350 <= fusedMMFloats {
+		t.Fatalf("sizes no longer cut at fusedMMFloats = %d", fusedMMFloats)
+	}
+	A, B, bias := nnRand(r, 1, m, k), nnRand(r, k, n), nnRand(r, n)
+	Z := nnRand(r, 1, m, n)
+	mm := fusedRef64(t, "MatMul", 13, nil, f64(A), f64(B))
+	withBias := fusedRef64(t, "Add", 14, nil, mm, f64(bias))
+	BP := nnT([]int{sgemmPackedBSize(k, n)}, sgemmPackB(false, k, n, B.F32(), n)...)
+	for _, a := range []fusedActCase{{"Gelu", nil}, {"", nil}} {
+		want := fusedRefAct(t, a, withBias)
+		wantZ := fusedRef64(t, "Add", 14, nil, want, f64(Z))
+		for _, packed := range []bool{false, true} {
+			for threads := 1; threads <= 3; threads++ {
+				attrs := fusedAttrs(a, nil)
+				b := B
+				if packed {
+					attrs[GemmPackedAttr] = []int64{int64(k), int64(n)}
+					b = BP
+				}
+				nd := nnNode("cuvil::FusedMatMul", 1, attrs, 1, A, b, bias)
+				nd.Pool = NewWorkPool(WithThreads(threads))
+				if err := FusedMatMul(nd); err != nil {
+					t.Fatal(err)
+				}
+				nnCheck(t, "colblocks/"+a.name, nd.Out[0], want.Shape, want.F64(), 1e-5)
+				attrs["residual_after_activation"] = int64(1)
+				nd = nnNode("cuvil::FusedMatMul", 1, attrs, 1, A, b, bias, Z)
+				nd.Pool = NewWorkPool(WithThreads(threads))
+				if err := FusedMatMul(nd); err != nil {
+					t.Fatal(err)
+				}
+				nnCheck(t, "colblocks+Z/"+a.name, nd.Out[0], wantZ.Shape, wantZ.F64(), 1e-5)
+			}
+		}
+	}
+	// No epilogue: MatMul with a prepacked B, one block.
+	nd := nnNode("MatMul", 13, Attrs{GemmPackedAttr: []int64{int64(k), int64(n)}}, 1, A, BP)
+	if err := MatMul(nd); err != nil {
+		t.Fatal(err)
+	}
+	nnCheck(t, "colblocks/MatMul", nd.Out[0], mm.Shape, mm.F64(), 1e-5)
+}

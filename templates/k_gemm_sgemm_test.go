@@ -314,3 +314,34 @@ func BenchmarkSgemmPackBBlock(b *testing.B) {
 		}
 	}
 }
+
+// TestSgemmPackA6 checks sgemmPackA6 (the AVX transpose on multiples of 8
+// k steps, the Go twin on the rest) against the definition on awkward kc
+// and row strides, and that it writes nothing past the panel.
+func TestSgemmPackA6(t *testing.T) {
+	for _, kc := range []int{1, 7, 8, 9, 15, 16, 23, 64, 96, 100, 256} {
+		for _, lda := range []int{kc, kc + 3, 768} {
+			a := make([]float32, 5*lda+kc)
+			for i := range a {
+				a[i] = float32(i)*0.25 - 7
+			}
+			dst := make([]float32, 6*kc+9)
+			for i := range dst {
+				dst[i] = -99
+			}
+			sgemmPackA6(kc, a, lda, dst)
+			for p := 0; p < kc; p++ {
+				for i := 0; i < 6; i++ {
+					if got, want := dst[p*6+i], a[i*lda+p]; got != want {
+						t.Fatalf("kc=%d lda=%d: dst[%d*6+%d] = %v, want %v", kc, lda, p, i, got, want)
+					}
+				}
+			}
+			for i, v := range dst[6*kc:] {
+				if v != -99 {
+					t.Fatalf("kc=%d lda=%d: wrote past the panel at %d", kc, lda, 6*kc+i)
+				}
+			}
+		}
+	}
+}

@@ -110,10 +110,10 @@ func TestGeluBias32(t *testing.T) {
 }
 
 // TestPackBT16 checks packBT16 (the AVX-512 transpose on multiples of 16
-// k steps, the Go twin on the rest) against the definition, on awkward
-// kc and row strides.
+// k steps or the AVX2 one on multiples of 8, the Go twin on the rest)
+// against the definition, on awkward kc and row strides.
 func TestPackBT16(t *testing.T) {
-	for _, kc := range []int{1, 15, 16, 17, 64, 100, 256} {
+	for _, kc := range []int{1, 7, 8, 9, 15, 16, 17, 24, 64, 100, 256} {
 		for _, ldb := range []int{kc, kc + 3, 768} {
 			b := make([]float32, 15*ldb+kc)
 			for i := range b {
@@ -136,6 +136,95 @@ func TestPackBT16(t *testing.T) {
 					t.Fatalf("kc=%d ldb=%d: wrote past the panel at %d", kc, ldb, 16*kc+i)
 				}
 			}
+		}
+	}
+}
+
+// TestGeluAVX2Steps wants geluAVX2's staged eight-vector and three-vector
+// steps to give its one-vector loop's bits (a row's elements take either
+// by position), and geluBiasAVX2 those of axpyAVX2 then geluAVX2, on
+// lengths that leave every remainder of 64 elements, over [-12, 12) and
+// the special values.
+func TestGeluAVX2Steps(t *testing.T) {
+	if !cpuHasAVX2FMA {
+		t.Skip("no AVX2/FMA")
+	}
+	var x []float32
+	for v := -12.0; v < 12; v += 0.0037 {
+		x = append(x, float32(v))
+	}
+	x = append(x, 0, float32(math.Copysign(0, -1)), 1e-30, -1e-30, 50, -50, float32(math.Inf(1)), float32(math.NaN()))
+	b := make([]float32, len(x)+48)
+	for i := range b {
+		b[i] = float32(0.5 * math.Cos(float64(i)*1.3))
+	}
+	same := func(a, b float32) bool {
+		return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b
+	}
+	for extra := 0; extra < 64; extra += 8 {
+		n := (len(x)/64-1)*64 + extra
+		y := append([]float32(nil), x[:n]...)
+		geluAVX2(&y[0], n)
+		yb := append([]float32(nil), x[:n]...)
+		geluBiasAVX2(&yb[0], &b[0], n)
+		for i := 0; i < n; i += 8 {
+			w := append([]float32(nil), x[i:i+8]...)
+			geluAVX2(&w[0], 8)
+			wb := append([]float32(nil), x[i:i+8]...)
+			axpyAVX2(&wb[0], &b[i], 8, 1)
+			geluAVX2(&wb[0], 8)
+			for j := range w {
+				if !same(y[i+j], w[j]) {
+					t.Fatalf("n=%d gelu(%v) = %v in a 3-vector step, %v alone", n, x[i+j], y[i+j], w[j])
+				}
+				if !same(yb[i+j], wb[j]) {
+					t.Fatalf("n=%d gelu(%v + %v) = %v fused, %v by axpy then gelu", n, x[i+j], b[i+j], yb[i+j], wb[j])
+				}
+			}
+		}
+		for i, v := range x[:n] {
+			if math.IsInf(float64(v), 0) || v != v {
+				continue
+			}
+			got, want := float64(y[i]), vecGeluRef(float64(v))
+			if got != want && !(math.Abs(got-want) <= vecGeluTol(float64(v))*math.Abs(want)+1e-30) {
+				t.Fatalf("gelu(%v) = %v, want %v", v, got, want)
+			}
+		}
+	}
+}
+
+// TestExpSumAVX2Steps wants expSumAVX2's three-vector steps to give the
+// one-vector loop's bits for every y[i], and the sum of the y[i] within
+// rounding of a float64 sum, on lengths that leave 0, 1 and 2 single
+// vectors, with softmax-like inputs and the clamped ends.
+func TestExpSumAVX2Steps(t *testing.T) {
+	if !cpuHasAVX2FMA {
+		t.Skip("no AVX2/FMA")
+	}
+	for _, n := range []int{8, 16, 24, 32, 40, 48, 128, 392} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(-30 * math.Abs(math.Sin(float64(i)*1.7)))
+		}
+		x[0], x[n-1], x[n/2] = -100, 0, 95
+		y, w := make([]float32, n), make([]float32, n)
+		s := expSumAVX2(&y[0], &x[0], n, 0.25)
+		var s64 float64
+		for i := 0; i < n; i += 8 {
+			expSumAVX2(&w[i], &x[i], 8, 0.25)
+		}
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(w[i]) {
+				t.Fatalf("n=%d exp(%v) = %v in a 3-vector step, %v alone", n, x[i]-0.25, y[i], w[i])
+			}
+			if want := math.Exp(float64(x[i] - 0.25)); x[i] > -80 && x[i] < 88 && math.Abs(float64(y[i])-want) > 3e-7*want {
+				t.Fatalf("n=%d exp(%v) = %v, want %v", n, x[i]-0.25, y[i], want)
+			}
+			s64 += float64(y[i])
+		}
+		if d := math.Abs(float64(s) - s64); d > 1e-6*s64 {
+			t.Fatalf("n=%d sum %v, want %v", n, s, s64)
 		}
 	}
 }

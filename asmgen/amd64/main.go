@@ -18,6 +18,7 @@ import (
 func main() {
 	ConstraintExpr("amd64,!purego")
 	sgemmKernels()
+	sgemmPackA6()
 	sgemmKernel512()
 	Generate()
 }

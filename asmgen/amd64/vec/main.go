@@ -23,7 +23,8 @@ func main() {
 	constants()
 	dwConv9()
 	biasClamp()
-	gelu()
+	gelu256(false)
+	gelu256(true)
 	gelu512(false)
 	gelu512(true)
 	expSum512()
@@ -33,6 +34,7 @@ func main() {
 	act512b()
 	act256()
 	packBT16()
+	packBT16AVX2()
 	scale()
 	maxRow512()
 	expSum()
@@ -249,64 +251,19 @@ func expVec(x VecVirtual) {
 	VMULPS(fx, p, x)
 }
 
-// gelu emits y = x/2 * (1 + erf(x/sqrt2)) in place, with
-// 1 + erf(z) = erfc(-z) = 2 - erfc(z), erfc from its exp form, so that
-// the result keeps its relative accuracy for negative x too.
-func gelu() {
-	TEXT("geluAVX2", NOSPLIT, "func(y *float32, n int)")
-	Doc(
-		"geluAVX2 sets y[i] = gelu(y[i]) (the erf form) for i in [0, n), n a",
-		"multiple of 8.",
-		"",
-		"Requires: AVX, AVX2, FMA",
-	)
-	Pragma("noescape")
-	y := Load(Param("y"), GP64())
-	n := Load(Param("n"), GP64())
-	i := GP64()
-	XORQ(i, i)
-	Label("gelu_loop")
-	CMPQ(i, n)
-	JGE(LabelRef("gelu_done"))
-	x, z, t, p, e := YMM(), YMM(), YMM(), YMM(), YMM()
-	VMOVUPS(Mem{Base: y, Index: i, Scale: 4}, x)
-	VANDPS(k("absmask"), x, z)
-	VMULPS(k("rsqrt2"), z, z)
-	Comment("t = 1/(1+z/2)")
-	VMOVUPS(k("half"), t)
-	VFMADD213PS(k("one"), z, t)
-	VMOVUPS(k("one"), p)
-	VDIVPS(t, p, t)
-	Comment("e = -z*z + P(t)")
-	VMOVUPS(k("ec9"), p)
-	for _, c := range []string{"ec8", "ec7", "ec6", "ec5", "ec4", "ec3", "ec2", "ec1", "ec0"} {
-		VFMADD213PS(k(c), t, p)
-	}
-	VMOVAPS(p, e)
-	VFNMADD231PS(z, z, e)
-	expVec(e)
-	Comment("erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc")
-	VMULPS(t, e, e)
-	VMOVUPS(k("two"), p)
-	VSUBPS(e, p, p)
-	VBLENDVPS(x, e, p, p)
-	VMULPS(k("half"), x, x)
-	VMULPS(p, x, x)
-	VMOVUPS(x, Mem{Base: y, Index: i, Scale: 4})
-	ADDQ(U8(8), i)
-	JMP(LabelRef("gelu_loop"))
-	Label("gelu_done")
-	VZEROUPPER()
-	RET()
-}
-
 // expSum emits y = exp(x - sub), returning the sum of y (softmax's
-// numerator and denominator in one pass).
+// numerator and denominator in one pass). One vector's exp is a chain of
+// about 20 dependent operations, so the main loop runs three vectors a
+// step (expVec3: each step emitted for the three before the next, the
+// same operations per lane as expVec, so the same bits), each into its
+// own partial sum (four registers a chain, the three sums and sub fill
+// the sixteen); single vectors take the rest into the first sum.
 func expSum() {
 	TEXT("expSumAVX2", NOSPLIT, "func(y, x *float32, n int, sub float32) float32")
 	Doc(
 		"expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of",
-		"8, and returns the sum of the y[i] (summed in 8 lanes, then across).",
+		"8, and returns the sum of the y[i] (summed in three 8-lane partial",
+		"sums, then across).",
 		"",
 		"Requires: AVX, AVX2, FMA",
 	)
@@ -314,12 +271,38 @@ func expSum() {
 	y := Load(Param("y"), GP64())
 	x := Load(Param("x"), GP64())
 	n := Load(Param("n"), GP64())
-	sub, sum := YMM(), YMM()
+	sub := YMM()
 	VBROADCASTSS(paramAddr("sub"), sub)
-	VXORPS(sum, sum, sum)
+	const nv = 3
+	sums := make([]VecVirtual, nv)
+	for v := range sums {
+		sums[v] = YMM()
+		VXORPS(sums[v], sums[v], sums[v])
+	}
 	i := GP64()
 	XORQ(i, i)
-	Label("es_loop")
+	last := GP64()
+	MOVQ(n, last)
+	SUBQ(U8(8*nv), last)
+	Label("es_loop3")
+	CMPQ(i, last)
+	JG(LabelRef("es_loop1"))
+	e := make([]VecVirtual, nv)
+	for v := range e {
+		e[v] = YMM()
+		VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: 32 * v}, e[v])
+	}
+	for v := range e {
+		VSUBPS(sub, e[v], e[v])
+	}
+	expVecN(e)
+	for v := range e {
+		VMOVUPS(e[v], Mem{Base: y, Index: i, Scale: 4, Disp: 32 * v})
+		VADDPS(e[v], sums[v], sums[v])
+	}
+	ADDQ(U8(8*nv), i)
+	JMP(LabelRef("es_loop3"))
+	Label("es_loop1")
 	CMPQ(i, n)
 	JGE(LabelRef("es_done"))
 	v := YMM()
@@ -327,14 +310,44 @@ func expSum() {
 	VSUBPS(sub, v, v)
 	expVec(v)
 	VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4})
-	VADDPS(v, sum, sum)
+	VADDPS(v, sums[0], sums[0])
 	ADDQ(U8(8), i)
-	JMP(LabelRef("es_loop"))
+	JMP(LabelRef("es_loop1"))
 	Label("es_done")
-	hsum(sum)
+	VADDPS(sums[1], sums[0], sums[0])
+	VADDPS(sums[2], sums[0], sums[0])
+	hsum(sums[0])
 	VZEROUPPER()
-	Store(sum.AsX(), ReturnIndex(0))
+	Store(sums[0].AsX(), ReturnIndex(0))
 	RET()
+}
+
+// expVecN is expVec on each vector of x, step by step across them.
+func expVecN(x []VecVirtual) {
+	each := func(f func(v int)) {
+		for v := range x {
+			f(v)
+		}
+	}
+	fx, t, p := make([]VecVirtual, len(x)), make([]VecVirtual, len(x)), make([]VecVirtual, len(x))
+	each(func(v int) { fx[v], t[v], p[v] = YMM(), YMM(), YMM() })
+	each(func(v int) { VMINPS(k("expHi"), x[v], x[v]) })
+	each(func(v int) { VMAXPS(k("expLo"), x[v], x[v]) })
+	each(func(v int) { VMULPS(k("log2e"), x[v], fx[v]) })
+	each(func(v int) { VROUNDPS(U8(0), fx[v], fx[v]) }) // to nearest
+	each(func(v int) { VFNMADD231PS(k("ln2hi"), fx[v], x[v]) })
+	each(func(v int) { VFNMADD231PS(k("ln2lo"), fx[v], x[v]) })
+	each(func(v int) { VMOVUPS(k("ep0"), p[v]) })
+	for _, c := range []string{"ep1", "ep2", "ep3", "ep4", "ep5"} {
+		each(func(v int) { VFMADD213PS(k(c), x[v], p[v]) })
+	}
+	each(func(v int) { VMULPS(x[v], x[v], t[v]) })
+	each(func(v int) { VFMADD213PS(x[v], t[v], p[v]) }) // p = p*x*x + x
+	each(func(v int) { VADDPS(k("one"), p[v], p[v]) })
+	each(func(v int) { VCVTPS2DQ(fx[v], fx[v]) })
+	each(func(v int) { VPSLLD(U8(23), fx[v], fx[v]) })
+	each(func(v int) { VPADDD(k("one"), fx[v], fx[v]) }) // the bits of 1.0 plus n in the exponent
+	each(func(v int) { VMULPS(fx[v], p[v], x[v]) })
 }
 
 // hsum leaves the sum of v's 8 lanes in lane 0.
