@@ -605,6 +605,71 @@ packb_done:
 	VZEROUPPER
 	RET
 
+// func sgemmPackA6AVX(kc int, a *float32, lda int, dst *float32)
+// Requires: AVX
+TEXT ·sgemmPackA6AVX(SB), NOSPLIT, $0-32
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	MOVQ   dst+24(FP), BX
+	SHLQ   $0x02, DX
+	MOVQ   DX, SI
+	LEAQ   (SI)(SI*2), SI
+	ADDQ   CX, SI
+	VXORPS Y0, Y0, Y0
+	XORQ   DI, DI
+
+packa6_loop:
+	CMPQ         DI, AX
+	JGE          packa6_done
+	VMOVUPS      (CX), Y1
+	VMOVUPS      (CX)(DX*1), Y2
+	VMOVUPS      (CX)(DX*2), Y3
+	VMOVUPS      (SI), Y4
+	VMOVUPS      (CX)(DX*4), Y5
+	VMOVUPS      (SI)(DX*2), Y6
+	VUNPCKLPS    Y2, Y1, Y7
+	VUNPCKHPS    Y2, Y1, Y1
+	VUNPCKLPS    Y4, Y3, Y2
+	VUNPCKHPS    Y4, Y3, Y3
+	VUNPCKLPS    Y6, Y5, Y4
+	VUNPCKHPS    Y6, Y5, Y5
+	VSHUFPS      $0x44, Y2, Y7, Y6
+	VSHUFPS      $0xee, Y2, Y7, Y2
+	VSHUFPS      $0x44, Y3, Y1, Y7
+	VSHUFPS      $0xee, Y3, Y1, Y1
+	VSHUFPS      $0x44, Y0, Y4, Y3
+	VSHUFPS      $0xee, Y0, Y4, Y4
+	VSHUFPS      $0x44, Y0, Y5, Y8
+	VSHUFPS      $0xee, Y0, Y5, Y5
+	VPERM2F128   $0x20, Y3, Y6, Y9
+	VPERM2F128   $0x31, Y3, Y6, Y3
+	VPERM2F128   $0x20, Y4, Y2, Y6
+	VPERM2F128   $0x31, Y4, Y2, Y2
+	VPERM2F128   $0x20, Y8, Y7, Y4
+	VPERM2F128   $0x31, Y8, Y7, Y7
+	VPERM2F128   $0x20, Y5, Y1, Y8
+	VPERM2F128   $0x31, Y5, Y1, Y1
+	VMOVUPS      Y9, (BX)
+	VMOVUPS      Y6, 24(BX)
+	VMOVUPS      Y4, 48(BX)
+	VMOVUPS      Y8, 72(BX)
+	VMOVUPS      Y3, 96(BX)
+	VMOVUPS      Y2, 120(BX)
+	VMOVUPS      Y7, 144(BX)
+	VMOVUPS      X1, 168(BX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVLPS      X1, 184(BX)
+	ADDQ         $0x08, DI
+	ADDQ         $0x20, CX
+	ADDQ         $0x20, SI
+	ADDQ         $0xc0, BX
+	JMP          packa6_loop
+
+packa6_done:
+	VZEROUPPER
+	RET
+
 // func sgemmKernel6x32AVX512(k int, a *float32, b0 *float32, b1 *float32, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·sgemmKernel6x32AVX512(SB), NOSPLIT, $0-56

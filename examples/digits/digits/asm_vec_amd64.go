@@ -31,6 +31,14 @@ func biasClampAVX(y *float32, n int, bias float32, lo float32, hi float32)
 //go:noescape
 func geluAVX2(y *float32, n int)
 
+// geluBiasAVX2 sets y[i] = gelu(y[i] + b[i]) (the erf form) for i in [0, n), n a
+// multiple of 8.
+//
+// Requires: AVX, AVX2, FMA
+//
+//go:noescape
+func geluBiasAVX2(y *float32, b *float32, n int)
+
 // geluAVX512 sets y[i] = gelu(y[i]) (the erf form, as geluAVX2) for i in
 // [0, n), n a multiple of 32.
 //
@@ -239,6 +247,14 @@ func preluAVX2(y *float32, s *float32, n int)
 //go:noescape
 func packBT16AVX512(kc int, b *float32, ldb int, dst *float32)
 
+// packBT16AVX2 sets dst[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
+// [0, kc), kc a multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func packBT16AVX2(kc int, b *float32, ldb int, dst *float32)
+
 // scaleAVX sets y[i] *= a for i in [0, n), n a multiple of 8.
 //
 // Requires: AVX
@@ -254,7 +270,8 @@ func scaleAVX(y *float32, n int, a float32)
 func maxAVX512(x *float32, n int) float32
 
 // expSumAVX2 sets y[i] = exp(x[i] - sub) for i in [0, n), n a multiple of
-// 8, and returns the sum of the y[i] (summed in 8 lanes, then across).
+// 8, and returns the sum of the y[i] (summed in three 8-lane partial
+// sums, then across).
 //
 // Requires: AVX, AVX2, FMA
 //

@@ -31,12 +31,18 @@ func nhwcLayout(n *node) bool { return n.Attrs.String("layout", "NCHW") == "NHWC
 // groups (M a multiple of group), each group's W'_g [(kh, kw, c), m]
 // packed so, one after the other. It
 // reports false for other shapes.
+//
+// A 3-D convolution (ws = [M, C/group, kT, kH, kW], not depthwise) packs
+// the same way with the taps (kt, kh, kw) in that order: W'[(kt, kh, kw,
+// c), m], the order nhwcConvTask.im2col gathers a window of frames in.
 func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]float32, []float32, bool) {
-	if len(ws) != 4 || len(w) != nnProd(ws) {
+	if len(ws) != 4 && len(ws) != 5 || len(w) != nnProd(ws) {
 		return nil, tmp, false
 	}
-	M, Cg, kk := ws[0], ws[1], ws[2]*ws[3]
+	M, Cg, kk := ws[0], ws[1], nnProd(ws[2:])
 	switch {
+	case Cg == 1 && group == M && group > 1 && len(ws) == 5:
+		return nil, tmp, false // 3-D depthwise: no NDHWC kernel
 	case Cg == 1 && group == M && group > 1:
 		dst = nnGrow(dst, M*kk)
 		for c := 0; c < M; c++ {
@@ -94,7 +100,7 @@ func nhwcPackWeights(dst, w []float32, ws []int, group int, tmp []float32) ([]fl
 
 // nhwcPackedLen is the length of nhwcPackWeights's result.
 func nhwcPackedLen(ws []int, group int) int {
-	kk := ws[2] * ws[3]
+	kk := nnProd(ws[2:])
 	switch {
 	case ws[1] == 1 && group == ws[0] && group > 1:
 		return ws[0] * kk
@@ -119,7 +125,8 @@ func nhwcOutput(n *node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy i
 	if err := fusedCheckZ(n, Z, F32, shape); err != nil {
 		return nil, nil, nil, 0, err
 	}
-	M := shape[3]
+	last := len(shape) - 1 // channels last: 3, or 4 for a 3-D convolution's [N,T,H,W,M]
+	M := shape[last]
 	ldy, off := M, 0
 	var Into *Tensor // FusedConv's input 4, only with out_channels (other ops' input 4 is not Into)
 	if oc := int(n.Attrs.Int("out_channels", 0)); oc != 0 {
@@ -129,10 +136,13 @@ func nhwcOutput(n *node, Z, B *Tensor, shape []int) (y, z, bias []float32, ldy i
 		}
 		Into = n.Input(4)
 	}
+	if ldy != M && last != 3 {
+		return nil, nil, nil, 0, n.Errorf("out_channels needs a 2-D convolution")
+	}
 	Y := n.Out[0]
-	shape[3] = ldy
+	shape[last] = ldy
 	nnResize(Y, F32, shape...)
-	shape[3] = M
+	shape[last] = M
 	y = Y.F32()
 	if Into != nil {
 		ci := 0
@@ -178,8 +188,8 @@ func fusedConvNHWC(n *node) error {
 	if X.DType != F32 || W.DType != F32 && !bf16W || B != nil && B.DType != F32 {
 		return n.Errorf("layout NHWC needs float32 inputs, have %v", X.DType)
 	}
-	if len(X.Shape) != 4 {
-		return n.Errorf("layout NHWC needs X of rank 4, have %v", X.ShapeString())
+	if len(X.Shape) != 4 && len(X.Shape) != 5 {
+		return n.Errorf("layout NHWC needs X of rank 4 (or 5: NDHWC), have %v", X.ShapeString())
 	}
 	if n.Attrs.Ints(convWinogradAttr) != nil {
 		if n.Input(5) != nil {
@@ -187,19 +197,23 @@ func fusedConvNHWC(n *node) error {
 		}
 		return fusedConvWinogradNHWC(n, X, W, B, Z, act) // k_conv_winograd_nhwc.go
 	}
-	sc := n.ScratchInts(24)
+	rank := len(X.Shape)
+	sc := n.ScratchInts(48)
 	ws := W.Shape
 	packed := false
 	if ps := n.Attrs.Ints(convPackedAttr); ps != nil {
-		if len(ps) != 4 {
-			return n.Errorf("prepacked W shape %v must have rank 4", ps)
+		if len(ps) != rank {
+			return n.Errorf("prepacked W shape %v must have X's rank %d", ps, rank)
 		}
-		ws = sc[16:20]
+		ws = sc[16 : 16+rank]
 		nnIntsInto(ws, ps)
 		packed = true
 	}
-	if len(ws) != 4 {
-		return n.Errorf("W %v must have rank 4", ws)
+	if len(ws) != rank {
+		return n.Errorf("W %v must have X's rank %d", ws, rank)
+	}
+	if rank == 5 {
+		return fusedConvNHWC3D(n, X, W, B, Z, act, ws, packed, sc[24:48]) // k_conv_nhwc_3d.go
 	}
 	N, H, Wd, C := X.Shape[0], X.Shape[1], X.Shape[2], X.Shape[3]
 	hw := X.Shape[1:3]
@@ -288,16 +302,25 @@ func fusedConvNHWC(n *node) error {
 		*t = nhwcWinTask{}
 		return nil
 	}
-	if grouped && nhwcGrpDirect(ws, group) {
+	if grouped && g.kt == 0 && nhwcGrpDirect(ws, group) {
 		nhwcRunGrouped(n, g, ws[1], M, ldy, x, wp, bias, y, z, after, act)
 		return nil
 	}
-	K := C * g.kh * g.kw
-	pointwise := !inNCHW && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
+	nhwcConvGemm(n, g, x, wp, wh, bias, z, y, ldy, M, group, grouped, inNCHW, after, act, scale)
+	return nil
+}
+
+// nhwcConvGemm runs the GEMM paths of an NHWC convolution of geometry g
+// (group 1, grouped, or reading NCHW; bf16 W' when wh is set; scale: an
+// input Scale) on the session pool: output pixel rows times W'.
+func nhwcConvGemm(n *node, g nhwcGeom, x, wp []float32, wh []uint16, bias, z, y []float32, ldy, M, group int, grouped, inNCHW, after bool, act fusedAct, scale []float32) {
+	C := g.C
+	K := C * g.kh * g.kw * max(g.kt, 1)
+	pointwise := !inNCHW && g.kt == 0 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
 	t := parTaskOf[nhwcConvTask](n)
 	*t = nhwcConvTask{g: g, x: x, wp: wp, bias: bias, z: z, y: y, ldy: ldy, M: M, K: K,
 		pointwise: pointwise, after: after, act: act, pool: n.Pool}
-	rows := N * g.OH * g.OW
+	rows := g.N * g.OH * g.OW
 	// Row chunks: a multiple of the GEMM's 6-row tile, big enough that
 	// streaming W' once per chunk is amortised, small enough that the
 	// column block (128K floats) or the output block stays in L2.
@@ -309,7 +332,7 @@ func fusedConvNHWC(n *node) error {
 	if grouped {
 		t.groups, t.Cg, t.Mg = group, C/group, M/group
 		t.goffs = nnBuf[int](n, 2, K/group)
-		for s := 0; s < g.kh*g.kw; s++ {
+		for s := 0; s < K/C; s++ { // taps: kh*kw (kt*kh*kw in 3-D)
 			for c := 0; c < t.Cg; c++ {
 				t.goffs[s*t.Cg+c] = 4 * (s*C + c)
 			}
@@ -348,22 +371,21 @@ func fusedConvNHWC(n *node) error {
 	case wh != nil:
 		t.runBF16(n, wh, parts)
 		*t = nhwcConvTask{}
-		return nil
+		return
 	case scale != nil && t.byCols:
 		// Every column part reads all rows: scale the map once.
 		xs := nnBuf[float32](n, 2, len(x))
-		nhwcScaleRows(xs, x, scale, 0, rows, H*Wd, C)
+		nhwcScaleRows(xs, x, scale, 0, rows, g.H*g.W, C)
 		t.x = xs
 	case scale != nil:
 		// Each part scales its chunk of rows into its column block.
-		t.scale, t.hw = scale, H*Wd
+		t.scale, t.hw = scale, g.H*g.W
 		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
 	case !pointwise:
 		t.col = nnBuf[float32](n, 0, parts*t.chunk*K)
 	}
 	n.Pool.Run(parts, t)
 	*t = nhwcConvTask{}
-	return nil
 }
 
 // nhwcInScale checks FusedConv's input Scale (x times Scale[b, c] for
@@ -772,31 +794,41 @@ func (t *nhwcConvTask) runCols(i, parts int) {
 // one contiguous copy (zeros where the tap falls in the padding).
 func (t *nhwcConvTask) im2col(col []float32, a, b int) {
 	g := &t.g
-	C := g.C
+	if g.kt > 0 {
+		t.im2col3D(col, a, b) // k_conv_nhwc_3d.go
+		return
+	}
 	for r := a; r < b; r++ {
 		ow := r % g.OW
 		oh := r / g.OW % g.OH
 		n := r / (g.OW * g.OH)
-		dst := col[(r-a)*t.K : (r-a+1)*t.K]
-		for i := 0; i < g.kh; i++ {
-			ih := oh*g.sh - g.ph + i*g.dh
-			if iw0 := ow*g.sw - g.pw; g.dw == 1 && ih >= 0 && ih < g.H && iw0 >= 0 && iw0+g.kw <= g.W {
-				// The kernel row's taps are one contiguous run of kw*C
-				// values in both X and the column row.
-				off := ((n*g.H+ih)*g.W + iw0) * C
-				copy(dst[i*g.kw*C:(i+1)*g.kw*C], t.x[off:off+g.kw*C])
+		t.gather(col[(r-a)*t.K:(r-a+1)*t.K], n, oh, ow)
+	}
+}
+
+// gather writes the kh*kw*C window values of output pixel (oh, ow) of
+// image (or frame) n to dst, tap after tap, zeros in the padding.
+func (t *nhwcConvTask) gather(dst []float32, n, oh, ow int) {
+	g := &t.g
+	C := g.C
+	for i := 0; i < g.kh; i++ {
+		ih := oh*g.sh - g.ph + i*g.dh
+		if iw0 := ow*g.sw - g.pw; g.dw == 1 && ih >= 0 && ih < g.H && iw0 >= 0 && iw0+g.kw <= g.W {
+			// The kernel row's taps are one contiguous run of kw*C
+			// values in both X and the column row.
+			off := ((n*g.H+ih)*g.W + iw0) * C
+			copy(dst[i*g.kw*C:(i+1)*g.kw*C], t.x[off:off+g.kw*C])
+			continue
+		}
+		for j := 0; j < g.kw; j++ {
+			d := dst[(i*g.kw+j)*C : (i*g.kw+j+1)*C]
+			iw := ow*g.sw - g.pw + j*g.dw
+			if ih < 0 || ih >= g.H || iw < 0 || iw >= g.W {
+				clear(d)
 				continue
 			}
-			for j := 0; j < g.kw; j++ {
-				d := dst[(i*g.kw+j)*C : (i*g.kw+j+1)*C]
-				iw := ow*g.sw - g.pw + j*g.dw
-				if ih < 0 || ih >= g.H || iw < 0 || iw >= g.W {
-					clear(d)
-					continue
-				}
-				off := ((n*g.H+ih)*g.W + iw) * C
-				copy(d, t.x[off:off+C])
-			}
+			off := ((n*g.H+ih)*g.W + iw) * C
+			copy(d, t.x[off:off+C])
 		}
 	}
 }

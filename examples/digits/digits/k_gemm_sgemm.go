@@ -474,17 +474,7 @@ func sgemmPackABlock(dst []float32, transA bool, a []float32, lda, ic, pc, mc, k
 		panel := dst[i0*kc : i0*kc+MR*kc]
 		switch {
 		case !transA && mr == MR:
-			r := (ic+i0)*lda + pc
-			r0 := a[r : r+kc]
-			r1 := a[r+lda : r+lda+kc]
-			r2 := a[r+2*lda : r+2*lda+kc]
-			r3 := a[r+3*lda : r+3*lda+kc]
-			r4 := a[r+4*lda : r+4*lda+kc]
-			r5 := a[r+5*lda : r+5*lda+kc]
-			for p := range r0 {
-				d := (*[MR]float32)(panel[p*MR:])
-				d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
-			}
+			sgemmPackA6(kc, a[(ic+i0)*lda+pc:], lda, panel)
 		case !transA:
 			for i := 0; i < MR; i++ {
 				if i >= mr {
@@ -507,6 +497,27 @@ func sgemmPackABlock(dst []float32, transA bool, a []float32, lda, ic, pc, mc, k
 				clear(d[mr:])
 			}
 		}
+	}
+}
+
+// sgemmPackA6Go sets dst[p*6+i] = a[i*lda+p] for i in [0, 6), p in
+// [p0, kc): one packed A micro-panel of six whole rows, the pure-Go twin
+// of sgemmPackA6AVX and its tail.
+func sgemmPackA6Go(kc int, a []float32, lda int, dst []float32, p0 int) {
+	const MR = sgemmPkMR
+	if p0 >= kc {
+		return
+	}
+	r0 := a[p0:kc]
+	r1 := a[lda+p0 : lda+kc]
+	r2 := a[2*lda+p0 : 2*lda+kc]
+	r3 := a[3*lda+p0 : 3*lda+kc]
+	r4 := a[4*lda+p0 : 4*lda+kc]
+	r5 := a[5*lda+p0 : 5*lda+kc]
+	dst = dst[p0*MR : kc*MR]
+	for p := range r0 {
+		d := (*[MR]float32)(dst[p*MR:])
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 	}
 }
 

@@ -34,3 +34,9 @@ func sgemmMicroWide(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, be
 func sgemmMicroWideEdge(kc int, a, b0, b1 []float32, c []float32, ldc int, alpha, beta float32, mr, nr int) {
 	sgemmMicroWideEdgeGo(kc, a, b0, b1, c, ldc, alpha, beta, mr, nr)
 }
+
+// sgemmPackA6 packs six rows of A (row stride lda), kc steps, into one A
+// micro-panel with the Go twin.
+func sgemmPackA6(kc int, a []float32, lda int, dst []float32) {
+	sgemmPackA6Go(kc, a, lda, dst, 0)
+}

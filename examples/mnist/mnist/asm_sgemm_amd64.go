@@ -34,6 +34,14 @@ func sgemmKernel6x16EdgeAVX2(k int, a *float32, b *float32, c *float32, ldc int,
 //go:noescape
 func sgemmPackB16AVX(kc int, src *float32, ldb int, dst *float32)
 
+// sgemmPackA6AVX sets dst[p*6+i] = a[i*lda+p] for i in [0, 6), p in
+// [0, kc), kc a multiple of 8: one packed A micro-panel.
+//
+// Requires: AVX
+//
+//go:noescape
+func sgemmPackA6AVX(kc int, a *float32, lda int, dst *float32)
+
 // sgemmKernel6x32AVX512 computes C = alpha*A*[B0 B1] + beta*C for one 6x32 tile of C,
 // row-major with row stride ldc (in elements): a is a packed A micro-panel
 // (k steps of 6 values), b0 and b1 packed B micro-panels (k steps of 16

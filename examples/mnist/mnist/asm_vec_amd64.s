@@ -486,69 +486,1296 @@ bc_done:
 
 // func geluAVX2(y *float32, n int)
 // Requires: AVX, AVX2, FMA3
-TEXT ·geluAVX2(SB), NOSPLIT, $0-16
+TEXT ·geluAVX2(SB), NOSPLIT, $512-16
 	MOVQ y+0(FP), AX
 	MOVQ n+8(FP), CX
 	XORQ DX, DX
+	MOVQ CX, BX
+	SUBQ $0x40, BX
 
-gelu_loop:
-	CMPQ    DX, CX
-	JGE     gelu_done
+geluAVX2_loop8:
+	CMPQ    DX, BX
+	JG      geluAVX2_tail
 	VMOVUPS (AX)(DX*4), Y0
-	VANDPS  vecConsts<>+128(SB), Y0, Y1
-	VMULPS  vecConsts<>+96(SB), Y1, Y1
+	VMOVUPS 32(AX)(DX*4), Y2
+	VMOVUPS 64(AX)(DX*4), Y4
+	VMOVUPS 96(AX)(DX*4), Y6
+	VMOVUPS 128(AX)(DX*4), Y8
+	VMOVUPS 160(AX)(DX*4), Y10
+	VMOVUPS 192(AX)(DX*4), Y12
+	VMOVUPS 224(AX)(DX*4), Y14
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y2, Y2
+	VANDPS  vecConsts<>+128(SB), Y4, Y4
+	VANDPS  vecConsts<>+128(SB), Y6, Y6
+	VANDPS  vecConsts<>+128(SB), Y8, Y8
+	VANDPS  vecConsts<>+128(SB), Y10, Y10
+	VANDPS  vecConsts<>+128(SB), Y12, Y12
+	VANDPS  vecConsts<>+128(SB), Y14, Y14
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y2, Y2
+	VMULPS  vecConsts<>+96(SB), Y4, Y4
+	VMULPS  vecConsts<>+96(SB), Y6, Y6
+	VMULPS  vecConsts<>+96(SB), Y8, Y8
+	VMULPS  vecConsts<>+96(SB), Y10, Y10
+	VMULPS  vecConsts<>+96(SB), Y12, Y12
+	VMULPS  vecConsts<>+96(SB), Y14, Y14
+	VMOVUPS Y0, (SP)
+	VMOVUPS Y2, 32(SP)
+	VMOVUPS Y4, 64(SP)
+	VMOVUPS Y6, 96(SP)
+	VMOVUPS Y8, 128(SP)
+	VMOVUPS Y10, 160(SP)
+	VMOVUPS Y12, 192(SP)
+	VMOVUPS Y14, 224(SP)
 
 	// t = 1/(1+z/2)
-	VMOVUPS     vecConsts<>+64(SB), Y2
-	VFMADD213PS vecConsts<>+0(SB), Y1, Y2
-	VMOVUPS     vecConsts<>+0(SB), Y3
-	VDIVPS      Y2, Y3, Y2
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VMOVUPS     vecConsts<>+64(SB), Y3
+	VMOVUPS     vecConsts<>+64(SB), Y5
+	VMOVUPS     vecConsts<>+64(SB), Y7
+	VMOVUPS     vecConsts<>+64(SB), Y9
+	VMOVUPS     vecConsts<>+64(SB), Y11
+	VMOVUPS     vecConsts<>+64(SB), Y13
+	VMOVUPS     vecConsts<>+64(SB), Y15
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VFMADD213PS vecConsts<>+0(SB), Y2, Y3
+	VFMADD213PS vecConsts<>+0(SB), Y4, Y5
+	VFMADD213PS vecConsts<>+0(SB), Y6, Y7
+	VFMADD213PS vecConsts<>+0(SB), Y8, Y9
+	VFMADD213PS vecConsts<>+0(SB), Y10, Y11
+	VFMADD213PS vecConsts<>+0(SB), Y12, Y13
+	VFMADD213PS vecConsts<>+0(SB), Y14, Y15
+	VMOVUPS     vecConsts<>+0(SB), Y0
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VMOVUPS     vecConsts<>+0(SB), Y4
+	VMOVUPS     vecConsts<>+0(SB), Y6
+	VMOVUPS     vecConsts<>+0(SB), Y8
+	VMOVUPS     vecConsts<>+0(SB), Y10
+	VMOVUPS     vecConsts<>+0(SB), Y12
+	VMOVUPS     vecConsts<>+0(SB), Y14
+	VDIVPS      Y1, Y0, Y0
+	VDIVPS      Y3, Y2, Y2
+	VDIVPS      Y5, Y4, Y4
+	VDIVPS      Y7, Y6, Y6
+	VDIVPS      Y9, Y8, Y8
+	VDIVPS      Y11, Y10, Y10
+	VDIVPS      Y13, Y12, Y12
+	VDIVPS      Y15, Y14, Y14
+	VMOVUPS     Y0, 256(SP)
+	VMOVUPS     Y2, 288(SP)
+	VMOVUPS     Y4, 320(SP)
+	VMOVUPS     Y6, 352(SP)
+	VMOVUPS     Y8, 384(SP)
+	VMOVUPS     Y10, 416(SP)
+	VMOVUPS     Y12, 448(SP)
+	VMOVUPS     Y14, 480(SP)
 
 	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y1
 	VMOVUPS      vecConsts<>+512(SB), Y3
+	VMOVUPS      vecConsts<>+512(SB), Y5
+	VMOVUPS      vecConsts<>+512(SB), Y7
+	VMOVUPS      vecConsts<>+512(SB), Y9
+	VMOVUPS      vecConsts<>+512(SB), Y11
+	VMOVUPS      vecConsts<>+512(SB), Y13
+	VMOVUPS      vecConsts<>+512(SB), Y15
+	VFMADD213PS  vecConsts<>+544(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+544(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+544(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+544(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+544(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+544(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+544(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+544(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+576(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+576(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+576(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+576(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+576(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+576(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+576(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+576(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+608(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+608(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+608(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+608(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+608(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+608(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+608(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+608(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+640(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+640(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+640(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+640(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+640(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+640(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+640(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+640(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+672(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+672(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+672(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+672(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+672(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+672(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+672(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+672(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+704(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+704(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+704(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+704(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+704(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+704(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+704(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+704(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+736(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+736(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+736(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+736(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+736(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+736(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+736(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+736(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+768(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+768(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+768(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+768(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+768(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+768(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+768(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+768(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+800(SB), Y0, Y1
 	VFMADD213PS  vecConsts<>+800(SB), Y2, Y3
-	VMOVAPS      Y3, Y4
-	VFNMADD231PS Y1, Y1, Y4
+	VFMADD213PS  vecConsts<>+800(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+800(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+800(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+800(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+800(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+800(SB), Y14, Y15
+	VMOVUPS      (SP), Y0
+	VMOVUPS      32(SP), Y2
+	VMOVUPS      64(SP), Y4
+	VMOVUPS      96(SP), Y6
+	VMOVUPS      128(SP), Y8
+	VMOVUPS      160(SP), Y10
+	VMOVUPS      192(SP), Y12
+	VMOVUPS      224(SP), Y14
+	VFNMADD231PS Y0, Y0, Y1
+	VFNMADD231PS Y2, Y2, Y3
+	VFNMADD231PS Y4, Y4, Y5
+	VFNMADD231PS Y6, Y6, Y7
+	VFNMADD231PS Y8, Y8, Y9
+	VFNMADD231PS Y10, Y10, Y11
+	VFNMADD231PS Y12, Y12, Y13
+	VFNMADD231PS Y14, Y14, Y15
+	VMOVUPS      Y1, (SP)
+	VMOVUPS      Y3, 32(SP)
+	VMOVUPS      Y5, 64(SP)
+	VMOVUPS      Y7, 96(SP)
+	VMOVUPS      Y9, 128(SP)
+	VMOVUPS      Y11, 160(SP)
+	VMOVUPS      Y13, 192(SP)
+	VMOVUPS      Y15, 224(SP)
+	VMOVUPS      (SP), Y0
+	VMOVUPS      32(SP), Y4
+	VMOVUPS      64(SP), Y8
+	VMOVUPS      96(SP), Y12
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
 	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMINPS       vecConsts<>+160(SB), Y12, Y12
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
 	VMAXPS       vecConsts<>+192(SB), Y4, Y4
-	VMULPS       vecConsts<>+224(SB), Y4, Y1
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y12, Y12
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VMULPS       vecConsts<>+224(SB), Y8, Y9
+	VMULPS       vecConsts<>+224(SB), Y12, Y13
 	VROUNDPS     $0x00, Y1, Y1
-	VFNMADD231PS vecConsts<>+256(SB), Y1, Y4
-	VFNMADD231PS vecConsts<>+288(SB), Y1, Y4
-	VMOVUPS      vecConsts<>+320(SB), Y5
-	VFMADD213PS  vecConsts<>+352(SB), Y4, Y5
-	VFMADD213PS  vecConsts<>+384(SB), Y4, Y5
-	VFMADD213PS  vecConsts<>+416(SB), Y4, Y5
-	VFMADD213PS  vecConsts<>+448(SB), Y4, Y5
-	VFMADD213PS  vecConsts<>+480(SB), Y4, Y5
-	VMULPS       Y4, Y4, Y3
-	VFMADD213PS  Y4, Y3, Y5
-	VADDPS       vecConsts<>+0(SB), Y5, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y12
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y12
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y10
+	VMOVUPS      vecConsts<>+320(SB), Y14
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+352(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+384(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+416(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+448(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+480(SB), Y12, Y14
+	VMULPS       Y0, Y0, Y3
+	VMULPS       Y4, Y4, Y7
+	VMULPS       Y8, Y8, Y11
+	VMULPS       Y12, Y12, Y15
+	VFMADD213PS  Y0, Y3, Y2
+	VFMADD213PS  Y4, Y7, Y6
+	VFMADD213PS  Y8, Y11, Y10
+	VFMADD213PS  Y12, Y15, Y14
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VADDPS       vecConsts<>+0(SB), Y6, Y6
+	VADDPS       vecConsts<>+0(SB), Y10, Y10
+	VADDPS       vecConsts<>+0(SB), Y14, Y14
 	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y13, Y13
 	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y13, Y13
 	VPADDD       vecConsts<>+0(SB), Y1, Y1
-	VMULPS       Y1, Y5, Y4
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y9, Y9
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y1, Y2, Y0
+	VMULPS       Y5, Y6, Y4
+	VMULPS       Y9, Y10, Y8
+	VMULPS       Y13, Y14, Y12
 
 	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
-	VMULPS    Y2, Y4, Y4
-	VMOVUPS   vecConsts<>+32(SB), Y3
-	VSUBPS    Y4, Y3, Y3
-	VBLENDVPS Y0, Y4, Y3, Y3
-	VMULPS    vecConsts<>+64(SB), Y0, Y0
-	VMULPS    Y3, Y0, Y0
-	VMOVUPS   Y0, (AX)(DX*4)
-	ADDQ      $0x08, DX
-	JMP       gelu_loop
+	VMULPS       256(SP), Y0, Y0
+	VMULPS       288(SP), Y4, Y4
+	VMULPS       320(SP), Y8, Y8
+	VMULPS       352(SP), Y12, Y12
+	VMOVUPS      (AX)(DX*4), Y1
+	VMOVUPS      32(AX)(DX*4), Y5
+	VMOVUPS      64(AX)(DX*4), Y9
+	VMOVUPS      96(AX)(DX*4), Y13
+	VMOVUPS      vecConsts<>+32(SB), Y2
+	VMOVUPS      vecConsts<>+32(SB), Y6
+	VMOVUPS      vecConsts<>+32(SB), Y10
+	VMOVUPS      vecConsts<>+32(SB), Y14
+	VSUBPS       Y0, Y2, Y2
+	VSUBPS       Y4, Y6, Y6
+	VSUBPS       Y8, Y10, Y10
+	VSUBPS       Y12, Y14, Y14
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VBLENDVPS    Y9, Y8, Y10, Y10
+	VBLENDVPS    Y13, Y12, Y14, Y14
+	VMULPS       vecConsts<>+64(SB), Y1, Y1
+	VMULPS       vecConsts<>+64(SB), Y5, Y5
+	VMULPS       vecConsts<>+64(SB), Y9, Y9
+	VMULPS       vecConsts<>+64(SB), Y13, Y13
+	VMULPS       Y2, Y1, Y1
+	VMULPS       Y6, Y5, Y5
+	VMULPS       Y10, Y9, Y9
+	VMULPS       Y14, Y13, Y13
+	VMOVUPS      Y1, (AX)(DX*4)
+	VMOVUPS      Y5, 32(AX)(DX*4)
+	VMOVUPS      Y9, 64(AX)(DX*4)
+	VMOVUPS      Y13, 96(AX)(DX*4)
+	VMOVUPS      128(SP), Y0
+	VMOVUPS      160(SP), Y4
+	VMOVUPS      192(SP), Y8
+	VMOVUPS      224(SP), Y12
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMINPS       vecConsts<>+160(SB), Y12, Y12
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y12, Y12
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VMULPS       vecConsts<>+224(SB), Y8, Y9
+	VMULPS       vecConsts<>+224(SB), Y12, Y13
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y12
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y12
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y10
+	VMOVUPS      vecConsts<>+320(SB), Y14
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+352(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+384(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+416(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+448(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+480(SB), Y12, Y14
+	VMULPS       Y0, Y0, Y3
+	VMULPS       Y4, Y4, Y7
+	VMULPS       Y8, Y8, Y11
+	VMULPS       Y12, Y12, Y15
+	VFMADD213PS  Y0, Y3, Y2
+	VFMADD213PS  Y4, Y7, Y6
+	VFMADD213PS  Y8, Y11, Y10
+	VFMADD213PS  Y12, Y15, Y14
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VADDPS       vecConsts<>+0(SB), Y6, Y6
+	VADDPS       vecConsts<>+0(SB), Y10, Y10
+	VADDPS       vecConsts<>+0(SB), Y14, Y14
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y9, Y9
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y1, Y2, Y0
+	VMULPS       Y5, Y6, Y4
+	VMULPS       Y9, Y10, Y8
+	VMULPS       Y13, Y14, Y12
 
-gelu_done:
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    384(SP), Y0, Y0
+	VMULPS    416(SP), Y4, Y4
+	VMULPS    448(SP), Y8, Y8
+	VMULPS    480(SP), Y12, Y12
+	VMOVUPS   128(AX)(DX*4), Y1
+	VMOVUPS   160(AX)(DX*4), Y5
+	VMOVUPS   192(AX)(DX*4), Y9
+	VMOVUPS   224(AX)(DX*4), Y13
+	VMOVUPS   vecConsts<>+32(SB), Y2
+	VMOVUPS   vecConsts<>+32(SB), Y6
+	VMOVUPS   vecConsts<>+32(SB), Y10
+	VMOVUPS   vecConsts<>+32(SB), Y14
+	VSUBPS    Y0, Y2, Y2
+	VSUBPS    Y4, Y6, Y6
+	VSUBPS    Y8, Y10, Y10
+	VSUBPS    Y12, Y14, Y14
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VBLENDVPS Y5, Y4, Y6, Y6
+	VBLENDVPS Y9, Y8, Y10, Y10
+	VBLENDVPS Y13, Y12, Y14, Y14
+	VMULPS    vecConsts<>+64(SB), Y1, Y1
+	VMULPS    vecConsts<>+64(SB), Y5, Y5
+	VMULPS    vecConsts<>+64(SB), Y9, Y9
+	VMULPS    vecConsts<>+64(SB), Y13, Y13
+	VMULPS    Y2, Y1, Y1
+	VMULPS    Y6, Y5, Y5
+	VMULPS    Y10, Y9, Y9
+	VMULPS    Y14, Y13, Y13
+	VMOVUPS   Y1, 128(AX)(DX*4)
+	VMOVUPS   Y5, 160(AX)(DX*4)
+	VMOVUPS   Y9, 192(AX)(DX*4)
+	VMOVUPS   Y13, 224(AX)(DX*4)
+	ADDQ      $0x40, DX
+	JMP       geluAVX2_loop8
+
+geluAVX2_tail:
+	MOVQ CX, BX
+	SUBQ $0x18, BX
+
+geluAVX2_loop3:
+	CMPQ    DX, BX
+	JG      geluAVX2_loop1
+	VMOVUPS (AX)(DX*4), Y0
+	VMOVUPS 32(AX)(DX*4), Y3
+	VMOVUPS 64(AX)(DX*4), Y6
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y3, Y3
+	VANDPS  vecConsts<>+128(SB), Y6, Y6
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y3, Y3
+	VMULPS  vecConsts<>+96(SB), Y6, Y6
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VMOVUPS     vecConsts<>+64(SB), Y4
+	VMOVUPS     vecConsts<>+64(SB), Y7
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VFMADD213PS vecConsts<>+0(SB), Y3, Y4
+	VFMADD213PS vecConsts<>+0(SB), Y6, Y7
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VMOVUPS     vecConsts<>+0(SB), Y5
+	VMOVUPS     vecConsts<>+0(SB), Y8
+	VDIVPS      Y1, Y2, Y1
+	VDIVPS      Y4, Y5, Y4
+	VDIVPS      Y7, Y8, Y7
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y2
+	VMOVUPS      vecConsts<>+512(SB), Y5
+	VMOVUPS      vecConsts<>+512(SB), Y8
+	VFMADD213PS  vecConsts<>+544(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+544(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+544(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+576(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+576(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+576(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+608(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+608(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+608(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+640(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+640(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+640(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+672(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+672(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+672(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+704(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+704(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+704(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+736(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+736(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+736(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+768(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+768(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+768(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+800(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+800(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+800(SB), Y7, Y8
+	VFNMADD231PS Y0, Y0, Y2
+	VFNMADD231PS Y3, Y3, Y5
+	VFNMADD231PS Y6, Y6, Y8
+	VMINPS       vecConsts<>+160(SB), Y2, Y2
+	VMINPS       vecConsts<>+160(SB), Y5, Y5
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y2, Y2
+	VMAXPS       vecConsts<>+192(SB), Y5, Y5
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMULPS       vecConsts<>+224(SB), Y2, Y0
+	VMULPS       vecConsts<>+224(SB), Y5, Y3
+	VMULPS       vecConsts<>+224(SB), Y8, Y6
+	VROUNDPS     $0x00, Y0, Y0
+	VROUNDPS     $0x00, Y3, Y3
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y3, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y6, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y3, Y5
+	VFNMADD231PS vecConsts<>+288(SB), Y6, Y8
+	VMOVUPS      vecConsts<>+320(SB), Y9
+	VMOVUPS      vecConsts<>+320(SB), Y11
+	VMOVUPS      vecConsts<>+320(SB), Y13
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+352(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+384(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+416(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+448(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+480(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y13
+	VMULPS       Y2, Y2, Y10
+	VMULPS       Y5, Y5, Y12
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y2, Y10, Y9
+	VFMADD213PS  Y5, Y12, Y11
+	VFMADD213PS  Y8, Y14, Y13
+	VADDPS       vecConsts<>+0(SB), Y9, Y9
+	VADDPS       vecConsts<>+0(SB), Y11, Y11
+	VADDPS       vecConsts<>+0(SB), Y13, Y13
+	VCVTPS2DQ    Y0, Y0
+	VCVTPS2DQ    Y3, Y3
+	VCVTPS2DQ    Y6, Y6
+	VPSLLD       $0x17, Y0, Y0
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y3, Y3
+	VPADDD       vecConsts<>+0(SB), Y6, Y6
+	VMULPS       Y0, Y9, Y2
+	VMULPS       Y3, Y11, Y5
+	VMULPS       Y6, Y13, Y8
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    Y1, Y2, Y2
+	VMULPS    Y4, Y5, Y5
+	VMULPS    Y7, Y8, Y8
+	VMOVUPS   (AX)(DX*4), Y10
+	VMOVUPS   32(AX)(DX*4), Y12
+	VMOVUPS   64(AX)(DX*4), Y14
+	VMOVUPS   vecConsts<>+32(SB), Y9
+	VMOVUPS   vecConsts<>+32(SB), Y11
+	VMOVUPS   vecConsts<>+32(SB), Y13
+	VSUBPS    Y2, Y9, Y9
+	VSUBPS    Y5, Y11, Y11
+	VSUBPS    Y8, Y13, Y13
+	VBLENDVPS Y10, Y2, Y9, Y9
+	VBLENDVPS Y12, Y5, Y11, Y11
+	VBLENDVPS Y14, Y8, Y13, Y13
+	VMULPS    vecConsts<>+64(SB), Y10, Y10
+	VMULPS    vecConsts<>+64(SB), Y12, Y12
+	VMULPS    vecConsts<>+64(SB), Y14, Y14
+	VMULPS    Y9, Y10, Y10
+	VMULPS    Y11, Y12, Y12
+	VMULPS    Y13, Y14, Y14
+	VMOVUPS   Y10, (AX)(DX*4)
+	VMOVUPS   Y12, 32(AX)(DX*4)
+	VMOVUPS   Y14, 64(AX)(DX*4)
+	ADDQ      $0x18, DX
+	JMP       geluAVX2_loop3
+
+geluAVX2_loop1:
+	CMPQ    DX, CX
+	JGE     geluAVX2_done
+	VMOVUPS (AX)(DX*4), Y0
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VDIVPS      Y1, Y2, Y1
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y2
+	VFMADD213PS  vecConsts<>+544(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+576(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+608(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+640(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+672(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+704(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+736(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+768(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+800(SB), Y1, Y2
+	VFNMADD231PS Y0, Y0, Y2
+	VMINPS       vecConsts<>+160(SB), Y2, Y2
+	VMAXPS       vecConsts<>+192(SB), Y2, Y2
+	VMULPS       vecConsts<>+224(SB), Y2, Y0
+	VROUNDPS     $0x00, Y0, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y2
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y4
+	VFMADD213PS  Y2, Y4, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VCVTPS2DQ    Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VMULPS       Y0, Y3, Y2
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    Y1, Y2, Y2
+	VMOVUPS   (AX)(DX*4), Y4
+	VMOVUPS   vecConsts<>+32(SB), Y3
+	VSUBPS    Y2, Y3, Y3
+	VBLENDVPS Y4, Y2, Y3, Y3
+	VMULPS    vecConsts<>+64(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VMOVUPS   Y4, (AX)(DX*4)
+	ADDQ      $0x08, DX
+	JMP       geluAVX2_loop1
+
+geluAVX2_done:
+	VZEROUPPER
+	RET
+
+// func geluBiasAVX2(y *float32, b *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·geluBiasAVX2(SB), NOSPLIT, $512-24
+	MOVQ y+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ n+16(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	SUBQ $0x40, SI
+
+geluBiasAVX2_loop8:
+	CMPQ    BX, SI
+	JG      geluBiasAVX2_tail
+	VMOVUPS (AX)(BX*4), Y0
+	VMOVUPS 32(AX)(BX*4), Y2
+	VMOVUPS 64(AX)(BX*4), Y4
+	VMOVUPS 96(AX)(BX*4), Y6
+	VMOVUPS 128(AX)(BX*4), Y8
+	VMOVUPS 160(AX)(BX*4), Y10
+	VMOVUPS 192(AX)(BX*4), Y12
+	VMOVUPS 224(AX)(BX*4), Y14
+	VADDPS  (CX)(BX*4), Y0, Y0
+	VADDPS  32(CX)(BX*4), Y2, Y2
+	VADDPS  64(CX)(BX*4), Y4, Y4
+	VADDPS  96(CX)(BX*4), Y6, Y6
+	VADDPS  128(CX)(BX*4), Y8, Y8
+	VADDPS  160(CX)(BX*4), Y10, Y10
+	VADDPS  192(CX)(BX*4), Y12, Y12
+	VADDPS  224(CX)(BX*4), Y14, Y14
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y2, Y2
+	VANDPS  vecConsts<>+128(SB), Y4, Y4
+	VANDPS  vecConsts<>+128(SB), Y6, Y6
+	VANDPS  vecConsts<>+128(SB), Y8, Y8
+	VANDPS  vecConsts<>+128(SB), Y10, Y10
+	VANDPS  vecConsts<>+128(SB), Y12, Y12
+	VANDPS  vecConsts<>+128(SB), Y14, Y14
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y2, Y2
+	VMULPS  vecConsts<>+96(SB), Y4, Y4
+	VMULPS  vecConsts<>+96(SB), Y6, Y6
+	VMULPS  vecConsts<>+96(SB), Y8, Y8
+	VMULPS  vecConsts<>+96(SB), Y10, Y10
+	VMULPS  vecConsts<>+96(SB), Y12, Y12
+	VMULPS  vecConsts<>+96(SB), Y14, Y14
+	VMOVUPS Y0, (SP)
+	VMOVUPS Y2, 32(SP)
+	VMOVUPS Y4, 64(SP)
+	VMOVUPS Y6, 96(SP)
+	VMOVUPS Y8, 128(SP)
+	VMOVUPS Y10, 160(SP)
+	VMOVUPS Y12, 192(SP)
+	VMOVUPS Y14, 224(SP)
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VMOVUPS     vecConsts<>+64(SB), Y3
+	VMOVUPS     vecConsts<>+64(SB), Y5
+	VMOVUPS     vecConsts<>+64(SB), Y7
+	VMOVUPS     vecConsts<>+64(SB), Y9
+	VMOVUPS     vecConsts<>+64(SB), Y11
+	VMOVUPS     vecConsts<>+64(SB), Y13
+	VMOVUPS     vecConsts<>+64(SB), Y15
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VFMADD213PS vecConsts<>+0(SB), Y2, Y3
+	VFMADD213PS vecConsts<>+0(SB), Y4, Y5
+	VFMADD213PS vecConsts<>+0(SB), Y6, Y7
+	VFMADD213PS vecConsts<>+0(SB), Y8, Y9
+	VFMADD213PS vecConsts<>+0(SB), Y10, Y11
+	VFMADD213PS vecConsts<>+0(SB), Y12, Y13
+	VFMADD213PS vecConsts<>+0(SB), Y14, Y15
+	VMOVUPS     vecConsts<>+0(SB), Y0
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VMOVUPS     vecConsts<>+0(SB), Y4
+	VMOVUPS     vecConsts<>+0(SB), Y6
+	VMOVUPS     vecConsts<>+0(SB), Y8
+	VMOVUPS     vecConsts<>+0(SB), Y10
+	VMOVUPS     vecConsts<>+0(SB), Y12
+	VMOVUPS     vecConsts<>+0(SB), Y14
+	VDIVPS      Y1, Y0, Y0
+	VDIVPS      Y3, Y2, Y2
+	VDIVPS      Y5, Y4, Y4
+	VDIVPS      Y7, Y6, Y6
+	VDIVPS      Y9, Y8, Y8
+	VDIVPS      Y11, Y10, Y10
+	VDIVPS      Y13, Y12, Y12
+	VDIVPS      Y15, Y14, Y14
+	VMOVUPS     Y0, 256(SP)
+	VMOVUPS     Y2, 288(SP)
+	VMOVUPS     Y4, 320(SP)
+	VMOVUPS     Y6, 352(SP)
+	VMOVUPS     Y8, 384(SP)
+	VMOVUPS     Y10, 416(SP)
+	VMOVUPS     Y12, 448(SP)
+	VMOVUPS     Y14, 480(SP)
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y1
+	VMOVUPS      vecConsts<>+512(SB), Y3
+	VMOVUPS      vecConsts<>+512(SB), Y5
+	VMOVUPS      vecConsts<>+512(SB), Y7
+	VMOVUPS      vecConsts<>+512(SB), Y9
+	VMOVUPS      vecConsts<>+512(SB), Y11
+	VMOVUPS      vecConsts<>+512(SB), Y13
+	VMOVUPS      vecConsts<>+512(SB), Y15
+	VFMADD213PS  vecConsts<>+544(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+544(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+544(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+544(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+544(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+544(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+544(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+544(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+576(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+576(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+576(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+576(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+576(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+576(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+576(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+576(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+608(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+608(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+608(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+608(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+608(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+608(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+608(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+608(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+640(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+640(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+640(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+640(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+640(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+640(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+640(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+640(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+672(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+672(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+672(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+672(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+672(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+672(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+672(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+672(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+704(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+704(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+704(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+704(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+704(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+704(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+704(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+704(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+736(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+736(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+736(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+736(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+736(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+736(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+736(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+736(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+768(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+768(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+768(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+768(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+768(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+768(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+768(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+768(SB), Y14, Y15
+	VFMADD213PS  vecConsts<>+800(SB), Y0, Y1
+	VFMADD213PS  vecConsts<>+800(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+800(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+800(SB), Y6, Y7
+	VFMADD213PS  vecConsts<>+800(SB), Y8, Y9
+	VFMADD213PS  vecConsts<>+800(SB), Y10, Y11
+	VFMADD213PS  vecConsts<>+800(SB), Y12, Y13
+	VFMADD213PS  vecConsts<>+800(SB), Y14, Y15
+	VMOVUPS      (SP), Y0
+	VMOVUPS      32(SP), Y2
+	VMOVUPS      64(SP), Y4
+	VMOVUPS      96(SP), Y6
+	VMOVUPS      128(SP), Y8
+	VMOVUPS      160(SP), Y10
+	VMOVUPS      192(SP), Y12
+	VMOVUPS      224(SP), Y14
+	VFNMADD231PS Y0, Y0, Y1
+	VFNMADD231PS Y2, Y2, Y3
+	VFNMADD231PS Y4, Y4, Y5
+	VFNMADD231PS Y6, Y6, Y7
+	VFNMADD231PS Y8, Y8, Y9
+	VFNMADD231PS Y10, Y10, Y11
+	VFNMADD231PS Y12, Y12, Y13
+	VFNMADD231PS Y14, Y14, Y15
+	VMOVUPS      Y1, (SP)
+	VMOVUPS      Y3, 32(SP)
+	VMOVUPS      Y5, 64(SP)
+	VMOVUPS      Y7, 96(SP)
+	VMOVUPS      Y9, 128(SP)
+	VMOVUPS      Y11, 160(SP)
+	VMOVUPS      Y13, 192(SP)
+	VMOVUPS      Y15, 224(SP)
+	VMOVUPS      (SP), Y0
+	VMOVUPS      32(SP), Y4
+	VMOVUPS      64(SP), Y8
+	VMOVUPS      96(SP), Y12
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMINPS       vecConsts<>+160(SB), Y12, Y12
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y12, Y12
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VMULPS       vecConsts<>+224(SB), Y8, Y9
+	VMULPS       vecConsts<>+224(SB), Y12, Y13
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y12
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y12
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y10
+	VMOVUPS      vecConsts<>+320(SB), Y14
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+352(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+384(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+416(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+448(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+480(SB), Y12, Y14
+	VMULPS       Y0, Y0, Y3
+	VMULPS       Y4, Y4, Y7
+	VMULPS       Y8, Y8, Y11
+	VMULPS       Y12, Y12, Y15
+	VFMADD213PS  Y0, Y3, Y2
+	VFMADD213PS  Y4, Y7, Y6
+	VFMADD213PS  Y8, Y11, Y10
+	VFMADD213PS  Y12, Y15, Y14
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VADDPS       vecConsts<>+0(SB), Y6, Y6
+	VADDPS       vecConsts<>+0(SB), Y10, Y10
+	VADDPS       vecConsts<>+0(SB), Y14, Y14
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y9, Y9
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y1, Y2, Y0
+	VMULPS       Y5, Y6, Y4
+	VMULPS       Y9, Y10, Y8
+	VMULPS       Y13, Y14, Y12
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS       256(SP), Y0, Y0
+	VMULPS       288(SP), Y4, Y4
+	VMULPS       320(SP), Y8, Y8
+	VMULPS       352(SP), Y12, Y12
+	VMOVUPS      (AX)(BX*4), Y1
+	VMOVUPS      32(AX)(BX*4), Y5
+	VMOVUPS      64(AX)(BX*4), Y9
+	VMOVUPS      96(AX)(BX*4), Y13
+	VADDPS       (CX)(BX*4), Y1, Y1
+	VADDPS       32(CX)(BX*4), Y5, Y5
+	VADDPS       64(CX)(BX*4), Y9, Y9
+	VADDPS       96(CX)(BX*4), Y13, Y13
+	VMOVUPS      vecConsts<>+32(SB), Y2
+	VMOVUPS      vecConsts<>+32(SB), Y6
+	VMOVUPS      vecConsts<>+32(SB), Y10
+	VMOVUPS      vecConsts<>+32(SB), Y14
+	VSUBPS       Y0, Y2, Y2
+	VSUBPS       Y4, Y6, Y6
+	VSUBPS       Y8, Y10, Y10
+	VSUBPS       Y12, Y14, Y14
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VBLENDVPS    Y9, Y8, Y10, Y10
+	VBLENDVPS    Y13, Y12, Y14, Y14
+	VMULPS       vecConsts<>+64(SB), Y1, Y1
+	VMULPS       vecConsts<>+64(SB), Y5, Y5
+	VMULPS       vecConsts<>+64(SB), Y9, Y9
+	VMULPS       vecConsts<>+64(SB), Y13, Y13
+	VMULPS       Y2, Y1, Y1
+	VMULPS       Y6, Y5, Y5
+	VMULPS       Y10, Y9, Y9
+	VMULPS       Y14, Y13, Y13
+	VMOVUPS      Y1, (AX)(BX*4)
+	VMOVUPS      Y5, 32(AX)(BX*4)
+	VMOVUPS      Y9, 64(AX)(BX*4)
+	VMOVUPS      Y13, 96(AX)(BX*4)
+	VMOVUPS      128(SP), Y0
+	VMOVUPS      160(SP), Y4
+	VMOVUPS      192(SP), Y8
+	VMOVUPS      224(SP), Y12
+	VMINPS       vecConsts<>+160(SB), Y0, Y0
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMINPS       vecConsts<>+160(SB), Y12, Y12
+	VMAXPS       vecConsts<>+192(SB), Y0, Y0
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y12, Y12
+	VMULPS       vecConsts<>+224(SB), Y0, Y1
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VMULPS       vecConsts<>+224(SB), Y8, Y9
+	VMULPS       vecConsts<>+224(SB), Y12, Y13
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y12
+	VFNMADD231PS vecConsts<>+288(SB), Y1, Y0
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y9, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y12
+	VMOVUPS      vecConsts<>+320(SB), Y2
+	VMOVUPS      vecConsts<>+320(SB), Y6
+	VMOVUPS      vecConsts<>+320(SB), Y10
+	VMOVUPS      vecConsts<>+320(SB), Y14
+	VFMADD213PS  vecConsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+352(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+384(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+384(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+416(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+416(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+448(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+448(SB), Y12, Y14
+	VFMADD213PS  vecConsts<>+480(SB), Y0, Y2
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y6
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y10
+	VFMADD213PS  vecConsts<>+480(SB), Y12, Y14
+	VMULPS       Y0, Y0, Y3
+	VMULPS       Y4, Y4, Y7
+	VMULPS       Y8, Y8, Y11
+	VMULPS       Y12, Y12, Y15
+	VFMADD213PS  Y0, Y3, Y2
+	VFMADD213PS  Y4, Y7, Y6
+	VFMADD213PS  Y8, Y11, Y10
+	VFMADD213PS  Y12, Y15, Y14
+	VADDPS       vecConsts<>+0(SB), Y2, Y2
+	VADDPS       vecConsts<>+0(SB), Y6, Y6
+	VADDPS       vecConsts<>+0(SB), Y10, Y10
+	VADDPS       vecConsts<>+0(SB), Y14, Y14
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y1, Y1
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y9, Y9
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y1, Y2, Y0
+	VMULPS       Y5, Y6, Y4
+	VMULPS       Y9, Y10, Y8
+	VMULPS       Y13, Y14, Y12
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    384(SP), Y0, Y0
+	VMULPS    416(SP), Y4, Y4
+	VMULPS    448(SP), Y8, Y8
+	VMULPS    480(SP), Y12, Y12
+	VMOVUPS   128(AX)(BX*4), Y1
+	VMOVUPS   160(AX)(BX*4), Y5
+	VMOVUPS   192(AX)(BX*4), Y9
+	VMOVUPS   224(AX)(BX*4), Y13
+	VADDPS    128(CX)(BX*4), Y1, Y1
+	VADDPS    160(CX)(BX*4), Y5, Y5
+	VADDPS    192(CX)(BX*4), Y9, Y9
+	VADDPS    224(CX)(BX*4), Y13, Y13
+	VMOVUPS   vecConsts<>+32(SB), Y2
+	VMOVUPS   vecConsts<>+32(SB), Y6
+	VMOVUPS   vecConsts<>+32(SB), Y10
+	VMOVUPS   vecConsts<>+32(SB), Y14
+	VSUBPS    Y0, Y2, Y2
+	VSUBPS    Y4, Y6, Y6
+	VSUBPS    Y8, Y10, Y10
+	VSUBPS    Y12, Y14, Y14
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VBLENDVPS Y5, Y4, Y6, Y6
+	VBLENDVPS Y9, Y8, Y10, Y10
+	VBLENDVPS Y13, Y12, Y14, Y14
+	VMULPS    vecConsts<>+64(SB), Y1, Y1
+	VMULPS    vecConsts<>+64(SB), Y5, Y5
+	VMULPS    vecConsts<>+64(SB), Y9, Y9
+	VMULPS    vecConsts<>+64(SB), Y13, Y13
+	VMULPS    Y2, Y1, Y1
+	VMULPS    Y6, Y5, Y5
+	VMULPS    Y10, Y9, Y9
+	VMULPS    Y14, Y13, Y13
+	VMOVUPS   Y1, 128(AX)(BX*4)
+	VMOVUPS   Y5, 160(AX)(BX*4)
+	VMOVUPS   Y9, 192(AX)(BX*4)
+	VMOVUPS   Y13, 224(AX)(BX*4)
+	ADDQ      $0x40, BX
+	JMP       geluBiasAVX2_loop8
+
+geluBiasAVX2_tail:
+	MOVQ DX, SI
+	SUBQ $0x18, SI
+
+geluBiasAVX2_loop3:
+	CMPQ    BX, SI
+	JG      geluBiasAVX2_loop1
+	VMOVUPS (AX)(BX*4), Y0
+	VMOVUPS 32(AX)(BX*4), Y3
+	VMOVUPS 64(AX)(BX*4), Y6
+	VADDPS  (CX)(BX*4), Y0, Y0
+	VADDPS  32(CX)(BX*4), Y3, Y3
+	VADDPS  64(CX)(BX*4), Y6, Y6
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y3, Y3
+	VANDPS  vecConsts<>+128(SB), Y6, Y6
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y3, Y3
+	VMULPS  vecConsts<>+96(SB), Y6, Y6
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VMOVUPS     vecConsts<>+64(SB), Y4
+	VMOVUPS     vecConsts<>+64(SB), Y7
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VFMADD213PS vecConsts<>+0(SB), Y3, Y4
+	VFMADD213PS vecConsts<>+0(SB), Y6, Y7
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VMOVUPS     vecConsts<>+0(SB), Y5
+	VMOVUPS     vecConsts<>+0(SB), Y8
+	VDIVPS      Y1, Y2, Y1
+	VDIVPS      Y4, Y5, Y4
+	VDIVPS      Y7, Y8, Y7
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y2
+	VMOVUPS      vecConsts<>+512(SB), Y5
+	VMOVUPS      vecConsts<>+512(SB), Y8
+	VFMADD213PS  vecConsts<>+544(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+544(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+544(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+576(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+576(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+576(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+608(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+608(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+608(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+640(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+640(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+640(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+672(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+672(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+672(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+704(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+704(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+704(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+736(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+736(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+736(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+768(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+768(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+768(SB), Y7, Y8
+	VFMADD213PS  vecConsts<>+800(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+800(SB), Y4, Y5
+	VFMADD213PS  vecConsts<>+800(SB), Y7, Y8
+	VFNMADD231PS Y0, Y0, Y2
+	VFNMADD231PS Y3, Y3, Y5
+	VFNMADD231PS Y6, Y6, Y8
+	VMINPS       vecConsts<>+160(SB), Y2, Y2
+	VMINPS       vecConsts<>+160(SB), Y5, Y5
+	VMINPS       vecConsts<>+160(SB), Y8, Y8
+	VMAXPS       vecConsts<>+192(SB), Y2, Y2
+	VMAXPS       vecConsts<>+192(SB), Y5, Y5
+	VMAXPS       vecConsts<>+192(SB), Y8, Y8
+	VMULPS       vecConsts<>+224(SB), Y2, Y0
+	VMULPS       vecConsts<>+224(SB), Y5, Y3
+	VMULPS       vecConsts<>+224(SB), Y8, Y6
+	VROUNDPS     $0x00, Y0, Y0
+	VROUNDPS     $0x00, Y3, Y3
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+256(SB), Y3, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y6, Y8
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y3, Y5
+	VFNMADD231PS vecConsts<>+288(SB), Y6, Y8
+	VMOVUPS      vecConsts<>+320(SB), Y9
+	VMOVUPS      vecConsts<>+320(SB), Y11
+	VMOVUPS      vecConsts<>+320(SB), Y13
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+352(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+352(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+384(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+384(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+416(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+416(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+448(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+448(SB), Y8, Y13
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y9
+	VFMADD213PS  vecConsts<>+480(SB), Y5, Y11
+	VFMADD213PS  vecConsts<>+480(SB), Y8, Y13
+	VMULPS       Y2, Y2, Y10
+	VMULPS       Y5, Y5, Y12
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y2, Y10, Y9
+	VFMADD213PS  Y5, Y12, Y11
+	VFMADD213PS  Y8, Y14, Y13
+	VADDPS       vecConsts<>+0(SB), Y9, Y9
+	VADDPS       vecConsts<>+0(SB), Y11, Y11
+	VADDPS       vecConsts<>+0(SB), Y13, Y13
+	VCVTPS2DQ    Y0, Y0
+	VCVTPS2DQ    Y3, Y3
+	VCVTPS2DQ    Y6, Y6
+	VPSLLD       $0x17, Y0, Y0
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y3, Y3
+	VPADDD       vecConsts<>+0(SB), Y6, Y6
+	VMULPS       Y0, Y9, Y2
+	VMULPS       Y3, Y11, Y5
+	VMULPS       Y6, Y13, Y8
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    Y1, Y2, Y2
+	VMULPS    Y4, Y5, Y5
+	VMULPS    Y7, Y8, Y8
+	VMOVUPS   (AX)(BX*4), Y10
+	VMOVUPS   32(AX)(BX*4), Y12
+	VMOVUPS   64(AX)(BX*4), Y14
+	VADDPS    (CX)(BX*4), Y10, Y10
+	VADDPS    32(CX)(BX*4), Y12, Y12
+	VADDPS    64(CX)(BX*4), Y14, Y14
+	VMOVUPS   vecConsts<>+32(SB), Y9
+	VMOVUPS   vecConsts<>+32(SB), Y11
+	VMOVUPS   vecConsts<>+32(SB), Y13
+	VSUBPS    Y2, Y9, Y9
+	VSUBPS    Y5, Y11, Y11
+	VSUBPS    Y8, Y13, Y13
+	VBLENDVPS Y10, Y2, Y9, Y9
+	VBLENDVPS Y12, Y5, Y11, Y11
+	VBLENDVPS Y14, Y8, Y13, Y13
+	VMULPS    vecConsts<>+64(SB), Y10, Y10
+	VMULPS    vecConsts<>+64(SB), Y12, Y12
+	VMULPS    vecConsts<>+64(SB), Y14, Y14
+	VMULPS    Y9, Y10, Y10
+	VMULPS    Y11, Y12, Y12
+	VMULPS    Y13, Y14, Y14
+	VMOVUPS   Y10, (AX)(BX*4)
+	VMOVUPS   Y12, 32(AX)(BX*4)
+	VMOVUPS   Y14, 64(AX)(BX*4)
+	ADDQ      $0x18, BX
+	JMP       geluBiasAVX2_loop3
+
+geluBiasAVX2_loop1:
+	CMPQ    BX, DX
+	JGE     geluBiasAVX2_done
+	VMOVUPS (AX)(BX*4), Y0
+	VADDPS  (CX)(BX*4), Y0, Y0
+	VANDPS  vecConsts<>+128(SB), Y0, Y0
+	VMULPS  vecConsts<>+96(SB), Y0, Y0
+
+	// t = 1/(1+z/2)
+	VMOVUPS     vecConsts<>+64(SB), Y1
+	VFMADD213PS vecConsts<>+0(SB), Y0, Y1
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VDIVPS      Y1, Y2, Y1
+
+	// e = -z*z + P(t)
+	VMOVUPS      vecConsts<>+512(SB), Y2
+	VFMADD213PS  vecConsts<>+544(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+576(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+608(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+640(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+672(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+704(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+736(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+768(SB), Y1, Y2
+	VFMADD213PS  vecConsts<>+800(SB), Y1, Y2
+	VFNMADD231PS Y0, Y0, Y2
+	VMINPS       vecConsts<>+160(SB), Y2, Y2
+	VMAXPS       vecConsts<>+192(SB), Y2, Y2
+	VMULPS       vecConsts<>+224(SB), Y2, Y0
+	VROUNDPS     $0x00, Y0, Y0
+	VFNMADD231PS vecConsts<>+256(SB), Y0, Y2
+	VFNMADD231PS vecConsts<>+288(SB), Y0, Y2
+	VMOVUPS      vecConsts<>+320(SB), Y3
+	VFMADD213PS  vecConsts<>+352(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+384(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+416(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+448(SB), Y2, Y3
+	VFMADD213PS  vecConsts<>+480(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y4
+	VFMADD213PS  Y2, Y4, Y3
+	VADDPS       vecConsts<>+0(SB), Y3, Y3
+	VCVTPS2DQ    Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecConsts<>+0(SB), Y0, Y0
+	VMULPS       Y0, Y3, Y2
+
+	// erfc(|z|) = t*exp(e); 1+erf = erfc for x < 0, else 2 - erfc
+	VMULPS    Y1, Y2, Y2
+	VMOVUPS   (AX)(BX*4), Y4
+	VADDPS    (CX)(BX*4), Y4, Y4
+	VMOVUPS   vecConsts<>+32(SB), Y3
+	VSUBPS    Y2, Y3, Y3
+	VBLENDVPS Y4, Y2, Y3, Y3
+	VMULPS    vecConsts<>+64(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VMOVUPS   Y4, (AX)(BX*4)
+	ADDQ      $0x08, BX
+	JMP       geluBiasAVX2_loop1
+
+geluBiasAVX2_done:
 	VZEROUPPER
 	RET
 
@@ -4494,6 +5721,132 @@ pbt_done:
 	VZEROUPPER
 	RET
 
+// func packBT16AVX2(kc int, b *float32, ldb int, dst *float32)
+// Requires: AVX
+TEXT ·packBT16AVX2(SB), NOSPLIT, $0-32
+	MOVQ kc+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	MOVQ dst+24(FP), BX
+	SHLQ $0x02, DX
+	MOVQ DX, SI
+	SHLQ $0x03, SI
+	ADDQ CX, SI
+	XORQ DI, DI
+
+pbt8_loop:
+	CMPQ DI, AX
+	JGE  pbt8_done
+
+	// Rows 8h..8h+7 of B, k steps p..p+7.
+	MOVQ       CX, R8
+	VMOVUPS    (R8), Y0
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y1
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y2
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y3
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y4
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y5
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y6
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y0
+	VUNPCKLPS  Y3, Y2, Y1
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VSHUFPS    $0x44, Y1, Y8, Y7
+	VSHUFPS    $0xee, Y1, Y8, Y1
+	VSHUFPS    $0x44, Y2, Y0, Y8
+	VSHUFPS    $0xee, Y2, Y0, Y0
+	VSHUFPS    $0x44, Y5, Y3, Y2
+	VSHUFPS    $0xee, Y5, Y3, Y3
+	VSHUFPS    $0x44, Y6, Y4, Y5
+	VSHUFPS    $0xee, Y6, Y4, Y4
+	VPERM2F128 $0x20, Y2, Y7, Y6
+	VPERM2F128 $0x31, Y2, Y7, Y2
+	VMOVUPS    Y6, (BX)
+	VMOVUPS    Y2, 256(BX)
+	VPERM2F128 $0x20, Y3, Y1, Y2
+	VPERM2F128 $0x31, Y3, Y1, Y1
+	VMOVUPS    Y2, 64(BX)
+	VMOVUPS    Y1, 320(BX)
+	VPERM2F128 $0x20, Y5, Y8, Y1
+	VPERM2F128 $0x31, Y5, Y8, Y2
+	VMOVUPS    Y1, 128(BX)
+	VMOVUPS    Y2, 384(BX)
+	VPERM2F128 $0x20, Y4, Y0, Y1
+	VPERM2F128 $0x31, Y4, Y0, Y0
+	VMOVUPS    Y1, 192(BX)
+	VMOVUPS    Y0, 448(BX)
+
+	// Rows 8h..8h+7 of B, k steps p..p+7.
+	MOVQ       SI, R8
+	VMOVUPS    (R8), Y0
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y1
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y2
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y3
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y4
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y5
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y6
+	ADDQ       DX, R8
+	VMOVUPS    (R8), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y0
+	VUNPCKLPS  Y3, Y2, Y1
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VSHUFPS    $0x44, Y1, Y8, Y7
+	VSHUFPS    $0xee, Y1, Y8, Y1
+	VSHUFPS    $0x44, Y2, Y0, Y8
+	VSHUFPS    $0xee, Y2, Y0, Y0
+	VSHUFPS    $0x44, Y5, Y3, Y2
+	VSHUFPS    $0xee, Y5, Y3, Y3
+	VSHUFPS    $0x44, Y6, Y4, Y5
+	VSHUFPS    $0xee, Y6, Y4, Y4
+	VPERM2F128 $0x20, Y2, Y7, Y6
+	VPERM2F128 $0x31, Y2, Y7, Y2
+	VMOVUPS    Y6, 32(BX)
+	VMOVUPS    Y2, 288(BX)
+	VPERM2F128 $0x20, Y3, Y1, Y2
+	VPERM2F128 $0x31, Y3, Y1, Y1
+	VMOVUPS    Y2, 96(BX)
+	VMOVUPS    Y1, 352(BX)
+	VPERM2F128 $0x20, Y5, Y8, Y1
+	VPERM2F128 $0x31, Y5, Y8, Y2
+	VMOVUPS    Y1, 160(BX)
+	VMOVUPS    Y2, 416(BX)
+	VPERM2F128 $0x20, Y4, Y0, Y1
+	VPERM2F128 $0x31, Y4, Y0, Y0
+	VMOVUPS    Y1, 224(BX)
+	VMOVUPS    Y0, 480(BX)
+	ADDQ       $0x08, DI
+	ADDQ       $0x20, CX
+	ADDQ       $0x20, SI
+	ADDQ       $0x00000200, BX
+	JMP        pbt8_loop
+
+pbt8_done:
+	VZEROUPPER
+	RET
+
 // func scaleAVX(y *float32, n int, a float32)
 // Requires: AVX
 TEXT ·scaleAVX(SB), NOSPLIT, $0-20
@@ -4559,38 +5912,119 @@ TEXT ·expSumAVX2(SB), NOSPLIT, $0-36
 	MOVQ         n+16(FP), DX
 	VBROADCASTSS sub+24(FP), Y0
 	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
 	XORQ         BX, BX
+	MOVQ         DX, SI
+	SUBQ         $0x18, SI
 
-es_loop:
+es_loop3:
+	CMPQ         BX, SI
+	JG           es_loop1
+	VMOVUPS      (CX)(BX*4), Y4
+	VMOVUPS      32(CX)(BX*4), Y5
+	VMOVUPS      64(CX)(BX*4), Y6
+	VSUBPS       Y0, Y4, Y4
+	VSUBPS       Y0, Y5, Y5
+	VSUBPS       Y0, Y6, Y6
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y5, Y5
+	VMINPS       vecConsts<>+160(SB), Y6, Y6
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y5, Y5
+	VMAXPS       vecConsts<>+192(SB), Y6, Y6
+	VMULPS       vecConsts<>+224(SB), Y4, Y7
+	VMULPS       vecConsts<>+224(SB), Y5, Y10
+	VMULPS       vecConsts<>+224(SB), Y6, Y13
+	VROUNDPS     $0x00, Y7, Y7
+	VROUNDPS     $0x00, Y10, Y10
+	VROUNDPS     $0x00, Y13, Y13
+	VFNMADD231PS vecConsts<>+256(SB), Y7, Y4
+	VFNMADD231PS vecConsts<>+256(SB), Y10, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y13, Y6
+	VFNMADD231PS vecConsts<>+288(SB), Y7, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y10, Y5
+	VFNMADD231PS vecConsts<>+288(SB), Y13, Y6
+	VMOVUPS      vecConsts<>+320(SB), Y9
+	VMOVUPS      vecConsts<>+320(SB), Y12
+	VMOVUPS      vecConsts<>+320(SB), Y15
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+352(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+352(SB), Y6, Y15
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+384(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+384(SB), Y6, Y15
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+416(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+416(SB), Y6, Y15
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+448(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+448(SB), Y6, Y15
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y9
+	VFMADD213PS  vecConsts<>+480(SB), Y5, Y12
+	VFMADD213PS  vecConsts<>+480(SB), Y6, Y15
+	VMULPS       Y4, Y4, Y8
+	VMULPS       Y5, Y5, Y11
+	VMULPS       Y6, Y6, Y14
+	VFMADD213PS  Y4, Y8, Y9
+	VFMADD213PS  Y5, Y11, Y12
+	VFMADD213PS  Y6, Y14, Y15
+	VADDPS       vecConsts<>+0(SB), Y9, Y9
+	VADDPS       vecConsts<>+0(SB), Y12, Y12
+	VADDPS       vecConsts<>+0(SB), Y15, Y15
+	VCVTPS2DQ    Y7, Y7
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y13, Y13
+	VPSLLD       $0x17, Y7, Y7
+	VPSLLD       $0x17, Y10, Y10
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       vecConsts<>+0(SB), Y7, Y7
+	VPADDD       vecConsts<>+0(SB), Y10, Y10
+	VPADDD       vecConsts<>+0(SB), Y13, Y13
+	VMULPS       Y7, Y9, Y4
+	VMULPS       Y10, Y12, Y5
+	VMULPS       Y13, Y15, Y6
+	VMOVUPS      Y4, (AX)(BX*4)
+	VADDPS       Y4, Y1, Y1
+	VMOVUPS      Y5, 32(AX)(BX*4)
+	VADDPS       Y5, Y2, Y2
+	VMOVUPS      Y6, 64(AX)(BX*4)
+	VADDPS       Y6, Y3, Y3
+	ADDQ         $0x18, BX
+	JMP          es_loop3
+
+es_loop1:
 	CMPQ         BX, DX
 	JGE          es_done
-	VMOVUPS      (CX)(BX*4), Y2
-	VSUBPS       Y0, Y2, Y2
-	VMINPS       vecConsts<>+160(SB), Y2, Y2
-	VMAXPS       vecConsts<>+192(SB), Y2, Y2
-	VMULPS       vecConsts<>+224(SB), Y2, Y3
-	VROUNDPS     $0x00, Y3, Y3
-	VFNMADD231PS vecConsts<>+256(SB), Y3, Y2
-	VFNMADD231PS vecConsts<>+288(SB), Y3, Y2
-	VMOVUPS      vecConsts<>+320(SB), Y5
-	VFMADD213PS  vecConsts<>+352(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+384(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+416(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+448(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+480(SB), Y2, Y5
-	VMULPS       Y2, Y2, Y4
-	VFMADD213PS  Y2, Y4, Y5
-	VADDPS       vecConsts<>+0(SB), Y5, Y5
-	VCVTPS2DQ    Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VPADDD       vecConsts<>+0(SB), Y3, Y3
-	VMULPS       Y3, Y5, Y2
-	VMOVUPS      Y2, (AX)(BX*4)
-	VADDPS       Y2, Y1, Y1
+	VMOVUPS      (CX)(BX*4), Y4
+	VSUBPS       Y0, Y4, Y4
+	VMINPS       vecConsts<>+160(SB), Y4, Y4
+	VMAXPS       vecConsts<>+192(SB), Y4, Y4
+	VMULPS       vecConsts<>+224(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecConsts<>+256(SB), Y5, Y4
+	VFNMADD231PS vecConsts<>+288(SB), Y5, Y4
+	VMOVUPS      vecConsts<>+320(SB), Y7
+	VFMADD213PS  vecConsts<>+352(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+384(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+416(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+448(SB), Y4, Y7
+	VFMADD213PS  vecConsts<>+480(SB), Y4, Y7
+	VMULPS       Y4, Y4, Y6
+	VFMADD213PS  Y4, Y6, Y7
+	VADDPS       vecConsts<>+0(SB), Y7, Y7
+	VCVTPS2DQ    Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecConsts<>+0(SB), Y5, Y5
+	VMULPS       Y5, Y7, Y4
+	VMOVUPS      Y4, (AX)(BX*4)
+	VADDPS       Y4, Y1, Y1
 	ADDQ         $0x08, BX
-	JMP          es_loop
+	JMP          es_loop1
 
 es_done:
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y3, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X1
 	VMOVHLPS     X1, X1, X0

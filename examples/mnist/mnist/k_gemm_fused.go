@@ -73,12 +73,48 @@ func (t *fusedGemmTask[T]) runPart(i, parts int) {
 	if c0 >= c1 || r0 >= r1 {
 		return
 	}
+	cb := t.colBlock(r1-r0, c1-c0)
+	for j0 := c0; j0 < c1; j0 += cb {
+		t.runBlock(i, r0, r1, j0, min(j0+cb, c1))
+	}
+}
+
+// colBlock is the width of the column blocks runPart takes one at a
+// time, each over its rows a band at a time (runBlock), for a part of
+// rows x cols outputs. Without an epilogue the part is one block. With
+// one, a block of more than fusedMMFloats outputs is cut so that the
+// epilogue finds it in L2: into row bands when the part has at least as
+// many rows as columns, else into column blocks of whole tiles, so that
+// the smaller operand is the one read again (each band reads all of
+// op(B)'s columns, each column block all of op(A)'s rows: a language
+// model's head, 64 rows by 16384 columns, had read its 16 MiB of B from
+// memory once per 12-row band).
+func (t *fusedGemmTask[T]) colBlock(rows, cols int) int {
+	if t.noEpilogue() || rows >= cols || rows*cols <= fusedMMFloats {
+		return cols
+	}
+	al := sgemmColAlign()
+	return max(al, fusedMMFloats/rows/al*al)
+}
+
+// noEpilogue reports whether the epilogue leaves the GEMM's output as it is.
+func (t *fusedGemmTask[T]) noEpilogue() bool {
+	return t.beta == 0 && t.z == nil && t.act.kind == fusedActNone
+}
+
+// runBlock runs the GEMM and epilogue on rows [r0, r1) and columns
+// [c0, c1) of the output, a band of rows at a time (one band without an
+// epilogue or when the block has fewer rows than columns; see colBlock).
+func (t *fusedGemmTask[T]) runBlock(i, r0, r1, c0, c1 int) {
 	cols := c1 - c0
 	boff := c0
 	if t.transB {
 		boff = c0 * t.ldb
 	}
-	rb := max(6, fusedMMFloats/cols/6*6)
+	rb := r1 - r0
+	if !t.noEpilogue() && rb >= cols {
+		rb = max(6, fusedMMFloats/cols/6*6)
+	}
 	nn := t.nn
 	for i0, mr := r0, 0; i0 < r1; i0 += mr {
 		mr = min(rb, r1-i0)
@@ -94,12 +130,15 @@ func (t *fusedGemmTask[T]) runPart(i, parts int) {
 			bf16GemmBand(scratchFor(t.p, i), mr, c0, cols, t.k, float32(t.alpha), any(t.a).([]float32)[aoff:], t.lda, t.bh,
 				any(t.y).([]float32)[i0*nn+c0:], nn)
 		} else if t.packed {
-			// Columns c0.. of the packed B: parSplit keeps c0 a multiple
-			// of the panel width.
+			// Columns c0.. of the packed B: parSplit and colBlock keep c0 a
+			// multiple of the panel width.
 			sgemmPrepackedBPart(scratchFor(t.p, i).pkBufs(), nn, c0, mr, cols, t.k, float32(t.alpha), t.transA,
 				any(t.a).([]float32)[aoff:], t.lda, any(t.b).([]float32), 0, any(t.y).([]float32)[i0*nn+c0:], nn)
 		} else {
 			gemmTPart(t.p, i, t.transA, t.transB, mr, cols, t.k, t.alpha, t.a[aoff:], t.lda, t.b[boff:], t.ldb, 0, t.y[i0*nn+c0:], nn)
+		}
+		if t.noEpilogue() {
+			continue
 		}
 		for r := i0; r < i0+mr; r++ {
 			row := t.y[r*nn+c0 : r*nn+c1]

@@ -72,3 +72,17 @@ func sgemmPackB16(kc int, src []float32, ldb int, dst []float32) {
 	_ = dst[kc*sgemmPkNR-1]
 	sgemmPackB16AVX(kc, &src[0], ldb, &dst[0])
 }
+
+// sgemmPackA6 packs six rows of A (row stride lda), kc steps, into one A
+// micro-panel (dst[p*6+i] = a[i*lda+p]): the AVX transpose on the
+// multiple of 8 steps, the Go twin on the rest.
+func sgemmPackA6(kc int, a []float32, lda int, dst []float32) {
+	k8 := kc &^ 7
+	if !cpuHasAVX2FMA || k8 == 0 {
+		sgemmPackA6Go(kc, a, lda, dst, 0)
+		return
+	}
+	_, _ = a[5*lda+kc-1], dst[6*kc-1]
+	sgemmPackA6AVX(k8, &a[0], lda, &dst[0])
+	sgemmPackA6Go(kc, a, lda, dst, k8)
+}

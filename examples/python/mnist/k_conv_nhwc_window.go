@@ -97,6 +97,10 @@ type nhwcGeom struct {
 	N, H, W, C, OH, OW       int
 	kh, kw, sh, sw, dh, dw   int
 	ph, pw, peh, pew, lo, hi int
+	// A 3-D convolution's time axis (kt > 0; k_conv_nhwc_3d.go): N is
+	// then images times OT output frames, each image has T input frames,
+	// and output frame ot reads frames ot*st - pt + i*dt for taps i < kt.
+	kt, st, dt, pt, T, OT int
 }
 
 func nhwcGeomOf(N, H, W, C int, win nnWin) nhwcGeom {

@@ -116,7 +116,7 @@ const (
 // tiles the current section works on.
 type wnTask struct {
 	x, u, bias, z, y []float32
-	v, mo            []float32 // V[xi] at v[xi*tb*C:], Mo[xi] at mo[xi*tb*M:]
+	v, mo            []float32 // V[xi] at v[xi*tb*kc:], Mo[xi] at mo[xi*tb*M:]
 	zeros, dummy     []float32 // read for pads (and z past the map); written past the map, per part
 	N, H, W, C, M    int
 	ldy              int // Y's row stride (a pixel's M channels)
@@ -126,17 +126,39 @@ type wnTask struct {
 	tb, t0, nt       int
 	section          int
 	zmode            int
-	lo, hi           float32
-	clamp, after     bool
-	act              fusedAct
-	pool             *workPool
+	// A 3-D convolution's time axis (k_conv_nhwc_3d.go): N counts
+	// images times OT output frames, an image has T input frames (2-D: kt
+	// 1, T and OT 1), and the GEMMs' K is kc = kt*C, a tile's row of V[xi]
+	// holding the points of its kt input frames' windows, C values each.
+	tm           wnTime
+	kc           int
+	lo, hi       float32
+	clamp, after bool
+	act          fusedAct
+	pool         *workPool
 }
 
 // convWinogradNHWC runs the convolution of X [N,H,W,C] (window win) with
 // wnPack's weights u for F(f x f, 3x3) into Y [N,OH,OW,M] (row stride
 // ldy >= M, see nhwcOutput), with FusedConv's epilogue.
 func convWinogradNHWC(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, f int, win nnWin, after bool, act fusedAct) {
+	convWinogradNHWCT(n, x, u, bias, z, y, ldy, N, H, W, C, M, f, win, after, act, wnTime{kt: 1, st: 1, dt: 1, T: 1, OT: 1})
+}
+
+// wnTime is the time axis of a 3-D Winograd convolution: kt taps, stride
+// st, dilation dt, pt frames of padding before, T input and OT output
+// frames; {1, 1, 1, 0, 1, 1} for a 2-D one.
+type wnTime struct{ kt, st, dt, pt, T, OT int }
+
+// convWinogradNHWCT is convWinogradNHWC over N images of tm.T frames
+// (X [N,T,H,W,C], Y [N,OT,OH,OW,M]) with u wnPack's weights for
+// [M, kt*C, 3, 3], the input channels of tap i being rows i*C.. of each
+// U[xi] (wnPack3D): Mo[xi] = sum over taps of V_tap[xi] x U_tap[xi] is one
+// GEMM with K = kt*C. A tap in the time padding reads zeros.
+func convWinogradNHWCT(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, f int, win nnWin, after bool, act fusedAct, tm wnTime) {
 	OH, OW := win.out[0], win.out[1]
+	N *= tm.OT
+	kc := tm.kt * C
 	tilesH, tilesW := (OH+f-1)/f, (OW+f-1)/f
 	pts := wnPoints(f)
 	tiles := N * tilesH * tilesW
@@ -147,7 +169,7 @@ func convWinogradNHWC(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, f
 	// size, at least 48 (so each U[xi] streamed serves enough rows), one
 	// block up to 5/4 of that (a tail of a few tiles would stream all of U
 	// again for them), whole 6-row GEMM tiles but the last.
-	tb := max(48, wnBlockFloats/(pts*(C+M)))
+	tb := max(48, wnBlockFloats/(pts*(kc+M)))
 	blocks := 1
 	if tiles > tb*5/4 {
 		blocks = (tiles + tb - 1) / tb
@@ -156,10 +178,11 @@ func convWinogradNHWC(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, f
 	threads := n.Pool.Threads()
 	t := parTaskOf[wnTask](n)
 	*t = wnTask{x: x, u: u, bias: bias, z: z, y: y, ldy: ldy, N: N, H: H, W: W, C: C, M: M, OH: OH, OW: OW,
-		ph: win.pb[0], pw: win.pb[1], tilesH: tilesH, tilesW: tilesW, f: f, pts: pts, tb: tb, after: after, act: act, pool: n.Pool}
-	buf := nnBuf[float32](n, 2, pts*tb*(C+M)+max(C, M)+threads*M)
-	t.v, t.mo = buf[:pts*tb*C], buf[pts*tb*C:pts*tb*(C+M)]
-	rest := buf[pts*tb*(C+M):]
+		ph: win.pb[0], pw: win.pb[1], tilesH: tilesH, tilesW: tilesW, f: f, pts: pts, tb: tb, after: after, act: act, pool: n.Pool,
+		tm: tm, kc: kc}
+	buf := nnBuf[float32](n, 2, pts*tb*(kc+M)+max(C, M)+threads*M)
+	t.v, t.mo = buf[:pts*tb*kc], buf[pts*tb*kc:pts*tb*(kc+M)]
+	rest := buf[pts*tb*(kc+M):]
 	t.zeros, t.dummy = rest[:max(C, M)], rest[max(C, M):]
 	clear(t.zeros)
 	if t.bias == nil {
@@ -183,13 +206,13 @@ func convWinogradNHWC(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, f
 	for t0 := 0; t0 < tiles; t0 += tb {
 		t.t0, t.nt = t0, min(tb, tiles-t0)
 		parts := 1
-		if t.nt*pts*(C+M) >= parMinFlops/4 {
+		if t.nt*pts*(kc+M) >= parMinFlops/4 {
 			parts = min(threads, t.nt)
 		}
 		t.section = wnInputs
 		n.Pool.Run(parts, t)
 		parts = 1
-		if t.nt*pts*C*M >= parMinFlops {
+		if t.nt*pts*kc*M >= parMinFlops {
 			parts = min(threads, pts)
 		}
 		t.section = wnGEMMs
@@ -210,34 +233,40 @@ func (t *wnTask) runPart(i, parts int) {
 	case wnInputs:
 		lo, hi := parSplit(t.nt, parts, i, 1)
 		var src [wgPoints][]float32
+		kc, tm := t.kc, &t.tm
 		for j := lo; j < hi; j++ {
 			b, ih0, iw0 := t.origin(t.t0 + j)
-			for r := 0; r < w; r++ {
-				ih := ih0 + r
-				for c := 0; c < w; c++ {
-					iw := iw0 + c
-					if ih < 0 || ih >= t.H || iw < 0 || iw >= t.W {
-						src[r*w+c] = t.zeros
-						continue
+			img, ot := b/tm.OT, b%tm.OT
+			for q := 0; q < tm.kt; q++ {
+				it := ot*tm.st - tm.pt + q*tm.dt
+				for r := 0; r < w; r++ {
+					ih := ih0 + r
+					for c := 0; c < w; c++ {
+						iw := iw0 + c
+						if it < 0 || it >= tm.T || ih < 0 || ih >= t.H || iw < 0 || iw >= t.W {
+							src[r*w+c] = t.zeros
+							continue
+						}
+						o := (((img*tm.T+it)*t.H+ih)*t.W + iw) * C
+						src[r*w+c] = t.x[o : o+C]
 					}
-					o := ((b*t.H+ih)*t.W + iw) * C
-					src[r*w+c] = t.x[o : o+C]
 				}
+				wnInput(t.v[j*kc+q*C:], tb*kc, &src, C, t.f)
 			}
-			wnInput(t.v[j*C:], tb*C, &src, C, t.f)
 		}
 	case wnGEMMs:
 		lo, hi := parSplit(t.pts, parts, i, 1)
 		bufs := scratchFor(t.pool, i).pkBufs()
-		usz := sgemmPackedBSize(C, M)
+		kc := t.kc
+		usz := sgemmPackedBSize(kc, M)
 		for xi := lo; xi < hi; xi++ {
 			if nhwcPWFast {
 				// The pw tiles (k_conv_nhwc_pw.go), no epilogue; U runs on
 				// to the next points' so the tiles prefetch across them.
-				nhwcPWGemm(t.nt, M, C, t.v[xi*tb*C:], C, nil, t.u[xi*usz:], t.mo[xi*tb*M:(xi+1)*tb*M], M, &nhwcPWEpi{})
+				nhwcPWGemm(t.nt, M, kc, t.v[xi*tb*kc:], kc, nil, t.u[xi*usz:], t.mo[xi*tb*M:(xi+1)*tb*M], M, &nhwcPWEpi{})
 				continue
 			}
-			sgemmPrepackedBPart(bufs, M, 0, t.nt, M, C, 1, false, t.v[xi*tb*C:], C,
+			sgemmPrepackedBPart(bufs, M, 0, t.nt, M, kc, 1, false, t.v[xi*tb*kc:], kc,
 				t.u[xi*usz:(xi+1)*usz], 0, t.mo[xi*tb*M:(xi+1)*tb*M], M)
 		}
 	case wnOutputs:
@@ -375,6 +404,9 @@ func wnOutputGo(dst *[16][]float32, mo []float32, ldm int, bias []float32, z *[1
 // W holds wnPack's result for the ONNX shape the attribute gives.
 func fusedConvWinogradNHWC(n *node, X, W, B, Z *Tensor, act fusedAct) error {
 	ps := n.Attrs.Ints(convWinogradAttr)
+	if len(X.Shape) == 5 {
+		return fusedConvWinogradNHWC3D(n, X, W, B, Z, act, ps) // k_conv_nhwc_3d.go
+	}
 	if len(ps) != 4 || ps[2] != 3 || ps[3] != 3 {
 		return n.Errorf("Winograd W shape %v must be [M, C, 3, 3]", ps)
 	}

@@ -80,7 +80,7 @@ func scaleGo(y []float32, a float32) {
 }
 
 // packBT16Go sets panel[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
-// [p0, kc): the twin of packBT16AVX512 and its tail.
+// [p0, kc): the twin of packBT16AVX512 and packBT16AVX2, and their tail.
 func packBT16Go(kc int, b []float32, ldb int, panel []float32, p0 int) {
 	if p0 >= kc {
 		return

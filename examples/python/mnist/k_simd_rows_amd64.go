@@ -60,28 +60,40 @@ func gelu32(y []float32) {
 }
 
 // geluBias32 sets y[i] = gelu(y[i] + b[i]) (b at least as long as y):
-// axpy32 then gelu32's bits, in one pass where the CPU has AVX-512.
+// axpy32 then gelu32's bits, in one pass (geluBiasAVX512 on multiples
+// of 32, geluBiasAVX2 on multiples of 8, the two passes on the rest).
 func geluBias32(y, b []float32) {
 	b = b[:len(y)]
 	if n32 := len(y) &^ 31; cpuHasAVX512 && n32 > 0 {
 		geluBiasAVX512(&y[0], &b[0], n32)
 		y, b = y[n32:], b[n32:]
 	}
+	if nv := len(y) &^ 7; cpuHasAVX2FMA && nv > 0 {
+		geluBiasAVX2(&y[0], &b[0], nv)
+		y, b = y[nv:], b[nv:]
+	}
 	axpy32(y, b, 1)
 	gelu32(y)
 }
 
 // packBT16 sets panel[p*16+j] = b[j*ldb+p] for j in [0, 16), p in
-// [0, kc): the SGEMM B panel of 16 columns of op(B) = B^T.
+// [0, kc): the SGEMM B panel of 16 columns of op(B) = B^T. The AVX-512
+// transpose takes the multiple of 16 k steps, else the AVX2 one the
+// multiple of 8, the Go twin the rest.
 func packBT16(kc int, b []float32, ldb int, panel []float32) {
-	n16 := kc &^ 15
-	if !cpuHasAVX512 || n16 == 0 {
+	n8 := kc &^ 7
+	if !cpuHasAVX2FMA || n8 == 0 {
 		packBT16Go(kc, b, ldb, panel, 0)
 		return
 	}
 	_, _ = b[15*ldb+kc-1], panel[16*kc-1]
-	packBT16AVX512(n16, &b[0], ldb, &panel[0])
-	packBT16Go(kc, b, ldb, panel, n16)
+	if n16 := kc &^ 15; cpuHasAVX512 && n16 > 0 {
+		packBT16AVX512(n16, &b[0], ldb, &panel[0])
+		packBT16Go(kc, b, ldb, panel, n16)
+		return
+	}
+	packBT16AVX2(n8, &b[0], ldb, &panel[0])
+	packBT16Go(kc, b, ldb, panel, n8)
 }
 
 // scale32 sets y[i] *= a.
