@@ -14,7 +14,7 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit arm64 cross lite fuzz conformance generate check bench bench-breadth check-breadth truth64 clean
+.PHONY: all build demo test vet unit arm64 cross lite fuzz conformance generate check bench bench-breadth check-breadth clean
 
 all: build
 
@@ -136,7 +136,6 @@ ORT_BENCH     := $(SHARED)/tools/ort/bench.sh
 RESNET50      ?= $(HOME)/.cache/cuvil-models/resnet50_op13/model.onnx
 BENCH_THREADS ?= 1 2
 BENCH_RUNS    ?= 20
-BENCH_TRUTH   ?= 0
 bench: build
 	@printf '%-22s %-7s %12s %12s %8s\n' model threads cuvil_ms ort_ms ratio; \
 	for spec in mnist_cnn_op13 lstm_small_op13 squeezenet1_1_op13 mobilenet_v2_op13 bert_dynseq_op13:seq=128 resnet50; do \
@@ -162,16 +161,9 @@ bench-breadth: build
 	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_THREADS="$(BENCH_THREADS)" BENCH_RUNS=$(BENCH_RUNS) scripts/bench-breadth.sh
 
 # The same models checked on their reference data (cuvil check -rtol 1e-3
-# -atol 1e-4): one row per model, pass/FAIL/does not compile. With
-# BENCH_TRUTH=1, against the float64 ground truth make truth64 wrote.
+# -atol 1e-4): one row per model, pass/FAIL/does not compile.
 check-breadth: build
-	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_CHECK=1 BENCH_TRUTH=$(BENCH_TRUTH) scripts/bench-breadth.sh
-
-# Float64 ground truth for the model.sh models in the cache (their
-# truth64/ folders; scripts/truth64.py says why): the exporter's PyTorch
-# build run in double on each test_data_set's inputs.
-truth64:
-	/usr/bin/python3 scripts/truth64.py --shared $(SHARED)
+	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_CHECK=1 scripts/bench-breadth.sh
 
 clean:
 	rm -rf bin

@@ -214,19 +214,6 @@ func FusedConvChain(n *Node) error {
 	if threads := n.Pool.Threads(); threads > 1 && flops >= parMinFlops {
 		parts = min(threads, rows)
 	}
-	// Split in rows, each part recomputes the expanded rows its first
-	// band shares with the part before: (span - stride) rows a boundary,
-	// a quarter of the work on 7x7 maps with 3x3 windows, more with 5x5.
-	// Where that is over an eighth of the expand and the whole expanded
-	// map fits convChainPreFloats, the parts first expand disjoint input
-	// rows into one shared buffer, then run the depthwise and projection
-	// on it (convChainPre): a second section instead of the recompute.
-	if parts > 1 && We != nil && n.Pool != nil {
-		extra := (parts - 1) * max(0, span-g.sh)
-		if 8*extra > N*H && N*H*W*Ce <= convChainPreFloats {
-			t.eall = nnBuf[float32](n, 3, N*H*W*Ce)
-		}
-	}
 	// Each part's expanded rows and depthwise band live in its pool
 	// scratch (in the node's cache without a pool).
 	if t.bd == nil {
@@ -238,27 +225,10 @@ func FusedConvChain(n *Node) error {
 	}
 	t.pool = n.Pool
 	t.taps = nnBuf[int](n, 2, parts*2*g.kh*g.kw)
-	if t.eall != nil {
-		t.phase = convChainPre
-		n.Pool.Run(min(parts, N*H), t)
-		t.phase = convChainRows
-	}
 	n.Pool.Run(parts, t)
 	*t = convChainTask{}
 	return nil
 }
-
-// convChainPreFloats is the largest expanded map (floats, all images)
-// that FusedConvChain expands up front for its parts to share (about L2:
-// mobilenet_v2's 14x14x576 is 113K, efficientnet_b0's 7x7x1152 56K).
-const convChainPreFloats = 160 << 10
-
-// The sections of a convChainTask: the row split (expanding each band's
-// rows itself, or reading eall), and the up-front expand into eall.
-const (
-	convChainRows = iota
-	convChainPre
-)
 
 // convChainTask is a FusedConvChain split over output rows (N*OH of
 // them). Depthwise geometry g has the expanded channels; C is X's.
@@ -278,30 +248,9 @@ type convChainTask struct {
 	buf           []float32 // band buffers without a pool
 	taps          []int
 	pool          *WorkPool
-	eall          []float32 // the whole expanded input, when expanded up front
-	phase         int       // convChainRows or convChainPre
-}
-
-// runPre expands input rows (all images') part i of parts into eall, the
-// values runPart's bands would compute (same GEMM per row, same order).
-func (t *convChainTask) runPre(i, parts int) {
-	g := &t.g
-	r0, r1 := parSplit(g.N*g.H, parts, i, 1)
-	if r0 >= r1 {
-		return
-	}
-	rowE := g.W * g.C
-	nhwcPWGemm((r1-r0)*g.W, g.C, t.C, t.x[r0*g.W*t.C:], t.C, nil, t.wpe, t.eall[r0*rowE:], g.C, &t.ee)
-	if t.eAct.kind != fusedActNone {
-		fusedActRow(t.eAct, t.eall[r0*rowE:r1*rowE])
-	}
 }
 
 func (t *convChainTask) runPart(i, parts int) {
-	if t.phase == convChainPre {
-		t.runPre(i, parts)
-		return
-	}
 	g := &t.g
 	Ce := g.C
 	nt := 2 * g.kh * g.kw
@@ -328,10 +277,7 @@ func (t *convChainTask) runPart(i, parts int) {
 			lo, hi = 0, 0
 		}
 		src := t.x[b*g.H*g.W*t.C:]
-		switch {
-		case t.eall != nil:
-			src = t.eall[(b*g.H+lo)*rowE:]
-		case t.wpe != nil:
+		if t.wpe != nil {
 			from := lo
 			if eImg == b && lo >= eLo && lo < eHi {
 				copy(ebuf, ebuf[(lo-eLo)*rowE:(eHi-eLo)*rowE])
@@ -345,7 +291,7 @@ func (t *convChainTask) runPart(i, parts int) {
 			}
 			eImg, eLo, eHi = b, lo, hi
 			src = ebuf
-		default:
+		} else {
 			src = src[lo*rowE:]
 		}
 		// The band's depthwise over rows [lo, hi) only: a geometry whose

@@ -41,10 +41,6 @@ func TestFusedConvChain(t *testing.T) {
 		{"hardswish_stages", []int{1, 8, 29, 13}, 40, 8, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}, fusedActCase{"HardSwish", nil}},
 		{"silu_stages_s2", []int{2, 6, 17, 23}, 36, 12, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, fusedActCase{"Swish", []float32{1}}, fusedActCase{"Swish", []float32{1}}},
 		{"elu_bands", []int{1, 8, 77, 41}, 150, 9, Attrs{"pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}, fusedActCase{"Elu", []float32{0.5}}},
-		// Small maps, where 2 and 3 threads expand up front (convChainPre).
-		{"pre_7x7", []int{1, 24, 7, 7}, 144, 40, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}, fusedActCase{}},
-		{"pre_5x5_silu", []int{1, 16, 14, 14}, 96, 24, Attrs{"kernel_shape": []int64{5, 5}, "pads": []int64{2, 2, 2, 2}}, false, fusedActCase{}, fusedActCase{"Swish", []float32{1}}},
-		{"pre_batch2_no_project", []int{2, 16, 7, 7}, 64, 0, Attrs{"pads": []int64{1, 1, 1, 1}}, false, relu6, fusedActCase{}},
 	}
 	for ci, c := range cases {
 		if c.mid.name == "" {
