@@ -14,7 +14,7 @@ XFAIL   := testdata/conformance/node_xfail.txt
 SKIP    := testdata/conformance/node_skip.txt
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test vet unit arm64 cross lite fuzz conformance generate check bench bench-breadth check-breadth clean
+.PHONY: all build demo test vet unit arm64 cross lite fuzz conformance generate check bench bench-breadth check-breadth truth64 clean
 
 all: build
 
@@ -53,7 +53,7 @@ unit:
 # pooling paths that reach them) and a generated package's tests run for GOARCH=arm64, with the
 # NEON kernels and with purego. Skipped with a message without qemu.
 QEMU_ARM64 ?= $(shell command -v qemu-aarch64-static || command -v qemu-aarch64)
-ARM64_TESTS := ^(Test.*NEON|TestActivationRows.*|TestActivationKernelsWiring|TestFma32SingleRounding|TestElemNoAllocs|TestWinogradNHWCNEONExact|TestWinogradNHWCTransforms|TestFusedConvWinogradNHWC|TestFusedConvChain|TestCPUDispatchARM64|TestCPUParseAuxv|TestNHWCTaps|TestNHWCGrpTaps|TestFusedConvNHWCGrouped|TestNHWCBiasClamp|TestNHWCPWGemmCols|TestSgemm|TestSgemmSmallM|TestSgemmPackedDegenerate|TestGemm|TestGemmPrepackedB|TestConv|TestConvPrepacked|TestConvDW3x3|TestPoolNHWC|TestMaxPool)$$
+ARM64_TESTS := ^(Test.*NEON|TestActivationRows.*|TestActivationKernelsWiring|TestFma32SingleRounding|TestElemNoAllocs|TestWinogradNHWCNEONExact|TestWinogradNHWCTransforms|TestFusedConvWinogradNHWC|TestFusedConvChain|TestCPUDispatchARM64|TestCPUParseAuxv|TestNHWCTaps|TestNHWCBiasClamp|TestNHWCPWGemmCols|TestSgemm|TestSgemmSmallM|TestSgemmPackedDegenerate|TestGemm|TestGemmPrepackedB|TestConv|TestConvPrepacked|TestConvDW3x3|TestPoolNHWC|TestMaxPool)$$
 arm64:
 	@for os in linux darwin windows; do echo "GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist"; \
 		GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist || exit 1; done
@@ -136,6 +136,7 @@ ORT_BENCH     := $(SHARED)/tools/ort/bench.sh
 RESNET50      ?= $(HOME)/.cache/cuvil-models/resnet50_op13/model.onnx
 BENCH_THREADS ?= 1 2
 BENCH_RUNS    ?= 20
+BENCH_TRUTH   ?= 0
 bench: build
 	@printf '%-22s %-7s %12s %12s %8s\n' model threads cuvil_ms ort_ms ratio; \
 	for spec in mnist_cnn_op13 lstm_small_op13 squeezenet1_1_op13 mobilenet_v2_op13 bert_dynseq_op13:seq=128 resnet50; do \
@@ -161,9 +162,16 @@ bench-breadth: build
 	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_THREADS="$(BENCH_THREADS)" BENCH_RUNS=$(BENCH_RUNS) scripts/bench-breadth.sh
 
 # The same models checked on their reference data (cuvil check -rtol 1e-3
-# -atol 1e-4): one row per model, pass/FAIL/does not compile.
+# -atol 1e-4): one row per model, pass/FAIL/does not compile. With
+# BENCH_TRUTH=1, against the float64 ground truth make truth64 wrote.
 check-breadth: build
-	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_CHECK=1 scripts/bench-breadth.sh
+	SHARED=$(SHARED) CUVIL=$(CUVIL) BENCH_CHECK=1 BENCH_TRUTH=$(BENCH_TRUTH) scripts/bench-breadth.sh
+
+# Float64 ground truth for the model.sh models in the cache (their
+# truth64/ folders; scripts/truth64.py says why): the exporter's PyTorch
+# build run in double on each test_data_set's inputs.
+truth64:
+	/usr/bin/python3 scripts/truth64.py --shared $(SHARED)
 
 clean:
 	rm -rf bin

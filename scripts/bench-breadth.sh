@@ -20,6 +20,9 @@
 #   BENCH_OUT      also write the markdown table to this file
 #   BENCH_CHECK=1  check every model on its reference data instead (cuvil
 #                  check -rtol 1e-3 -atol 1e-4; CHECK_FLAGS adds flags)
+#   BENCH_TRUTH=1  with BENCH_CHECK: check against the float64 ground truth
+#                  that scripts/truth64.py (make truth64) wrote in each
+#                  model's truth64/ folder, where it exists
 #   CUVIL          the cuvil binary (default bin/cuvil), SHARED (default
 #                  ../shared), CUVIL_MODELS (default ~/.cache/cuvil-models),
 #                  ORT_DIR (ONNX Runtime's install, see ../shared/tools/ort)
@@ -140,14 +143,18 @@ trap 'rm -f "$errlog"' EXIT
 if [ "${BENCH_CHECK:-0}" = 1 ]; then
 	pass=0; total=0
 	{
-		echo "| model | result | max abs | max rel | seconds | note |"
-		echo "|---|---|---|---|---|---|"
+		echo "| model | reference | result | max abs | max rel | seconds | note |"
+		echo "|---|---|---|---|---|---|---|"
 		for entry in "${list[@]}"; do
 			f=${entry%% *}; d=${entry#* }
 			echo "bench-breadth: checking $f" >&2
 			t0=$(date +%s)
 			rc=0
-			out=$("$CUVIL" check -model "$d/model.onnx" -data "$d" -rtol 1e-3 -atol 1e-4 ${CHECK_FLAGS:-} 2>&1) || rc=$?
+			data=$d ref=fp32
+			if [ "${BENCH_TRUTH:-0}" = 1 ] && [ -d "$d/truth64" ]; then
+				data=$d/truth64 ref=f64
+			fi
+			out=$("$CUVIL" check -model "$d/model.onnx" -data "$data" -rtol 1e-3 -atol 1e-4 ${CHECK_FLAGS:-} 2>&1) || rc=$?
 			secs=$(( $(date +%s) - t0 ))
 			total=$((total + 1))
 			stats=$(printf '%s\n' "$out" | awk '/max abs/ { for (i = 1; i < NF; i++) { if ($i == "abs") { v = $(i+1); sub(",", "", v); if (v + 0 > a) a = v + 0 } if ($i == "rel") { v = $(i+1); sub(";", "", v); if (v + 0 > r) r = v + 0 } } }
@@ -159,10 +166,10 @@ if [ "${BENCH_CHECK:-0}" = 1 ]; then
 			else
 				res="does not compile"; stats="- | -"; note=$(printf '%s\n' "$out" | tail -1 | cut -c1-160 | tr '|' '/')
 			fi
-			echo "| $f | $res | $stats | $secs | $note |"
+			echo "| $f | $ref | $res | $stats | $secs | $note |"
 		done
 		echo
-		echo "$pass of $total pass \`cuvil check -rtol 1e-3 -atol 1e-4 ${CHECK_FLAGS:-}\` on their reference data, $(date -u +%Y-%m-%d)."
+		echo "$pass of $total pass \`cuvil check -rtol 1e-3 -atol 1e-4 ${CHECK_FLAGS:-}\` on their reference data (fp32: the exporter's float32 run; f64: float64 ground truth), $(date -u +%Y-%m-%d)."
 	} | if [ -n "${BENCH_OUT:-}" ]; then tee "$BENCH_OUT"; else cat; fi
 	exit 0
 fi
