@@ -53,7 +53,7 @@ unit:
 # pooling paths that reach them) and a generated package's tests run for GOARCH=arm64, with the
 # NEON kernels and with purego. Skipped with a message without qemu.
 QEMU_ARM64 ?= $(shell command -v qemu-aarch64-static || command -v qemu-aarch64)
-ARM64_TESTS := ^(Test.*NEON|TestActivationRows.*|TestActivationKernelsWiring|TestFma32SingleRounding|TestElemNoAllocs|TestWinogradNHWCNEONExact|TestWinogradNHWCTransforms|TestFusedConvWinogradNHWC|TestFusedConvChain|TestCPUDispatchARM64|TestCPUParseAuxv|TestNHWCTaps|TestNHWCBiasClamp|TestNHWCPWGemmCols|TestSgemm|TestSgemmSmallM|TestSgemmPackedDegenerate|TestGemm|TestGemmPrepackedB|TestConv|TestConvPrepacked|TestConvDW3x3|TestPoolNHWC|TestMaxPool)$$
+ARM64_TESTS := ^(Test.*NEON|TestActivationRows.*|TestActivationKernelsWiring|TestFma32SingleRounding|TestElemNoAllocs|TestWinogradNHWCNEONExact|TestWinogradNHWCTransforms|TestFusedConvWinogradNHWC|TestFusedConvChain|TestCPUDispatchARM64|TestCPUParseAuxv|TestNHWCTaps|TestNHWCGrpTaps|TestFusedConvNHWCGrouped|TestNHWCBiasClamp|TestNHWCPWGemmCols|TestSgemm|TestSgemmSmallM|TestSgemmPackedDegenerate|TestGemm|TestGemmPrepackedB|TestConv|TestConvPrepacked|TestConvDW3x3|TestPoolNHWC|TestMaxPool)$$
 arm64:
 	@for os in linux darwin windows; do echo "GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist"; \
 		GOOS=$$os GOARCH=arm64 $(GO) vet ./templates/ ./examples/mnist/mnist || exit 1; done
