@@ -70,6 +70,12 @@ var Pipeline = []*Pass{
 	// matches plain Conv): taps that read only padding (dilated convs on
 	// small maps) leave the kernel, so layout and prepack see the smaller conv.
 	TrimConvTaps,
+	// After fold-batchnorm/fold-affine (a BN after a ConvTranspose folds
+	// into its weights first) and before fuse-conv (the 1x1 Conv it writes
+	// takes the bias, activation and residual like any other): a
+	// ConvTranspose with kernel == stride becomes a 1x1 Conv and a pixel
+	// shuffle.
+	ConvTransposeAsConv,
 	// After the folds: a Conv's bias is final, so the epilogue takes the
 	// activation and residual Add left after it.
 	FuseConv,
@@ -161,6 +167,8 @@ var passOrder = []struct {
 	{FoldAffine, FuseConv, "a Conv's weights and bias must be final before it hides in a FusedConv"},
 	{ConstFold, TrimConvTaps, "weights made by constant chains and the maps' sizes are known only once folded"},
 	{TrimConvTaps, FuseConv, "trim-conv-taps matches plain Conv"},
+	{FoldBatchNorm, ConvTransposeAsConv, "a BN after a ConvTranspose folds into its weights, which the rewrite then re-lays"},
+	{ConvTransposeAsConv, FuseConv, "the 1x1 Conv it writes is a plain Conv for fuse-conv"},
 	{FoldAffine, FuseAttention, "scales are final"},
 	{FuseGelu, FuseGemm, "GELU must be one node to become a MatMul epilogue"},
 	{FuseLayerNorm, FuseGemm, "the residual Add before a LayerNorm goes into SkipLayerNorm, not the MatMul"},

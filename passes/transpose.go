@@ -131,9 +131,19 @@ func unitMovesToReshape(m *ir.Model, r *rewriter, n *ir.Node, perm []int64) {
 // is not a split/merge of dims (its shapes have no common refinement)
 // stays. It reports whether it rewrote.
 func composeThroughReshape(m *ir.Model, r *rewriter, t2, rs *ir.Node, p2 []int64) bool {
+	version, ok := onnxVersion(m, "Reshape")
+	// A Reshape of a Reshape is one Reshape to the last's (static) shape.
+	if bs, okb := rs.Outputs[0].Type.Shape.Consts(); ok && version >= 5 && okb && !slicesContains(bs, 0) {
+		for a := rs.Inputs[0]; isOp(a.Def, "Reshape") && !r.dead[a.Def] && r.only(a) == rs && !r.outs[a]; a = rs.Inputs[0] {
+			inner := a.Def
+			rs.Inputs = []*ir.Value{inner.Inputs[0], r.constant(rs.Name+"_shape", ir.NewTensorInt64([]int64{int64(len(bs))}, bs))}
+			r.kill(inner)
+			inner.Inputs = nil
+			r.refresh()
+		}
+	}
 	a := rs.Inputs[0]
 	t1 := a.Def
-	version, ok := onnxVersion(m, "Reshape")
 	if !ok || version < 5 || !isOp(t1, "Transpose") || r.dead[t1] || t1.Inputs[0] == nil ||
 		r.only(a) != rs || r.only(rs.Outputs[0]) != t2 || r.outs[a] || r.outs[rs.Outputs[0]] {
 		return false
