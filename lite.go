@@ -20,11 +20,13 @@ const ProfileLite = "lite"
 
 // litePassesOff are the passes the lite profile does not run: fusions
 // into cuvil ops, layout and weight packing, whose ops only the full
-// runtime's kernels run. The canonicalisations and folds (BatchNorm and
-// affine ops into Conv/Gemm weights) stay.
+// runtime's kernels run, and convtranspose-as-conv (its 6-D Transpose is
+// for the full runtime's fast 1x1 convs; lite runs ConvTranspose as it
+// is). The canonicalisations and folds (BatchNorm and affine ops into
+// Conv/Gemm weights) stay.
 var litePassesOff = []string{"widen-half", "fuse-channel-shuffle", "fuse-activation", "fuse-gelu", "fuse-layernorm", "fuse-attention", "fuse-conv", "fuse-gemm",
 	"fuse-quant", "fuse-scaleshift", "precision", "layout", "fuse-conv-chain", "concat-into", "fuse-se-gate", "fuse-elementwise",
-	"compile-trees", "prepack"}
+	"compile-trees", "prepack", "convtranspose-as-conv"}
 
 // compileLite is Compile for Profile "lite": it refuses what the lite
 // profile cannot run before writing anything, plans the arena, measures
