@@ -24,6 +24,9 @@ var wnCases = []struct {
 	{"m64_full_tiles", []int{1, 16, 16, 16}, []int{64, 16, 3, 3}, []int64{1, 1, 1, 1}},
 	{"pad2", []int{1, 19, 12, 17}, []int{21, 19, 3, 3}, []int64{2, 2, 2, 2}},
 	{"two_blocks", []int{1, 200, 30, 30}, []int{40, 200, 3, 3}, []int64{1, 1, 1, 1}},
+	// At least two blocks a thread (F(4x4) 4 blocks, F(2x2) 7): at 2 and 3
+	// threads the parts take whole blocks (wnBlocks), in their own V and Mo.
+	{"blocks_per_part", []int{2, 64, 40, 44}, []int{64, 64, 3, 3}, []int64{1, 1, 1, 1}},
 }
 
 // wnWeights returns W transformed for F(f x f, 3x3) as gen stores it.
