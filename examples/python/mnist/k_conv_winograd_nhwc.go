@@ -105,11 +105,14 @@ func wnPack(w []float32, M, C, f int) []float32 {
 // in L2 (1 MiB).
 const wnBlockFloats = 256 << 10
 
-// Sections of a wnTask.
+// Sections of a wnTask: a block's input transforms, GEMMs and output
+// transforms split between the parts (three sections a block), or whole
+// blocks a part (wnBlocks: each part all three steps of its blocks).
 const (
 	wnInputs = iota
 	wnGEMMs
 	wnOutputs
+	wnBlocks
 )
 
 // wnTask is one NHWC Winograd convolution; t0 and nt are the block of
@@ -125,6 +128,9 @@ type wnTask struct {
 	f, pts           int // F(f x f, 3x3): pts = (f+2)^2 points
 	tb, t0, nt       int
 	section          int
+	tiles, blocks    int       // wnBlocks: all tiles, in blocks of tb
+	bufs             []float32 // wnBlocks: each part's V and Mo, per floats apart
+	per              int
 	zmode            int
 	// A 3-D convolution's time axis (k_conv_nhwc_3d.go): N counts
 	// images times OT output frames, an image has T input frames (2-D: kt
@@ -176,13 +182,24 @@ func convWinogradNHWCT(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, 
 	}
 	tb = min(sgemmRoundUp((tiles+blocks-1)/blocks, sgemmPkMR), tiles)
 	threads := n.Pool.Threads()
+	// Maps of at least two blocks a thread: each part takes whole blocks,
+	// in its own V and Mo, so a block's data stays in its core's caches
+	// (the three split sections pass V and Mo between the cores each
+	// block: unet's 128x128 F(2x2) layers ran no faster on 2 threads).
+	byBlocks := threads > 1 && blocks >= 2*threads
+	nbuf := 1
+	if byBlocks {
+		nbuf = threads
+	}
 	t := parTaskOf[wnTask](n)
 	*t = wnTask{x: x, u: u, bias: bias, z: z, y: y, ldy: ldy, N: N, H: H, W: W, C: C, M: M, OH: OH, OW: OW,
 		ph: win.pb[0], pw: win.pb[1], tilesH: tilesH, tilesW: tilesW, f: f, pts: pts, tb: tb, after: after, act: act, pool: n.Pool,
 		tm: tm, kc: kc}
-	buf := nnBuf[float32](n, 2, pts*tb*(kc+M)+max(C, M)+threads*M)
-	t.v, t.mo = buf[:pts*tb*kc], buf[pts*tb*kc:pts*tb*(kc+M)]
-	rest := buf[pts*tb*(kc+M):]
+	per := pts * tb * (kc + M)
+	buf := nnBuf[float32](n, 2, nbuf*per+max(C, M)+threads*M)
+	t.v, t.mo = buf[:pts*tb*kc], buf[pts*tb*kc:per]
+	t.bufs, t.per = buf[:nbuf*per], per
+	rest := buf[nbuf*per:]
 	t.zeros, t.dummy = rest[:max(C, M)], rest[max(C, M):]
 	clear(t.zeros)
 	if t.bias == nil {
@@ -199,6 +216,12 @@ func convWinogradNHWCT(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, 
 		t.zmode = 1
 	case ok:
 		t.zmode = 2
+	}
+	if byBlocks {
+		t.tiles, t.blocks, t.section = tiles, blocks, wnBlocks
+		n.Pool.Run(threads, t)
+		*t = wnTask{}
+		return
 	}
 	// Sections are worth splitting when a tile's transforms (about 36*C
 	// and 36*M floats) or the GEMMs are; the work per section scales with
@@ -228,53 +251,82 @@ func convWinogradNHWCT(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, 
 }
 
 func (t *wnTask) runPart(i, parts int) {
-	C, M, tb, w := t.C, t.M, t.tb, t.f+2
 	switch t.section {
 	case wnInputs:
 		lo, hi := parSplit(t.nt, parts, i, 1)
-		var src [wgPoints][]float32
-		kc, tm := t.kc, &t.tm
-		for j := lo; j < hi; j++ {
-			b, ih0, iw0 := t.origin(t.t0 + j)
-			img, ot := b/tm.OT, b%tm.OT
-			for q := 0; q < tm.kt; q++ {
-				it := ot*tm.st - tm.pt + q*tm.dt
-				for r := 0; r < w; r++ {
-					ih := ih0 + r
-					for c := 0; c < w; c++ {
-						iw := iw0 + c
-						if it < 0 || it >= tm.T || ih < 0 || ih >= t.H || iw < 0 || iw >= t.W {
-							src[r*w+c] = t.zeros
-							continue
-						}
-						o := (((img*tm.T+it)*t.H+ih)*t.W + iw) * C
-						src[r*w+c] = t.x[o : o+C]
-					}
-				}
-				wnInput(t.v[j*kc+q*C:], tb*kc, &src, C, t.f)
-			}
-		}
+		t.inputs(t.t0, lo, hi, t.v)
 	case wnGEMMs:
 		lo, hi := parSplit(t.pts, parts, i, 1)
-		bufs := scratchFor(t.pool, i).pkBufs()
-		kc := t.kc
-		usz := sgemmPackedBSize(kc, M)
-		for xi := lo; xi < hi; xi++ {
-			if nhwcPWFast {
-				// The pw tiles (k_conv_nhwc_pw.go), no epilogue; U runs on
-				// to the next points' so the tiles prefetch across them.
-				nhwcPWGemm(t.nt, M, kc, t.v[xi*tb*kc:], kc, nil, t.u[xi*usz:], t.mo[xi*tb*M:(xi+1)*tb*M], M, &nhwcPWEpi{})
-				continue
-			}
-			sgemmPrepackedBPart(bufs, M, 0, t.nt, M, kc, 1, false, t.v[xi*tb*kc:], kc,
-				t.u[xi*usz:(xi+1)*usz], 0, t.mo[xi*tb*M:(xi+1)*tb*M], M)
-		}
+		t.gemms(t.nt, lo, hi, t.v, t.mo, i)
 	case wnOutputs:
 		lo, hi := parSplit(t.nt, parts, i, 1)
-		dummy := t.dummy[i*M : (i+1)*M]
-		for j := lo; j < hi; j++ {
-			t.tile(t.t0+j, t.mo[j*M:], dummy)
+		t.outputs(t.t0, lo, hi, t.mo, t.dummy[i*t.M:(i+1)*t.M])
+	case wnBlocks:
+		b0, b1 := parSplit(t.blocks, parts, i, 1)
+		buf := t.bufs[i*t.per : (i+1)*t.per]
+		v, mo := buf[:t.pts*t.tb*t.kc], buf[t.pts*t.tb*t.kc:]
+		dummy := t.dummy[i*t.M : (i+1)*t.M]
+		for b := b0; b < b1; b++ {
+			t0 := b * t.tb
+			nt := min(t.tb, t.tiles-t0)
+			t.inputs(t0, 0, nt, v)
+			t.gemms(nt, 0, t.pts, v, mo, i)
+			t.outputs(t0, 0, nt, mo, dummy)
 		}
+	}
+}
+
+// inputs transforms tiles t0+lo..t0+hi-1 of the block starting at tile t0
+// into V (v, tile j's points at v[xi*tb*kc + j*kc:]).
+func (t *wnTask) inputs(t0, lo, hi int, v []float32) {
+	C, tb, w := t.C, t.tb, t.f+2
+	var src [wgPoints][]float32
+	kc, tm := t.kc, &t.tm
+	for j := lo; j < hi; j++ {
+		b, ih0, iw0 := t.origin(t0 + j)
+		img, ot := b/tm.OT, b%tm.OT
+		for q := 0; q < tm.kt; q++ {
+			it := ot*tm.st - tm.pt + q*tm.dt
+			for r := 0; r < w; r++ {
+				ih := ih0 + r
+				for c := 0; c < w; c++ {
+					iw := iw0 + c
+					if it < 0 || it >= tm.T || ih < 0 || ih >= t.H || iw < 0 || iw >= t.W {
+						src[r*w+c] = t.zeros
+						continue
+					}
+					o := (((img*tm.T+it)*t.H+ih)*t.W + iw) * C
+					src[r*w+c] = t.x[o : o+C]
+				}
+			}
+			wnInput(v[j*kc+q*C:], tb*kc, &src, C, t.f)
+		}
+	}
+}
+
+// gemms runs the GEMMs of points lo..hi-1 over a block's nt tiles:
+// Mo[xi] = V[xi] x U[xi], on part i's pack buffers.
+func (t *wnTask) gemms(nt, lo, hi int, v, mo []float32, i int) {
+	M, tb, kc := t.M, t.tb, t.kc
+	bufs := scratchFor(t.pool, i).pkBufs()
+	usz := sgemmPackedBSize(kc, M)
+	for xi := lo; xi < hi; xi++ {
+		if nhwcPWFast {
+			// The pw tiles (k_conv_nhwc_pw.go), no epilogue; U runs on
+			// to the next points' so the tiles prefetch across them.
+			nhwcPWGemm(nt, M, kc, v[xi*tb*kc:], kc, nil, t.u[xi*usz:], mo[xi*tb*M:(xi+1)*tb*M], M, &nhwcPWEpi{})
+			continue
+		}
+		sgemmPrepackedBPart(bufs, M, 0, nt, M, kc, 1, false, v[xi*tb*kc:], kc,
+			t.u[xi*usz:(xi+1)*usz], 0, mo[xi*tb*M:(xi+1)*tb*M], M)
+	}
+}
+
+// outputs writes output tiles t0+lo..t0+hi-1 from Mo, pixels past the
+// map to dummy.
+func (t *wnTask) outputs(t0, lo, hi int, mo, dummy []float32) {
+	for j := lo; j < hi; j++ {
+		t.tile(t0+j, mo[j*t.M:], dummy)
 	}
 }
 
