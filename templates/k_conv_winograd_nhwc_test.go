@@ -27,6 +27,9 @@ var wnCases = []struct {
 	// At least two blocks a thread (F(4x4) 4 blocks, F(2x2) 7): at 2 and 3
 	// threads the parts take whole blocks (wnBlocks), in their own V and Mo.
 	{"blocks_per_part", []int{2, 64, 40, 44}, []int{64, 64, 3, 3}, []int64{1, 1, 1, 1}},
+	// googlenet's conv3 (64->192 on 56x56): the blocks' 6-row rounding
+	// leaves fewer blocks than the first count (an empty last block).
+	{"blocks_rounded", []int{1, 64, 56, 56}, []int{192, 64, 3, 3}, []int64{1, 1, 1, 1}},
 }
 
 // wnWeights returns W transformed for F(f x f, 3x3) as gen stores it.
