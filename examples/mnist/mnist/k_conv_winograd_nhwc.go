@@ -218,7 +218,8 @@ func convWinogradNHWCT(n *node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, 
 		t.zmode = 2
 	}
 	if byBlocks {
-		t.tiles, t.blocks, t.section = tiles, blocks, wnBlocks
+		// tb was rounded up to whole 6-row tiles: fewer blocks may do.
+		t.tiles, t.blocks, t.section = tiles, (tiles+tb-1)/tb, wnBlocks
 		n.Pool.Run(threads, t)
 		*t = wnTask{}
 		return
