@@ -35,6 +35,7 @@ var ConcatInto = &Pass{
 	Doc:  "let NHWC convolutions write their channel slice of a Concat's output; drop the Concat",
 	Run: func(m *ir.Model) error {
 		return forGraphs(m, func(g *ir.Graph) error {
+			concatFactorPrefixes(m, g)
 			r := newRewriter(m, g)
 			pos := map[*ir.Node]int{}
 			for i, n := range g.Nodes {
@@ -77,6 +78,41 @@ var ConcatInto = &Pass{
 			return nil
 		})
 	},
+}
+
+// concatFactorPrefixes rewrites a Concat B whose inputs begin with all
+// the inputs of an earlier Concat A on the same axis to read A's output
+// in their place (the longest such A): B = Concat(x0, f1, ..., fk) after
+// A = Concat(x0, f1, ..., f(k-1)) becomes Concat(A, fk). Torchvision's
+// DenseNet concatenates every earlier feature map afresh in each layer
+// (a dense block copies O(layers^2) channels); factored, its blocks are
+// the chains concatIntoDense makes copy-free. B copies the same bytes
+// either way; A's output lives until B.
+func concatFactorPrefixes(m *ir.Model, g *ir.Graph) {
+	type concat struct {
+		n   *ir.Node
+		ins []*ir.Value // as written, before factoring
+	}
+	var earlier []concat
+	for _, b := range g.Nodes {
+		if !isOp(b, "Concat") || len(b.Outputs) != 1 || slices.Contains(b.Inputs, nil) {
+			continue
+		}
+		var best concat
+		for _, a := range earlier {
+			k := len(a.ins)
+			if k < len(b.Inputs) && k > len(best.ins) && a.n.AttrInt("axis", 0) == b.AttrInt("axis", 0) &&
+				slices.Equal(a.ins, b.Inputs[:k]) {
+				best = a
+			}
+		}
+		earlier = append(earlier, concat{b, slices.Clone(b.Inputs)})
+		if best.n == nil {
+			continue
+		}
+		at(m, b)
+		b.Inputs = append([]*ir.Value{best.n.Outputs[0]}, b.Inputs[len(best.ins):]...)
+	}
 }
 
 // concatIntoDense handles the Concats the rule above leaves whose second
