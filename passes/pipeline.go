@@ -32,6 +32,8 @@ var Pipeline = []*Pass{
 	// ...binary Add/Max/Min where old-style exports write variadic
 	// Sum/Max/Min/Mean (a residual Sum is an Add the conv epilogue takes)...
 	CanonOps,
+	// ...no Pad in front of a Conv or pool that can pad by itself...
+	FoldPad,
 	// ...one node per distinct computation (after constfold, which made
 	// the duplicated shape chains identical constants)...
 	CSE,
@@ -150,6 +152,10 @@ var passOrder = []struct {
 	{ConstFold, CSE, "folding makes duplicated shape chains identical constants"},
 	{Shapes, CanonOps, "a Sum becomes a chain only when its inputs' shapes are known equal"},
 	{CanonOps, FuseConv, "the residual epilogue matches Add, not Sum"},
+	{ConstFold, FoldPad, "a Pad's pads and value must be constants"},
+	{FoldPad, TrimConvTaps, "a folded Pad's zeros are Conv padding whose taps trim-conv-taps can drop"},
+	{FoldPad, FuseConv, "FuseConv takes the Conv with the Pad folded in"},
+	{FoldPad, Layout, "layout moves whole Conv/pool nodes, not a Pad in front of them"},
 	{CanonOps, FuseElementwise, "element-wise groups take Add/Max/Min, not variadic Sum/Mean"},
 	{CanonOps, CSE, "the chains' Adds merge like any other"},
 	{RemoveIdentity, FoldBatchNorm, "patterns must not see Identity/Dropout between a Conv and its BN"},
