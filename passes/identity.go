@@ -2,15 +2,15 @@ package passes
 
 import "github.com/cuvil/cuvil/ir"
 
-// RemoveIdentity drops Identity nodes, inference-mode Dropout, Pads of 0
-// and Slices of a whole tensor: readers
+// RemoveIdentity drops Identity nodes, inference-mode Dropout, Pads of 0,
+// Slices of a whole tensor and one-input Concats: readers
 // of their output read the input instead. A removed node's output that is
 // a graph output passes its name to the input's defining node, so the
 // model's interface stays; when it cannot (the input is a graph input, a
 // constant, or another output) the node stays.
 var RemoveIdentity = &Pass{
 	Name: "remove-identity",
-	Doc:  "remove Identity, inference Dropout, zero Pad and whole-tensor Slice nodes",
+	Doc:  "remove Identity, inference Dropout, zero Pad, whole-tensor Slice and one-input Concat nodes",
 	Run: func(m *ir.Model) error {
 		return forGraphs(m, func(g *ir.Graph) error {
 			r := newRewriter(m, g)
@@ -64,6 +64,9 @@ func isIdentity(n *ir.Node, read func(*ir.Value) bool) bool {
 		return true
 	case isOp(n, "Pad"):
 		return noPadding(n)
+	case isOp(n, "Concat"):
+		// One input: torchvision's DenseNet starts every dense block so.
+		return len(n.Inputs) == 1 && len(n.Outputs) == 1
 	case isOp(n, "Slice"):
 		return fullSlice(n)
 	}
