@@ -406,13 +406,53 @@ func lower(m *ir.Model, lib *library, custom []CustomOp) (*compiled, error) {
 		return nil, err
 	}
 	c.plan = plan
-	for _, n := range run {
+	for i, n := range run {
+		if x := c.dynamicViewOf(i, n); x != nil {
+			// The view shares its input's tensor: the kernel finds Out[0]
+			// == In[0] and only sets the shape.
+			c.valIndex[n.Outputs[0]] = c.valIndex[x]
+			continue
+		}
 		for _, v := range n.Outputs {
 			c.addValue(v)
 		}
 	}
 	return c, nil
 }
+
+// dynamicViewOf returns the data input x of run[i] = n when n is a
+// Reshape, Flatten, Squeeze or Unsqueeze whose output and x both have a
+// size only known at run time (so the memory plan cannot make the view
+// an arena alias, passes.PlanMemory) and x is computed by an earlier node
+// of this graph and dies at n: then n's output can be x's tensor itself
+// (bert's dynamic-seq Reshapes copied every row, 1.5-4% of its run).
+func (c *compiled) dynamicViewOf(i int, n *ir.Node) *ir.Value {
+	if !viewKernelOps[n.Op] || n.Domain != "" && n.Domain != "ai.onnx" || len(n.Inputs) == 0 || len(n.Outputs) != 1 {
+		return nil
+	}
+	x, y := n.Inputs[0], n.Outputs[0]
+	if x == nil || y == nil || x.Def == nil || x.Type.Kind != ir.TensorKind || y.Type.Kind != ir.TensorKind {
+		return nil
+	}
+	bx, okx := c.plan.Lookup(x)
+	by, oky := c.plan.Lookup(y)
+	if !okx || !oky || bx.Offset >= 0 || by.Offset >= 0 || bx.Last != i || bx.DType != by.DType {
+		return nil
+	}
+	if _, ok := c.valIndex[x]; !ok {
+		return nil
+	}
+	for _, v := range n.Inputs[1:] {
+		if v == x {
+			return nil
+		}
+	}
+	return x
+}
+
+// viewKernelOps are the ops whose kernels (templates/k_shape.go
+// ewReshaped) only set the shape when their output is their input.
+var viewKernelOps = map[string]bool{"Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true}
 
 // constantValue returns the tensor a Constant node produces.
 func constantValue(n *ir.Node) (*ir.Tensor, error) {
