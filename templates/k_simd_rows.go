@@ -291,3 +291,24 @@ func lstmGatesGo(g, c, h []float32) {
 		h[u] = ov * (1 - 2/(vecExpGo(2*cn)+1))
 	}
 }
+
+// mulGo sets y[i] = a[i] * b[i]; a and b must be at least as long as y.
+func mulGo(y, a, b []float32) {
+	a, b = a[:len(y)], b[:len(y)]
+	for i, v := range a {
+		y[i] = v * b[i]
+	}
+}
+
+// mulRows16Go sets y[16r+j] = x[16r+j] * s[r] for the len(s) rows of 16
+// (one packed panel row of sgemmPackB's W' each); the twin of
+// mulRows16AVX.
+func mulRows16Go(y, x, s []float32) {
+	y, x = y[:16*len(s)], x[:16*len(s)]
+	for r, g := range s {
+		d, v := y[16*r:16*r+16], x[16*r:16*r+16]
+		for j := range d {
+			d[j] = v[j] * g
+		}
+	}
+}

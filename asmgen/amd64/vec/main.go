@@ -40,6 +40,8 @@ func main() {
 	expSum()
 	maxRow()
 	axpy()
+	mul()
+	mulRows16()
 	addSum()
 	sumRow()
 	sumSqDev()
