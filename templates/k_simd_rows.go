@@ -300,10 +300,14 @@ func mulGo(y, a, b []float32) {
 	}
 }
 
+// mulRows16's rows are sgemmPkNR panels: this fails to compile otherwise.
+var _ = [1]struct{}{}[sgemmPkNR-16]
+
 // mulRows16Go sets y[16r+j] = x[16r+j] * s[r] for the len(s) rows of 16
 // (one packed panel row of sgemmPackB's W' each); the twin of
 // mulRows16AVX.
 func mulRows16Go(y, x, s []float32) {
+
 	y, x = y[:16*len(s)], x[:16*len(s)]
 	for r, g := range s {
 		d, v := y[16*r:16*r+16], x[16*r:16*r+16]
