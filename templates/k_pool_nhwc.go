@@ -16,19 +16,21 @@ func PoolNHWC(n *Node) error {
 	mode := n.Attrs.String("mode", "")
 	if mode == "global_avg" {
 		nnResize(Y, F32, N, 1, 1, C)
-		y := Y.F32()
-		scale := 1 / float32(H*W)
-		for b := 0; b < N; b++ {
-			yb := y[b*C : (b+1)*C]
-			clear(yb)
-			for p := 0; p < H*W; p++ {
-				off := (b*H*W + p) * C
-				axpy32(yb, x[off:off+C], 1)
-			}
-			for j := range yb {
-				yb[j] *= scale
-			}
+		if N*H*W*C == 0 {
+			clear(Y.F32())
+			return nil
 		}
+		t := parTaskOf[poolGlobalTask](n)
+		*t = poolGlobalTask{x: x, y: Y.F32(), N: N, HW: H * W, C: C, taps: nnBuf[int](n, 0, 2*H*W)}
+		for p := range H * W {
+			t.taps[2*p], t.taps[2*p+1] = p*C, 0
+		}
+		parts := 1
+		if threads := n.Pool.Threads(); threads > 1 && N*H*W*C >= parMinFlops {
+			parts = min(threads, (C+15)/16)
+		}
+		n.Pool.Run(parts, t)
+		*t = poolGlobalTask{}
 		return nil
 	}
 	var m int
@@ -58,4 +60,29 @@ func PoolNHWC(n *Node) error {
 	nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
 	*t = nhwcWinTask{}
 	return nil
+}
+
+// poolGlobalTask is GlobalAveragePool of N images of HW pixels of C
+// channels (NHWC): the average kernel of nhwcTaps with one output pixel
+// and every input pixel a tap (taps: (p*C, 0) pairs), so each channel
+// block's sums stay in registers over all pixels. Parts split the channels
+// at multiples of 16, so every channel takes the same kernel (ZMM, YMM or
+// Go) at any thread count, and each channel's sum runs over the pixels in
+// order: results do not depend on the split.
+type poolGlobalTask struct {
+	x, y     []float32
+	N, HW, C int
+	taps     []int
+}
+
+func (t *poolGlobalTask) runPart(i, parts int) {
+	c0, c1 := parSplit(t.C, parts, i, 16)
+	if c0 >= c1 {
+		return
+	}
+	scale := 1 / float32(t.HW)
+	for b := range t.N {
+		x := t.x[b*t.HW*t.C+c0 : (b+1)*t.HW*t.C]
+		nhwcTaps(nhwcModeAvg, t.y[b*t.C+c0:b*t.C+c1], x, t.taps, nil, nil, c1-c0, 1, 0, scale, 0, 0)
+	}
 }
