@@ -304,6 +304,13 @@ func mulAVX(y *float32, a *float32, b *float32, n int)
 //go:noescape
 func mulRows16AVX(y *float32, x *float32, s *float32, rows int)
 
+// interleave2AVX sets y[2i] = a[i], y[2i+1] = b[i] for i in [0, n), n a multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func interleave2AVX(y *float32, a *float32, b *float32, n int)
+
 // addSumAVX sets y[i] = a[i] + b[i] for i in [0, n), n a multiple of 8,
 // and returns the sum of the y[i] (in 32 lanes, then across).
 //

@@ -6189,6 +6189,33 @@ mulrows_done:
 	VZEROUPPER
 	RET
 
+// func interleave2AVX(y *float32, a *float32, b *float32, n int)
+// Requires: AVX
+TEXT ·interleave2AVX(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), BX
+	XORQ SI, SI
+
+il2_loop:
+	CMPQ       SI, BX
+	JGE        il2_done
+	VMOVUPS    (CX)(SI*4), Y0
+	VMOVUPS    (DX)(SI*4), Y1
+	VUNPCKLPS  Y1, Y0, Y2
+	VUNPCKHPS  Y1, Y0, Y0
+	VPERM2F128 $0x20, Y0, Y2, Y1
+	VPERM2F128 $0x31, Y0, Y2, Y0
+	VMOVUPS    Y1, (AX)(SI*8)
+	VMOVUPS    Y0, 32(AX)(SI*8)
+	ADDQ       $0x08, SI
+	JMP        il2_loop
+
+il2_done:
+	VZEROUPPER
+	RET
+
 // func addSumAVX(y *float32, a *float32, b *float32, n int) float32
 // Requires: AVX, SSE
 TEXT ·addSumAVX(SB), NOSPLIT, $0-36

@@ -321,3 +321,16 @@ func mulRows16(y, x, s []float32) {
 	_, _ = y[16*len(s)-1], x[16*len(s)-1]
 	mulRows16AVX(&y[0], &x[0], &s[0], len(s))
 }
+
+// interleave2 sets y[2i] = a[i], y[2i+1] = b[i] (y twice a's length, b at
+// least as long as a).
+func interleave2(y, a, b []float32) {
+	nv := len(a) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 || len(y) < 2*len(a) {
+		interleave2Go(y, a, b)
+		return
+	}
+	_ = b[len(a)-1]
+	interleave2AVX(&y[0], &a[0], &b[0], nv)
+	interleave2Go(y[2*nv:], a[nv:], b[nv:])
+}

@@ -44,3 +44,5 @@ func gemvRows32(y, x, a []float32, lda int) { gemvRowsGo(y, x, a, lda) }
 func mul32(y, a, b []float32) { mulGo(y, a, b) }
 
 func mulRows16(y, x, s []float32) { mulRows16Go(y, x, s) }
+
+func interleave2(y, a, b []float32) { interleave2Go(y, a, b) }

@@ -42,6 +42,7 @@ func main() {
 	axpy()
 	mul()
 	mulRows16()
+	interleave2()
 	addSum()
 	sumRow()
 	sumSqDev()
