@@ -1,10 +1,5 @@
 package templates
 
-import (
-	"math"
-	"unsafe"
-)
-
 // CuvilChannelShuffle is cuvil::ChannelShuffle (passes/shuffle.go): its
 // inputs concatenated along axis (one input: itself), then axis's C
 // channels viewed as [groups, C/groups] and transposed, so output channel
@@ -141,32 +136,6 @@ func (t *shuffle2Task) runPart(i, parts int) {
 	}
 	shuffle2F32(t.dst[lo*t.C:hi*t.C], t.src[lo*t.C:hi*t.C], t.C, t.cg)
 }
-
-// interleave2Go sets y[2i] = a[i], y[2i+1] = b[i] (y twice a's length, b
-// at least as long as a): the twin of interleave2AVX. On a little-endian
-// machine with y 8-byte aligned one 64-bit store writes a pair (a[i] low,
-// b[i] high); else pairs of float stores, written so that the loop has
-// no bounds checks.
-func interleave2Go(y, a, b []float32) {
-	if len(a) == 0 || len(y) < 2*len(a) {
-		return
-	}
-	b = b[:len(a)]
-	if shuffleLittleEndian && uintptr(unsafe.Pointer(&y[0]))%8 == 0 {
-		d := unsafe.Slice((*uint64)(unsafe.Pointer(&y[0])), len(a))
-		for i, v := range a {
-			d[i] = uint64(math.Float32bits(v)) | uint64(math.Float32bits(b[i]))<<32
-		}
-		return
-	}
-	for i, v := range a {
-		q := y[2*i : 2*i+2]
-		q[0], q[1] = v, b[i]
-	}
-}
-
-// shuffleLittleEndian: a uint64 stores its low 32 bits first.
-var shuffleLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
 
 // shuffleConcat is ChannelShuffle of several inputs: two float32 NHWC
 // halves with groups 2 interleave directly; anything else is concatenated
