@@ -1,10 +1,5 @@
 package templates
 
-import (
-	"math"
-	"unsafe"
-)
-
 // CuvilChannelShuffle is cuvil::ChannelShuffle (passes/shuffle.go): its
 // inputs concatenated along axis (one input: itself), then axis's C
 // channels viewed as [groups, C/groups] and transposed, so output channel
@@ -46,6 +41,10 @@ func CuvilChannelShuffle(n *Node) error {
 	out.Resize(x.DType, x.Shape...)
 	cg := C / g
 	if xf, ok := x.Data.([]float32); ok {
+		if inner == 1 && g == 2 {
+			shuffle2Run(n, out.F32(), xf, nil, C, cg)
+			return nil
+		}
 		shuffleF32(out.F32(), xf, outer, g, cg, inner)
 		return nil
 	}
@@ -63,11 +62,6 @@ func CuvilChannelShuffle(n *Node) error {
 // [outer, cg, g, inner].
 func shuffleF32(dst, src []float32, outer, g, cg, inner int) {
 	C := g * cg
-	if inner == 1 && g == 2 {
-		// NHWC, ShuffleNet's two groups: each pixel's halves interleave.
-		shuffle2F32(dst[:outer*C], src[:outer*C], C, cg)
-		return
-	}
 	for o := 0; o < outer; o++ {
 		s, d := src[o*C*inner:(o+1)*C*inner], dst[o*C*inner:(o+1)*C*inner]
 		if inner == 1 {
@@ -87,37 +81,61 @@ func shuffleF32(dst, src []float32, outer, g, cg, inner int) {
 }
 
 // shuffle2F32 interleaves each pixel's two channel halves (NHWC, groups 2)
-// for all pixels of src (len a multiple of C = 2*cg). On a little-endian
-// machine with dst 8-byte aligned (C is even, so every pixel is) one
-// 64-bit store writes a pair (a[c] low, b[c] high); else pairs of float
-// stores, written so that the inner loop has no bounds checks.
+// for all pixels of src (len a multiple of C = 2*cg), with interleave2.
 func shuffle2F32(dst, src []float32, C, cg int) {
-	if len(dst) == 0 {
-		return
-	}
-	if shuffleLittleEndian && uintptr(unsafe.Pointer(&dst[0]))%8 == 0 {
-		d64 := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(dst)/2)
-		for p := 0; p+C <= len(src) && p/2+cg <= len(d64); p += C {
-			a, b, d := src[p:p+cg], src[p+cg:p+C], d64[p/2:p/2+cg]
-			b, d = b[:len(a)], d[:len(a)]
-			for c, v := range a {
-				d[c] = uint64(math.Float32bits(v)) | uint64(math.Float32bits(b[c]))<<32
-			}
-		}
-		return
-	}
 	for p := 0; p+C <= len(src) && p+C <= len(dst); p += C {
-		a, b, d := src[p:p+cg], src[p+cg:p+C], dst[p:p+C]
-		b = b[:len(a)]
-		for c, v := range a {
-			q := d[2*c : 2*c+2]
-			q[0], q[1] = v, b[c]
-		}
+		interleave2(dst[p:p+C], src[p:p+cg], src[p+cg:p+C])
 	}
 }
 
-// shuffleLittleEndian: a uint64 stores its low 32 bits first.
-var shuffleLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+// shuffle2Run runs the groups-2 NHWC interleave over the session pool,
+// split by pixels: of src's halves (shuffle2F32, C channels, cg = C/2) or,
+// with b set, of the two maps src and b (shuffle2F32From). Each output
+// float is a copy, so the split cannot change any bits.
+func shuffle2Run(n *Node, dst, src, b []float32, C, cg int) {
+	pixels := len(src)
+	if b == nil {
+		pixels = len(dst) / C
+	}
+	parts := 1
+	if threads := n.Pool.Threads(); threads > 1 && len(dst) >= shuffleParMin && pixels >= 2 {
+		parts = threads
+	}
+	if parts == 1 {
+		if b != nil {
+			shuffle2F32From(dst, src, b)
+		} else {
+			shuffle2F32(dst, src, C, cg)
+		}
+		return
+	}
+	t := parTaskOf[shuffle2Task](n)
+	*t = shuffle2Task{dst: dst, src: src, b: b, C: C, cg: cg, pixels: pixels}
+	n.Pool.Run(parts, t)
+	*t = shuffle2Task{}
+}
+
+// shuffleParMin is the least output floats worth splitting a shuffle for.
+const shuffleParMin = 1 << 14
+
+// shuffle2Task is shuffle2Run's work: pixels units (pixels of C floats,
+// or with b set single floats of src and b, in runs of 8).
+type shuffle2Task struct {
+	dst, src, b   []float32
+	C, cg, pixels int
+}
+
+func (t *shuffle2Task) runPart(i, parts int) {
+	lo, hi := parSplit(t.pixels, parts, i, 8)
+	if lo >= hi {
+		return
+	}
+	if t.b != nil {
+		shuffle2F32From(t.dst[2*lo:2*hi], t.src[lo:hi], t.b[lo:hi])
+		return
+	}
+	shuffle2F32(t.dst[lo*t.C:hi*t.C], t.src[lo*t.C:hi*t.C], t.C, t.cg)
+}
 
 // shuffleConcat is ChannelShuffle of several inputs: two float32 NHWC
 // halves with groups 2 interleave directly; anything else is concatenated
@@ -134,7 +152,9 @@ func shuffleConcat(n *Node, x *Tensor) error {
 		shape := append([]int(nil), x.Shape...)
 		shape[axis] *= 2
 		out.Resize(F32, shape...)
-		shuffle2F32From(out.F32(), x.F32(), y.F32())
+		if dst := out.F32(); len(dst) == 2*x.Len() {
+			shuffle2Run(n, dst, x.F32(), y.F32(), 0, 0)
+		}
 		return nil
 	}
 	cat := &Node{Name: n.Name, Op: "Concat", Version: 13, Attrs: Attrs{"axis": int64(axis)}, In: n.In, Out: []*Tensor{{}}}
@@ -156,23 +176,11 @@ func shuffleSameShape(a, b []int) bool {
 
 // shuffle2F32From interleaves two NHWC maps of C/2 channels each, pixel by
 // pixel: dst's pixel p is a[p,0], b[p,0], a[p,1], b[p,1], ... (Concat of
-// a and b along the channels, then the groups-2 shuffle), with one 64-bit
-// store per pair where it can, as shuffle2F32.
+// a and b along the channels, then the groups-2 shuffle), with
+// interleave2.
 func shuffle2F32From(dst, a, b []float32) {
 	if len(dst) == 0 || len(a) != len(b) || len(dst) != 2*len(a) {
 		return
 	}
-	if shuffleLittleEndian && uintptr(unsafe.Pointer(&dst[0]))%8 == 0 {
-		d := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(a))
-		b = b[:len(a)]
-		for i, v := range a {
-			d[i] = uint64(math.Float32bits(v)) | uint64(math.Float32bits(b[i]))<<32
-		}
-		return
-	}
-	b = b[:len(a)]
-	for i, v := range a {
-		q := dst[2*i : 2*i+2]
-		q[0], q[1] = v, b[i]
-	}
+	interleave2(dst, a, b)
 }

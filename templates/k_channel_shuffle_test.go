@@ -195,3 +195,50 @@ func TestChannelShuffleConcat(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelShuffle2Threads runs the groups-2 NHWC interleave (one input
+// of C channels, and two inputs of C/2) past shuffleParMin at 1, 2 and 3
+// threads (split by pixels), against the index rule: channel halves of 61
+// (a tail after the 8-float AVX steps) and 58 (ShuffleNet's stage 2).
+func TestChannelShuffle2Threads(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	for _, cg := range []int{61, 58} {
+		H, W, C := 13, 17, 2*cg
+		x := nnRand(rng, 1, H, W, C)
+		a, b := nnRand(rng, 1, H, W, cg), nnRand(rng, 1, H, W, cg)
+		for _, threads := range []int{1, 2, 3} {
+			pool := NewWorkPool(WithThreads(threads))
+			one := &Node{Name: "t", Op: "ChannelShuffle", Version: 1, Attrs: Attrs{"axis": int64(3), "groups": int64(2)},
+				In: []*Tensor{x}, Out: []*Tensor{{}}, Pool: pool}
+			two := &Node{Name: "t", Op: "ChannelShuffle", Version: 1, Attrs: Attrs{"axis": int64(3), "groups": int64(2)},
+				In: []*Tensor{a, b}, Out: []*Tensor{{}}, Pool: pool}
+			for _, s := range []*Node{one, two} {
+				if err := CuvilChannelShuffle(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pool.Close()
+			xs, as, bs := x.F32(), a.F32(), b.F32()
+			g1, g2 := one.Out[0].F32(), two.Out[0].F32()
+			if len(g1) != H*W*C || len(g2) != H*W*C {
+				t.Fatalf("cg %d: output lengths %d, %d, want %d", cg, len(g1), len(g2), H*W*C)
+			}
+			for p := 0; p < H*W; p++ {
+				for c := 0; c < cg; c++ {
+					for j := 0; j < 2; j++ {
+						if got, want := g1[p*C+2*c+j], xs[p*C+j*cg+c]; got != want {
+							t.Fatalf("cg %d threads %d: pixel %d out %d = %g, want %g", cg, threads, p, 2*c+j, got, want)
+						}
+						want := as[p*cg+c]
+						if j == 1 {
+							want = bs[p*cg+c]
+						}
+						if got := g2[p*C+2*c+j]; got != want {
+							t.Fatalf("cg %d threads %d: two inputs: pixel %d out %d = %g, want %g", cg, threads, p, 2*c+j, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

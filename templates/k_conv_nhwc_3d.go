@@ -74,7 +74,7 @@ func fusedConvNHWC3D(n *Node, X, W, B, Z *Tensor, act fusedAct, ws []int, packed
 		g.kt, g.st, g.dt, g.pt, g.T, g.OT = w3.k[0], w3.s[0], w3.d[0], w3.pb[0], T, w3.out[0]
 	}
 	after := n.Attrs.Int("residual_after_activation", 0) != 0
-	nhwcConvGemm(n, g, X.F32(), wp, nil, bias, z, y, ldy, M, group, group > 1, false, after, act, nil)
+	nhwcConvGemm(n, g, X.F32(), wp, nil, bias, z, y, ldy, M, group, group > 1, false, after, act, nil, false)
 	return nil
 }
 

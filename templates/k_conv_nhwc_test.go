@@ -221,6 +221,11 @@ func TestFusedConvNHWCScale(t *testing.T) {
 		{"map_bycols", []int{1, 64, 5, 7}, []int{200, 64, 1, 1}},
 		// Three images, parts and chunks crossing image boundaries.
 		{"map_chunks_n3", []int{3, 40, 9, 11}, []int{8, 40, 1, 1}},
+		// Big enough for the pool pass that scales first (nhwcPreMin):
+		// the packed weights over several row blocks and 5 panels
+		// (M 67 pads to 80), split by panels; the map split by rows.
+		{"weights_pre_split", []int{1, 601, 9, 10}, []int{67, 601, 1, 1}},
+		{"map_bycols_pre_split", []int{1, 1003, 5, 7}, []int{203, 1003, 1, 1}},
 	}
 	for ci, c := range cases {
 		N, C := c.x[0], c.x[1]

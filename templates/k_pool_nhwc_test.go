@@ -21,6 +21,13 @@ func TestPoolNHWC(t *testing.T) {
 		{"AveragePool", []int{1, 48, 28, 28}, Attrs{"kernel_shape": []int64{2, 2}, "strides": []int64{2, 2}}},
 		{"AveragePool", []int{1, 19, 9, 9}, Attrs{"kernel_shape": []int64{3, 3}, "strides": []int64{2, 2}, "pads": []int64{0, 0, 1, 1}, "ceil_mode": int64(1)}},
 		{"GlobalAveragePool", []int{2, 37, 7, 6}, nil},
+		// Past parMinFlops: split by blocks of poolGlobalBlock pixels
+		// (53 and 9 channels: a tail on the Go twin), images of 1763
+		// pixels (a short last block), a map of one block.
+		{"GlobalAveragePool", []int{1, 53, 50, 51}, nil},
+		{"GlobalAveragePool", []int{2, 40, 41, 43}, nil},
+		{"GlobalAveragePool", []int{1, 9, 120, 130}, nil},
+		{"GlobalAveragePool", []int{3, 600, 8, 16}, nil},
 	}
 	for _, c := range cases {
 		X := nnRand(r, c.x...)

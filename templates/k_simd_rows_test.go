@@ -94,6 +94,24 @@ func TestVecKernels(t *testing.T) {
 				t.Fatalf("n=%d scale(%v) = %v, want %v", n, x[i], sy[i], want)
 			}
 		}
+		// mul: the float64 product rounded once, so exact bits.
+		ma, mb := vecRand(r, n+5, 1), vecRand(r, n+3, 1)
+		my := make([]float32, n)
+		mul32(my, ma[5:], mb)
+		for i := range my {
+			if want := float32(float64(ma[5+i]) * float64(mb[i])); my[i] != want {
+				t.Fatalf("n=%d mul[%d] = %v, want %v", n, i, my[i], want)
+			}
+		}
+		// mulRows16: n rows of 16, each times its scalar.
+		rs, rx := vecRand(r, n, 1), vecRand(r, 16*n+1, 1)
+		ry := make([]float32, 16*n)
+		mulRows16(ry, rx[1:], rs)
+		for i := range ry {
+			if want := float32(float64(rx[1+i]) * float64(rs[i/16])); ry[i] != want {
+				t.Fatalf("n=%d mulRows16[%d] = %v, want %v", n, i, ry[i], want)
+			}
+		}
 		// axpy.
 		ay := vecRand(r, n, 1)
 		ax := vecRand(r, n+3, 1)

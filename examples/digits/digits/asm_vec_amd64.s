@@ -6103,6 +6103,121 @@ axpy_done:
 	VZEROUPPER
 	RET
 
+// func mulAVX(y *float32, a *float32, b *float32, n int)
+// Requires: AVX
+TEXT ·mulAVX(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), BX
+	XORQ SI, SI
+	MOVQ BX, DI
+	SUBQ $0x20, DI
+
+mul_loop4:
+	CMPQ    SI, DI
+	JG      mul_loop1
+	VMOVUPS (CX)(SI*4), Y0
+	VMULPS  (DX)(SI*4), Y0, Y0
+	VMOVUPS Y0, (AX)(SI*4)
+	VMOVUPS 32(CX)(SI*4), Y0
+	VMULPS  32(DX)(SI*4), Y0, Y0
+	VMOVUPS Y0, 32(AX)(SI*4)
+	VMOVUPS 64(CX)(SI*4), Y0
+	VMULPS  64(DX)(SI*4), Y0, Y0
+	VMOVUPS Y0, 64(AX)(SI*4)
+	VMOVUPS 96(CX)(SI*4), Y0
+	VMULPS  96(DX)(SI*4), Y0, Y0
+	VMOVUPS Y0, 96(AX)(SI*4)
+	ADDQ    $0x20, SI
+	JMP     mul_loop4
+
+mul_loop1:
+	CMPQ    SI, BX
+	JGE     mul_done
+	VMOVUPS (CX)(SI*4), Y0
+	VMULPS  (DX)(SI*4), Y0, Y0
+	VMOVUPS Y0, (AX)(SI*4)
+	ADDQ    $0x08, SI
+	JMP     mul_loop1
+
+mul_done:
+	VZEROUPPER
+	RET
+
+// func mulRows16AVX(y *float32, x *float32, s *float32, rows int)
+// Requires: AVX
+TEXT ·mulRows16AVX(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ s+16(FP), DX
+	MOVQ rows+24(FP), BX
+	XORQ SI, SI
+	MOVQ BX, DI
+	SUBQ $0x02, DI
+
+mulrows_loop2:
+	CMPQ         SI, DI
+	JG           mulrows_loop1
+	VBROADCASTSS (DX)(SI*4), Y0
+	VMULPS       (CX), Y0, Y1
+	VMOVUPS      Y1, (AX)
+	VMULPS       32(CX), Y0, Y0
+	VMOVUPS      Y0, 32(AX)
+	VBROADCASTSS 4(DX)(SI*4), Y0
+	VMULPS       64(CX), Y0, Y1
+	VMOVUPS      Y1, 64(AX)
+	VMULPS       96(CX), Y0, Y0
+	VMOVUPS      Y0, 96(AX)
+	ADDQ         $0x02, SI
+	ADDQ         $0x00000080, CX
+	ADDQ         $0x00000080, AX
+	JMP          mulrows_loop2
+
+mulrows_loop1:
+	CMPQ         SI, BX
+	JGE          mulrows_done
+	VBROADCASTSS (DX)(SI*4), Y0
+	VMULPS       (CX), Y0, Y1
+	VMOVUPS      Y1, (AX)
+	VMULPS       32(CX), Y0, Y0
+	VMOVUPS      Y0, 32(AX)
+	ADDQ         $0x01, SI
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000040, AX
+	JMP          mulrows_loop1
+
+mulrows_done:
+	VZEROUPPER
+	RET
+
+// func interleave2AVX(y *float32, a *float32, b *float32, n int)
+// Requires: AVX
+TEXT ·interleave2AVX(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), BX
+	XORQ SI, SI
+
+il2_loop:
+	CMPQ       SI, BX
+	JGE        il2_done
+	VMOVUPS    (CX)(SI*4), Y0
+	VMOVUPS    (DX)(SI*4), Y1
+	VUNPCKLPS  Y1, Y0, Y2
+	VUNPCKHPS  Y1, Y0, Y0
+	VPERM2F128 $0x20, Y0, Y2, Y1
+	VPERM2F128 $0x31, Y0, Y2, Y0
+	VMOVUPS    Y1, (AX)(SI*8)
+	VMOVUPS    Y0, 32(AX)(SI*8)
+	ADDQ       $0x08, SI
+	JMP        il2_loop
+
+il2_done:
+	VZEROUPPER
+	RET
+
 // func addSumAVX(y *float32, a *float32, b *float32, n int) float32
 // Requires: AVX, SSE
 TEXT ·addSumAVX(SB), NOSPLIT, $0-36

@@ -276,13 +276,14 @@ func fusedConvNHWC(n *node) error {
 	g := nhwcGeomOf(N, H, Wd, C, win)
 	x := X.F32()
 	var scale []float32
+	scaleW := false
 	if S := n.Input(5); S != nil {
 		// A squeeze-excitation gate folded in (passes/segate.go), on group
 		// 1 only (the grouped paths' weights are not sgemmPackB's).
 		if grouped {
 			return n.Errorf("input Scale needs a group-1 pointwise convolution")
 		}
-		if wp, scale, err = nhwcInScale(n, S, wp, N, H*Wd, C, M, win, dw || inNCHW); err != nil {
+		if scale, scaleW, err = nhwcInScale(n, S, N, H*Wd, C, M, win, dw || inNCHW); err != nil {
 			return err
 		}
 	}
@@ -306,14 +307,15 @@ func fusedConvNHWC(n *node) error {
 		nhwcRunGrouped(n, g, ws[1], M, ldy, x, wp, bias, y, z, after, act)
 		return nil
 	}
-	nhwcConvGemm(n, g, x, wp, wh, bias, z, y, ldy, M, group, grouped, inNCHW, after, act, scale)
+	nhwcConvGemm(n, g, x, wp, wh, bias, z, y, ldy, M, group, grouped, inNCHW, after, act, scale, scaleW)
 	return nil
 }
 
 // nhwcConvGemm runs the GEMM paths of an NHWC convolution of geometry g
 // (group 1, grouped, or reading NCHW; bf16 W' when wh is set; scale: an
-// input Scale) on the session pool: output pixel rows times W'.
-func nhwcConvGemm(n *node, g nhwcGeom, x, wp []float32, wh []uint16, bias, z, y []float32, ldy, M, group int, grouped, inNCHW, after bool, act fusedAct, scale []float32) {
+// input Scale, applied to W's rows when scaleW, else to X's rows) on the
+// session pool: output pixel rows times W'.
+func nhwcConvGemm(n *node, g nhwcGeom, x, wp []float32, wh []uint16, bias, z, y []float32, ldy, M, group int, grouped, inNCHW, after bool, act fusedAct, scale []float32, scaleW bool) {
 	C := g.C
 	K := C * g.kh * g.kw * max(g.kt, 1)
 	pointwise := !inNCHW && g.kt == 0 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.peh == 0 && g.pew == 0
@@ -372,10 +374,17 @@ func nhwcConvGemm(n *node, g nhwcGeom, x, wp []float32, wh []uint16, bias, z, y 
 		t.runBF16(n, wh, parts)
 		*t = nhwcConvTask{}
 		return
+	case scale != nil && scaleW:
+		// Every part reads all of W': scale a copy of it first, split
+		// over the pool by panels (see runPre).
+		ws := nnBuf[float32](n, 2, len(wp))
+		t.preScale(n, nhwcPreW, ws, wp, scale, C*sgemmRoundUp(M, sgemmPkNR))
+		t.wp = ws
 	case scale != nil && t.byCols:
-		// Every column part reads all rows: scale the map once.
+		// Every column part reads all rows: scale the map once, split
+		// over the pool by rows.
 		xs := nnBuf[float32](n, 2, len(x))
-		nhwcScaleRows(xs, x, scale, 0, rows, g.H*g.W, C)
+		t.preScale(n, nhwcPreX, xs, x, scale, rows*C)
 		t.x = xs
 	case scale != nil:
 		// Each part scales its chunk of rows into its column block.
@@ -391,30 +400,24 @@ func nhwcConvGemm(n *node, g nhwcGeom, x, wp []float32, wh []uint16, bias, z, y 
 // nhwcInScale checks FusedConv's input Scale (x times Scale[b, c] for
 // image b and input channel c; Scale is [N,1,1,C], a squeeze-excitation
 // gate) on a pointwise NHWC convolution. With one image whose map has more
-// pixels than W' has (padded) columns, it returns a copy of the packed
-// weights with row c of W' [C, M] times Scale[c] (C*M' products instead of
-// H*W*C; x*(s*w) differs from (x*s)*w by float32 rounding only) and a nil
-// scale. Otherwise it returns wp as it is and the scale, which the GEMM's
-// parts apply to each chunk of rows as they gather it (nhwcScaleRows),
-// exactly what the unfused Mul wrote.
-func nhwcInScale(n *node, S *Tensor, wp []float32, N, HW, C, M int, win nnWin, other bool) ([]float32, []float32, error) {
+// pixels than W' has (padded) columns, it returns scaleW: nhwcConvGemm
+// scales a copy of the packed weights, row c of W' [C, M] times Scale[c]
+// (C*M' products instead of H*W*C; x*(s*w) differs from (x*s)*w by float32
+// rounding only). Otherwise the GEMM's parts apply the scale to each chunk
+// of rows as they gather it (nhwcScaleRows), exactly what the unfused Mul
+// wrote.
+func nhwcInScale(n *node, S *Tensor, N, HW, C, M int, win nnWin, other bool) (scale []float32, scaleW bool, err error) {
 	pointwise := !other
 	for i := range 2 {
 		pointwise = pointwise && win.k[i] == 1 && win.s[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0
 	}
 	if !pointwise {
-		return nil, nil, n.Errorf("input Scale needs a group-1 pointwise convolution reading NHWC")
+		return nil, false, n.Errorf("input Scale needs a group-1 pointwise convolution reading NHWC")
 	}
 	if S.DType != F32 || len(S.Shape) != 4 || S.Shape[0] != N || S.Shape[1] != 1 || S.Shape[2] != 1 || S.Shape[3] != C {
-		return nil, nil, n.Errorf("Scale %v %v must be float32 [%d,1,1,%d]", S.DType, S.ShapeString(), N, C)
+		return nil, false, n.Errorf("Scale %v %v must be float32 [%d,1,1,%d]", S.DType, S.ShapeString(), N, C)
 	}
-	s := S.F32()
-	if mp := sgemmRoundUp(M, sgemmPkNR); N == 1 && HW > mp {
-		dst := nnBuf[float32](n, 2, len(wp))
-		nhwcScalePackedRows(dst, wp, s, C, mp)
-		return dst, nil, nil
-	}
-	return wp, s, nil
+	return S.F32(), N == 1 && HW > sgemmRoundUp(M, sgemmPkNR), nil
 }
 
 // nhwcScaleRows sets dst's rows [0, r1-r0) to x's rows [r0, r1) (C
@@ -422,11 +425,7 @@ func nhwcInScale(n *node, S *Tensor, wp []float32, N, HW, C, M int, win nnWin, o
 func nhwcScaleRows(dst, x, scale []float32, r0, r1, hw, C int) {
 	for p := r0; p < r1; p++ {
 		b := p / hw
-		g := scale[b*C : (b+1)*C]
-		src, d := x[p*C:(p+1)*C], dst[(p-r0)*C:(p-r0+1)*C]
-		for c, v := range src {
-			d[c] = v * g[c]
-		}
+		mul32(dst[(p-r0)*C:(p-r0+1)*C], x[p*C:(p+1)*C], scale[b*C:(b+1)*C])
 	}
 }
 
@@ -434,20 +433,26 @@ func nhwcScaleRows(dst, x, scale []float32, r0, r1, hw, C int) {
 // padded columns: K blocks of sgemmKBlock rows, each panels of sgemmPkNR
 // columns, row by row) with row k times s[k].
 func nhwcScalePackedRows(dst, wp, s []float32, K, mp int) {
-	const NR = sgemmPkNR
+	nhwcScalePackedPanels(dst, wp, s, K, mp, 0, mp/sgemmPkNR*nhwcKBlocks(K))
+}
+
+// nhwcKBlocks is the number of sgemmKBlock row blocks of K rows.
+func nhwcKBlocks(K int) int {
 	kb := sgemmKBlock(K)
-	for pc := 0; pc < K; pc += kb {
+	return (K + kb - 1) / kb
+}
+
+// nhwcScalePackedPanels is nhwcScalePackedRows for panels [u0, u1) of
+// all row blocks' panels in memory order (block pc's mp/sgemmPkNR panels,
+// then the next block's): one part's share (runPre).
+func nhwcScalePackedPanels(dst, wp, s []float32, K, mp, u0, u1 int) {
+	const NR = sgemmPkNR
+	kb, np := sgemmKBlock(K), mp/NR
+	for u := u0; u < u1; u++ {
+		pc, j0 := u/np*kb, u%np*NR
 		kc := min(kb, K-pc)
-		for j0 := 0; j0 < mp; j0 += NR {
-			off := pc*mp + j0*kc
-			for p := range kc {
-				g := s[pc+p]
-				src, d := wp[off+p*NR:off+p*NR+NR], dst[off+p*NR:off+p*NR+NR]
-				for j, v := range src {
-					d[j] = v * g
-				}
-			}
-		}
+		off := pc*mp + j0*kc
+		mulRows16(dst[off:off+kc*NR], wp[off:off+kc*NR], s[pc:pc+kc])
 	}
 }
 
@@ -484,9 +489,56 @@ type nhwcConvTask struct {
 	// the byte offsets of one group's GEMM steps in it (runGroups).
 	groups, Cg, Mg int
 	goffs          []int
+	// pre (nhwcPreW, nhwcPreX): the pool pass before the GEMM that sets
+	// pdst to psrc scaled by the input Scale (preScale).
+	pre        int
+	pdst, psrc []float32
+}
+
+// The passes of nhwcConvTask.preScale.
+const (
+	nhwcPreNone = iota
+	nhwcPreW    // W' packed, each row times its channel's scale
+	nhwcPreX    // X's rows times their image's scale
+)
+
+// nhwcPreMin is the least number of products worth a pool pass of their own.
+const nhwcPreMin = 1 << 15
+
+// preScale sets dst to src times scale (mode nhwcPreW or nhwcPreX, work
+// products) with a pass of its own over the pool; each product is one
+// float32 multiplication, so the split does not change any bits.
+func (t *nhwcConvTask) preScale(n *node, mode int, dst, src, scale []float32, work int) {
+	t.pre, t.pdst, t.psrc, t.scale = mode, dst, src, scale
+	parts := 1
+	if threads := n.Pool.Threads(); threads > 1 && work >= nhwcPreMin {
+		parts = threads
+	}
+	n.Pool.Run(parts, t)
+	t.pre, t.pdst, t.psrc, t.scale = nhwcPreNone, nil, nil, nil
+}
+
+// runPre is part i of preScale's pass: a share of W's panels, or of X's
+// rows.
+func (t *nhwcConvTask) runPre(i, parts int) {
+	g, C := &t.g, t.g.C
+	if t.pre == nhwcPreW {
+		mp := sgemmRoundUp(t.M, sgemmPkNR)
+		u0, u1 := parSplit(mp/sgemmPkNR*nhwcKBlocks(C), parts, i, 1)
+		nhwcScalePackedPanels(t.pdst, t.psrc, t.scale, C, mp, u0, u1)
+		return
+	}
+	r0, r1 := parSplit(g.N*g.H*g.W, parts, i, 1)
+	if r0 < r1 {
+		nhwcScaleRows(t.pdst[r0*C:r1*C], t.psrc, t.scale, r0, r1, g.H*g.W, C)
+	}
 }
 
 func (t *nhwcConvTask) runPart(i, parts int) {
+	if t.pre != nhwcPreNone {
+		t.runPre(i, parts)
+		return
+	}
 	if t.byCols {
 		t.runCols(i, parts)
 		return

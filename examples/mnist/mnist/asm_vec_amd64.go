@@ -292,6 +292,27 @@ func maxAVX(x *float32, n int) float32
 //go:noescape
 func axpyAVX2(y *float32, x *float32, n int, a float32)
 
+// mulAVX sets y[i] = a[i] * b[i] for i in [0, n), n a multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func mulAVX(y *float32, a *float32, b *float32, n int)
+
+// mulRows16AVX sets y[16r+j] = x[16r+j] * s[r] for r in [0, rows), j in [0, 16).
+//
+// Requires: AVX
+//
+//go:noescape
+func mulRows16AVX(y *float32, x *float32, s *float32, rows int)
+
+// interleave2AVX sets y[2i] = a[i], y[2i+1] = b[i] for i in [0, n), n a multiple of 8.
+//
+// Requires: AVX
+//
+//go:noescape
+func interleave2AVX(y *float32, a *float32, b *float32, n int)
+
 // addSumAVX sets y[i] = a[i] + b[i] for i in [0, n), n a multiple of 8,
 // and returns the sum of the y[i] (in 32 lanes, then across).
 //

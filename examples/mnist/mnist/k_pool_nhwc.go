@@ -18,19 +18,7 @@ func poolNHWC(n *node) error {
 	mode := n.Attrs.String("mode", "")
 	if mode == "global_avg" {
 		nnResize(Y, F32, N, 1, 1, C)
-		y := Y.F32()
-		scale := 1 / float32(H*W)
-		for b := 0; b < N; b++ {
-			yb := y[b*C : (b+1)*C]
-			clear(yb)
-			for p := 0; p < H*W; p++ {
-				off := (b*H*W + p) * C
-				axpy32(yb, x[off:off+C], 1)
-			}
-			for j := range yb {
-				yb[j] *= scale
-			}
-		}
+		poolGlobalAvg(n, Y.F32(), x, N, H*W, C)
 		return nil
 	}
 	var m int
@@ -60,4 +48,73 @@ func poolNHWC(n *node) error {
 	nhwcRunWin(n, t, N*g.OH*g.OW*C*g.kh*g.kw)
 	*t = nhwcWinTask{}
 	return nil
+}
+
+// poolGlobalBlock is the pixels a block of GlobalAveragePool sums on its
+// own (poolGlobalAvg); fixed, so the order of the sums is too.
+const poolGlobalBlock = 128
+
+// poolGlobalAvg sets y [N, C] to the averages of x's N images of hw pixels
+// (NHWC) over the session pool. Each block of poolGlobalBlock pixels is
+// summed by the average kernel of nhwcTaps (one output pixel, every block
+// pixel a tap: each channel block's sums stay in registers over the
+// block); the parts split the blocks, and the block sums are added in
+// block order and scaled afterwards. The order of the additions depends
+// on hw only, so results are the same at any thread count; the blocks
+// split the work by pixels, so each part reads its own cache lines.
+func poolGlobalAvg(n *node, y, x []float32, N, hw, C int) {
+	if N*hw*C == 0 {
+		clear(y)
+		return
+	}
+	t := parTaskOf[poolGlobalTask](n)
+	nb := (hw + poolGlobalBlock - 1) / poolGlobalBlock
+	*t = poolGlobalTask{x: x, y: y, N: N, HW: hw, C: C, nb: nb, taps: nnBuf[int](n, 0, 2*min(hw, poolGlobalBlock))}
+	if nb > 1 {
+		t.sums = nnBuf[float32](n, 1, N*nb*C)
+	}
+	for p := range len(t.taps) / 2 {
+		t.taps[2*p], t.taps[2*p+1] = p*C, 0
+	}
+	parts := 1
+	if threads := n.Pool.Threads(); threads > 1 && N*hw*C >= parMinFlops {
+		parts = min(threads, N*nb)
+	}
+	n.Pool.Run(parts, t)
+	if nb > 1 {
+		scale := 1 / float32(hw)
+		for b := range N {
+			yb, sb := y[b*C:(b+1)*C], t.sums[b*nb*C:(b+1)*nb*C]
+			copy(yb, sb[:C])
+			for k := 1; k < nb; k++ {
+				axpy32(yb, sb[k*C:(k+1)*C], 1) // y + 1*s: the sum's rounding
+			}
+			scale32(yb, scale)
+		}
+	}
+	*t = poolGlobalTask{}
+}
+
+// poolGlobalTask is poolGlobalAvg's work: units of one block of one image,
+// each summed into sums (or, one block an image, averaged into y).
+type poolGlobalTask struct {
+	x, y, sums   []float32
+	N, HW, C, nb int
+	taps         []int
+}
+
+func (t *poolGlobalTask) runPart(i, parts int) {
+	u0, u1 := parSplit(t.N*t.nb, parts, i, 1)
+	C := t.C
+	for u := u0; u < u1; u++ {
+		b, k := u/t.nb, u%t.nb
+		p0 := k * poolGlobalBlock
+		cnt := min(poolGlobalBlock, t.HW-p0)
+		x := t.x[(b*t.HW+p0)*C : (b*t.HW+p0+cnt)*C]
+		if t.nb == 1 {
+			nhwcTaps(nhwcModeAvg, t.y[b*C:(b+1)*C], x, t.taps[:2*cnt], nil, nil, C, 1, 0, 1/float32(t.HW), 0, 0)
+			continue
+		}
+		nhwcTaps(nhwcModeAvg, t.sums[u*C:(u+1)*C], x, t.taps[:2*cnt], nil, nil, C, 1, 0, 1, 0, 0)
+	}
 }

@@ -2,7 +2,10 @@
 
 package mnist
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Vector kernels on float32 rows: the depthwise 3x3 row, the bias+clamp
 // epilogue, GELU, softmax's exp-and-sum and a row maximum. Each has an
@@ -293,3 +296,54 @@ func lstmGatesGo(g, c, h []float32) {
 		h[u] = ov * (1 - 2/(vecExpGo(2*cn)+1))
 	}
 }
+
+// mulGo sets y[i] = a[i] * b[i]; a and b must be at least as long as y.
+func mulGo(y, a, b []float32) {
+	a, b = a[:len(y)], b[:len(y)]
+	for i, v := range a {
+		y[i] = v * b[i]
+	}
+}
+
+// mulRows16's rows are sgemmPkNR panels: this fails to compile otherwise.
+var _ = [1]struct{}{}[sgemmPkNR-16]
+
+// mulRows16Go sets y[16r+j] = x[16r+j] * s[r] for the len(s) rows of 16
+// (one packed panel row of sgemmPackB's W' each); the twin of
+// mulRows16AVX.
+func mulRows16Go(y, x, s []float32) {
+
+	y, x = y[:16*len(s)], x[:16*len(s)]
+	for r, g := range s {
+		d, v := y[16*r:16*r+16], x[16*r:16*r+16]
+		for j := range d {
+			d[j] = v[j] * g
+		}
+	}
+}
+
+// interleave2Go sets y[2i] = a[i], y[2i+1] = b[i] (y twice a's length, b
+// at least as long as a): the twin of interleave2AVX. On a little-endian
+// machine with y 8-byte aligned one 64-bit store writes a pair (a[i] low,
+// b[i] high); else pairs of float stores, written so that the loop has
+// no bounds checks.
+func interleave2Go(y, a, b []float32) {
+	if len(a) == 0 || len(y) < 2*len(a) {
+		return
+	}
+	b = b[:len(a)]
+	if shuffleLittleEndian && uintptr(unsafe.Pointer(&y[0]))%8 == 0 {
+		d := unsafe.Slice((*uint64)(unsafe.Pointer(&y[0])), len(a))
+		for i, v := range a {
+			d[i] = uint64(math.Float32bits(v)) | uint64(math.Float32bits(b[i]))<<32
+		}
+		return
+	}
+	for i, v := range a {
+		q := y[2*i : 2*i+2]
+		q[0], q[1] = v, b[i]
+	}
+}
+
+// shuffleLittleEndian: a uint64 stores its low 32 bits first.
+var shuffleLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()

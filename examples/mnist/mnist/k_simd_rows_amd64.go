@@ -301,3 +301,38 @@ func lstmGates32(g, c, h []float32) {
 	_, _ = g[4*hs-1], c[hs-1]
 	lstmGatesAVX2(&g[0], &c[0], &h[0], hs)
 }
+
+// mul32 sets y[i] = a[i] * b[i]; a and b must be at least as long as y.
+func mul32(y, a, b []float32) {
+	nv := len(y) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 {
+		mulGo(y, a, b)
+		return
+	}
+	_, _ = a[len(y)-1], b[len(y)-1]
+	mulAVX(&y[0], &a[0], &b[0], nv)
+	mulGo(y[nv:], a[nv:], b[nv:])
+}
+
+// mulRows16 sets y[16r+j] = x[16r+j] * s[r] for the len(s) rows of 16.
+func mulRows16(y, x, s []float32) {
+	if !cpuHasAVX2FMA || len(s) == 0 {
+		mulRows16Go(y, x, s)
+		return
+	}
+	_, _ = y[16*len(s)-1], x[16*len(s)-1]
+	mulRows16AVX(&y[0], &x[0], &s[0], len(s))
+}
+
+// interleave2 sets y[2i] = a[i], y[2i+1] = b[i] (y twice a's length, b at
+// least as long as a).
+func interleave2(y, a, b []float32) {
+	nv := len(a) &^ 7
+	if !cpuHasAVX2FMA || nv == 0 || len(y) < 2*len(a) {
+		interleave2Go(y, a, b)
+		return
+	}
+	_ = b[len(a)-1]
+	interleave2AVX(&y[0], &a[0], &b[0], nv)
+	interleave2Go(y[2*nv:], a[nv:], b[nv:])
+}

@@ -42,3 +42,9 @@ func dot4x32(a, b []float32, ldb int, out *[4]float32) { dot4Go(a, b, ldb, out) 
 func lstmGates32(g, c, h []float32) { lstmGatesGo(g, c, h) }
 
 func gemvRows32(y, x, a []float32, lda int) { gemvRowsGo(y, x, a, lda) }
+
+func mul32(y, a, b []float32) { mulGo(y, a, b) }
+
+func mulRows16(y, x, s []float32) { mulRows16Go(y, x, s) }
+
+func interleave2(y, a, b []float32) { interleave2Go(y, a, b) }
