@@ -151,3 +151,82 @@ func procCPUNanos() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkConvChainSplit times mobilenet_v2-like chains at 2 threads in
+// row bands (force=1) against the channel split (force=2), alternating,
+// wall medians; rows/1T is the row bands' 2-thread wall over 1 thread's.
+func BenchmarkConvChainSplit(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	blocks := []struct {
+		name            string
+		c, ce, m, hw, s int
+	}{
+		{"f2_16_96_112_s2", 16, 96, 24, 112, 2},
+		{"f3_24_144_56", 24, 144, 24, 56, 1},
+		{"f4_24_144_56_s2", 24, 144, 32, 56, 2},
+		{"f5_32_192_28", 32, 192, 32, 28, 1},
+		{"f7_32_192_28_s2", 32, 192, 64, 28, 2},
+		{"f8_64_384_14", 64, 384, 64, 14, 1},
+		{"f12_96_576_14", 96, 576, 96, 14, 1},
+		{"f14_96_576_14_s2", 96, 576, 160, 14, 2},
+		{"f15_160_960_7", 160, 960, 160, 7, 1},
+		{"mn13_96_576_14_5x5", 96, 576, 192, 14, 1},
+		{"mn_1152_7_5x5", 192, 1152, 192, 7, 1},
+	}
+	pack := func(w *Tensor, grp int) *Tensor {
+		p, _ := PrepackConvWeightsNHWC(w.F32(), w.Shape, grp)
+		return &Tensor{DType: F32, Shape: []int{len(p)}, Data: p}
+	}
+	for _, c := range blocks {
+		k := 3
+		if c.name[:2] == "mn" {
+			k = 5
+		}
+		x := nhwcOf(nnRand(r, 1, c.c, c.hw, c.hw), F32)
+		we, be := nnRand(r, c.ce, c.c, 1, 1), nnRand(r, c.ce)
+		wd, bd := nnRand(r, c.ce, 1, k, k), nnRand(r, c.ce)
+		wp, bp := nnRand(r, c.m, c.ce, 1, 1), nnRand(r, c.m)
+		pd := int64(k / 2)
+		attrs := Attrs{"kernel_shape": []int64{int64(k), int64(k)}, "pads": []int64{pd, pd, pd, pd}, "strides": []int64{int64(c.s), int64(c.s)},
+			"dw_activation": "Clip", "dw_activation_params": []float32{0, 6}, "expand_activation": "Clip", "expand_activation_params": []float32{0, 6}}
+		var shapes []int64
+		for _, w := range []*Tensor{we, wd, wp} {
+			shapes = append(shapes, ints64(w.Shape)...)
+		}
+		attrs[convChainPackedAttr] = shapes
+		in := []*Tensor{x, pack(we, 1), be, pack(wd, c.ce), bd, pack(wp, 1), bp}
+		n1 := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+		n2 := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+		n1.Pool = NewWorkPool(WithThreads(1))
+		n2.Pool = NewWorkPool(WithThreads(2))
+		b.Run(c.name, func(b *testing.B) {
+			run := func(n *Node, force, reps int) float64 {
+				convChainForce = force
+				t0 := time.Now()
+				for i := 0; i < reps; i++ {
+					if err := FusedConvChain(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+				convChainForce = 0
+				return float64(time.Since(t0).Nanoseconds()) / float64(reps)
+			}
+			run(n1, 1, 3)
+			run(n2, 1, 3)
+			run(n2, 2, 3)
+			var one, rows, stg []float64
+			for round := 0; round < 21; round++ {
+				one = append(one, run(n1, 1, 5))
+				rows = append(rows, run(n2, 1, 5))
+				stg = append(stg, run(n2, 2, 5))
+			}
+			med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+			b.ReportMetric(med(one)/1e3, "1T-us")
+			b.ReportMetric(med(rows)/1e3, "rows2T-us")
+			b.ReportMetric(med(stg)/1e3, "stages2T-us")
+			b.ReportMetric(med(stg)/med(rows), "stages/rows")
+		})
+		n1.Pool.Close()
+		n2.Pool.Close()
+	}
+}
