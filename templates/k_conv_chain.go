@@ -220,7 +220,16 @@ func FusedConvChain(n *Node) error {
 		t.bd = nnBuf[float32](n, 0, Ce)
 		clear(t.bd)
 	}
-	if parts > 1 && convChainStaged(N, H, W, Ce, g.OH, threads) {
+	// The channel split writes the expanded input and depthwise output
+	// out whole; row bands stream the weights once per part.
+	wts, written := 0, 0
+	if We != nil {
+		wts, written = C*Ce, N*H*W*Ce
+	}
+	if Wp != nil {
+		wts, written = wts+Ce*M, written+N*g.OH*g.OW*Ce
+	}
+	if parts > 1 && convChainStaged(N*g.OH, threads, wts, written) {
 		t.runStages(n, threads)
 		*t = convChainTask{}
 		return nil
@@ -260,7 +269,21 @@ type convChainTask struct {
 	eall, dall []float32
 }
 
+// convChainPartHook, when set (BenchmarkConvChainSplit), is called at
+// the start and the end of every part, on the goroutine that runs it.
+var convChainPartHook func(stage, i int, end bool)
+
 func (t *convChainTask) runPart(i, parts int) {
+	if h := convChainPartHook; h != nil {
+		h(t.stage, i, false)
+		t.runPart1(i, parts)
+		h(t.stage, i, true)
+		return
+	}
+	t.runPart1(i, parts)
+}
+
+func (t *convChainTask) runPart1(i, parts int) {
 	if t.stage != 0 {
 		t.runStagePart(i, parts)
 		return
@@ -360,34 +383,35 @@ func (t *convChainTask) runPart(i, parts int) {
 // lets it choose, 1 forces the row bands, 2 the channel split.
 var convChainForce int
 
-// convChainStaged reports whether a FusedConvChain at threads threads
-// (more than one) runs as the channel split (runStages) rather than in
-// row bands. Row bands keep the expanded tensor in L2 but each part
-// streams all the weights and recomputes the expanded rows its windows
-// share with the part before; on small maps (few rows per part) that and
-// the rows' uneven split cost more than the split's trip through memory.
-// Both compute every value alike, so the choice does not change results.
-func convChainStaged(N, H, W, Ce, OH, threads int) bool {
+// convChainStaged reports whether a FusedConvChain of rows output rows
+// (N*OH) at threads threads (more than one), with wts weight floats (the
+// 1x1 stages') and written floats of intermediates that the channel split
+// writes out, runs as the channel split (runStages) rather than in row
+// bands. Row bands keep the intermediates in L2 but each part streams all
+// the weights and recomputes the expanded rows its windows share with the
+// part before, and few rows split unevenly (7 as 4+3); the channel split
+// pays a trip through L2/L3 for the intermediates instead. Both compute
+// every value alike, so the choice does not change results.
+//
+// Measured with BenchmarkConvChainSplit at 2 threads (thread CPU time of
+// each section's longest part, summed: the loaded machine's wall times
+// swung 2x): the split over the bands 0.79-0.86 on 7x7 outputs with
+// 960-1152 channels, 0.87-0.93 on 14x14 -> 7x7 (stride 2), 0.97-1.03 on
+// 14x14 (wts/written 0.3-0.7), 1.08-1.31 on 28x28 -> 14x14 (wts/written
+// 0.1), 1.0-1.5 on larger maps.
+func convChainStaged(rows, threads, wts, written int) bool {
 	switch convChainForce {
 	case 1:
 		return false
 	case 2:
 		return true
 	}
-	return N*OH < convChainStagedRows*threads && N*H*W*Ce <= convChainStagedFloats
+	return rows < convChainStagedRows*threads && 2*wts >= written
 }
 
-const (
-	// convChainStagedRows: row bands when each part has at least this
-	// many output rows. convChainStagedFloats: the largest expanded
-	// tensor the channel split writes out. Measured at 2 threads
-	// (BenchmarkConvChainSplit, mobilenet_v2 and mnasnet blocks, loaded
-	// machine, 3 runs): the split takes 0.70-0.92x the row bands' wall
-	// on 7x7 outputs, 0.78-0.99x (one run 1.07-1.17x) on 14x14, 1.0-1.1x
-	// on 28x28, 1.13-1.38x on 56x56 and larger.
-	convChainStagedRows   = 8
-	convChainStagedFloats = 1 << 20
-)
+// convChainStagedRows: row bands when each part has at least this many
+// output rows.
+const convChainStagedRows = 8
 
 // The channel split's stages, one pool section each.
 const (

@@ -152,9 +152,9 @@ func procCPUNanos() int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
-// BenchmarkConvChainSplit times mobilenet_v2-like chains at 2 threads in
-// row bands (force=1) against the channel split (force=2), alternating,
-// wall medians; rows/1T is the row bands' 2-thread wall over 1 thread's.
+// BenchmarkConvChainSplit times mobilenet_v2- and mnasnet-like chains at
+// 2 threads in row bands (force=1) against the channel split (force=2),
+// alternating, with 1 thread's CPU time: medians over the rounds.
 func BenchmarkConvChainSplit(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
 	blocks := []struct {
@@ -200,31 +200,55 @@ func BenchmarkConvChainSplit(b *testing.B) {
 		n1.Pool = NewWorkPool(WithThreads(1))
 		n2.Pool = NewWorkPool(WithThreads(2))
 		b.Run(c.name, func(b *testing.B) {
-			run := func(n *Node, force, reps int) float64 {
+			// Each part's thread CPU time (a loaded machine leaves it
+			// nearly alone): crit sums each section's longest part (the
+			// wall on two idle cores, less the hand-offs), work all parts.
+			var begin, took [4][8]int64
+			convChainPartHook = func(stage, i int, end bool) {
+				if end {
+					took[stage][i] += threadClockNanos() - begin[stage][i]
+				} else {
+					begin[stage][i] = threadClockNanos()
+				}
+			}
+			defer func() { convChainPartHook = nil }()
+			run := func(n *Node, force, reps int) (wall, crit, work float64) {
 				convChainForce = force
 				t0 := time.Now()
+				took = [4][8]int64{}
 				for i := 0; i < reps; i++ {
 					if err := FusedConvChain(n); err != nil {
 						b.Fatal(err)
 					}
 				}
 				convChainForce = 0
-				return float64(time.Since(t0).Nanoseconds()) / float64(reps)
+				wall = float64(time.Since(t0).Nanoseconds())
+				for _, s := range took {
+					crit += float64(slices.Max(s[:]))
+					for _, v := range s {
+						work += float64(v)
+					}
+				}
+				return wall / float64(reps), crit / float64(reps), work / float64(reps)
 			}
 			run(n1, 1, 3)
 			run(n2, 1, 3)
 			run(n2, 2, 3)
-			var one, rows, stg []float64
+			var one, rows, stg, rc, sc, rw, sw []float64
 			for round := 0; round < 21; round++ {
-				one = append(one, run(n1, 1, 5))
-				rows = append(rows, run(n2, 1, 5))
-				stg = append(stg, run(n2, 2, 5))
+				_, _, w1 := run(n1, 1, 5)
+				a, ac, aw := run(n2, 1, 5)
+				s, scr, swk := run(n2, 2, 5)
+				one, rows, stg = append(one, w1), append(rows, a), append(stg, s)
+				rc, sc, rw, sw = append(rc, ac), append(sc, scr), append(rw, aw), append(sw, swk)
 			}
 			med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
-			b.ReportMetric(med(one)/1e3, "1T-us")
-			b.ReportMetric(med(rows)/1e3, "rows2T-us")
-			b.ReportMetric(med(stg)/1e3, "stages2T-us")
-			b.ReportMetric(med(stg)/med(rows), "stages/rows")
+			b.ReportMetric(med(one)/1e3, "1T-cpu-us")
+			b.ReportMetric(med(rows)/med(stg), "wall-rows/stages")
+			b.ReportMetric(med(rc)/1e3, "rows-crit-us")
+			b.ReportMetric(med(sc)/1e3, "stages-crit-us")
+			b.ReportMetric(med(rw)/med(one), "rows-work/1T")
+			b.ReportMetric(med(sw)/med(one), "stages-work/1T")
 		})
 		n1.Pool.Close()
 		n2.Pool.Close()
