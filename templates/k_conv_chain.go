@@ -497,7 +497,7 @@ func (t *convChainTask) runStagePart(i, parts int) {
 			dst = t.y
 		}
 		for r := 0; r < g.N*g.OH; r++ {
-			g.rowDWCols(src, t.wpd, t.bd, dst, r/g.OH, r%g.OH, taps, j0, j1, lo, hi)
+			convChainDWRow(g, src, t.wpd, t.bd, dst, r/g.OH, r%g.OH, taps, j0, j1, lo, hi)
 			for p := r * g.OW; p < (r+1)*g.OW; p++ {
 				px := dst[p*Ce+j0 : p*Ce+j1]
 				switch {
@@ -532,8 +532,10 @@ func (t *convChainTask) runStagePart(i, parts int) {
 	}
 }
 
-// rowDWCols is row's depthwise mode for channels [j0, j1) only.
-func (g *nhwcGeom) rowDWCols(x, w, bias, y []float32, b, oh int, taps []int, j0, j1 int, lo, hi float32) {
+// convChainDWRow is g.row's depthwise mode for channels [j0, j1) only
+// (a function, not a method: gen copies a file with methods of nhwcGeom
+// wherever nhwcGeom goes).
+func convChainDWRow(g *nhwcGeom, x, w, bias, y []float32, b, oh int, taps []int, j0, j1 int, lo, hi float32) {
 	C := g.C
 	ybase := (b*g.OH + oh) * g.OW * C
 	for ow := 0; ow < g.OW; {
