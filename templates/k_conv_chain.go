@@ -395,9 +395,9 @@ var convChainForce int
 //
 // Measured with BenchmarkConvChainSplit at 2 threads (thread CPU time of
 // each section's longest part, summed: the loaded machine's wall times
-// swung 2x): the split over the bands 0.79-0.86 on 7x7 outputs with
+// swung 2x; 3 runs): the split over the bands 0.79-0.86 on 7x7 outputs with
 // 960-1152 channels, 0.87-0.93 on 14x14 -> 7x7 (stride 2), 0.97-1.03 on
-// 14x14 (wts/written 0.3-0.7), 1.08-1.31 on 28x28 -> 14x14 (wts/written
+// 14x14 (wts/written 0.3-0.7), 1.02-1.31 on 28x28 -> 14x14 (wts/written
 // 0.1), 1.0-1.5 on larger maps.
 func convChainStaged(rows, threads, wts, written int) bool {
 	switch convChainForce {
