@@ -12,7 +12,10 @@ package templates
 // (into a band buffer when a projection follows), then the projection's
 // pointwise tiles over the band. Every value is computed in the same order
 // as by the three FusedConv nodes it replaces, so results do not depend on
-// the bands or the thread count.
+// the bands or the thread count. On small maps at 2+ threads (few rows per
+// part, weights that outweigh the intermediates: convChainStaged) it runs
+// split by channels instead, one pool section per stage (runStages), with
+// the same values again.
 
 // convChainPackedAttr is the attribute gen sets on a FusedConvChain whose
 // weights it replaced by nhwcPackWeights's results: the ONNX shapes of We
