@@ -12,7 +12,10 @@ package templates
 // (into a band buffer when a projection follows), then the projection's
 // pointwise tiles over the band. Every value is computed in the same order
 // as by the three FusedConv nodes it replaces, so results do not depend on
-// the bands or the thread count.
+// the bands or the thread count. On small maps at 2+ threads (few rows per
+// part, weights that outweigh the intermediates: convChainStaged) it runs
+// split by channels instead, one pool section per stage (runStages), with
+// the same values again.
 
 // convChainPackedAttr is the attribute gen sets on a FusedConvChain whose
 // weights it replaced by nhwcPackWeights's results: the ONNX shapes of We
@@ -211,19 +214,34 @@ func FusedConvChain(n *Node) error {
 	rows := N * g.OH
 	parts := 1
 	flops := rows * g.OW * Ce * (g.kh*g.kw + C + M)
-	if threads := n.Pool.Threads(); threads > 1 && flops >= parMinFlops {
+	threads := n.Pool.Threads()
+	if threads > 1 && flops >= parMinFlops {
 		parts = min(threads, rows)
 	}
-	// Each part's expanded rows and depthwise band live in its pool
-	// scratch (in the node's cache without a pool).
+	t.pool = n.Pool
 	if t.bd == nil {
 		t.bd = nnBuf[float32](n, 0, Ce)
 		clear(t.bd)
 	}
+	// The channel split writes the expanded input and depthwise output
+	// out whole; row bands stream the weights once per part.
+	wts, written := 0, 0
+	if We != nil {
+		wts, written = C*Ce, N*H*W*Ce
+	}
+	if Wp != nil {
+		wts, written = wts+Ce*M, written+N*g.OH*g.OW*Ce
+	}
+	if parts > 1 && convChainStaged(N*g.OH, threads, wts, written) {
+		t.runStages(n, threads)
+		*t = convChainTask{}
+		return nil
+	}
+	// Each part's expanded rows and depthwise band live in its pool
+	// scratch (in the node's cache without a pool).
 	if n.Pool == nil {
 		t.buf = nnBuf[float32](n, 3, parts*(t.esize+t.dsize))
 	}
-	t.pool = n.Pool
 	t.taps = nnBuf[int](n, 2, parts*2*g.kh*g.kw)
 	n.Pool.Run(parts, t)
 	*t = convChainTask{}
@@ -248,9 +266,31 @@ type convChainTask struct {
 	buf           []float32 // band buffers without a pool
 	taps          []int
 	pool          *WorkPool
+	// The channel split (runStages): the stage a section runs (0: the
+	// row bands), the whole expanded input and depthwise output.
+	stage      int
+	eall, dall []float32
 }
 
+// convChainPartHook, when set (BenchmarkConvChainSplit), is called at
+// the start and the end of every part, on the goroutine that runs it.
+var convChainPartHook func(stage, i int, end bool)
+
 func (t *convChainTask) runPart(i, parts int) {
+	if h := convChainPartHook; h != nil {
+		h(t.stage, i, false)
+		t.runPart1(i, parts)
+		h(t.stage, i, true)
+		return
+	}
+	t.runPart1(i, parts)
+}
+
+func (t *convChainTask) runPart1(i, parts int) {
+	if t.stage != 0 {
+		t.runStagePart(i, parts)
+		return
+	}
 	g := &t.g
 	Ce := g.C
 	nt := 2 * g.kh * g.kw
@@ -339,5 +379,175 @@ func (t *convChainTask) runPart(i, parts int) {
 			}
 		}
 		r += oh1 - oh0
+	}
+}
+
+// convChainForce overrides convChainStaged in tests and benchmarks: 0
+// lets it choose, 1 forces the row bands, 2 the channel split.
+var convChainForce int
+
+// convChainStaged reports whether a FusedConvChain of rows output rows
+// (N*OH) at threads threads (more than one), with wts weight floats (the
+// 1x1 stages') and written floats of intermediates that the channel split
+// writes out, runs as the channel split (runStages) rather than in row
+// bands. Row bands keep the intermediates in L2 but each part streams all
+// the weights and recomputes the expanded rows its windows share with the
+// part before, and few rows split unevenly (7 as 4+3); the channel split
+// pays a trip through L2/L3 for the intermediates instead. Both compute
+// every value alike, so the choice does not change results.
+//
+// Measured with BenchmarkConvChainSplit at 2 threads (thread CPU time of
+// each section's longest part, summed: the loaded machine's wall times
+// swung 2x; 3 runs): the split over the bands 0.79-0.86 on 7x7 outputs with
+// 960-1152 channels, 0.87-0.93 on 14x14 -> 7x7 (stride 2), 0.97-1.03 on
+// 14x14 (wts/written 0.3-0.7), 1.02-1.31 on 28x28 -> 14x14 (wts/written
+// 0.1), 1.0-1.5 on larger maps.
+func convChainStaged(rows, threads, wts, written int) bool {
+	switch convChainForce {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	return rows < convChainStagedRows*threads && 2*wts >= written
+}
+
+// convChainStagedRows: row bands when each part has at least this many
+// output rows.
+const convChainStagedRows = 8
+
+// The channel split's stages, one pool section each.
+const (
+	convChainExpand = 1 + iota
+	convChainDW
+	convChainProject
+)
+
+// runStages runs the chain as three sections split by channels: the
+// expand over its output columns into the whole expanded tensor, the
+// depthwise over channels, the projection over its output columns. No
+// part recomputes rows or streams another part's weights.
+func (t *convChainTask) runStages(n *Node, threads int) {
+	g := &t.g
+	Ce := g.C
+	esize, dsize := 0, 0
+	if t.wpe != nil {
+		esize = g.N * g.H * g.W * Ce
+	}
+	if t.wpp != nil {
+		dsize = g.N * g.OH * g.OW * Ce
+	}
+	buf := nnBuf[float32](n, 3, esize+dsize)
+	t.eall, t.dall = buf[:esize], buf[esize:]
+	panels := func(c int) int { return min(threads, (c+sgemmPkNR-1)/sgemmPkNR) }
+	t.taps = nnBuf[int](n, 2, threads*2*g.kh*g.kw)
+	if t.wpe != nil {
+		t.stage = convChainExpand
+		n.Pool.Run(panels(Ce), t)
+	}
+	t.stage = convChainDW
+	n.Pool.Run(panels(Ce), t)
+	if t.wpp != nil {
+		t.stage = convChainProject
+		n.Pool.Run(panels(t.M), t)
+	}
+}
+
+// convChainCols is part i's columns of c: whole 16-column panels.
+func convChainCols(c, parts, i int) (int, int) {
+	const NR = sgemmPkNR
+	lo, hi := parSplit((c+NR-1)/NR, parts, i, 1)
+	return lo * NR, min(hi*NR, c)
+}
+
+func (t *convChainTask) runStagePart(i, parts int) {
+	g := &t.g
+	Ce := g.C
+	switch t.stage {
+	case convChainExpand:
+		j0, j1 := convChainCols(Ce, parts, i)
+		if j0 >= j1 {
+			return
+		}
+		m := g.N * g.H * g.W
+		nhwcPWGemmCols(m, Ce, j0, j1, t.C, t.x, t.C, nil, t.wpe, t.eall, Ce, &t.ee)
+		if t.eAct.kind != fusedActNone {
+			for r := 0; r < m; r++ {
+				fusedActRow(t.eAct, t.eall[r*Ce+j0:r*Ce+j1])
+			}
+		}
+	case convChainDW:
+		j0, j1 := convChainCols(Ce, parts, i)
+		if j0 >= j1 {
+			return
+		}
+		nt := 2 * g.kh * g.kw
+		taps := t.taps[i*nt : (i+1)*nt]
+		src := t.x
+		if t.wpe != nil {
+			src = t.eall
+		}
+		dst, lo, hi := t.dall, t.dLo, t.dHi
+		epi := false
+		if t.wpp == nil {
+			// The depthwise is the last stage: its epilogue.
+			var clamp bool
+			lo, hi, clamp = fusedClampOf(t.act)
+			epi = !clamp || t.z != nil
+			if epi {
+				lo, hi, _ = fusedClampOf(fusedAct{})
+			}
+			dst = t.y
+		}
+		for r := 0; r < g.N*g.OH; r++ {
+			convChainDWRow(g, src, t.wpd, t.bd, dst, r/g.OH, r%g.OH, taps, j0, j1, lo, hi)
+			for p := r * g.OW; p < (r+1)*g.OW; p++ {
+				px := dst[p*Ce+j0 : p*Ce+j1]
+				switch {
+				case t.wpp != nil && t.dAct.kind != fusedActNone:
+					fusedActRow(t.dAct, px)
+				case epi:
+					var z []float32
+					if t.z != nil {
+						z = t.z[p*Ce+j0 : p*Ce+j1]
+					}
+					fusedEpilogue32(px, 0, nil, 0, z, t.after, t.act)
+				}
+			}
+		}
+	case convChainProject:
+		j0, j1 := convChainCols(t.M, parts, i)
+		if j0 >= j1 {
+			return
+		}
+		m := g.N * g.OH * g.OW
+		e, all := nhwcPWEpiOf(t.bp, t.z, t.after, t.act)
+		nhwcPWGemmCols(m, t.M, j0, j1, Ce, t.dall, Ce, nil, t.wpp, t.y, t.M, &e)
+		if !all {
+			for r := 0; r < m; r++ {
+				var z []float32
+				if t.z != nil {
+					z = t.z[r*t.M+j0 : r*t.M+j1]
+				}
+				fusedEpilogue32(t.y[r*t.M+j0:r*t.M+j1], 0, nil, 0, z, t.after, t.act)
+			}
+		}
+	}
+}
+
+// convChainDWRow is g.row's depthwise mode for channels [j0, j1) only
+// (a function, not a method: gen copies a file with methods of nhwcGeom
+// wherever nhwcGeom goes).
+func convChainDWRow(g *nhwcGeom, x, w, bias, y []float32, b, oh int, taps []int, j0, j1 int, lo, hi float32) {
+	C := g.C
+	ybase := (b*g.OH + oh) * g.OW * C
+	for ow := 0; ow < g.OW; {
+		np := 1
+		if ow == g.lo && g.hi > g.lo {
+			np = g.hi - g.lo
+		}
+		nt := g.pixelTaps(b, oh, ow, taps)
+		nhwcDWCols(y[ybase+ow*C:ybase+(ow+np)*C], x, taps[:2*nt], w, bias, j0, j1, C, np, g.sw*C, lo, hi)
+		ow += np
 	}
 }

@@ -151,3 +151,106 @@ func procCPUNanos() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkConvChainSplit times mobilenet_v2- and mnasnet-like chains at
+// 2 threads in row bands (force=1) against the channel split (force=2),
+// alternating, with 1 thread's CPU time: medians over the rounds.
+func BenchmarkConvChainSplit(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	blocks := []struct {
+		name            string
+		c, ce, m, hw, s int
+	}{
+		{"f2_16_96_112_s2", 16, 96, 24, 112, 2},
+		{"f3_24_144_56", 24, 144, 24, 56, 1},
+		{"f4_24_144_56_s2", 24, 144, 32, 56, 2},
+		{"f5_32_192_28", 32, 192, 32, 28, 1},
+		{"f7_32_192_28_s2", 32, 192, 64, 28, 2},
+		{"f8_64_384_14", 64, 384, 64, 14, 1},
+		{"f12_96_576_14", 96, 576, 96, 14, 1},
+		{"f14_96_576_14_s2", 96, 576, 160, 14, 2},
+		{"f15_160_960_7", 160, 960, 160, 7, 1},
+		{"mn13_96_576_14_5x5", 96, 576, 192, 14, 1},
+		{"mn_1152_7_5x5", 192, 1152, 192, 7, 1},
+	}
+	pack := func(w *Tensor, grp int) *Tensor {
+		p, _ := PrepackConvWeightsNHWC(w.F32(), w.Shape, grp)
+		return &Tensor{DType: F32, Shape: []int{len(p)}, Data: p}
+	}
+	for _, c := range blocks {
+		k := 3
+		if c.name[:2] == "mn" {
+			k = 5
+		}
+		x := nhwcOf(nnRand(r, 1, c.c, c.hw, c.hw), F32)
+		we, be := nnRand(r, c.ce, c.c, 1, 1), nnRand(r, c.ce)
+		wd, bd := nnRand(r, c.ce, 1, k, k), nnRand(r, c.ce)
+		wp, bp := nnRand(r, c.m, c.ce, 1, 1), nnRand(r, c.m)
+		pd := int64(k / 2)
+		attrs := Attrs{"kernel_shape": []int64{int64(k), int64(k)}, "pads": []int64{pd, pd, pd, pd}, "strides": []int64{int64(c.s), int64(c.s)},
+			"dw_activation": "Clip", "dw_activation_params": []float32{0, 6}, "expand_activation": "Clip", "expand_activation_params": []float32{0, 6}}
+		var shapes []int64
+		for _, w := range []*Tensor{we, wd, wp} {
+			shapes = append(shapes, ints64(w.Shape)...)
+		}
+		attrs[convChainPackedAttr] = shapes
+		in := []*Tensor{x, pack(we, 1), be, pack(wd, c.ce), bd, pack(wp, 1), bp}
+		n1 := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+		n2 := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+		n1.Pool = NewWorkPool(WithThreads(1))
+		n2.Pool = NewWorkPool(WithThreads(2))
+		b.Run(c.name, func(b *testing.B) {
+			// Each part's thread CPU time (a loaded machine leaves it
+			// nearly alone): crit sums each section's longest part (the
+			// wall on two idle cores, less the hand-offs), work all parts.
+			var begin, took [4][8]int64
+			convChainPartHook = func(stage, i int, end bool) {
+				if end {
+					took[stage][i] += threadClockNanos() - begin[stage][i]
+				} else {
+					begin[stage][i] = threadClockNanos()
+				}
+			}
+			defer func() { convChainPartHook = nil }()
+			run := func(n *Node, force, reps int) (wall, crit, work float64) {
+				convChainForce = force
+				t0 := time.Now()
+				took = [4][8]int64{}
+				for i := 0; i < reps; i++ {
+					if err := FusedConvChain(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+				convChainForce = 0
+				wall = float64(time.Since(t0).Nanoseconds())
+				for _, s := range took {
+					crit += float64(slices.Max(s[:]))
+					for _, v := range s {
+						work += float64(v)
+					}
+				}
+				return wall / float64(reps), crit / float64(reps), work / float64(reps)
+			}
+			run(n1, 1, 3)
+			run(n2, 1, 3)
+			run(n2, 2, 3)
+			var one, rows, stg, rc, sc, rw, sw []float64
+			for round := 0; round < 21; round++ {
+				_, _, w1 := run(n1, 1, 5)
+				a, ac, aw := run(n2, 1, 5)
+				s, scr, swk := run(n2, 2, 5)
+				one, rows, stg = append(one, w1), append(rows, a), append(stg, s)
+				rc, sc, rw, sw = append(rc, ac), append(sc, scr), append(rw, aw), append(sw, swk)
+			}
+			med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+			b.ReportMetric(med(one)/1e3, "1T-cpu-us")
+			b.ReportMetric(med(rows)/med(stg), "wall-rows/stages")
+			b.ReportMetric(med(rc)/1e3, "rows-crit-us")
+			b.ReportMetric(med(sc)/1e3, "stages-crit-us")
+			b.ReportMetric(med(rw)/med(one), "rows-work/1T")
+			b.ReportMetric(med(sw)/med(one), "stages-work/1T")
+		})
+		n1.Pool.Close()
+		n2.Pool.Close()
+	}
+}

@@ -41,6 +41,15 @@ func TestFusedConvChain(t *testing.T) {
 		{"hardswish_stages", []int{1, 8, 29, 13}, 40, 8, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}, fusedActCase{"HardSwish", nil}},
 		{"silu_stages_s2", []int{2, 6, 17, 23}, 36, 12, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, fusedActCase{"Swish", []float32{1}}, fusedActCase{"Swish", []float32{1}}},
 		{"elu_bands", []int{1, 8, 77, 41}, 150, 9, Attrs{"pads": []int64{1, 1, 1, 1}}, false, fusedActCase{}, fusedActCase{"Elu", []float32{0.5}}},
+		// Small maps (the channel split's): several 16-channel panels
+		// with a tail, stride 2, a 5x5 depthwise, batches.
+		{"small7_res", []int{1, 40, 7, 7}, 200, 40, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{}, fusedActCase{}},
+		{"small5_5x5", []int{2, 24, 5, 5}, 100, 37, Attrs{"kernel_shape": []int64{5, 5}, "pads": []int64{2, 2, 2, 2}}, false, relu6, fusedActCase{}},
+		{"small14_s2_5x5_hswish", []int{1, 20, 14, 14}, 120, 48, Attrs{"kernel_shape": []int64{5, 5}, "strides": []int64{2, 2}, "pads": []int64{1, 1, 2, 2}}, false, fusedActCase{"HardSwish", nil}, fusedActCase{"HardSwish", nil}},
+		{"small14_n2_res_tanh", []int{2, 16, 14, 14}, 67, 16, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Tanh", nil}, fusedActCase{}},
+		{"small7_no_expand", []int{2, 72, 7, 7}, 0, 33, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"Relu", nil}, fusedActCase{}},
+		{"small7_no_project_res", []int{1, 12, 7, 7}, 83, 0, Attrs{"pads": []int64{1, 1, 1, 1}}, true, fusedActCase{"HardSwish", nil}, fusedActCase{"Swish", []float32{1}}},
+		{"small9_no_project_clip", []int{2, 12, 9, 9}, 50, 0, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, relu6, fusedActCase{}},
 	}
 	for ci, c := range cases {
 		if c.mid.name == "" {
@@ -125,15 +134,33 @@ func TestFusedConvChain(t *testing.T) {
 			what := fmt.Sprintf("%d:%s/prepacked=%v", ci, c.name, pre)
 			got := nhwcRunBoth(t, what, "cuvil::FusedConvChain", attrs, in...)
 			nnCheck(t, what, got, want.Shape, nnF64(want), 1e-4)
-			if pre && ci < 2 {
-				// No allocation per run once warm (session runs).
-				for _, threads := range []int{1, 2} {
-					n := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
-					n.Pool = NewWorkPool(WithThreads(threads))
-					if a := testing.AllocsPerRun(5, func() { _ = FusedConvChain(n) }); a != 0 {
-						t.Errorf("%s: %v allocations per run at %d threads", what, a, threads)
+			// Row bands and the channel split, each at 1, 2 and 3
+			// threads: the same bits as the automatic choice.
+			for _, force := range []int{1, 2} {
+				convChainForce = force
+				w := fmt.Sprintf("%s/force=%d", what, force)
+				o := nhwcRunBoth(t, w, "cuvil::FusedConvChain", attrs, in...)
+				convChainForce = 0
+				for j, v := range o.F32() {
+					if v != got.F32()[j] {
+						t.Fatalf("%s: [%d] = %v, want %v", w, j, v, got.F32()[j])
 					}
-					n.Pool.Close()
+				}
+			}
+			if pre && (ci < 2 || c.name == "small7_res") {
+				// No allocation per run once warm (session runs), in row
+				// bands and in the channel split.
+				for _, threads := range []int{1, 2} {
+					for _, force := range []int{1, 2} {
+						convChainForce = force
+						n := nnNode("cuvil::FusedConvChain", 1, attrs, 1, in...)
+						n.Pool = NewWorkPool(WithThreads(threads))
+						if a := testing.AllocsPerRun(5, func() { _ = FusedConvChain(n) }); a != 0 {
+							t.Errorf("%s: %v allocations per run at %d threads, force=%d", what, a, threads, force)
+						}
+						n.Pool.Close()
+						convChainForce = 0
+					}
 				}
 			}
 			// Without a pool (constant folding): band buffers in the node.
