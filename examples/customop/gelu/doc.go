@@ -15,7 +15,7 @@
 // Symbolic dims, sized by the inputs at run time: N.
 //
 // Opsets: ai.onnx 13, com.acme 1.
-// Passes run: gradient, inline-flexattention, shapes, constfold, dce, widen-half, remove-identity, canon-ops, cse, fold-reshape, fold-transpose, fuse-channel-shuffle, fuse-activation, fold-batchnorm, fold-affine, fuse-gelu, fuse-layernorm, fuse-attention, trim-conv-taps, convtranspose-as-conv, fuse-conv, fuse-gemm, fuse-quant, quantize, fuse-scaleshift, precision, layout, fuse-conv-chain, concat-into, fuse-se-gate, fuse-elementwise, compile-trees, prepack, cleanup.
+// Passes run: gradient, inline-flexattention, shapes, constfold, dce, widen-half, remove-identity, canon-ops, fold-pad, cse, fold-reshape, fold-transpose, fuse-channel-shuffle, fuse-activation, fold-batchnorm, fold-affine, fuse-gelu, fuse-layernorm, fuse-attention, trim-conv-taps, convtranspose-as-conv, fuse-conv, fuse-gemm, fuse-quant, quantize, fuse-scaleshift, precision, layout, fuse-conv-chain, concat-into, fuse-se-gate, fuse-elementwise, compile-trees, prepack, cleanup.
 //
 // Memory plan: 0 intermediate values in 0 bytes of arenas known at compile time (sum of their sizes 0; 0 computed in place), plus 2 values sized at run time.
 // Weights: 0 constants, 0 bytes in weights.bin, embedded and read in place by New. Kernel calls: 2.

@@ -76,10 +76,10 @@ var cuvilNodeTable = [...]cuvilNodeDesc{
 	{name: "/features/features.0/Conv", op: "FusedConv", version: 1, in: []int32{1, 2, 6}, out: []int32{0}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "dilations", kind: 3, ints: []int64{1, 1}}, {name: "group", kind: 0, i: 1}, {name: "kernel_shape", kind: 3, ints: []int64{3, 3}}, {name: "packed_w_shape", kind: 3, ints: []int64{8, 1, 3, 3}}, {name: "pads", kind: 3, ints: []int64{1, 1, 1, 1}}, {name: "strides", kind: 3, ints: []int64{1, 1}}}, hasAttrs: true},
 	{name: "/features/features.2/Conv", op: "FusedConv", version: 1, in: []int32{0, 10, 14}, out: []int32{4}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "dilations", kind: 3, ints: []int64{1, 1}}, {name: "group", kind: 0, i: 1}, {name: "kernel_shape", kind: 3, ints: []int64{3, 3}}, {name: "packed_w_shape", kind: 3, ints: []int64{16, 8, 3, 3}}, {name: "pads", kind: 3, ints: []int64{1, 1, 1, 1}}, {name: "strides", kind: 3, ints: []int64{1, 1}}}, hasAttrs: true},
 	{name: "/features/features.4/MaxPool", op: "MaxPool", version: 12, in: []int32{4}, out: []int32{8}, attrList: []cuvilAttr{{name: "ceil_mode", kind: 0}, {name: "kernel_shape", kind: 3, ints: []int64{2, 2}}, {name: "pads", kind: 3, ints: []int64{0, 0, 0, 0}}, {name: "strides", kind: 3, ints: []int64{2, 2}}}, hasAttrs: true},
-	{name: "/classifier/classifier.0/Flatten", op: "Flatten", version: 13, in: []int32{8}, out: []int32{12}, attrList: []cuvilAttr{{name: "axis", kind: 0, i: 1}}, hasAttrs: true},
-	{name: "/classifier/classifier.1/Gemm", op: "FusedGemm", version: 1, in: []int32{12, 18, 22}, out: []int32{16}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "alpha", kind: 1, f: 1.0}, {name: "beta", kind: 1, f: 1.0}, {name: "packed_b_shape", kind: 3, ints: []int64{32, 256}}, {name: "transB", kind: 0, i: 1}}, hasAttrs: true},
-	{name: "/classifier/classifier.3/Gemm", op: "Gemm", version: 13, in: []int32{16, 26, 30}, out: []int32{20}, attrList: []cuvilAttr{{name: "alpha", kind: 1, f: 1.0}, {name: "beta", kind: 1, f: 1.0}, {name: "packed_b_shape", kind: 3, ints: []int64{10, 32}}, {name: "transB", kind: 0, i: 1}}, hasAttrs: true},
-	{name: "/classifier/classifier.4/LogSoftmax", op: "LogSoftmax", version: 13, in: []int32{20}, out: []int32{24}, attrList: []cuvilAttr{{name: "axis", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/classifier/classifier.0/Flatten", op: "Flatten", version: 13, in: []int32{8}, out: []int32{8}, attrList: []cuvilAttr{{name: "axis", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/classifier/classifier.1/Gemm", op: "FusedGemm", version: 1, in: []int32{8, 18, 22}, out: []int32{12}, attrList: []cuvilAttr{{name: "activation", kind: 2, s: "Relu"}, {name: "alpha", kind: 1, f: 1.0}, {name: "beta", kind: 1, f: 1.0}, {name: "packed_b_shape", kind: 3, ints: []int64{32, 256}}, {name: "transB", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/classifier/classifier.3/Gemm", op: "Gemm", version: 13, in: []int32{12, 26, 30}, out: []int32{16}, attrList: []cuvilAttr{{name: "alpha", kind: 1, f: 1.0}, {name: "beta", kind: 1, f: 1.0}, {name: "packed_b_shape", kind: 3, ints: []int64{10, 32}}, {name: "transB", kind: 0, i: 1}}, hasAttrs: true},
+	{name: "/classifier/classifier.4/LogSoftmax", op: "LogSoftmax", version: 13, in: []int32{16}, out: []int32{20}, attrList: []cuvilAttr{{name: "axis", kind: 0, i: 1}}, hasAttrs: true},
 }
 
 // cuvilViewTable places the values of known size in the arenas (NewSession's cuvilSetupViews).
@@ -121,7 +121,7 @@ type Session struct {
 	pool   *workPool
 	prof   *profiler
 	inputs [1]Tensor
-	vals   [7]Tensor
+	vals   [6]Tensor
 	outs   [1]Tensor
 	nodes  [7]node
 }
@@ -168,7 +168,7 @@ func (s *Session) Run(in Input) (out Output, err error) {
 		return Output{}, err
 	}
 
-	return Output{LogProbs: &s.vals[6]}, nil
+	return Output{LogProbs: &s.vals[5]}, nil
 }
 
 // cuvilRun0 runs main-graph nodes 0 to 6.

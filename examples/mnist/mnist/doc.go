@@ -13,7 +13,7 @@
 //   - LogProbs (ONNX "log_probs"): f32[1,10]
 //
 // Opsets: ai.onnx 13, cuvil 1.
-// Passes run: gradient, inline-flexattention, shapes, constfold, dce, widen-half, remove-identity, canon-ops, cse, fold-reshape, fold-transpose, fuse-channel-shuffle, fuse-activation, fold-batchnorm, fold-affine, fuse-gelu, fuse-layernorm, fuse-attention, trim-conv-taps, convtranspose-as-conv, fuse-conv, fuse-gemm, fuse-quant, quantize, fuse-scaleshift, precision, layout, fuse-conv-chain, concat-into, fuse-se-gate, fuse-elementwise, compile-trees, prepack, cleanup.
+// Passes run: gradient, inline-flexattention, shapes, constfold, dce, widen-half, remove-identity, canon-ops, fold-pad, cse, fold-reshape, fold-transpose, fuse-channel-shuffle, fuse-activation, fold-batchnorm, fold-affine, fuse-gelu, fuse-layernorm, fuse-attention, trim-conv-taps, convtranspose-as-conv, fuse-conv, fuse-gemm, fuse-quant, quantize, fuse-scaleshift, precision, layout, fuse-conv-chain, concat-into, fuse-se-gate, fuse-elementwise, compile-trees, prepack, cleanup.
 //
 // Memory plan: 8 intermediate values in 233984 bytes of arenas known at compile time (sum of their sizes 345168; 1 computed in place).
 // Weights: 8 constants, 5020712 bytes in weights.bin, embedded and read in place by New. Kernel calls: 8.
