@@ -76,14 +76,17 @@ func foldPad(r *rewriter, p *ir.Node) {
 			return
 		}
 	}
+	own := consumerPads(u, rank-2)
+	if own == nil {
+		return
+	}
 	switch {
 	case isOp(u, "Conv"):
 		if value != 0 {
 			return
 		}
 	case isOp(u, "AveragePool"):
-		own := consumerPads(u, rank-2)
-		if value != 0 || own == nil || u.AttrInt("ceil_mode", 0) != 0 {
+		if value != 0 || u.AttrInt("ceil_mode", 0) != 0 {
 			return
 		}
 		if u.AttrInt("count_include_pad", 0) == 0 {
@@ -98,10 +101,6 @@ func foldPad(r *rewriter, p *ir.Node) {
 			return
 		}
 	default:
-		return
-	}
-	own := consumerPads(u, rank-2)
-	if own == nil {
 		return
 	}
 	sp := rank - 2
