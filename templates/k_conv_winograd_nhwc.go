@@ -1,5 +1,7 @@
 package templates
 
+import "sync/atomic"
+
 // Winograd F(4x4, 3x3) and F(2x2, 3x3) for cuvil::FusedConv with
 // layout=NHWC: a 3x3 kernel, unit strides and dilations, group 1, any
 // pads, float32. Channels lie in the vector lanes, so the transforms need
@@ -126,7 +128,8 @@ type wnTask struct {
 	f, pts           int // F(f x f, 3x3): pts = (f+2)^2 points
 	tb, t0, nt       int
 	section          int
-	tiles            int       // wnBlocks: all tiles, each part's share in blocks of at most tb
+	tiles, sz        int // wnBlocks: all tiles, in blocks of sz (<= tb) handed out by next
+	next             atomic.Int64
 	bufs             []float32 // wnBlocks: each part's V and Mo, per floats apart
 	per              int
 	zmode            int
@@ -216,7 +219,14 @@ func convWinogradNHWCT(n *Node, x, u, bias, z, y []float32, ldy, N, H, W, C, M, 
 		t.zmode = 2
 	}
 	if byBlocks {
-		t.tiles, t.section = tiles, wnBlocks
+		// Blocks of about equal size (the GEMM balances its row tiles
+		// itself), a whole number a part, so equal cores finish
+		// together: whole blocks of tb split between parts gave 196
+		// tiles in blocks of 54 as 108 + 88 (resnet50's 56x56 layers,
+		// the first part 1.3x the second's time). Each is at most tb.
+		nb := (blocks + threads - 1) / threads * threads
+		t.tiles, t.sz, t.section = tiles, (tiles+nb-1)/nb, wnBlocks
+		t.next.Store(0)
 		n.Pool.Run(threads, t)
 		*t = wnTask{}
 		return
@@ -260,22 +270,17 @@ func (t *wnTask) runPart(i, parts int) {
 		lo, hi := parSplit(t.nt, parts, i, 1)
 		t.outputs(t.t0, lo, hi, t.mo, t.dummy[i*t.M:(i+1)*t.M])
 	case wnBlocks:
-		// The part's share of the tiles, in blocks of at most tb of about
-		// equal size (the GEMM balances its row tiles itself): a split by
-		// whole blocks gave 196 tiles in blocks of 54 as 108 + 88
-		// (resnet50's 56x56 layers: the first part took 1.3x the
-		// second's time).
-		lo, hi := parSplit(t.tiles, parts, i, 1)
+		// Blocks of sz tiles, the next one to whoever is free (t.next):
+		// a part whose core runs faster takes more.
 		buf := t.bufs[i*t.per : (i+1)*t.per]
 		v, mo := buf[:t.pts*t.tb*t.kc], buf[t.pts*t.tb*t.kc:]
 		dummy := t.dummy[i*t.M : (i+1)*t.M]
-		nb := (hi - lo + t.tb - 1) / t.tb
-		sz := 0
-		if nb > 0 {
-			sz = (hi - lo + nb - 1) / nb
-		}
-		for t0 := lo; t0 < hi; t0 += sz {
-			nt := min(sz, hi-t0)
+		for {
+			t0 := (int(t.next.Add(1)) - 1) * t.sz
+			if t0 >= t.tiles {
+				return
+			}
+			nt := min(t.sz, t.tiles-t0)
 			t.inputs(t0, 0, nt, v)
 			t.gemms(nt, 0, t.pts, v, mo, i)
 			t.outputs(t0, 0, nt, mo, dummy)
