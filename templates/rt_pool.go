@@ -186,13 +186,17 @@ func (p *WorkPool) Close() {
 	close(p.wake)
 }
 
-// spinFor polls cond for about d, yielding the processor now and then.
+// spinFor polls cond for about d, pausing between polls (cpuRelax: PAUSE
+// on amd64, so the core the waiting thread shares with another, as a VM's
+// vCPUs may, runs the other at full speed) and yielding the processor now
+// and then.
 func spinFor(d time.Duration, cond func() bool) bool {
 	var start time.Time
 	for i := 0; ; i++ {
 		if cond() {
 			return true
 		}
+		cpuRelax()
 		if i&63 == 63 {
 			if start.IsZero() {
 				start = time.Now()
