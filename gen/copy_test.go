@@ -149,7 +149,7 @@ func TestGeneratedAPI(t *testing.T) {
 	want := []string{"BF16ToF32", "DType", "F16ToF32", "F32ToBF16", "F32ToF16", "Input", "LoadTensorFile", "MapElem", "MapKey", "MapOf",
 		"MapValue", "MapsOf", "Model", "New", "NewMap", "NewOptional",
 		"NewSequence", "NodeProfile", "Option", "OptionalValue", "Output", "ReadTensor", "Sequence", "Session", "SessionOptions",
-		"Tensor", "WithProfile", "WithThreads", "WithTrace"}
+		"Tensor", "WithProfile", "WithSpin", "WithThreads", "WithTrace"}
 	var got []string
 	fset := token.NewFileSet()
 	for name, src := range files {

@@ -22,7 +22,7 @@ import (
 var runtimeAPI = map[string]bool{
 	"Tensor": true, "DType": true,
 	"Option": true, "SessionOptions": true, "WithThreads": true, "WithProfile": true,
-	"WithTrace":   true,
+	"WithTrace": true, "WithSpin": true,
 	"NodeProfile": true,
 	"Sequence":    true, "OptionalValue": true, "NewSequence": true, "NewOptional": true,
 	"MapValue": true, "NewMap": true, "MapOf": true, "MapsOf": true, "MapKey": true, "MapElem": true,

@@ -136,10 +136,15 @@ func (t *sectionTask) runPart(i, parts int) {
 
 // TestPoolSections runs many sections back to back and with gaps longer
 // than the workers' spin, so both the polling and the parking hand-offs
-// run, and wants every part run exactly once per section.
+// run, and wants every part run exactly once per section: with the
+// default spin, a short one and none (WithSpin(0): every hand-off parks).
 func TestPoolSections(t *testing.T) {
-	for _, threads := range []int{2, 3, 5} {
-		p := NewWorkPool(WithThreads(threads))
+	for _, c := range []struct {
+		threads int
+		spin    []Option
+	}{{2, nil}, {3, nil}, {5, nil}, {2, []Option{WithSpin(0)}}, {3, []Option{WithSpin(50 * time.Microsecond)}}} {
+		threads := c.threads
+		p := NewWorkPool(append([]Option{WithThreads(threads)}, c.spin...)...)
 		task := &sectionTask{hits: make([]atomic.Int32, 16)}
 		for r := 0; r < 400; r++ {
 			parts := 1 + r%16

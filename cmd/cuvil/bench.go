@@ -32,6 +32,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	top := fs.Int("top", 20, "with -profile, how many nodes to list")
 	trace := fs.String("trace", "", "write the timed runs' Chrome trace event JSON to `file` (open it in ui.perfetto.dev or chrome://tracing)")
 	deadline := fs.Duration("deadline", 0, "run each timed run under a context with this timeout (Session.RunContext) and report how far past it the cancelled runs returned")
+	spin := fs.Duration("spin", time.Millisecond, "how long idle pool workers poll before they block (the session's WithSpin; 0: they block at once)")
 	dims := dimFlags{}
 	fs.Var(dims, "dim", "size of a symbolic dim, name=V (repeatable; default 1)")
 	var pf pipelineFlags
@@ -46,8 +47,8 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
-	if *runs < 1 || *threads < 1 || *warmup < 0 || *deadline < 0 {
-		return usagef("-runs and -threads must be at least 1, -warmup and -deadline at least 0")
+	if *runs < 1 || *threads < 1 || *warmup < 0 || *deadline < 0 || *spin < 0 {
+		return usagef("-runs and -threads must be at least 1, -warmup, -deadline and -spin at least 0")
 	}
 	m, _, err := load(*model, pf, stdout)
 	if err != nil {
@@ -79,7 +80,10 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if reason, ok := h.Failed["model"]; ok {
 		return fmt.Errorf("%s", reason)
 	}
-	job := harness.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs, Profile: *profile, Deadline: *deadline}
+	job := harness.Job{Model: "model", Out: h.Dir, Warmup: *warmup, Runs: *runs, Profile: *profile, Deadline: *deadline, Spin: *spin}
+	if *spin == 0 {
+		job.Spin = -1
+	}
 	if *trace != "" {
 		abs, err := filepath.Abs(*trace)
 		if err != nil {

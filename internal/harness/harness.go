@@ -242,7 +242,7 @@ func (h *Harness) writeMain() error {
 		path := "cuvilrun/" + hm.pkg
 		f.ImportName(path, hm.pkg)
 		fail := jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Nil(), jen.Err())
-		f.Func().Id("run_"+hm.pkg).Params(jen.Id("ins").Index().Op("*").Id("tensorData"), jen.Id("warmup"), jen.Id("runs").Int(), jen.Id("prof").Bool(), jen.Id("trace").String(), jen.Id("deadline").Qual("time", "Duration")).
+		f.Func().Id("run_"+hm.pkg).Params(jen.Id("ins").Index().Op("*").Id("tensorData"), jen.Id("warmup"), jen.Id("runs").Int(), jen.Id("prof").Bool(), jen.Id("trace").String(), jen.Id("deadline"), jen.Id("spin").Qual("time", "Duration")).
 			Params(jen.Index().Op("*").Id("tensorData"), jen.Index().Qual("time", "Duration"), jen.Index().Bool(), jen.Index().Id("nodeTime"), jen.Error()).BlockFunc(func(g *jen.Group) {
 			g.If(jen.Len(jen.Id("ins")).Op("!=").Lit(len(hm.inNames))).Block(
 				jen.Return(jen.Nil(), jen.Nil(), jen.Nil(), jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("model has %d inputs, got %%d", len(hm.inNames))), jen.Len(jen.Id("ins")))),
@@ -252,6 +252,7 @@ func (h *Harness) writeMain() error {
 			g.Var().Id("opts").Index().Qual(path, "Option")
 			g.If(jen.Id("prof")).Block(jen.Id("opts").Op("=").Append(jen.Id("opts"), jen.Qual(path, "WithProfile").Call()))
 			g.If(jen.Id("trace").Op("!=").Lit("")).Block(jen.Id("opts").Op("=").Append(jen.Id("opts"), jen.Qual(path, "WithTrace").Call()))
+			g.If(jen.Id("spin").Op("!=").Lit(0)).Block(jen.Id("opts").Op("=").Append(jen.Id("opts"), jen.Qual(path, "WithSpin").Call(jen.Id("spin"))))
 			g.Id("s").Op(":=").Id("m").Dot("NewSession").Call(jen.Id("opts").Op("..."))
 			g.Defer().Id("s").Dot("Close").Call()
 			fields := make([]jen.Code, len(hm.inNames))
@@ -479,6 +480,8 @@ type Job struct {
 	// Deadline > 0 runs each timed run through Session.RunContext under a
 	// context with this timeout; Result.Cancelled says which it stopped.
 	Deadline time.Duration `json:"deadline_ns,omitempty"`
+	// Spin, when not 0, sets the session's WithSpin (negative: no spin).
+	Spin time.Duration `json:"spin_ns,omitempty"`
 }
 
 // Result is what a job produced.

@@ -56,7 +56,7 @@ const maxNesting = 16
 // which timed runs the deadline cancelled, and with prof the per-node
 // profile of the timed runs; with trace a path, it writes the timed runs'
 // Chrome trace there (WithTrace, Session.WriteTrace).
-type runner func(ins []*tensorData, warmup, runs int, prof bool, trace string, deadline time.Duration) ([]*tensorData, []time.Duration, []bool, []nodeTime, error)
+type runner func(ins []*tensorData, warmup, runs int, prof bool, trace string, deadline, spin time.Duration) ([]*tensorData, []time.Duration, []bool, []nodeTime, error)
 
 // nodeTime is one node's entry of a generated session's profile.
 type nodeTime struct {
@@ -78,6 +78,8 @@ type job struct {
 	Trace   string   `json:"trace,omitempty"`
 	// DeadlineNS > 0 runs each timed run under a context with this timeout.
 	DeadlineNS int64 `json:"deadline_ns,omitempty"`
+	// SpinNS != 0 sets the session's WithSpin (negative: no spin).
+	SpinNS int64 `json:"spin_ns,omitempty"`
 }
 
 type result struct {
@@ -135,7 +137,7 @@ func runJob(j job) (res result) {
 			res = result{Error: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	outs, times, cancelled, prof, err := run(ins, j.Warmup, j.Runs, j.Profile, j.Trace, time.Duration(j.DeadlineNS))
+	outs, times, cancelled, prof, err := run(ins, j.Warmup, j.Runs, j.Profile, j.Trace, time.Duration(j.DeadlineNS), time.Duration(j.SpinNS))
 	if err != nil {
 		return result{Error: err.Error()}
 	}
