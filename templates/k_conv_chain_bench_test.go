@@ -26,18 +26,23 @@ func BenchmarkConvChain(b *testing.B) {
 		name            string
 		c, ce, m, hw, s int
 		res             bool
+		k               int // depthwise kernel (0: 3)
 	}{
-		{"f1_dw32_112", 32, 0, 16, 112, 1, false},
-		{"f2_16_96_112_s2", 16, 96, 24, 112, 2, false},
-		{"f3_24_144_56", 24, 144, 24, 56, 1, true},
-		{"f4_24_144_56_s2", 24, 144, 32, 56, 2, false},
-		{"f5_32_192_28", 32, 192, 32, 28, 1, true},
-		{"f7_32_192_28_s2", 32, 192, 64, 28, 2, false},
-		{"f8_64_384_14", 64, 384, 64, 14, 1, true},
-		{"f12_96_576_14", 96, 576, 96, 14, 1, true},
-		{"f14_96_576_14_s2", 96, 576, 160, 14, 2, false},
-		{"f15_160_960_7", 160, 960, 160, 7, 1, true},
-		{"f17_160_960_7", 160, 960, 320, 7, 1, false},
+		{"mn8_40_120_28_5x5", 40, 120, 40, 28, 1, true, 5},
+		{"mn9_80_240_14_5x5", 80, 240, 80, 14, 1, true, 5},
+		{"mn12_112_672_14_3x3", 112, 672, 112, 14, 1, true, 3},
+		{"mn13_192_1152_7_5x5", 192, 1152, 192, 7, 1, true, 5},
+		{"f1_dw32_112", 32, 0, 16, 112, 1, false, 0},
+		{"f2_16_96_112_s2", 16, 96, 24, 112, 2, false, 0},
+		{"f3_24_144_56", 24, 144, 24, 56, 1, true, 0},
+		{"f4_24_144_56_s2", 24, 144, 32, 56, 2, false, 0},
+		{"f5_32_192_28", 32, 192, 32, 28, 1, true, 0},
+		{"f7_32_192_28_s2", 32, 192, 64, 28, 2, false, 0},
+		{"f8_64_384_14", 64, 384, 64, 14, 1, true, 0},
+		{"f12_96_576_14", 96, 576, 96, 14, 1, true, 0},
+		{"f14_96_576_14_s2", 96, 576, 160, 14, 2, false, 0},
+		{"f15_160_960_7", 160, 960, 160, 7, 1, true, 0},
+		{"f17_160_960_7", 160, 960, 320, 7, 1, false, 0},
 	}
 	relu6 := Attrs{"activation": "Clip", "activation_params": []float32{0, 6}}
 	pack := func(w *Tensor, grp int) *Tensor {
@@ -56,13 +61,15 @@ func BenchmarkConvChain(b *testing.B) {
 			if c.res {
 				z = nnRand(r, 1, oh, oh, c.m)
 			}
-			wd, bd := nnRand(r, ce, 1, 3, 3), nnRand(r, ce)
+			kk := max(c.k, 3)
+			pd := int64(kk / 2)
+			wd, bd := nnRand(r, ce, 1, kk, kk), nnRand(r, ce)
 			wp, bp := nnRand(r, c.m, ce, 1, 1), nnRand(r, c.m)
-			dwAttrs := Attrs{"group": int64(ce), "pads": []int64{1, 1, 1, 1}, "strides": []int64{int64(c.s), int64(c.s)}, "layout": "NHWC", ConvPackedAttr: ints64(wd.Shape)}
+			dwAttrs := Attrs{"group": int64(ce), "pads": []int64{pd, pd, pd, pd}, "strides": []int64{int64(c.s), int64(c.s)}, "layout": "NHWC", ConvPackedAttr: ints64(wd.Shape)}
 			for k, v := range relu6 {
 				dwAttrs[k] = v
 			}
-			chainAttrs := Attrs{"pads": []int64{1, 1, 1, 1}, "strides": []int64{int64(c.s), int64(c.s)}, "dw_activation": "Clip", "dw_activation_params": []float32{0, 6}}
+			chainAttrs := Attrs{"kernel_shape": []int64{int64(kk), int64(kk)}, "pads": []int64{pd, pd, pd, pd}, "strides": []int64{int64(c.s), int64(c.s)}, "dw_activation": "Clip", "dw_activation_params": []float32{0, 6}}
 			var split []*Node
 			var shapes []int64
 			chainIn := []*Tensor{x, nil, nil, pack(wd, ce), bd, pack(wp, 1), bp, z}
