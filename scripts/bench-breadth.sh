@@ -14,7 +14,9 @@
 #   BENCH_ROUNDS   the runs are split into this many rounds, alternating
 #                  cuvil, ORT, ORT, cuvil... so load drifts hit both alike;
 #                  an engine's median is the median of its round medians
-#                  (default 2: their mean)
+#                  (default 6: a VM's speed moves in phases of a second or
+#                  so, up to 1.3x on one model; two rounds of 5 runs left
+#                  single ratios +-30%)
 #   BENCH_EXPORT=1 export a model.sh model missing from the cache (model.sh
 #                  NAME 17, or 13 for the models it has at 13 only)
 #   BENCH_OUT      also write the markdown table to this file
@@ -40,7 +42,7 @@ ORT_BENCH=$SHARED/tools/ort/bench.sh
 MODEL_SH=$SHARED/tools/export/model.sh
 THREADS=${BENCH_THREADS:-1 2}
 RUNS=${BENCH_RUNS:-20}
-ROUNDS=${BENCH_ROUNDS:-2}
+ROUNDS=${BENCH_ROUNDS:-6}
 [ -x "$CUVIL" ] || { echo "bench-breadth: $CUVIL not built (make build)" >&2; exit 1; }
 
 # model.sh's models: name and the opset to export when missing (13 for the
