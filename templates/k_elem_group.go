@@ -411,6 +411,16 @@ func ewBinVS[T float32 | float64](op int, dst, a []T, b T) {
 		silu32(d)
 		return
 	}
+	if d, ok := any(dst).([]float32); ok && op == ewpPow && b == 2 {
+		// x*x: float32(math.Pow(x, 2)) rounds the exact float64 square
+		// once, as the float32 product does (YOLO heads' (2*sigmoid)^2:
+		// math.Pow cost ~50 ns an element).
+		x := any(a).([]float32)
+		for i := range d {
+			d[i] = x[i] * x[i]
+		}
+		return
+	}
 	if d, ok := any(dst).([]float32); ok && op == ewpLeakyRelu {
 		// The float32 vector row, as the unfused LeakyRelu kernel.
 		copy(d, any(a).([]float32))
