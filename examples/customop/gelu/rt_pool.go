@@ -25,6 +25,10 @@ type SessionOptions struct {
 	// Trace makes the session keep a trace of its runs, the pool's parts
 	// included (see rt_trace.go); it implies Profile.
 	Trace bool
+	// Spin is how long an idle worker, and the caller waiting for a
+	// section's last part, poll before they block (see WithSpin): 0 means
+	// the default, 1 ms; negative, not at all.
+	Spin time.Duration
 }
 
 // Option sets one of SessionOptions.
@@ -34,6 +38,23 @@ type Option func(*SessionOptions)
 func WithThreads(n int) Option {
 	return func(o *SessionOptions) {
 		o.Threads = max(n, 1)
+	}
+}
+
+// WithSpin sets how long a session's idle workers, and its caller waiting
+// for a section's last part, poll before they block (d <= 0: they block at
+// once). Polling catches the next section without a wake-up, which costs
+// 50-150 us on a VM and can leave a core idle for as long at every
+// section: the default, 1 ms, suits a machine whose cores the session has
+// to itself (resnet50 at 2 threads on Zen 3: 44 against 56 ms with 50 us).
+// Where more threads are runnable than there are cores, a spinning thread
+// takes a core from them: a shorter spin, or none, suits that machine.
+func WithSpin(d time.Duration) Option {
+	return func(o *SessionOptions) {
+		o.Spin = d
+		if d <= 0 {
+			o.Spin = -1
+		}
 	}
 }
 
@@ -47,13 +68,14 @@ type parTask interface {
 // A section is published by writing task and parts and then making gen odd;
 // it is closed by making gen even again. Workers take part indices from the
 // atomic counter next, so handing out work costs no channel operation. Idle
-// workers poll gen for about poolSpin before they park on wake; Run sends a
+// workers poll gen for about spin before they park on wake; Run sends a
 // wake token only to parked ones (sleeping counts them), so back-to-back
 // sections, the common case in a model, never touch a channel. The caller
 // waits for the last part the same way: it polls, then blocks on fin, which
 // the worker that finishes the last part fills.
 type workPool struct {
 	threads  int
+	spin     time.Duration // SessionOptions.Spin resolved: 0 never polls
 	task     parTask
 	parts    int
 	gen      atomic.Uint64 // odd while a section is open
@@ -145,11 +167,16 @@ func (p *workPool) Cancelled() bool {
 var errCancelled = errors.New("run cancelled")
 
 // poolSpin is how long an idle worker, and the caller waiting for the
-// last part, poll before blocking. Sections in a model follow each other
-// within microseconds, so the poll catches the next one without a futex
-// wake-up (tens of microseconds on a VM); past it, an idle pool costs no
-// CPU.
-const poolSpin = 50 * time.Microsecond
+// last part, poll before blocking unless WithSpin says otherwise. Sections
+// in a model follow each other within microseconds, so the poll catches
+// the next one without a futex wake-up (50-150 us on a VM); past it, an
+// idle pool costs no CPU. 50 us was too short on Zen 3: a worker done
+// with its part before the caller parked, and joined the next section a
+// median 36 us (p90 140 us) late.
+const poolSpin = time.Millisecond
+
+// poolPreempted: see spinFor.
+const poolPreempted = 250 * time.Microsecond
 
 // NewWorkPool starts a pool for the options (threads-1 goroutines).
 func newWorkPool(opts ...Option) *workPool {
@@ -160,8 +187,14 @@ func newWorkPool(opts ...Option) *workPool {
 	if o.Threads < 1 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
-	p := &workPool{threads: o.Threads, wake: make(chan struct{}, o.Threads), fin: make(chan struct{}, 1),
+	p := &workPool{threads: o.Threads, spin: poolSpin, wake: make(chan struct{}, o.Threads), fin: make(chan struct{}, 1),
 		slots: make([]any, o.Threads)}
+	switch {
+	case o.Spin < 0:
+		p.spin = 0
+	case o.Spin > 0:
+		p.spin = o.Spin
+	}
 	if o.Trace {
 		p.trace = newTraceParts(o.Threads)
 	}
@@ -188,19 +221,32 @@ func (p *workPool) Close() {
 	close(p.wake)
 }
 
-// spinFor polls cond for about d, yielding the processor now and then.
+// spinFor polls cond for about d, pausing between polls (cpuRelax: PAUSE
+// on amd64, so the core the waiting thread shares with another, as a VM's
+// vCPUs may, runs the other at full speed) and yielding the processor now
+// and then. It gives up early when 64 polls (some 15 us) took over
+// poolPreempted: the thread did not run for a while, so the machine has
+// more runnable threads than cores, and a spinning one would take a core
+// from them.
 func spinFor(d time.Duration, cond func() bool) bool {
-	var start time.Time
+	if d <= 0 {
+		return cond()
+	}
+	var start, last time.Time
 	for i := 0; ; i++ {
 		if cond() {
 			return true
 		}
+		cpuRelax()
 		if i&63 == 63 {
-			if start.IsZero() {
-				start = time.Now()
-			} else if time.Since(start) > d {
+			now := time.Now()
+			switch {
+			case start.IsZero():
+				start = now
+			case now.Sub(start) > d, now.Sub(last) > poolPreempted:
 				return false
 			}
+			last = now
 			runtime.Gosched()
 		}
 	}
@@ -213,7 +259,7 @@ func (p *workPool) worker(w int) {
 		return g&1 == 1 && g != seen || p.closed.Load()
 	}
 	for {
-		if !spinFor(poolSpin, ready) {
+		if !spinFor(p.spin, ready) {
 			// Park. Run hands a token to every worker it counted in
 			// sleeping; one that finds work before blocking takes its
 			// count back if Run has not, else it eats the token.
@@ -320,7 +366,7 @@ func (p *workPool) Run(parts int, t parTask) {
 	}
 	p.drain(0)
 	done := func() bool { return p.finished.Load() == int64(parts) }
-	if !spinFor(poolSpin, done) {
+	if !spinFor(p.spin, done) {
 		// Exactly one side clears waiting: the finisher (which then
 		// sends on fin) or the caller finding the parts done.
 		p.waiting.Store(true)

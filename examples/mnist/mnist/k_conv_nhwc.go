@@ -5,6 +5,7 @@ package mnist
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // NHWC kernels: the layout pass (passes/layout.go) runs chains of
@@ -356,15 +357,36 @@ func nhwcConvGemm(n *node, g nhwcGeom, x, wp []float32, wh []uint16, bias, z, y 
 			parts = threads
 		}
 	}
-	// Balance the chunks of a part's rows (rounding their number to the
-	// nearest): 49 rows in chunks of 48 would stream W' a second time for
-	// one row (resnet50's layer4 convs: 1.35x slower).
-	pr := rows
+	// Chunks of about equal size (rounding their number to the nearest:
+	// 49 rows in chunks of 48 would stream W' a second time for one row,
+	// resnet50's layer4 convs 1.35x slower). They cover all the rows, not
+	// a part's share, and the parts take them one at a time from t.next
+	// (t.nch work units; by columns, units of columns): a part whose core
+	// runs faster takes more, where a fixed share left the other core
+	// waiting (resnet50 at 2 threads: 2-4 ms of 56 a run, either core the
+	// slower one). A row's values do not depend on its chunk, so results
+	// do not depend on the split.
+	nch := max(1, (rows+t.chunk/2)/t.chunk)
 	if !t.byCols {
-		pr = min(rows, ((rows+parts-1)/parts+5)/6*6)
+		// At least eight chunks of 48 rows or more, whatever the thread
+		// count, so the chunks, and the elements an activation's vector
+		// kernel or its scalar tail computes, are the same at any count;
+		// fewer than one a part only on small maps.
+		nch = max(nch, min(8, rows/48), parts)
 	}
-	nch := max(1, (pr+t.chunk/2)/t.chunk)
-	t.chunk = ((pr+nch-1)/nch + 5) / 6 * 6
+	t.chunk = (rows + nch - 1) / nch
+	t.nch = (rows + t.chunk - 1) / t.chunk
+	if t.byCols {
+		// Column units: about four a part of 64 columns at least when a
+		// part's rows are read in place or gathered once (one chunk),
+		// else one a part (each unit gathers every chunk's windows).
+		t.nch = parts
+		if pointwise || t.chunk >= rows {
+			t.nch = max(parts, min(4*parts, M/64)/parts*parts)
+		}
+	}
+	parts = min(parts, t.nch)
+	t.next.Store(0)
 	if inNCHW {
 		t.nchw = true
 		t.nchwOffsets(n)
@@ -472,9 +494,13 @@ type nhwcConvTask struct {
 	y, col         []float32
 	M, K, chunk    int
 	ldy            int
-	pointwise      bool
-	byCols         bool
-	after          bool
+	// nch work units (row chunks, or column units by columns), handed
+	// out by next.
+	nch       int
+	next      atomic.Int64
+	pointwise bool
+	byCols    bool
+	after     bool
 	// scale (pointwise only): X's rows times it per image (hw rows
 	// each) and channel, applied chunk by chunk into col (input Scale).
 	scale []float32
@@ -548,14 +574,19 @@ func (t *nhwcConvTask) runPart(i, parts int) {
 		return
 	}
 	g, M, K := &t.g, t.M, t.K
-	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
+	rows := g.N * g.OH * g.OW
 	bufs := scratchFor(t.pool, i).pkBufs()
 	var col []float32
 	if t.col != nil {
 		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
 	}
-	for a := r0; a < r1; a += t.chunk {
-		b := min(a+t.chunk, r1)
+	for {
+		u := int(t.next.Add(1)) - 1
+		if u >= t.nch {
+			return
+		}
+		a := u * t.chunk
+		b := min(a+t.chunk, rows)
 		src := col
 		blk := t.y[a*t.ldy:]
 		var z []float32
@@ -609,13 +640,18 @@ func (t *nhwcConvTask) runGroups(i, parts int) {
 	g, M, K := &t.g, t.M, t.K
 	Cg, Mg, Kg := t.Cg, t.Mg, K/t.groups
 	gsz := sgemmPackedBSize(Kg, Mg)
-	r0, r1 := parSplit(g.N*g.OH*g.OW, parts, i, 6)
+	rows := g.N * g.OH * g.OW
 	var col []float32
 	if t.col != nil {
 		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
 	}
-	for a := r0; a < r1; a += t.chunk {
-		b := min(a+t.chunk, r1)
+	for {
+		u := int(t.next.Add(1)) - 1
+		if u >= t.nch {
+			return
+		}
+		a := u * t.chunk
+		b := min(a+t.chunk, rows)
 		src := col
 		if t.pointwise {
 			src = t.x[a*K:]
@@ -778,23 +814,37 @@ func (t *nhwcConvTask) nchwIm2col(col []float32, a, b int) {
 func (t *nhwcConvTask) runCols(i, parts int) {
 	g, M, K := &t.g, t.M, t.K
 	rows := g.N * g.OH * g.OW
-	j0, j1 := parSplit(M, parts, i, sgemmColAlign())
-	if j0 >= j1 {
-		return
-	}
 	bufs := scratchFor(t.pool, i).pkBufs()
 	var col []float32
 	if !t.pointwise {
 		col = t.col[i*t.chunk*K : (i+1)*t.chunk*K]
 	}
+	gathered := -1 // the chunk whose windows col holds
+	for {
+		u := int(t.next.Add(1)) - 1
+		if u >= t.nch {
+			return
+		}
+		j0, j1 := parSplit(M, t.nch, u, sgemmColAlign())
+		if j0 < j1 {
+			t.cols(j0, j1, rows, bufs, col, &gathered)
+		}
+	}
+}
+
+// cols is runCols for the column unit [j0, j1): chunk rows at a time,
+// their windows gathered into col unless it holds them already.
+func (t *nhwcConvTask) cols(j0, j1, rows int, bufs *sgemmPkBufs, col []float32, gathered *int) {
+	M, K := t.M, t.K
 	lo, hi, clamp := fusedClampOf(t.act)
 	for a := 0; a < rows; a += t.chunk {
 		b := min(a+t.chunk, rows)
 		src := col
 		if t.pointwise {
 			src = t.x[a*K:]
-		} else {
+		} else if *gathered != a {
 			t.im2col(col, a, b)
+			*gathered = a
 		}
 		if nhwcPWFast {
 			// The tiles on this part's columns, A in place (or the
