@@ -130,25 +130,32 @@ func TestLSTMGates(t *testing.T) {
 	}
 }
 
+// TestSgemvRowTransB checks the batch-1 product with B transposed on both
+// of its paths: alpha 1 with beta 0 or 1 on the vector row kernels
+// (gemvRows32, float32 sums: tolerance k ulps of the sum of |terms|), the
+// rest on dot4x32 (float64 sums).
 func TestSgemvRowTransB(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{1, 3, 4, 5, 10, 13} {
-		for _, k := range []int{1, 7, 8, 9, 33, 130} {
+	for _, n := range []int{1, 3, 4, 5, 10, 13, 37} {
+		for _, k := range []int{1, 7, 8, 9, 17, 33, 130, 577} {
 			ldb := k + 2
 			a := vecRand(r, k, 1)
 			b := vecRand(r, n*ldb, 1)
 			c0 := vecRand(r, n, 1)
-			for _, beta := range []float32{0, 1, 0.5} {
-				c := append([]float32(nil), c0...)
-				sgemvRow(true, n, k, 1.5, a, b, ldb, beta, c)
-				for j := range n {
-					var want float64
-					for p := range k {
-						want += float64(a[p]) * float64(b[j*ldb+p])
-					}
-					want = 1.5*want + float64(beta)*float64(c0[j])
-					if math.Abs(float64(c[j])-want) > 1e-5 {
-						t.Fatalf("n=%d k=%d beta=%v: c[%d] = %v, want %v", n, k, beta, j, c[j], want)
+			for _, alpha := range []float32{1, 1.5} {
+				for _, beta := range []float32{0, 1, 0.5} {
+					c := append([]float32(nil), c0...)
+					sgemvRow(true, n, k, alpha, a, b, ldb, beta, c)
+					for j := range n {
+						var want, abs float64
+						for p := range k {
+							want += float64(a[p]) * float64(b[j*ldb+p])
+							abs += math.Abs(float64(a[p]) * float64(b[j*ldb+p]))
+						}
+						want = float64(alpha)*want + float64(beta)*float64(c0[j])
+						if tol := float64(k)*6e-8*abs + 1e-6; math.Abs(float64(c[j])-want) > tol {
+							t.Fatalf("n=%d k=%d alpha=%v beta=%v: c[%d] = %v, want %v (tolerance %.2g)", n, k, alpha, beta, j, c[j], want, tol)
+						}
 					}
 				}
 			}
@@ -214,4 +221,35 @@ func BenchmarkGemvRows(b *testing.B) {
 			sgemvRow(true, gh, hs, 1, x, a, hs, 1, y)
 		}
 	})
+}
+
+// TestSgemvRowNoTrans checks the batch-1 product with B as stored [k, n]
+// (rows of B scaled by a[p] and added, axpy32) against float64 sums.
+func TestSgemvRowNoTrans(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 3, 7, 8, 9, 17, 40, 1001} {
+		for _, k := range []int{1, 2, 5, 33} {
+			ldb := n + 3
+			a := vecRand(r, k, 1)
+			b := vecRand(r, k*ldb, 1)
+			c0 := vecRand(r, n, 1)
+			for _, alpha := range []float32{1, -0.75} {
+				for _, beta := range []float32{0, 1, 0.5} {
+					c := append([]float32(nil), c0...)
+					sgemvRow(false, n, k, alpha, a, b, ldb, beta, c)
+					for j := range n {
+						var want, abs float64
+						for p := range k {
+							want += float64(a[p]) * float64(b[p*ldb+j])
+							abs += math.Abs(float64(a[p]) * float64(b[p*ldb+j]))
+						}
+						want = float64(alpha)*want + float64(beta)*float64(c0[j])
+						if tol := float64(k+2)*1.2e-7*(abs+math.Abs(float64(c0[j]))) + 1e-7; math.Abs(float64(c[j])-want) > tol {
+							t.Fatalf("n=%d k=%d alpha=%v beta=%v: c[%d] = %v, want %v (tolerance %.2g)", n, k, alpha, beta, j, c[j], want, tol)
+						}
+					}
+				}
+			}
+		}
+	}
 }
