@@ -15,8 +15,8 @@ import (
 // convolution's old form is the input Transpose plus the NHWC
 // convolution.
 func BenchmarkNHWCPWLayers(b *testing.B) {
-	if !cpuHasAVX512 {
-		b.Skip("no AVX-512")
+	if !cpuHasAVX2FMA {
+		b.Skip("no AVX2")
 	}
 	r := rand.New(rand.NewSource(1))
 	convs := []struct {
@@ -24,16 +24,19 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 		x, w     []int
 		attrs    Attrs
 		residual bool
+		act      string
 	}{
-		{"pw_c32_16_112", []int{1, 32, 112, 112}, []int{16, 32, 1, 1}, nil, false},
-		{"pw_c16_96_112", []int{1, 16, 112, 112}, []int{96, 16, 1, 1}, nil, false},
-		{"pw_c96_24_56", []int{1, 96, 56, 56}, []int{24, 96, 1, 1}, nil, false},
-		{"pw_c144_24_56_res", []int{1, 144, 56, 56}, []int{24, 144, 1, 1}, nil, true},
-		{"pw_c24_144_56", []int{1, 24, 56, 56}, []int{144, 24, 1, 1}, nil, false},
-		{"pw_c144_32_28", []int{1, 144, 28, 28}, []int{32, 144, 1, 1}, nil, false},
-		{"pw_c320_1280_7", []int{1, 320, 7, 7}, []int{1280, 320, 1, 1}, nil, false},
-		{"nchw_3x3s2_c3_32_224", []int{1, 3, 224, 224}, []int{32, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false},
-		{"nchw_7x7s2_c3_64_224", []int{1, 3, 224, 224}, []int{64, 3, 7, 7}, Attrs{"strides": []int64{2, 2}, "pads": []int64{3, 3, 3, 3}}, false},
+		{"pw_c32_16_112", []int{1, 32, 112, 112}, []int{16, 32, 1, 1}, nil, false, ""},
+		{"pw_c16_96_112", []int{1, 16, 112, 112}, []int{96, 16, 1, 1}, nil, false, ""},
+		{"pw_c96_24_56", []int{1, 96, 56, 56}, []int{24, 96, 1, 1}, nil, false, ""},
+		{"pw_c144_24_56_res", []int{1, 144, 56, 56}, []int{24, 144, 1, 1}, nil, true, ""},
+		{"pw_c24_144_56", []int{1, 24, 56, 56}, []int{144, 24, 1, 1}, nil, false, ""},
+		{"pw_c144_32_28", []int{1, 144, 28, 28}, []int{32, 144, 1, 1}, nil, false, ""},
+		{"pw_c320_1280_7", []int{1, 320, 7, 7}, []int{1280, 320, 1, 1}, nil, false, ""},
+		{"nchw_3x3s2_c3_32_224", []int{1, 3, 224, 224}, []int{32, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, ""},
+		{"nchw_7x7s2_c3_64_224", []int{1, 3, 224, 224}, []int{64, 3, 7, 7}, Attrs{"strides": []int64{2, 2}, "pads": []int64{3, 3, 3, 3}}, false, ""},
+		// mobilenet_v3's and lraspp's stem: 16 channels, HardSwish.
+		{"nchw_3x3s2_c3_16_224_hswish", []int{1, 3, 224, 224}, []int{16, 3, 3, 3}, Attrs{"strides": []int64{2, 2}, "pads": []int64{1, 1, 1, 1}}, false, "HardSwish"},
 	}
 	defer func(f, a, w bool) { nhwcPWFast, nhwcPWAVX2, sgemmWide = f, a, w }(nhwcPWFast, nhwcPWAVX2, sgemmWide)
 	for _, c := range convs {
@@ -46,6 +49,10 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 			delete(attrs, "activation")
 			delete(attrs, "activation_params")
 		}
+		if c.act != "" {
+			attrs["activation"] = c.act
+			delete(attrs, "activation_params")
+		}
 		for k, v := range c.attrs {
 			attrs[k] = v
 		}
@@ -53,6 +60,9 @@ func BenchmarkNHWCPWLayers(b *testing.B) {
 			name              string
 			tiles, avx2, wide bool
 		}{{"sgemm", false, false, true}, {"tiles", true, false, true}, {"sgemm_avx2", false, true, false}, {"tiles_avx2", true, true, false}} {
+			if !v.avx2 && !cpuHasAVX512 {
+				continue
+			}
 			tiles := v.tiles
 			nhwcPWFast, nhwcPWAVX2, sgemmWide = v.tiles, v.avx2, v.wide
 			var tr *Node
