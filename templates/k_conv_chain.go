@@ -439,8 +439,13 @@ func (t *convChainTask) runStages(n *Node, threads int) {
 	}
 	buf := nnBuf[float32](n, 3, esize+dsize)
 	t.eall, t.dall = buf[:esize], buf[esize:]
-	panels := func(c int) int { return min(threads, (c+sgemmPkNR-1)/sgemmPkNR) }
-	t.taps = nnBuf[int](n, 2, threads*2*g.kh*g.kw)
+	// Each stage's channels go out in units of whole panels, up to
+	// convChainUnits a thread, which the pool's goroutines take as they
+	// come free (a 2-thread trace of mobilenet_v3_large had the worker's
+	// equal half of an expand take 1.3-1.7x the caller's, section after
+	// section). Every column is computed alike whatever the units.
+	panels := func(c int) int { return min(convChainUnits*threads, (c+sgemmPkNR-1)/sgemmPkNR) }
+	t.taps = nnBuf[int](n, 2, convChainUnits*threads*2*g.kh*g.kw)
 	if t.wpe != nil {
 		t.stage = convChainExpand
 		n.Pool.Run(panels(Ce), t)
@@ -452,6 +457,10 @@ func (t *convChainTask) runStages(n *Node, threads int) {
 		n.Pool.Run(panels(t.M), t)
 	}
 }
+
+// convChainUnits is how many units of channels a thread's share of a
+// channel-split stage is cut into (see runStages).
+const convChainUnits = 4
 
 // convChainCols is part i's columns of c: whole 16-column panels.
 func convChainCols(c, parts, i int) (int, int) {
