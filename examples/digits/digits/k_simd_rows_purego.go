@@ -43,6 +43,9 @@ func lstmGates32(g, c, h []float32) { lstmGatesGo(g, c, h) }
 
 func gemvRows32(y, x, a []float32, lda int) { gemvRowsGo(y, x, a, lda) }
 
+// gemvRowsVec: no vector row kernels without assembly.
+func gemvRowsVec(n, k int) bool { return false }
+
 func mul32(y, a, b []float32) { mulGo(y, a, b) }
 
 func mulRows16(y, x, s []float32) { mulRows16Go(y, x, s) }

@@ -291,6 +291,12 @@ func gemvRows32(y, x, a []float32, lda int) {
 	}
 }
 
+// gemvRowsVec reports whether gemvRows32 runs n rows of length k on its
+// vector kernels (else it calls sgemvRow, which must not call it back).
+func gemvRowsVec(n, k int) bool {
+	return n >= 4 && (cpuHasAVX512 && k >= 16 || cpuHasAVX2FMA && k >= 8)
+}
+
 // lstmGates32 is lstmGatesGo, in assembly when len(h) is a multiple of 8.
 func lstmGates32(g, c, h []float32) {
 	hs := len(h)
