@@ -2,7 +2,8 @@
 # make bench-breadth: Cuvil and ONNX Runtime side by side on every model in
 # ../shared/models and every model ../shared/tools/export/model.sh offers
 # that is in the model cache, per thread count: median ms of each, their
-# ratio (cuvil/ORT, below 1 is Cuvil faster) and the geometric mean of the
+# ratio (cuvil/ORT, below 1 is Cuvil faster), the ratio of the two engines'
+# fastest runs, and the geometric mean of the
 # ratios per thread count. Prints a markdown table (progress goes to stderr).
 #
 # Environment:
@@ -126,13 +127,14 @@ cuvil_ms() { # model runs threads dims...
 	local args=() x
 	for x in "$@"; do args+=(-dim "$x"); done
 	"$CUVIL" bench -model "$m" -threads "$t" -runs "$r" "${args[@]}" 2>>"$errlog" |
-		awk '{for (i = 1; i < NF; i++) if ($i == "median") print $(i+1)}'
+		awk '{for (i = 1; i < NF; i++) { if ($i == "median") md = $(i+1); if ($i == "min") mn = $(i+1) } } END { if (md != "") print md, mn }'
 }
 ort_ms() {
 	local m=$1 r=$2 t=$3; shift 3
 	local args=() x
 	for x in "$@"; do args+=(--dim "$x"); done
-	"$ORT_BENCH" "$m" "$t" "$r" --int-max 4 "${args[@]}" 2>>"$errlog" | awk '$1 == "median" {print $2}'
+	"$ORT_BENCH" "$m" "$t" "$r" --int-max 4 "${args[@]}" 2>>"$errlog" |
+		awk '$1 == "median" { md = $2; for (i = 1; i < NF; i++) if ($i == "min") mn = $(i+1) } END { if (md != "") print md, mn }'
 }
 
 fmt() { [ "$1" = - ] && echo - || awk -v x="$1" 'BEGIN{ printf (x < 1 ? "%.3f" : x < 10 ? "%.2f" : "%.1f"), x }'; }
@@ -178,7 +180,7 @@ fi
 
 rows=()
 failed=()
-declare -A logsum=() count=()
+declare -A logsum=() mlogsum=() count=()
 for entry in "${list[@]}"; do
 	f=${entry%% *}; d=${entry#* }
 	name=${f%_op*}
@@ -189,7 +191,7 @@ for entry in "${list[@]}"; do
 	cfail=0
 	for t in $THREADS; do
 		echo "bench-breadth: $f, $t thread(s), $ROUNDS x $per runs each" >&2
-		cs=() os=()
+		cs=() os=() cmin=() omin=()
 		for ((k = 0; k < ROUNDS; k++)); do
 			order="c o"; [ $((k % 2)) = 1 ] && order="o c"
 			for e in $order; do
@@ -197,40 +199,44 @@ for entry in "${list[@]}"; do
 					[ $cfail = 1 ] && continue # failed once: do not compile it again
 					: >"$errlog"
 					v=$(cuvil_ms "$d/model.onnx" "$per" "$t" "${dims[@]}") || true
-					[ -n "$v" ] && cs+=("$v") || {
+					[ -n "$v" ] && { cs+=("${v% *}"); cmin+=("${v#* }"); } || {
 						cfail=1; failed+=("$f")
 						echo "bench-breadth: $f: cuvil failed: $(tail -c 300 "$errlog")" >&2
 					}
 				elif [ $have_ort = 1 ]; then
 					v=$(ort_ms "$d/model.onnx" "$per" "$t" "${dims[@]}") || true
-					[ -n "$v" ] && os+=("$v")
+					[ -n "$v" ] && { os+=("${v% *}"); omin+=("${v#* }"); }
 				fi
 			done
 		done
-		c=-; o=-; ratio=-
+		c=-; o=-; ratio=-; mratio=-
 		[ ${#cs[@]} -gt 0 ] && c=$(printf '%s\n' "${cs[@]}" | median)
 		[ ${#os[@]} -gt 0 ] && o=$(printf '%s\n' "${os[@]}" | median)
 		if [ "$c" != - ] && [ "$o" != - ]; then
 			ratio=$(awk -v c="$c" -v o="$o" 'BEGIN{ printf "%.2f", c / o }')
+			cm=$(printf '%s\n' "${cmin[@]}" | sort -g | head -1); om=$(printf '%s\n' "${omin[@]}" | sort -g | head -1)
+			mratio=$(awk -v c="$cm" -v o="$om" 'BEGIN{ if (c > 0 && o > 0) printf "%.2f", c / o; else print "-" }')
+			[ "$mratio" != - ] && mlogsum[$t]=$(awk -v s="${mlogsum[$t]:-0}" -v r="$mratio" 'BEGIN{ printf "%.6f", s + log(r) }')
 			logsum[$t]=$(awk -v s="${logsum[$t]:-0}" -v c="$c" -v o="$o" 'BEGIN{ printf "%.6f", s + log(c / o) }')
 			count[$t]=$(( ${count[$t]:-0} + 1 ))
 		fi
-		rows+=("| $f | $t | $(fmt "$c") | $(fmt "$o") | $ratio |")
+		rows+=("| $f | $t | $(fmt "$c") | $(fmt "$o") | $ratio | $mratio |")
 	done
 done
 
 {
-	echo "| model | threads | cuvil ms | ORT ms | cuvil/ORT |"
-	echo "|---|---|---|---|---|"
+	echo "| model | threads | cuvil ms | ORT ms | cuvil/ORT | fastest runs' ratio |"
+	echo "|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 	for t in $THREADS; do
 		n=${count[$t]:-0}
 		if [ "$n" -gt 0 ]; then
 			g=$(awk -v s="${logsum[$t]}" -v n="$n" 'BEGIN{ printf "%.2f", exp(s / n) }')
-			echo "| **geometric mean** ($n models) | $t | | | **$g** |"
+			gm=$(awk -v s="${mlogsum[$t]:-0}" -v n="$n" 'BEGIN{ printf "%.2f", exp(s / n) }')
+			echo "| **geometric mean** ($n models) | $t | | | **$g** | $gm |"
 		fi
 	done
 	[ ${#failed[@]} -gt 0 ] && echo && echo "cuvil failed on (not in the means): ${failed[*]}."
 	echo
-	echo "Medians of $RUNS timed runs per engine (half for the slowest models) in $ROUNDS alternating rounds, $(date -u +%Y-%m-%d), $(nproc) CPUs."
+	echo "Medians of $RUNS timed runs per engine (half for the slowest models) in $ROUNDS alternating rounds, $(date -u +%Y-%m-%d), $(nproc) CPUs; the last column is the ratio of each engine's fastest run (less moved by a VM's slow phases)."
 } | if [ -n "${BENCH_OUT:-}" ]; then tee "$BENCH_OUT"; else cat; fi
