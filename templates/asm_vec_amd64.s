@@ -340,7 +340,23 @@ DATA vecConsts<>+1328(SB)/4, $0x0000007f
 DATA vecConsts<>+1332(SB)/4, $0x0000007f
 DATA vecConsts<>+1336(SB)/4, $0x0000007f
 DATA vecConsts<>+1340(SB)/4, $0x0000007f
-GLOBL vecConsts<>(SB), RODATA|NOPTR, $1344
+DATA vecConsts<>+1344(SB)/4, $0xc2fa0000
+DATA vecConsts<>+1348(SB)/4, $0xc2fa0000
+DATA vecConsts<>+1352(SB)/4, $0xc2fa0000
+DATA vecConsts<>+1356(SB)/4, $0xc2fa0000
+DATA vecConsts<>+1360(SB)/4, $0xc2fa0000
+DATA vecConsts<>+1364(SB)/4, $0xc2fa0000
+DATA vecConsts<>+1368(SB)/4, $0xc2fa0000
+DATA vecConsts<>+1372(SB)/4, $0xc2fa0000
+DATA vecConsts<>+1376(SB)/4, $0x42fe0000
+DATA vecConsts<>+1380(SB)/4, $0x42fe0000
+DATA vecConsts<>+1384(SB)/4, $0x42fe0000
+DATA vecConsts<>+1388(SB)/4, $0x42fe0000
+DATA vecConsts<>+1392(SB)/4, $0x42fe0000
+DATA vecConsts<>+1396(SB)/4, $0x42fe0000
+DATA vecConsts<>+1400(SB)/4, $0x42fe0000
+DATA vecConsts<>+1404(SB)/4, $0x42fe0000
+GLOBL vecConsts<>(SB), RODATA|NOPTR, $1408
 
 // func dwConv9AVX2(y *float32, src *[9]*float32, w *[9]float32, n int, bias float32, lo float32, hi float32)
 // Requires: AVX, FMA3
@@ -4000,44 +4016,68 @@ sigmoidAVX2_many:
 	VFMADD213PS  Y4, Y9, Y7
 	VADDPS       vecConsts<>+0(SB), Y5, Y5
 	VADDPS       vecConsts<>+0(SB), Y7, Y7
-	VMULPS       vecConsts<>+64(SB), Y2, Y3
-	VROUNDPS     $0x01, Y3, Y3
-	VSUBPS       Y3, Y2, Y2
-	VMULPS       vecConsts<>+64(SB), Y6, Y4
-	VROUNDPS     $0x01, Y4, Y4
-	VSUBPS       Y4, Y6, Y6
-	VCVTTPS2DQ   Y3, Y3
-	VPADDD       vecConsts<>+1312(SB), Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VMULPS       Y3, Y5, Y5
-	VCVTTPS2DQ   Y4, Y4
-	VPADDD       vecConsts<>+1312(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y4, Y7, Y7
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y3
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y4
+	VANDPS       Y4, Y3, Y3
+	VMOVAPS      Y3, Y3
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y6, Y4
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y6, Y8
+	VANDPS       Y8, Y4, Y4
+	VANDPS       Y4, Y3, Y3
+	VMOVMSKPS    Y3, SI
+	CMPL         SI, $0xff
+	JNE          scale256_1_slow
 	VCVTTPS2DQ   Y2, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y5, Y5
-	VCVTTPS2DQ   Y6, Y6
-	VPADDD       vecConsts<>+1312(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y7, Y7
-	VADDPS       vecConsts<>+0(SB), Y5, Y2
-	VADDPS       vecConsts<>+0(SB), Y7, Y6
-	VXORPS       Y3, Y3, Y3
-	VCMPPS       $0x01, Y3, Y0, Y0
-	VMOVUPS      vecConsts<>+0(SB), Y3
-	VBLENDVPS    Y0, Y5, Y3, Y3
-	VXORPS       Y4, Y4, Y4
-	VCMPPS       $0x01, Y4, Y1, Y0
-	VMOVUPS      vecConsts<>+0(SB), Y4
-	VBLENDVPS    Y0, Y7, Y4, Y4
-	VDIVPS       Y2, Y3, Y3
-	VDIVPS       Y6, Y4, Y4
-	VMOVUPS      Y3, (AX)(DX*4)
-	VMOVUPS      Y4, 32(AX)(DX*4)
-	ADDQ         $0x00000010, DX
-	JMP          sigmoidAVX2_many
+	VCVTTPS2DQ   Y6, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y7, Y7
+	JMP          scale256_1_done
+
+scale256_1_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y3
+	VROUNDPS   $0x01, Y3, Y3
+	VSUBPS     Y3, Y2, Y2
+	VMULPS     vecConsts<>+64(SB), Y6, Y4
+	VROUNDPS   $0x01, Y4, Y4
+	VSUBPS     Y4, Y6, Y6
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y5, Y5
+	VCVTTPS2DQ Y4, Y4
+	VPADDD     vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD     $0x17, Y4, Y4
+	VMULPS     Y4, Y7, Y7
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y5, Y5
+	VCVTTPS2DQ Y6, Y6
+	VPADDD     vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD     $0x17, Y6, Y6
+	VMULPS     Y6, Y7, Y7
+
+scale256_1_done:
+	VADDPS    vecConsts<>+0(SB), Y5, Y2
+	VADDPS    vecConsts<>+0(SB), Y7, Y6
+	VXORPS    Y3, Y3, Y3
+	VCMPPS    $0x01, Y3, Y0, Y0
+	VMOVUPS   vecConsts<>+0(SB), Y3
+	VBLENDVPS Y0, Y5, Y3, Y3
+	VXORPS    Y4, Y4, Y4
+	VCMPPS    $0x01, Y4, Y1, Y0
+	VMOVUPS   vecConsts<>+0(SB), Y4
+	VBLENDVPS Y0, Y7, Y4, Y4
+	VDIVPS    Y2, Y3, Y3
+	VDIVPS    Y6, Y4, Y4
+	VMOVUPS   Y3, (AX)(DX*4)
+	VMOVUPS   Y4, 32(AX)(DX*4)
+	ADDQ      $0x00000010, DX
+	JMP       sigmoidAVX2_many
 
 sigmoidAVX2_one0:
 	MOVQ CX, BX
@@ -4063,26 +4103,42 @@ sigmoidAVX2_one:
 	VMULPS       Y2, Y2, Y4
 	VFMADD213PS  Y2, Y4, Y3
 	VADDPS       vecConsts<>+0(SB), Y3, Y3
-	VMULPS       vecConsts<>+64(SB), Y1, Y2
-	VROUNDPS     $0x01, Y2, Y2
-	VSUBPS       Y2, Y1, Y1
-	VCVTTPS2DQ   Y2, Y2
-	VPADDD       vecConsts<>+1312(SB), Y2, Y2
-	VPSLLD       $0x17, Y2, Y2
-	VMULPS       Y2, Y3, Y3
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y1, Y2
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y1, Y4
+	VANDPS       Y4, Y2, Y2
+	VMOVAPS      Y2, Y2
+	VMOVMSKPS    Y2, SI
+	CMPL         SI, $0xff
+	JNE          scale256_2_slow
 	VCVTTPS2DQ   Y1, Y1
 	VPADDD       vecConsts<>+1312(SB), Y1, Y1
 	VPSLLD       $0x17, Y1, Y1
 	VMULPS       Y1, Y3, Y3
-	VADDPS       vecConsts<>+0(SB), Y3, Y1
-	VXORPS       Y2, Y2, Y2
-	VCMPPS       $0x01, Y2, Y0, Y0
-	VMOVUPS      vecConsts<>+0(SB), Y2
-	VBLENDVPS    Y0, Y3, Y2, Y2
-	VDIVPS       Y1, Y2, Y2
-	VMOVUPS      Y2, (AX)(DX*4)
-	ADDQ         $0x08, DX
-	JMP          sigmoidAVX2_one
+	JMP          scale256_2_done
+
+scale256_2_slow:
+	VMULPS     vecConsts<>+64(SB), Y1, Y2
+	VROUNDPS   $0x01, Y2, Y2
+	VSUBPS     Y2, Y1, Y1
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y3, Y3
+	VCVTTPS2DQ Y1, Y1
+	VPADDD     vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD     $0x17, Y1, Y1
+	VMULPS     Y1, Y3, Y3
+
+scale256_2_done:
+	VADDPS    vecConsts<>+0(SB), Y3, Y1
+	VXORPS    Y2, Y2, Y2
+	VCMPPS    $0x01, Y2, Y0, Y0
+	VMOVUPS   vecConsts<>+0(SB), Y2
+	VBLENDVPS Y0, Y3, Y2, Y2
+	VDIVPS    Y1, Y2, Y2
+	VMOVUPS   Y2, (AX)(DX*4)
+	ADDQ      $0x08, DX
+	JMP       sigmoidAVX2_one
 
 sigmoidAVX2_tail:
 	CMPQ DX, CX
@@ -4111,24 +4167,40 @@ sigmoidAVX2_tail:
 	VMULPS       Y3, Y3, Y5
 	VFMADD213PS  Y3, Y5, Y4
 	VADDPS       vecConsts<>+0(SB), Y4, Y4
-	VMULPS       vecConsts<>+64(SB), Y2, Y3
-	VROUNDPS     $0x01, Y3, Y3
-	VSUBPS       Y3, Y2, Y2
-	VCVTTPS2DQ   Y3, Y3
-	VPADDD       vecConsts<>+1312(SB), Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y3
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y5
+	VANDPS       Y5, Y3, Y3
+	VMOVAPS      Y3, Y3
+	VMOVMSKPS    Y3, CX
+	CMPL         CX, $0xff
+	JNE          scale256_3_slow
 	VCVTTPS2DQ   Y2, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y4, Y4
-	VADDPS       vecConsts<>+0(SB), Y4, Y2
-	VXORPS       Y3, Y3, Y3
-	VCMPPS       $0x01, Y3, Y1, Y1
-	VMOVUPS      vecConsts<>+0(SB), Y3
-	VBLENDVPS    Y1, Y4, Y3, Y3
-	VDIVPS       Y2, Y3, Y3
-	VMASKMOVPS   Y3, Y0, (AX)(DX*4)
+	JMP          scale256_3_done
+
+scale256_3_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y3
+	VROUNDPS   $0x01, Y3, Y3
+	VSUBPS     Y3, Y2, Y2
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y4, Y4
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y4, Y4
+
+scale256_3_done:
+	VADDPS     vecConsts<>+0(SB), Y4, Y2
+	VXORPS     Y3, Y3, Y3
+	VCMPPS     $0x01, Y3, Y1, Y1
+	VMOVUPS    vecConsts<>+0(SB), Y3
+	VBLENDVPS  Y1, Y4, Y3, Y3
+	VDIVPS     Y2, Y3, Y3
+	VMASKMOVPS Y3, Y0, (AX)(DX*4)
 
 sigmoidAVX2_done:
 	VZEROUPPER
@@ -4179,46 +4251,70 @@ siluAVX2_many:
 	VFMADD213PS  Y4, Y9, Y7
 	VADDPS       vecConsts<>+0(SB), Y5, Y5
 	VADDPS       vecConsts<>+0(SB), Y7, Y7
-	VMULPS       vecConsts<>+64(SB), Y2, Y3
-	VROUNDPS     $0x01, Y3, Y3
-	VSUBPS       Y3, Y2, Y2
-	VMULPS       vecConsts<>+64(SB), Y6, Y4
-	VROUNDPS     $0x01, Y4, Y4
-	VSUBPS       Y4, Y6, Y6
-	VCVTTPS2DQ   Y3, Y3
-	VPADDD       vecConsts<>+1312(SB), Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VMULPS       Y3, Y5, Y5
-	VCVTTPS2DQ   Y4, Y4
-	VPADDD       vecConsts<>+1312(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y4, Y7, Y7
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y3
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y4
+	VANDPS       Y4, Y3, Y3
+	VMOVAPS      Y3, Y3
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y6, Y4
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y6, Y8
+	VANDPS       Y8, Y4, Y4
+	VANDPS       Y4, Y3, Y3
+	VMOVMSKPS    Y3, SI
+	CMPL         SI, $0xff
+	JNE          scale256_4_slow
 	VCVTTPS2DQ   Y2, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y5, Y5
-	VCVTTPS2DQ   Y6, Y6
-	VPADDD       vecConsts<>+1312(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y7, Y7
-	VADDPS       vecConsts<>+0(SB), Y5, Y2
-	VADDPS       vecConsts<>+0(SB), Y7, Y6
-	VXORPS       Y3, Y3, Y3
-	VCMPPS       $0x01, Y3, Y0, Y4
-	VMOVUPS      vecConsts<>+0(SB), Y3
-	VBLENDVPS    Y4, Y5, Y3, Y3
-	VXORPS       Y4, Y4, Y4
-	VCMPPS       $0x01, Y4, Y1, Y5
-	VMOVUPS      vecConsts<>+0(SB), Y4
-	VBLENDVPS    Y5, Y7, Y4, Y4
-	VDIVPS       Y2, Y3, Y3
-	VDIVPS       Y6, Y4, Y4
-	VMULPS       Y0, Y3, Y3
-	VMULPS       Y1, Y4, Y4
-	VMOVUPS      Y3, (AX)(DX*4)
-	VMOVUPS      Y4, 32(AX)(DX*4)
-	ADDQ         $0x00000010, DX
-	JMP          siluAVX2_many
+	VCVTTPS2DQ   Y6, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y7, Y7
+	JMP          scale256_4_done
+
+scale256_4_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y3
+	VROUNDPS   $0x01, Y3, Y3
+	VSUBPS     Y3, Y2, Y2
+	VMULPS     vecConsts<>+64(SB), Y6, Y4
+	VROUNDPS   $0x01, Y4, Y4
+	VSUBPS     Y4, Y6, Y6
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y5, Y5
+	VCVTTPS2DQ Y4, Y4
+	VPADDD     vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD     $0x17, Y4, Y4
+	VMULPS     Y4, Y7, Y7
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y5, Y5
+	VCVTTPS2DQ Y6, Y6
+	VPADDD     vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD     $0x17, Y6, Y6
+	VMULPS     Y6, Y7, Y7
+
+scale256_4_done:
+	VADDPS    vecConsts<>+0(SB), Y5, Y2
+	VADDPS    vecConsts<>+0(SB), Y7, Y6
+	VXORPS    Y3, Y3, Y3
+	VCMPPS    $0x01, Y3, Y0, Y4
+	VMOVUPS   vecConsts<>+0(SB), Y3
+	VBLENDVPS Y4, Y5, Y3, Y3
+	VXORPS    Y4, Y4, Y4
+	VCMPPS    $0x01, Y4, Y1, Y5
+	VMOVUPS   vecConsts<>+0(SB), Y4
+	VBLENDVPS Y5, Y7, Y4, Y4
+	VDIVPS    Y2, Y3, Y3
+	VDIVPS    Y6, Y4, Y4
+	VMULPS    Y0, Y3, Y3
+	VMULPS    Y1, Y4, Y4
+	VMOVUPS   Y3, (AX)(DX*4)
+	VMOVUPS   Y4, 32(AX)(DX*4)
+	ADDQ      $0x00000010, DX
+	JMP       siluAVX2_many
 
 siluAVX2_one0:
 	MOVQ CX, BX
@@ -4244,27 +4340,43 @@ siluAVX2_one:
 	VMULPS       Y2, Y2, Y4
 	VFMADD213PS  Y2, Y4, Y3
 	VADDPS       vecConsts<>+0(SB), Y3, Y3
-	VMULPS       vecConsts<>+64(SB), Y1, Y2
-	VROUNDPS     $0x01, Y2, Y2
-	VSUBPS       Y2, Y1, Y1
-	VCVTTPS2DQ   Y2, Y2
-	VPADDD       vecConsts<>+1312(SB), Y2, Y2
-	VPSLLD       $0x17, Y2, Y2
-	VMULPS       Y2, Y3, Y3
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y1, Y2
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y1, Y4
+	VANDPS       Y4, Y2, Y2
+	VMOVAPS      Y2, Y2
+	VMOVMSKPS    Y2, SI
+	CMPL         SI, $0xff
+	JNE          scale256_5_slow
 	VCVTTPS2DQ   Y1, Y1
 	VPADDD       vecConsts<>+1312(SB), Y1, Y1
 	VPSLLD       $0x17, Y1, Y1
 	VMULPS       Y1, Y3, Y3
-	VADDPS       vecConsts<>+0(SB), Y3, Y1
-	VXORPS       Y2, Y2, Y2
-	VCMPPS       $0x01, Y2, Y0, Y4
-	VMOVUPS      vecConsts<>+0(SB), Y2
-	VBLENDVPS    Y4, Y3, Y2, Y2
-	VDIVPS       Y1, Y2, Y2
-	VMULPS       Y0, Y2, Y2
-	VMOVUPS      Y2, (AX)(DX*4)
-	ADDQ         $0x08, DX
-	JMP          siluAVX2_one
+	JMP          scale256_5_done
+
+scale256_5_slow:
+	VMULPS     vecConsts<>+64(SB), Y1, Y2
+	VROUNDPS   $0x01, Y2, Y2
+	VSUBPS     Y2, Y1, Y1
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y3, Y3
+	VCVTTPS2DQ Y1, Y1
+	VPADDD     vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD     $0x17, Y1, Y1
+	VMULPS     Y1, Y3, Y3
+
+scale256_5_done:
+	VADDPS    vecConsts<>+0(SB), Y3, Y1
+	VXORPS    Y2, Y2, Y2
+	VCMPPS    $0x01, Y2, Y0, Y4
+	VMOVUPS   vecConsts<>+0(SB), Y2
+	VBLENDVPS Y4, Y3, Y2, Y2
+	VDIVPS    Y1, Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VMOVUPS   Y2, (AX)(DX*4)
+	ADDQ      $0x08, DX
+	JMP       siluAVX2_one
 
 siluAVX2_tail:
 	CMPQ DX, CX
@@ -4293,25 +4405,41 @@ siluAVX2_tail:
 	VMULPS       Y3, Y3, Y5
 	VFMADD213PS  Y3, Y5, Y4
 	VADDPS       vecConsts<>+0(SB), Y4, Y4
-	VMULPS       vecConsts<>+64(SB), Y2, Y3
-	VROUNDPS     $0x01, Y3, Y3
-	VSUBPS       Y3, Y2, Y2
-	VCVTTPS2DQ   Y3, Y3
-	VPADDD       vecConsts<>+1312(SB), Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y3
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y5
+	VANDPS       Y5, Y3, Y3
+	VMOVAPS      Y3, Y3
+	VMOVMSKPS    Y3, CX
+	CMPL         CX, $0xff
+	JNE          scale256_6_slow
 	VCVTTPS2DQ   Y2, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y4, Y4
-	VADDPS       vecConsts<>+0(SB), Y4, Y2
-	VXORPS       Y3, Y3, Y3
-	VCMPPS       $0x01, Y3, Y1, Y5
-	VMOVUPS      vecConsts<>+0(SB), Y3
-	VBLENDVPS    Y5, Y4, Y3, Y3
-	VDIVPS       Y2, Y3, Y3
-	VMULPS       Y1, Y3, Y3
-	VMASKMOVPS   Y3, Y0, (AX)(DX*4)
+	JMP          scale256_6_done
+
+scale256_6_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y3
+	VROUNDPS   $0x01, Y3, Y3
+	VSUBPS     Y3, Y2, Y2
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y4, Y4
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y4, Y4
+
+scale256_6_done:
+	VADDPS     vecConsts<>+0(SB), Y4, Y2
+	VXORPS     Y3, Y3, Y3
+	VCMPPS     $0x01, Y3, Y1, Y5
+	VMOVUPS    vecConsts<>+0(SB), Y3
+	VBLENDVPS  Y5, Y4, Y3, Y3
+	VDIVPS     Y2, Y3, Y3
+	VMULPS     Y1, Y3, Y3
+	VMASKMOVPS Y3, Y0, (AX)(DX*4)
 
 siluAVX2_done:
 	VZEROUPPER
@@ -4450,32 +4578,56 @@ expAVX2_many:
 	VFMADD213PS  Y1, Y7, Y5
 	VADDPS       vecConsts<>+0(SB), Y3, Y3
 	VADDPS       vecConsts<>+0(SB), Y5, Y5
-	VMULPS       vecConsts<>+64(SB), Y2, Y0
-	VROUNDPS     $0x01, Y0, Y0
-	VSUBPS       Y0, Y2, Y2
-	VMULPS       vecConsts<>+64(SB), Y4, Y1
-	VROUNDPS     $0x01, Y1, Y1
-	VSUBPS       Y1, Y4, Y4
-	VCVTTPS2DQ   Y0, Y0
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y0
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y1
+	VANDPS       Y1, Y0, Y0
+	VMOVAPS      Y0, Y0
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y4, Y1
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y4, Y6
+	VANDPS       Y6, Y1, Y1
+	VANDPS       Y1, Y0, Y0
+	VMOVMSKPS    Y0, SI
+	CMPL         SI, $0xff
+	JNE          scale256_7_slow
+	VCVTTPS2DQ   Y2, Y0
 	VPADDD       vecConsts<>+1312(SB), Y0, Y0
 	VPSLLD       $0x17, Y0, Y0
 	VMULPS       Y0, Y3, Y3
-	VCVTTPS2DQ   Y1, Y1
-	VPADDD       vecConsts<>+1312(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VMULPS       Y1, Y5, Y5
-	VCVTTPS2DQ   Y2, Y2
-	VPADDD       vecConsts<>+1312(SB), Y2, Y2
-	VPSLLD       $0x17, Y2, Y2
-	VMULPS       Y2, Y3, Y3
-	VCVTTPS2DQ   Y4, Y4
-	VPADDD       vecConsts<>+1312(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y4, Y5, Y5
-	VMOVUPS      Y3, (AX)(DX*4)
-	VMOVUPS      Y5, 32(AX)(DX*4)
-	ADDQ         $0x00000010, DX
-	JMP          expAVX2_many
+	VCVTTPS2DQ   Y4, Y0
+	VPADDD       vecConsts<>+1312(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y5, Y5
+	JMP          scale256_7_done
+
+scale256_7_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y0
+	VROUNDPS   $0x01, Y0, Y0
+	VSUBPS     Y0, Y2, Y2
+	VMULPS     vecConsts<>+64(SB), Y4, Y1
+	VROUNDPS   $0x01, Y1, Y1
+	VSUBPS     Y1, Y4, Y4
+	VCVTTPS2DQ Y0, Y0
+	VPADDD     vecConsts<>+1312(SB), Y0, Y0
+	VPSLLD     $0x17, Y0, Y0
+	VMULPS     Y0, Y3, Y3
+	VCVTTPS2DQ Y1, Y1
+	VPADDD     vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD     $0x17, Y1, Y1
+	VMULPS     Y1, Y5, Y5
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y3, Y3
+	VCVTTPS2DQ Y4, Y4
+	VPADDD     vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD     $0x17, Y4, Y4
+	VMULPS     Y4, Y5, Y5
+
+scale256_7_done:
+	VMOVUPS Y3, (AX)(DX*4)
+	VMOVUPS Y5, 32(AX)(DX*4)
+	ADDQ    $0x00000010, DX
+	JMP     expAVX2_many
 
 expAVX2_one0:
 	MOVQ CX, BX
@@ -4503,20 +4655,36 @@ expAVX2_one:
 	VMULPS       Y0, Y0, Y3
 	VFMADD213PS  Y0, Y3, Y2
 	VADDPS       vecConsts<>+0(SB), Y2, Y2
-	VMULPS       vecConsts<>+64(SB), Y1, Y0
-	VROUNDPS     $0x01, Y0, Y0
-	VSUBPS       Y0, Y1, Y1
-	VCVTTPS2DQ   Y0, Y0
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y1, Y0
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y1, Y3
+	VANDPS       Y3, Y0, Y0
+	VMOVAPS      Y0, Y0
+	VMOVMSKPS    Y0, SI
+	CMPL         SI, $0xff
+	JNE          scale256_8_slow
+	VCVTTPS2DQ   Y1, Y0
 	VPADDD       vecConsts<>+1312(SB), Y0, Y0
 	VPSLLD       $0x17, Y0, Y0
 	VMULPS       Y0, Y2, Y2
-	VCVTTPS2DQ   Y1, Y1
-	VPADDD       vecConsts<>+1312(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VMULPS       Y1, Y2, Y2
-	VMOVUPS      Y2, (AX)(DX*4)
-	ADDQ         $0x08, DX
-	JMP          expAVX2_one
+	JMP          scale256_8_done
+
+scale256_8_slow:
+	VMULPS     vecConsts<>+64(SB), Y1, Y0
+	VROUNDPS   $0x01, Y0, Y0
+	VSUBPS     Y0, Y1, Y1
+	VCVTTPS2DQ Y0, Y0
+	VPADDD     vecConsts<>+1312(SB), Y0, Y0
+	VPSLLD     $0x17, Y0, Y0
+	VMULPS     Y0, Y2, Y2
+	VCVTTPS2DQ Y1, Y1
+	VPADDD     vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD     $0x17, Y1, Y1
+	VMULPS     Y1, Y2, Y2
+
+scale256_8_done:
+	VMOVUPS Y2, (AX)(DX*4)
+	ADDQ    $0x08, DX
+	JMP     expAVX2_one
 
 expAVX2_tail:
 	CMPQ DX, CX
@@ -4547,18 +4715,34 @@ expAVX2_tail:
 	VMULPS       Y1, Y1, Y4
 	VFMADD213PS  Y1, Y4, Y3
 	VADDPS       vecConsts<>+0(SB), Y3, Y3
-	VMULPS       vecConsts<>+64(SB), Y2, Y1
-	VROUNDPS     $0x01, Y1, Y1
-	VSUBPS       Y1, Y2, Y2
-	VCVTTPS2DQ   Y1, Y1
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y1
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y4
+	VANDPS       Y4, Y1, Y1
+	VMOVAPS      Y1, Y1
+	VMOVMSKPS    Y1, CX
+	CMPL         CX, $0xff
+	JNE          scale256_9_slow
+	VCVTTPS2DQ   Y2, Y1
 	VPADDD       vecConsts<>+1312(SB), Y1, Y1
 	VPSLLD       $0x17, Y1, Y1
 	VMULPS       Y1, Y3, Y3
-	VCVTTPS2DQ   Y2, Y2
-	VPADDD       vecConsts<>+1312(SB), Y2, Y2
-	VPSLLD       $0x17, Y2, Y2
-	VMULPS       Y2, Y3, Y3
-	VMASKMOVPS   Y3, Y0, (AX)(DX*4)
+	JMP          scale256_9_done
+
+scale256_9_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y1
+	VROUNDPS   $0x01, Y1, Y1
+	VSUBPS     Y1, Y2, Y2
+	VCVTTPS2DQ Y1, Y1
+	VPADDD     vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD     $0x17, Y1, Y1
+	VMULPS     Y1, Y3, Y3
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y3, Y3
+
+scale256_9_done:
+	VMASKMOVPS Y3, Y0, (AX)(DX*4)
 
 expAVX2_done:
 	VZEROUPPER
@@ -4611,64 +4795,88 @@ tanhAVX2_many:
 	VFMADD213PS  Y6, Y11, Y9
 	VADDPS       vecConsts<>+0(SB), Y7, Y7
 	VADDPS       vecConsts<>+0(SB), Y9, Y9
-	VMULPS       vecConsts<>+64(SB), Y2, Y4
-	VROUNDPS     $0x01, Y4, Y4
-	VSUBPS       Y4, Y2, Y2
-	VMULPS       vecConsts<>+64(SB), Y8, Y6
-	VROUNDPS     $0x01, Y6, Y6
-	VSUBPS       Y6, Y8, Y8
-	VCVTTPS2DQ   Y4, Y4
-	VPADDD       vecConsts<>+1312(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y4, Y7, Y7
-	VCVTTPS2DQ   Y6, Y6
-	VPADDD       vecConsts<>+1312(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y9, Y9
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y4
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y6
+	VANDPS       Y6, Y4, Y4
+	VMOVAPS      Y4, Y4
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y8, Y6
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y8, Y10
+	VANDPS       Y10, Y6, Y6
+	VANDPS       Y6, Y4, Y4
+	VMOVMSKPS    Y4, SI
+	CMPL         SI, $0xff
+	JNE          scale256_10_slow
 	VCVTTPS2DQ   Y2, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y7, Y7
-	VCVTTPS2DQ   Y8, Y8
-	VPADDD       vecConsts<>+1312(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y9
-	VMOVUPS      vecConsts<>+0(SB), Y2
-	VSUBPS       Y7, Y2, Y4
-	VADDPS       Y2, Y7, Y7
-	VSUBPS       Y9, Y2, Y6
-	VADDPS       Y2, Y9, Y9
-	VDIVPS       Y7, Y4, Y4
-	VDIVPS       Y9, Y6, Y6
-	VANDPS       vecConsts<>+832(SB), Y0, Y2
-	VORPS        Y2, Y4, Y4
-	VANDPS       vecConsts<>+832(SB), Y1, Y2
-	VORPS        Y2, Y6, Y6
-	VMULPS       Y0, Y0, Y2
-	VMOVUPS      vecConsts<>+1024(SB), Y7
-	VMULPS       Y1, Y1, Y8
-	VMOVUPS      vecConsts<>+1024(SB), Y9
-	VFMADD213PS  vecConsts<>+1056(SB), Y2, Y7
-	VFMADD213PS  vecConsts<>+1056(SB), Y8, Y9
-	VFMADD213PS  vecConsts<>+1088(SB), Y2, Y7
-	VFMADD213PS  vecConsts<>+1088(SB), Y8, Y9
-	VFMADD213PS  vecConsts<>+1120(SB), Y2, Y7
-	VFMADD213PS  vecConsts<>+1120(SB), Y8, Y9
-	VFMADD213PS  vecConsts<>+1152(SB), Y2, Y7
-	VFMADD213PS  vecConsts<>+1152(SB), Y8, Y9
-	VMULPS       Y0, Y2, Y2
-	VMULPS       Y1, Y8, Y8
-	VFMADD213PS  Y0, Y2, Y7
-	VFMADD213PS  Y1, Y8, Y9
-	VMOVUPS      vecConsts<>+1184(SB), Y0
-	VCMPPS       $0x01, Y0, Y3, Y1
-	VBLENDVPS    Y1, Y7, Y4, Y4
-	VCMPPS       $0x01, Y0, Y5, Y0
-	VBLENDVPS    Y0, Y9, Y6, Y6
-	VMOVUPS      Y4, (AX)(DX*4)
-	VMOVUPS      Y6, 32(AX)(DX*4)
-	ADDQ         $0x00000010, DX
-	JMP          tanhAVX2_many
+	VCVTTPS2DQ   Y8, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y9, Y9
+	JMP          scale256_10_done
+
+scale256_10_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y4
+	VROUNDPS   $0x01, Y4, Y4
+	VSUBPS     Y4, Y2, Y2
+	VMULPS     vecConsts<>+64(SB), Y8, Y6
+	VROUNDPS   $0x01, Y6, Y6
+	VSUBPS     Y6, Y8, Y8
+	VCVTTPS2DQ Y4, Y4
+	VPADDD     vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD     $0x17, Y4, Y4
+	VMULPS     Y4, Y7, Y7
+	VCVTTPS2DQ Y6, Y6
+	VPADDD     vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD     $0x17, Y6, Y6
+	VMULPS     Y6, Y9, Y9
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y7, Y7
+	VCVTTPS2DQ Y8, Y8
+	VPADDD     vecConsts<>+1312(SB), Y8, Y8
+	VPSLLD     $0x17, Y8, Y8
+	VMULPS     Y8, Y9, Y9
+
+scale256_10_done:
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VSUBPS      Y7, Y2, Y4
+	VADDPS      Y2, Y7, Y7
+	VSUBPS      Y9, Y2, Y6
+	VADDPS      Y2, Y9, Y9
+	VDIVPS      Y7, Y4, Y4
+	VDIVPS      Y9, Y6, Y6
+	VANDPS      vecConsts<>+832(SB), Y0, Y2
+	VORPS       Y2, Y4, Y4
+	VANDPS      vecConsts<>+832(SB), Y1, Y2
+	VORPS       Y2, Y6, Y6
+	VMULPS      Y0, Y0, Y2
+	VMOVUPS     vecConsts<>+1024(SB), Y7
+	VMULPS      Y1, Y1, Y8
+	VMOVUPS     vecConsts<>+1024(SB), Y9
+	VFMADD213PS vecConsts<>+1056(SB), Y2, Y7
+	VFMADD213PS vecConsts<>+1056(SB), Y8, Y9
+	VFMADD213PS vecConsts<>+1088(SB), Y2, Y7
+	VFMADD213PS vecConsts<>+1088(SB), Y8, Y9
+	VFMADD213PS vecConsts<>+1120(SB), Y2, Y7
+	VFMADD213PS vecConsts<>+1120(SB), Y8, Y9
+	VFMADD213PS vecConsts<>+1152(SB), Y2, Y7
+	VFMADD213PS vecConsts<>+1152(SB), Y8, Y9
+	VMULPS      Y0, Y2, Y2
+	VMULPS      Y1, Y8, Y8
+	VFMADD213PS Y0, Y2, Y7
+	VFMADD213PS Y1, Y8, Y9
+	VMOVUPS     vecConsts<>+1184(SB), Y0
+	VCMPPS      $0x01, Y0, Y3, Y1
+	VBLENDVPS   Y1, Y7, Y4, Y4
+	VCMPPS      $0x01, Y0, Y5, Y0
+	VBLENDVPS   Y0, Y9, Y6, Y6
+	VMOVUPS     Y4, (AX)(DX*4)
+	VMOVUPS     Y6, 32(AX)(DX*4)
+	ADDQ        $0x00000010, DX
+	JMP         tanhAVX2_many
 
 tanhAVX2_one0:
 	MOVQ CX, BX
@@ -4695,37 +4903,53 @@ tanhAVX2_one:
 	VMULPS       Y3, Y3, Y5
 	VFMADD213PS  Y3, Y5, Y4
 	VADDPS       vecConsts<>+0(SB), Y4, Y4
-	VMULPS       vecConsts<>+64(SB), Y1, Y3
-	VROUNDPS     $0x01, Y3, Y3
-	VSUBPS       Y3, Y1, Y1
-	VCVTTPS2DQ   Y3, Y3
-	VPADDD       vecConsts<>+1312(SB), Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y1, Y3
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y1, Y5
+	VANDPS       Y5, Y3, Y3
+	VMOVAPS      Y3, Y3
+	VMOVMSKPS    Y3, SI
+	CMPL         SI, $0xff
+	JNE          scale256_11_slow
 	VCVTTPS2DQ   Y1, Y1
 	VPADDD       vecConsts<>+1312(SB), Y1, Y1
 	VPSLLD       $0x17, Y1, Y1
 	VMULPS       Y1, Y4, Y4
-	VMOVUPS      vecConsts<>+0(SB), Y1
-	VSUBPS       Y4, Y1, Y3
-	VADDPS       Y1, Y4, Y4
-	VDIVPS       Y4, Y3, Y3
-	VANDPS       vecConsts<>+832(SB), Y0, Y1
-	VORPS        Y1, Y3, Y3
-	VMULPS       Y0, Y0, Y1
-	VMOVUPS      vecConsts<>+1024(SB), Y4
-	VFMADD213PS  vecConsts<>+1056(SB), Y1, Y4
-	VFMADD213PS  vecConsts<>+1088(SB), Y1, Y4
-	VFMADD213PS  vecConsts<>+1120(SB), Y1, Y4
-	VFMADD213PS  vecConsts<>+1152(SB), Y1, Y4
-	VMULPS       Y0, Y1, Y1
-	VFMADD213PS  Y0, Y1, Y4
-	VMOVUPS      vecConsts<>+1184(SB), Y0
-	VCMPPS       $0x01, Y0, Y2, Y0
-	VBLENDVPS    Y0, Y4, Y3, Y3
-	VMOVUPS      Y3, (AX)(DX*4)
-	ADDQ         $0x08, DX
-	JMP          tanhAVX2_one
+	JMP          scale256_11_done
+
+scale256_11_slow:
+	VMULPS     vecConsts<>+64(SB), Y1, Y3
+	VROUNDPS   $0x01, Y3, Y3
+	VSUBPS     Y3, Y1, Y1
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y4, Y4
+	VCVTTPS2DQ Y1, Y1
+	VPADDD     vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD     $0x17, Y1, Y1
+	VMULPS     Y1, Y4, Y4
+
+scale256_11_done:
+	VMOVUPS     vecConsts<>+0(SB), Y1
+	VSUBPS      Y4, Y1, Y3
+	VADDPS      Y1, Y4, Y4
+	VDIVPS      Y4, Y3, Y3
+	VANDPS      vecConsts<>+832(SB), Y0, Y1
+	VORPS       Y1, Y3, Y3
+	VMULPS      Y0, Y0, Y1
+	VMOVUPS     vecConsts<>+1024(SB), Y4
+	VFMADD213PS vecConsts<>+1056(SB), Y1, Y4
+	VFMADD213PS vecConsts<>+1088(SB), Y1, Y4
+	VFMADD213PS vecConsts<>+1120(SB), Y1, Y4
+	VFMADD213PS vecConsts<>+1152(SB), Y1, Y4
+	VMULPS      Y0, Y1, Y1
+	VFMADD213PS Y0, Y1, Y4
+	VMOVUPS     vecConsts<>+1184(SB), Y0
+	VCMPPS      $0x01, Y0, Y2, Y0
+	VBLENDVPS   Y0, Y4, Y3, Y3
+	VMOVUPS     Y3, (AX)(DX*4)
+	ADDQ        $0x08, DX
+	JMP         tanhAVX2_one
 
 tanhAVX2_tail:
 	CMPQ DX, CX
@@ -4755,35 +4979,51 @@ tanhAVX2_tail:
 	VMULPS       Y4, Y4, Y6
 	VFMADD213PS  Y4, Y6, Y5
 	VADDPS       vecConsts<>+0(SB), Y5, Y5
-	VMULPS       vecConsts<>+64(SB), Y2, Y4
-	VROUNDPS     $0x01, Y4, Y4
-	VSUBPS       Y4, Y2, Y2
-	VCVTTPS2DQ   Y4, Y4
-	VPADDD       vecConsts<>+1312(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y4, Y5, Y5
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y4
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y6
+	VANDPS       Y6, Y4, Y4
+	VMOVAPS      Y4, Y4
+	VMOVMSKPS    Y4, CX
+	CMPL         CX, $0xff
+	JNE          scale256_12_slow
 	VCVTTPS2DQ   Y2, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y5, Y5
-	VMOVUPS      vecConsts<>+0(SB), Y2
-	VSUBPS       Y5, Y2, Y4
-	VADDPS       Y2, Y5, Y5
-	VDIVPS       Y5, Y4, Y4
-	VANDPS       vecConsts<>+832(SB), Y1, Y2
-	VORPS        Y2, Y4, Y4
-	VMULPS       Y1, Y1, Y2
-	VMOVUPS      vecConsts<>+1024(SB), Y5
-	VFMADD213PS  vecConsts<>+1056(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+1088(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+1120(SB), Y2, Y5
-	VFMADD213PS  vecConsts<>+1152(SB), Y2, Y5
-	VMULPS       Y1, Y2, Y2
-	VFMADD213PS  Y1, Y2, Y5
-	VMOVUPS      vecConsts<>+1184(SB), Y1
-	VCMPPS       $0x01, Y1, Y3, Y1
-	VBLENDVPS    Y1, Y5, Y4, Y4
-	VMASKMOVPS   Y4, Y0, (AX)(DX*4)
+	JMP          scale256_12_done
+
+scale256_12_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y4
+	VROUNDPS   $0x01, Y4, Y4
+	VSUBPS     Y4, Y2, Y2
+	VCVTTPS2DQ Y4, Y4
+	VPADDD     vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD     $0x17, Y4, Y4
+	VMULPS     Y4, Y5, Y5
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y5, Y5
+
+scale256_12_done:
+	VMOVUPS     vecConsts<>+0(SB), Y2
+	VSUBPS      Y5, Y2, Y4
+	VADDPS      Y2, Y5, Y5
+	VDIVPS      Y5, Y4, Y4
+	VANDPS      vecConsts<>+832(SB), Y1, Y2
+	VORPS       Y2, Y4, Y4
+	VMULPS      Y1, Y1, Y2
+	VMOVUPS     vecConsts<>+1024(SB), Y5
+	VFMADD213PS vecConsts<>+1056(SB), Y2, Y5
+	VFMADD213PS vecConsts<>+1088(SB), Y2, Y5
+	VFMADD213PS vecConsts<>+1120(SB), Y2, Y5
+	VFMADD213PS vecConsts<>+1152(SB), Y2, Y5
+	VMULPS      Y1, Y2, Y2
+	VFMADD213PS Y1, Y2, Y5
+	VMOVUPS     vecConsts<>+1184(SB), Y1
+	VCMPPS      $0x01, Y1, Y3, Y1
+	VBLENDVPS   Y1, Y5, Y4, Y4
+	VMASKMOVPS  Y4, Y0, (AX)(DX*4)
 
 tanhAVX2_done:
 	VZEROUPPER
@@ -4841,46 +5081,70 @@ geluTanhAVX2_many:
 	VFMADD213PS  Y6, Y11, Y9
 	VADDPS       vecConsts<>+0(SB), Y7, Y7
 	VADDPS       vecConsts<>+0(SB), Y9, Y9
-	VMULPS       vecConsts<>+64(SB), Y2, Y5
-	VROUNDPS     $0x01, Y5, Y5
-	VSUBPS       Y5, Y2, Y2
-	VMULPS       vecConsts<>+64(SB), Y8, Y6
-	VROUNDPS     $0x01, Y6, Y6
-	VSUBPS       Y6, Y8, Y8
-	VCVTTPS2DQ   Y5, Y5
-	VPADDD       vecConsts<>+1312(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VMULPS       Y5, Y7, Y7
-	VCVTTPS2DQ   Y6, Y6
-	VPADDD       vecConsts<>+1312(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y9, Y9
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y5
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y6
+	VANDPS       Y6, Y5, Y5
+	VMOVAPS      Y5, Y5
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y8, Y6
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y8, Y10
+	VANDPS       Y10, Y6, Y6
+	VANDPS       Y6, Y5, Y5
+	VMOVMSKPS    Y5, SI
+	CMPL         SI, $0xff
+	JNE          scale256_13_slow
 	VCVTTPS2DQ   Y2, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y7, Y7
-	VCVTTPS2DQ   Y8, Y8
-	VPADDD       vecConsts<>+1312(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y9
-	VADDPS       vecConsts<>+0(SB), Y7, Y2
-	VADDPS       vecConsts<>+0(SB), Y9, Y8
-	VXORPS       Y5, Y5, Y5
-	VCMPPS       $0x01, Y5, Y3, Y3
-	VMOVUPS      vecConsts<>+0(SB), Y5
-	VBLENDVPS    Y3, Y7, Y5, Y5
-	VXORPS       Y6, Y6, Y6
-	VCMPPS       $0x01, Y6, Y4, Y3
-	VMOVUPS      vecConsts<>+0(SB), Y6
-	VBLENDVPS    Y3, Y9, Y6, Y6
-	VDIVPS       Y2, Y5, Y5
-	VDIVPS       Y8, Y6, Y6
-	VMULPS       Y0, Y5, Y5
-	VMULPS       Y1, Y6, Y6
-	VMOVUPS      Y5, (AX)(DX*4)
-	VMOVUPS      Y6, 32(AX)(DX*4)
-	ADDQ         $0x00000010, DX
-	JMP          geluTanhAVX2_many
+	VCVTTPS2DQ   Y8, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y9, Y9
+	JMP          scale256_13_done
+
+scale256_13_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y5
+	VROUNDPS   $0x01, Y5, Y5
+	VSUBPS     Y5, Y2, Y2
+	VMULPS     vecConsts<>+64(SB), Y8, Y6
+	VROUNDPS   $0x01, Y6, Y6
+	VSUBPS     Y6, Y8, Y8
+	VCVTTPS2DQ Y5, Y5
+	VPADDD     vecConsts<>+1312(SB), Y5, Y5
+	VPSLLD     $0x17, Y5, Y5
+	VMULPS     Y5, Y7, Y7
+	VCVTTPS2DQ Y6, Y6
+	VPADDD     vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD     $0x17, Y6, Y6
+	VMULPS     Y6, Y9, Y9
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y7, Y7
+	VCVTTPS2DQ Y8, Y8
+	VPADDD     vecConsts<>+1312(SB), Y8, Y8
+	VPSLLD     $0x17, Y8, Y8
+	VMULPS     Y8, Y9, Y9
+
+scale256_13_done:
+	VADDPS    vecConsts<>+0(SB), Y7, Y2
+	VADDPS    vecConsts<>+0(SB), Y9, Y8
+	VXORPS    Y5, Y5, Y5
+	VCMPPS    $0x01, Y5, Y3, Y3
+	VMOVUPS   vecConsts<>+0(SB), Y5
+	VBLENDVPS Y3, Y7, Y5, Y5
+	VXORPS    Y6, Y6, Y6
+	VCMPPS    $0x01, Y6, Y4, Y3
+	VMOVUPS   vecConsts<>+0(SB), Y6
+	VBLENDVPS Y3, Y9, Y6, Y6
+	VDIVPS    Y2, Y5, Y5
+	VDIVPS    Y8, Y6, Y6
+	VMULPS    Y0, Y5, Y5
+	VMULPS    Y1, Y6, Y6
+	VMOVUPS   Y5, (AX)(DX*4)
+	VMOVUPS   Y6, 32(AX)(DX*4)
+	ADDQ      $0x00000010, DX
+	JMP       geluTanhAVX2_many
 
 geluTanhAVX2_one0:
 	MOVQ CX, BX
@@ -4910,27 +5174,43 @@ geluTanhAVX2_one:
 	VMULPS       Y3, Y3, Y5
 	VFMADD213PS  Y3, Y5, Y4
 	VADDPS       vecConsts<>+0(SB), Y4, Y4
-	VMULPS       vecConsts<>+64(SB), Y1, Y3
-	VROUNDPS     $0x01, Y3, Y3
-	VSUBPS       Y3, Y1, Y1
-	VCVTTPS2DQ   Y3, Y3
-	VPADDD       vecConsts<>+1312(SB), Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y1, Y3
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y1, Y5
+	VANDPS       Y5, Y3, Y3
+	VMOVAPS      Y3, Y3
+	VMOVMSKPS    Y3, SI
+	CMPL         SI, $0xff
+	JNE          scale256_14_slow
 	VCVTTPS2DQ   Y1, Y1
 	VPADDD       vecConsts<>+1312(SB), Y1, Y1
 	VPSLLD       $0x17, Y1, Y1
 	VMULPS       Y1, Y4, Y4
-	VADDPS       vecConsts<>+0(SB), Y4, Y1
-	VXORPS       Y3, Y3, Y3
-	VCMPPS       $0x01, Y3, Y2, Y2
-	VMOVUPS      vecConsts<>+0(SB), Y3
-	VBLENDVPS    Y2, Y4, Y3, Y3
-	VDIVPS       Y1, Y3, Y3
-	VMULPS       Y0, Y3, Y3
-	VMOVUPS      Y3, (AX)(DX*4)
-	ADDQ         $0x08, DX
-	JMP          geluTanhAVX2_one
+	JMP          scale256_14_done
+
+scale256_14_slow:
+	VMULPS     vecConsts<>+64(SB), Y1, Y3
+	VROUNDPS   $0x01, Y3, Y3
+	VSUBPS     Y3, Y1, Y1
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y4, Y4
+	VCVTTPS2DQ Y1, Y1
+	VPADDD     vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD     $0x17, Y1, Y1
+	VMULPS     Y1, Y4, Y4
+
+scale256_14_done:
+	VADDPS    vecConsts<>+0(SB), Y4, Y1
+	VXORPS    Y3, Y3, Y3
+	VCMPPS    $0x01, Y3, Y2, Y2
+	VMOVUPS   vecConsts<>+0(SB), Y3
+	VBLENDVPS Y2, Y4, Y3, Y3
+	VDIVPS    Y1, Y3, Y3
+	VMULPS    Y0, Y3, Y3
+	VMOVUPS   Y3, (AX)(DX*4)
+	ADDQ      $0x08, DX
+	JMP       geluTanhAVX2_one
 
 geluTanhAVX2_tail:
 	CMPQ DX, CX
@@ -4963,25 +5243,41 @@ geluTanhAVX2_tail:
 	VMULPS       Y4, Y4, Y6
 	VFMADD213PS  Y4, Y6, Y5
 	VADDPS       vecConsts<>+0(SB), Y5, Y5
-	VMULPS       vecConsts<>+64(SB), Y2, Y4
-	VROUNDPS     $0x01, Y4, Y4
-	VSUBPS       Y4, Y2, Y2
-	VCVTTPS2DQ   Y4, Y4
-	VPADDD       vecConsts<>+1312(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y4, Y5, Y5
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y4
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y6
+	VANDPS       Y6, Y4, Y4
+	VMOVAPS      Y4, Y4
+	VMOVMSKPS    Y4, CX
+	CMPL         CX, $0xff
+	JNE          scale256_15_slow
 	VCVTTPS2DQ   Y2, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y5, Y5
-	VADDPS       vecConsts<>+0(SB), Y5, Y2
-	VXORPS       Y4, Y4, Y4
-	VCMPPS       $0x01, Y4, Y3, Y3
-	VMOVUPS      vecConsts<>+0(SB), Y4
-	VBLENDVPS    Y3, Y5, Y4, Y4
-	VDIVPS       Y2, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VMASKMOVPS   Y4, Y0, (AX)(DX*4)
+	JMP          scale256_15_done
+
+scale256_15_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y4
+	VROUNDPS   $0x01, Y4, Y4
+	VSUBPS     Y4, Y2, Y2
+	VCVTTPS2DQ Y4, Y4
+	VPADDD     vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD     $0x17, Y4, Y4
+	VMULPS     Y4, Y5, Y5
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y5, Y5
+
+scale256_15_done:
+	VADDPS     vecConsts<>+0(SB), Y5, Y2
+	VXORPS     Y4, Y4, Y4
+	VCMPPS     $0x01, Y4, Y3, Y3
+	VMOVUPS    vecConsts<>+0(SB), Y4
+	VBLENDVPS  Y3, Y5, Y4, Y4
+	VDIVPS     Y2, Y4, Y4
+	VMULPS     Y1, Y4, Y4
+	VMASKMOVPS Y4, Y0, (AX)(DX*4)
 
 geluTanhAVX2_done:
 	VZEROUPPER
@@ -5035,43 +5331,67 @@ mishAVX2_many:
 	VFMADD213PS  Y3, Y9, Y7
 	VADDPS       vecConsts<>+0(SB), Y5, Y5
 	VADDPS       vecConsts<>+0(SB), Y7, Y7
-	VMULPS       vecConsts<>+64(SB), Y4, Y2
-	VROUNDPS     $0x01, Y2, Y2
-	VSUBPS       Y2, Y4, Y4
-	VMULPS       vecConsts<>+64(SB), Y6, Y3
-	VROUNDPS     $0x01, Y3, Y3
-	VSUBPS       Y3, Y6, Y6
-	VCVTTPS2DQ   Y2, Y2
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y4, Y2
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y4, Y3
+	VANDPS       Y3, Y2, Y2
+	VMOVAPS      Y2, Y2
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y6, Y3
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y6, Y8
+	VANDPS       Y8, Y3, Y3
+	VANDPS       Y3, Y2, Y2
+	VMOVMSKPS    Y2, SI
+	CMPL         SI, $0xff
+	JNE          scale256_16_slow
+	VCVTTPS2DQ   Y4, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y5, Y5
-	VCVTTPS2DQ   Y3, Y3
-	VPADDD       vecConsts<>+1312(SB), Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VMULPS       Y3, Y7, Y7
-	VCVTTPS2DQ   Y4, Y4
-	VPADDD       vecConsts<>+1312(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y4, Y5, Y5
-	VCVTTPS2DQ   Y6, Y6
-	VPADDD       vecConsts<>+1312(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y7, Y7
-	VMOVUPS      vecConsts<>+32(SB), Y2
-	VADDPS       Y2, Y5, Y3
-	VMULPS       Y5, Y3, Y3
-	VADDPS       Y2, Y3, Y5
-	VADDPS       Y2, Y7, Y4
-	VMULPS       Y7, Y4, Y4
-	VADDPS       Y2, Y4, Y7
-	VDIVPS       Y5, Y3, Y3
-	VDIVPS       Y7, Y4, Y4
-	VMULPS       Y0, Y3, Y3
-	VMULPS       Y1, Y4, Y4
-	VMOVUPS      Y3, (AX)(DX*4)
-	VMOVUPS      Y4, 32(AX)(DX*4)
-	ADDQ         $0x00000010, DX
-	JMP          mishAVX2_many
+	VCVTTPS2DQ   Y6, Y2
+	VPADDD       vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y7, Y7
+	JMP          scale256_16_done
+
+scale256_16_slow:
+	VMULPS     vecConsts<>+64(SB), Y4, Y2
+	VROUNDPS   $0x01, Y2, Y2
+	VSUBPS     Y2, Y4, Y4
+	VMULPS     vecConsts<>+64(SB), Y6, Y3
+	VROUNDPS   $0x01, Y3, Y3
+	VSUBPS     Y3, Y6, Y6
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y5, Y5
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y7, Y7
+	VCVTTPS2DQ Y4, Y4
+	VPADDD     vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD     $0x17, Y4, Y4
+	VMULPS     Y4, Y5, Y5
+	VCVTTPS2DQ Y6, Y6
+	VPADDD     vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD     $0x17, Y6, Y6
+	VMULPS     Y6, Y7, Y7
+
+scale256_16_done:
+	VMOVUPS vecConsts<>+32(SB), Y2
+	VADDPS  Y2, Y5, Y3
+	VMULPS  Y5, Y3, Y3
+	VADDPS  Y2, Y3, Y5
+	VADDPS  Y2, Y7, Y4
+	VMULPS  Y7, Y4, Y4
+	VADDPS  Y2, Y4, Y7
+	VDIVPS  Y5, Y3, Y3
+	VDIVPS  Y7, Y4, Y4
+	VMULPS  Y0, Y3, Y3
+	VMULPS  Y1, Y4, Y4
+	VMOVUPS Y3, (AX)(DX*4)
+	VMOVUPS Y4, 32(AX)(DX*4)
+	ADDQ    $0x00000010, DX
+	JMP     mishAVX2_many
 
 mishAVX2_one0:
 	MOVQ CX, BX
@@ -5099,26 +5419,42 @@ mishAVX2_one:
 	VMULPS       Y1, Y1, Y4
 	VFMADD213PS  Y1, Y4, Y3
 	VADDPS       vecConsts<>+0(SB), Y3, Y3
-	VMULPS       vecConsts<>+64(SB), Y2, Y1
-	VROUNDPS     $0x01, Y1, Y1
-	VSUBPS       Y1, Y2, Y2
-	VCVTTPS2DQ   Y1, Y1
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y2, Y1
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y2, Y4
+	VANDPS       Y4, Y1, Y1
+	VMOVAPS      Y1, Y1
+	VMOVMSKPS    Y1, SI
+	CMPL         SI, $0xff
+	JNE          scale256_17_slow
+	VCVTTPS2DQ   Y2, Y1
 	VPADDD       vecConsts<>+1312(SB), Y1, Y1
 	VPSLLD       $0x17, Y1, Y1
 	VMULPS       Y1, Y3, Y3
-	VCVTTPS2DQ   Y2, Y2
-	VPADDD       vecConsts<>+1312(SB), Y2, Y2
-	VPSLLD       $0x17, Y2, Y2
-	VMULPS       Y2, Y3, Y3
-	VMOVUPS      vecConsts<>+32(SB), Y1
-	VADDPS       Y1, Y3, Y2
-	VMULPS       Y3, Y2, Y2
-	VADDPS       Y1, Y2, Y3
-	VDIVPS       Y3, Y2, Y2
-	VMULPS       Y0, Y2, Y2
-	VMOVUPS      Y2, (AX)(DX*4)
-	ADDQ         $0x08, DX
-	JMP          mishAVX2_one
+	JMP          scale256_17_done
+
+scale256_17_slow:
+	VMULPS     vecConsts<>+64(SB), Y2, Y1
+	VROUNDPS   $0x01, Y1, Y1
+	VSUBPS     Y1, Y2, Y2
+	VCVTTPS2DQ Y1, Y1
+	VPADDD     vecConsts<>+1312(SB), Y1, Y1
+	VPSLLD     $0x17, Y1, Y1
+	VMULPS     Y1, Y3, Y3
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y3, Y3
+
+scale256_17_done:
+	VMOVUPS vecConsts<>+32(SB), Y1
+	VADDPS  Y1, Y3, Y2
+	VMULPS  Y3, Y2, Y2
+	VADDPS  Y1, Y2, Y3
+	VDIVPS  Y3, Y2, Y2
+	VMULPS  Y0, Y2, Y2
+	VMOVUPS Y2, (AX)(DX*4)
+	ADDQ    $0x08, DX
+	JMP     mishAVX2_one
 
 mishAVX2_tail:
 	CMPQ DX, CX
@@ -5149,24 +5485,40 @@ mishAVX2_tail:
 	VMULPS       Y2, Y2, Y5
 	VFMADD213PS  Y2, Y5, Y4
 	VADDPS       vecConsts<>+0(SB), Y4, Y4
-	VMULPS       vecConsts<>+64(SB), Y3, Y2
-	VROUNDPS     $0x01, Y2, Y2
-	VSUBPS       Y2, Y3, Y3
-	VCVTTPS2DQ   Y2, Y2
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y3, Y2
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y3, Y5
+	VANDPS       Y5, Y2, Y2
+	VMOVAPS      Y2, Y2
+	VMOVMSKPS    Y2, CX
+	CMPL         CX, $0xff
+	JNE          scale256_18_slow
+	VCVTTPS2DQ   Y3, Y2
 	VPADDD       vecConsts<>+1312(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y4, Y4
-	VCVTTPS2DQ   Y3, Y3
-	VPADDD       vecConsts<>+1312(SB), Y3, Y3
-	VPSLLD       $0x17, Y3, Y3
-	VMULPS       Y3, Y4, Y4
-	VMOVUPS      vecConsts<>+32(SB), Y2
-	VADDPS       Y2, Y4, Y3
-	VMULPS       Y4, Y3, Y3
-	VADDPS       Y2, Y3, Y4
-	VDIVPS       Y4, Y3, Y3
-	VMULPS       Y1, Y3, Y3
-	VMASKMOVPS   Y3, Y0, (AX)(DX*4)
+	JMP          scale256_18_done
+
+scale256_18_slow:
+	VMULPS     vecConsts<>+64(SB), Y3, Y2
+	VROUNDPS   $0x01, Y2, Y2
+	VSUBPS     Y2, Y3, Y3
+	VCVTTPS2DQ Y2, Y2
+	VPADDD     vecConsts<>+1312(SB), Y2, Y2
+	VPSLLD     $0x17, Y2, Y2
+	VMULPS     Y2, Y4, Y4
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y4, Y4
+
+scale256_18_done:
+	VMOVUPS    vecConsts<>+32(SB), Y2
+	VADDPS     Y2, Y4, Y3
+	VMULPS     Y4, Y3, Y3
+	VADDPS     Y2, Y3, Y4
+	VDIVPS     Y4, Y3, Y3
+	VMULPS     Y1, Y3, Y3
+	VMASKMOVPS Y3, Y0, (AX)(DX*4)
 
 mishAVX2_done:
 	VZEROUPPER
@@ -5218,43 +5570,67 @@ eluAVX2_many:
 	VFMADD213PS  Y4, Y10, Y8
 	VMOVUPS      vecConsts<>+0(SB), Y3
 	VMOVUPS      vecConsts<>+0(SB), Y4
-	VMULPS       vecConsts<>+64(SB), Y5, Y9
-	VROUNDPS     $0x01, Y9, Y9
-	VSUBPS       Y9, Y5, Y5
-	VMULPS       vecConsts<>+64(SB), Y7, Y10
-	VROUNDPS     $0x01, Y10, Y10
-	VSUBPS       Y10, Y7, Y7
-	VCVTTPS2DQ   Y9, Y9
-	VPADDD       vecConsts<>+1312(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y9, Y3, Y3
-	VCVTTPS2DQ   Y10, Y10
-	VPADDD       vecConsts<>+1312(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y4, Y4
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y5, Y9
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y5, Y10
+	VANDPS       Y10, Y9, Y9
+	VMOVAPS      Y9, Y9
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y7, Y10
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y7, Y11
+	VANDPS       Y11, Y10, Y10
+	VANDPS       Y10, Y9, Y9
+	VMOVMSKPS    Y9, SI
+	CMPL         SI, $0xff
+	JNE          scale256_19_slow
 	VCVTTPS2DQ   Y5, Y5
 	VPADDD       vecConsts<>+1312(SB), Y5, Y5
 	VPSLLD       $0x17, Y5, Y5
 	VMULPS       Y5, Y3, Y3
-	VCVTTPS2DQ   Y7, Y7
-	VPADDD       vecConsts<>+1312(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y7, Y4, Y4
-	VXORPS       Y9, Y9, Y9
-	VSUBPS       vecConsts<>+0(SB), Y3, Y5
-	VFMADD213PS  Y5, Y3, Y6
-	VMULPS       Y0, Y6, Y6
-	VCMPPS       $0x01, Y9, Y1, Y5
-	VBLENDVPS    Y5, Y6, Y1, Y1
-	VSUBPS       vecConsts<>+0(SB), Y4, Y7
-	VFMADD213PS  Y7, Y4, Y8
-	VMULPS       Y0, Y8, Y8
-	VCMPPS       $0x01, Y9, Y2, Y7
-	VBLENDVPS    Y7, Y8, Y2, Y2
-	VMOVUPS      Y1, (AX)(DX*4)
-	VMOVUPS      Y2, 32(AX)(DX*4)
-	ADDQ         $0x00000010, DX
-	JMP          eluAVX2_many
+	VCVTTPS2DQ   Y7, Y5
+	VPADDD       vecConsts<>+1312(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y5, Y4, Y4
+	JMP          scale256_19_done
+
+scale256_19_slow:
+	VMULPS     vecConsts<>+64(SB), Y5, Y9
+	VROUNDPS   $0x01, Y9, Y9
+	VSUBPS     Y9, Y5, Y5
+	VMULPS     vecConsts<>+64(SB), Y7, Y10
+	VROUNDPS   $0x01, Y10, Y10
+	VSUBPS     Y10, Y7, Y7
+	VCVTTPS2DQ Y9, Y9
+	VPADDD     vecConsts<>+1312(SB), Y9, Y9
+	VPSLLD     $0x17, Y9, Y9
+	VMULPS     Y9, Y3, Y3
+	VCVTTPS2DQ Y10, Y10
+	VPADDD     vecConsts<>+1312(SB), Y10, Y10
+	VPSLLD     $0x17, Y10, Y10
+	VMULPS     Y10, Y4, Y4
+	VCVTTPS2DQ Y5, Y5
+	VPADDD     vecConsts<>+1312(SB), Y5, Y5
+	VPSLLD     $0x17, Y5, Y5
+	VMULPS     Y5, Y3, Y3
+	VCVTTPS2DQ Y7, Y7
+	VPADDD     vecConsts<>+1312(SB), Y7, Y7
+	VPSLLD     $0x17, Y7, Y7
+	VMULPS     Y7, Y4, Y4
+
+scale256_19_done:
+	VXORPS      Y9, Y9, Y9
+	VSUBPS      vecConsts<>+0(SB), Y3, Y5
+	VFMADD213PS Y5, Y3, Y6
+	VMULPS      Y0, Y6, Y6
+	VCMPPS      $0x01, Y9, Y1, Y5
+	VBLENDVPS   Y5, Y6, Y1, Y1
+	VSUBPS      vecConsts<>+0(SB), Y4, Y7
+	VFMADD213PS Y7, Y4, Y8
+	VMULPS      Y0, Y8, Y8
+	VCMPPS      $0x01, Y9, Y2, Y7
+	VBLENDVPS   Y7, Y8, Y2, Y2
+	VMOVUPS     Y1, (AX)(DX*4)
+	VMOVUPS     Y2, 32(AX)(DX*4)
+	ADDQ        $0x00000010, DX
+	JMP         eluAVX2_many
 
 eluAVX2_one0:
 	MOVQ CX, BX
@@ -5280,26 +5656,42 @@ eluAVX2_one:
 	VMULPS       Y2, Y2, Y5
 	VFMADD213PS  Y2, Y5, Y4
 	VMOVUPS      vecConsts<>+0(SB), Y2
-	VMULPS       vecConsts<>+64(SB), Y3, Y5
-	VROUNDPS     $0x01, Y5, Y5
-	VSUBPS       Y5, Y3, Y3
-	VCVTTPS2DQ   Y5, Y5
-	VPADDD       vecConsts<>+1312(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VMULPS       Y5, Y2, Y2
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y3, Y5
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y3, Y6
+	VANDPS       Y6, Y5, Y5
+	VMOVAPS      Y5, Y5
+	VMOVMSKPS    Y5, SI
+	CMPL         SI, $0xff
+	JNE          scale256_20_slow
 	VCVTTPS2DQ   Y3, Y3
 	VPADDD       vecConsts<>+1312(SB), Y3, Y3
 	VPSLLD       $0x17, Y3, Y3
 	VMULPS       Y3, Y2, Y2
-	VXORPS       Y5, Y5, Y5
-	VSUBPS       vecConsts<>+0(SB), Y2, Y3
-	VFMADD213PS  Y3, Y2, Y4
-	VMULPS       Y0, Y4, Y4
-	VCMPPS       $0x01, Y5, Y1, Y3
-	VBLENDVPS    Y3, Y4, Y1, Y1
-	VMOVUPS      Y1, (AX)(DX*4)
-	ADDQ         $0x08, DX
-	JMP          eluAVX2_one
+	JMP          scale256_20_done
+
+scale256_20_slow:
+	VMULPS     vecConsts<>+64(SB), Y3, Y5
+	VROUNDPS   $0x01, Y5, Y5
+	VSUBPS     Y5, Y3, Y3
+	VCVTTPS2DQ Y5, Y5
+	VPADDD     vecConsts<>+1312(SB), Y5, Y5
+	VPSLLD     $0x17, Y5, Y5
+	VMULPS     Y5, Y2, Y2
+	VCVTTPS2DQ Y3, Y3
+	VPADDD     vecConsts<>+1312(SB), Y3, Y3
+	VPSLLD     $0x17, Y3, Y3
+	VMULPS     Y3, Y2, Y2
+
+scale256_20_done:
+	VXORPS      Y5, Y5, Y5
+	VSUBPS      vecConsts<>+0(SB), Y2, Y3
+	VFMADD213PS Y3, Y2, Y4
+	VMULPS      Y0, Y4, Y4
+	VCMPPS      $0x01, Y5, Y1, Y3
+	VBLENDVPS   Y3, Y4, Y1, Y1
+	VMOVUPS     Y1, (AX)(DX*4)
+	ADDQ        $0x08, DX
+	JMP         eluAVX2_one
 
 eluAVX2_tail:
 	CMPQ DX, CX
@@ -5328,24 +5720,40 @@ eluAVX2_tail:
 	VMULPS       Y3, Y3, Y6
 	VFMADD213PS  Y3, Y6, Y5
 	VMOVUPS      vecConsts<>+0(SB), Y3
-	VMULPS       vecConsts<>+64(SB), Y4, Y6
-	VROUNDPS     $0x01, Y6, Y6
-	VSUBPS       Y6, Y4, Y4
-	VCVTTPS2DQ   Y6, Y6
-	VPADDD       vecConsts<>+1312(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y3, Y3
+	VCMPPS       $0x1d, vecConsts<>+1344(SB), Y4, Y6
+	VCMPPS       $0x12, vecConsts<>+1376(SB), Y4, Y7
+	VANDPS       Y7, Y6, Y6
+	VMOVAPS      Y6, Y6
+	VMOVMSKPS    Y6, CX
+	CMPL         CX, $0xff
+	JNE          scale256_21_slow
 	VCVTTPS2DQ   Y4, Y4
 	VPADDD       vecConsts<>+1312(SB), Y4, Y4
 	VPSLLD       $0x17, Y4, Y4
 	VMULPS       Y4, Y3, Y3
-	VXORPS       Y6, Y6, Y6
-	VSUBPS       vecConsts<>+0(SB), Y3, Y4
-	VFMADD213PS  Y4, Y3, Y5
-	VMULPS       Y0, Y5, Y5
-	VCMPPS       $0x01, Y6, Y2, Y4
-	VBLENDVPS    Y4, Y5, Y2, Y2
-	VMASKMOVPS   Y2, Y1, (AX)(DX*4)
+	JMP          scale256_21_done
+
+scale256_21_slow:
+	VMULPS     vecConsts<>+64(SB), Y4, Y6
+	VROUNDPS   $0x01, Y6, Y6
+	VSUBPS     Y6, Y4, Y4
+	VCVTTPS2DQ Y6, Y6
+	VPADDD     vecConsts<>+1312(SB), Y6, Y6
+	VPSLLD     $0x17, Y6, Y6
+	VMULPS     Y6, Y3, Y3
+	VCVTTPS2DQ Y4, Y4
+	VPADDD     vecConsts<>+1312(SB), Y4, Y4
+	VPSLLD     $0x17, Y4, Y4
+	VMULPS     Y4, Y3, Y3
+
+scale256_21_done:
+	VXORPS      Y6, Y6, Y6
+	VSUBPS      vecConsts<>+0(SB), Y3, Y4
+	VFMADD213PS Y4, Y3, Y5
+	VMULPS      Y0, Y5, Y5
+	VCMPPS      $0x01, Y6, Y2, Y4
+	VBLENDVPS   Y4, Y5, Y2, Y2
+	VMASKMOVPS  Y2, Y1, (AX)(DX*4)
 
 eluAVX2_done:
 	VZEROUPPER

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -184,11 +186,41 @@ func exp256q(z []VecVirtual) (fx, q []VecVirtual) {
 	return fx, q
 }
 
-// scale256 sets p = p * 2^fx (fx integral in [-150, 128]) with one
-// rounding: times 2^h, h = floor(fx/2), exactly, then times 2^(fx-h),
-// each factor built from its exponent bits; fx is overwritten.
+// scale256 sets p = p * 2^fx (fx integral in [-150, 128], p in [0.5, 2))
+// with one rounding, fx overwritten. When every lane's fx is in [-125,
+// 127] (all but arguments near exp's clamps) p*2^fx is normal, so one
+// factor 2^fx, built from its exponent bits, scales exactly; otherwise
+// (or for a NaN) times 2^h, h = floor(fx/2), exactly, then times
+// 2^(fx-h), each factor a normal float. Both give the bits of VSCALEFPS.
 func scale256(p, fx []VecVirtual) {
 	nv := len(p)
+	scaleLabels++
+	slow, done := fmt.Sprintf("scale256_%d_slow", scaleLabels), fmt.Sprintf("scale256_%d_done", scaleLabels)
+	in := YMM()
+	for v := 0; v < nv; v++ {
+		lo, hi := YMM(), YMM()
+		VCMPPS(U8(0x1d), k("fxLo"), fx[v], lo) // fx >= -125 (false for NaN)
+		VCMPPS(U8(0x12), k("fxHi"), fx[v], hi) // fx <= 127
+		VANDPS(hi, lo, lo)
+		if v == 0 {
+			VMOVAPS(lo, in)
+		} else {
+			VANDPS(lo, in, in)
+		}
+	}
+	m := GP32()
+	VMOVMSKPS(in, m)
+	CMPL(m, U8(0xff))
+	JNE(LabelRef(slow))
+	each256(nv, func(v int) {
+		t := YMM()
+		VCVTTPS2DQ(fx[v], t)
+		VPADDD(k("bias127"), t, t)
+		VPSLLD(U8(23), t, t)
+		VMULPS(t, p[v], p[v])
+	})
+	JMP(LabelRef(done))
+	Label(slow)
 	h := make([]VecVirtual, nv)
 	each256(nv, func(v int) {
 		h[v] = YMM()
@@ -204,7 +236,12 @@ func scale256(p, fx []VecVirtual) {
 			VMULPS(s[v], p[v], p[v])
 		})
 	}
+	Label(done)
 }
+
+// scaleLabels numbers scale256's labels (it is emitted once per kernel
+// block).
+var scaleLabels int
 
 // exp256 emits e = exp(z) for z clamped to [-104, 89] (expClampedGo); z is
 // clobbered.

@@ -94,6 +94,8 @@ var constList = []struct {
 	{"mishTop", 20},
 	// act256.go: the exponent bias, an int32, for building 2^h.
 	{"bias127", math.Float32frombits(127)},
+	// scale256's one-factor range: p*2^fx is normal for p in [0.5, 2).
+	{"fxLo", -125}, {"fxHi", 127},
 }
 
 func constants() {
